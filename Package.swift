@@ -1,0 +1,118 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Strict settings shared by every target (see ../shared/STYLE.md §11).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "rhea-relay",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "rhea-relay", targets: ["rhea-relay"]),
+        .library(name: "RelayCore", targets: ["RelayCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        // Events, commands, chains, the runner, replies and the protocols at every edge. No I/O.
+        .target(name: "RelayCore", swiftSettings: strict),
+        // Backends: the Rhea Tribunal HTTP client (and, later, the council).
+        .target(
+            name: "RelayTribunal",
+            dependencies: [
+                "RelayCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The Store protocol's implementations: SQLite now, PostgreSQL later.
+        .target(
+            name: "RelayStore",
+            dependencies: [
+                "RelayCore",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The terminal adapter: plain-text rendering and the `chat` REPL.
+        .target(name: "TerminalAdapter", dependencies: ["RelayCore"], swiftSettings: strict),
+        // Composition: configuration and building the relay from it.
+        .target(
+            name: "RelayServer",
+            dependencies: [
+                "RelayCore", "RelayTribunal", "RelayStore",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "rhea-relay",
+            dependencies: [
+                "RelayCore", "RelayServer", "TerminalAdapter",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Fakes of external services, as real servers on 127.0.0.1.
+        .target(
+            name: "RelayTestSupport",
+            dependencies: [
+                "RelayCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/RelayTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RelayCoreTests",
+            dependencies: ["RelayCore", "RelayStore", "RelayTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RelayTribunalTests",
+            dependencies: [
+                "RelayCore", "RelayTribunal", "RelayTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RelayStoreTests",
+            dependencies: ["RelayCore", "RelayStore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RheaRelayCLITests",
+            dependencies: ["rhea-relay", "RelayCore", "RelayServer", "RelayTestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,161 @@
+/// The backend protocol: one model for one action, or several models for a consensus.
+///
+/// Implementations: the Rhea Tribunal HTTP client, the built-in council, and test fakes.
+/// A backend knows nothing of chat: it gets text and returns text and scores.
+public protocol Tribunal: Sendable {
+    /// One model, one action.
+    func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult
+    /// Several models judge one claim; the result carries their agreement.
+    func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult
+    /// Whether the backend answers at all, for `/readyz` and the CLI's start-up message.
+    func health() async throws(TribunalError) -> BackendHealth
+}
+
+/// What a quick request asks the model to do with the text.
+public enum QuickAction: Sendable, Hashable {
+    case translate(to: Language)
+    case grammar
+    /// Rewrite in a style; nil means "clearer".
+    case rewrite(style: RewriteStyle?)
+    case summarize
+    case explain
+    /// Key facts and action items.
+    case extract
+    /// The text is the whole prompt.
+    case freeform
+
+    /// A short stable name, for logs, metrics and history.
+    public var name: String {
+        switch self {
+        case .translate: "translate"
+        case .grammar: "grammar"
+        case .rewrite: "rewrite"
+        case .summarize: "summarize"
+        case .explain: "explain"
+        case .extract: "extract"
+        case .freeform: "freeform"
+        }
+    }
+}
+
+/// The rewrite styles every backend understands.
+public enum RewriteStyle: String, Sendable, Hashable, CaseIterable, Codable {
+    case formal, casual, shorter, longer, friendly, professional
+}
+
+public struct QuickRequest: Sendable, Hashable {
+    public var action: QuickAction
+    public var text: String
+    public var tier: Tier
+
+    public init(action: QuickAction, text: String, tier: Tier = .cheap) {
+        self.action = action
+        self.text = text
+        self.tier = tier
+    }
+}
+
+public struct QuickResult: Sendable, Hashable {
+    /// The model's answer.
+    public var text: String
+    /// The model that answered, when the backend says.
+    public var model: String?
+    /// Wall time in seconds.
+    public var elapsed: Double
+
+    public init(text: String, model: String? = nil, elapsed: Double) {
+        self.text = text
+        self.model = model
+        self.elapsed = elapsed
+    }
+}
+
+public struct ConsensusRequest: Sendable, Hashable {
+    /// The claim or question the models judge.
+    public var claim: String
+    /// How many models to ask (2–10).
+    public var k: Int
+    public var tier: Tier
+
+    public init(claim: String, k: Int = 3, tier: Tier = .cheap) {
+        self.claim = claim
+        self.k = k
+        self.tier = tier
+    }
+}
+
+/// A verdict on a claim, where the backend gives one (the council does; Rhea's gateway does not).
+public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable {
+    case `true`, `false`, partly, unverifiable
+
+    /// Whether a `verify` gate may pass on this verdict.
+    public var isAffirmative: Bool { self == .true }
+}
+
+/// What the agreement number means: backends differ, and the reply must say so honestly.
+public enum ScoreMeaning: String, Sendable, Hashable, Codable {
+    /// The models' agreement with each other.
+    case agreement
+    /// Only the share of asked models that answered (Rhea's `/dialog`).
+    case answeredShare
+}
+
+/// A model that disagreed with the plurality, and why, in one line.
+public struct Dissent: Sendable, Hashable, Codable {
+    public var model: String
+    public var verdict: Verdict?
+    public var reason: String
+
+    public init(model: String, verdict: Verdict? = nil, reason: String) {
+        self.model = model
+        self.verdict = verdict
+        self.reason = reason
+    }
+}
+
+public struct ConsensusResult: Sendable, Hashable {
+    /// The consensus answer or summary text.
+    public var answer: String
+    public var verdict: Verdict?
+    /// 0…1; see `scoreMeaning`.
+    public var agreement: Double
+    public var confidence: Double?
+    public var answered: Int
+    public var asked: Int
+    public var dissent: [Dissent]
+    /// Models that answered, by name, when known.
+    public var models: [String]
+    /// Wall time in seconds.
+    public var elapsed: Double
+    public var scoreMeaning: ScoreMeaning
+
+    public init(
+        answer: String, verdict: Verdict? = nil, agreement: Double, confidence: Double? = nil,
+        answered: Int, asked: Int, dissent: [Dissent] = [], models: [String] = [],
+        elapsed: Double, scoreMeaning: ScoreMeaning = .agreement
+    ) {
+        self.answer = answer
+        self.verdict = verdict
+        self.agreement = agreement
+        self.confidence = confidence
+        self.answered = answered
+        self.asked = asked
+        self.dissent = dissent
+        self.models = models
+        self.elapsed = elapsed
+        self.scoreMeaning = scoreMeaning
+    }
+}
+
+public struct BackendHealth: Sendable, Hashable {
+    /// Where the backend lives, for messages (a URL, or "council of 5 models").
+    public var endpoint: String
+    public var status: String
+    public var detail: String?
+
+    public init(endpoint: String, status: String, detail: String? = nil) {
+        self.endpoint = endpoint
+        self.status = status
+        self.detail = detail
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+
+/// What a chain runs with: its input, and the caller's defaults.
+public struct RunContext: Sendable {
+    /// The resolved input text (typed, replied-to, or thread), if any.
+    public var input: String?
+    /// The whole thread, for `input:thread`.
+    public var thread: String?
+    /// Starting tier; `model:TIER` and `escalate` change it for later blocks.
+    public var tier: Tier
+    /// Models per `verify`.
+    public var k: Int
+    /// For `translate` without a language, and `{lang}`.
+    public var language: Language
+    /// The team's custom commands, by name.
+    public var customCommands: [String: CustomCommand]
+    /// For `{user}`.
+    public var userName: String
+
+    public init(
+        input: String?, thread: String? = nil, tier: Tier = .cheap, k: Int = 3, language: Language = .english,
+        customCommands: [String: CustomCommand] = [:], userName: String = "user"
+    ) {
+        self.input = input
+        self.thread = thread
+        self.tier = tier
+        self.k = k
+        self.language = language
+        self.customCommands = customCommands
+        self.userName = userName
+    }
+}
+
+/// How a chain run ended.
+public struct ChainOutcome: Sendable {
+    public enum Status: Sendable, Hashable {
+        case completed
+        /// A gate or limit stopped the run; the message says why and what to do.
+        case stopped(String)
+        /// The backend failed.
+        case failed(TribunalError)
+    }
+
+    public var status: Status
+    /// The text after the last block that ran.
+    public var text: String
+    /// `output:private`.
+    public var isPrivate: Bool
+    /// The last `verify` result, for the agreement footer.
+    public var lastVerification: ConsensusResult?
+    public var modelCalls: Int
+    /// One line per block that ran, for the reply's notes.
+    public var log: [String]
+}
+
+/// Runs a chain block by block against a backend, reporting progress after each block.
+public struct ChainRunner: Sendable {
+    public var tribunal: any Tribunal
+    public var limits: ChainLimits
+
+    public init(tribunal: any Tribunal, limits: ChainLimits = ChainLimits()) {
+        self.tribunal = tribunal
+        self.limits = limits
+    }
+
+    public func run(
+        _ chain: Chain, context: RunContext, progress: @Sendable (RunProgress) async -> Void = { _ in }
+    ) async -> ChainOutcome {
+        var state = RunState(text: context.input ?? "", tier: context.tier)
+        let total = chain.blocks.count
+        do {
+            for (index, block) in chain.blocks.enumerated() {
+                let number = index + 1
+                try await step(block, number: number, context: context, state: &state)
+                await progress(RunProgress(completed: number, total: total, block: block.dsl))
+            }
+            return state.outcome(.completed)
+        } catch let stop as Stop {
+            return state.outcome(stop.status)
+        } catch {
+            return state.outcome(.stopped("The chain stopped unexpectedly: \(error)"))
+        }
+    }
+
+    // MARK: - Blocks
+
+    private func step(_ block: Block, number: Int, context: RunContext, state: inout RunState) async throws {
+        switch block {
+        case .input(let thread):
+            if thread {
+                guard let text = context.thread, !text.isEmpty else {
+                    throw Stop(.stopped("Block \(number) (`input:thread`) needs a thread: run the chain inside a thread."))
+                }
+                state.text = text
+            }
+            state.log.append("\(number). \(block.dsl)")
+        case .model, .action, .custom:
+            let input = state.text
+            state.text = try await transform(block, text: input, number: number, context: context, state: &state)
+            state.lastTransform = (block, input)
+            state.log.append("\(number). \(block.dsl) · \(state.tier.rawValue)")
+        case .verify(let threshold, let escalate):
+            try await verify(threshold: threshold, escalate: escalate, number: number, context: context, state: &state)
+        case .loop(let times):
+            guard let (repeated, _) = state.lastTransform else {
+                throw Stop(.stopped("Block \(number) (`loop`) has no model block before it to repeat."))
+            }
+            for _ in 1..<times {
+                let input = state.text
+                state.text = try await transform(repeated, text: input, number: number, context: context, state: &state)
+                state.lastTransform = (repeated, input)
+            }
+            state.log.append("\(number). \(block.dsl) (\(repeated.dsl) ×\(times))")
+        case .output(let isPrivate):
+            state.isPrivate = isPrivate
+        }
+    }
+
+    /// Runs a text-transforming block once at the current tier.
+    private func transform(_ block: Block, text: String, number: Int, context: RunContext, state: inout RunState) async throws -> String {
+        let request: QuickRequest
+        switch block {
+        case .model(let tier, let prompt):
+            if let tier { state.tier = tier }
+            let filled = Template.fill(prompt ?? "{input}", input: text, context: context.thread ?? "", user: context.userName, language: context.language)
+            request = QuickRequest(action: .freeform, text: filled, tier: state.tier)
+        case .action(let action):
+            request = QuickRequest(action: Self.quickAction(action, language: context.language), text: text, tier: state.tier)
+        case .custom(let name):
+            guard let command = context.customCommands[name] else {
+                throw Stop(.stopped("Block \(number): the custom command `\(name)` no longer exists. Add it again with `/command add \(name) …` or edit the chain."))
+            }
+            let filled = Template.fill(command.template, input: text, context: context.thread ?? "", user: context.userName, language: context.language)
+            request = QuickRequest(action: .freeform, text: filled, tier: state.tier)
+        default:
+            return text
+        }
+        try spend(1, number: number, state: &state)
+        let result: QuickResult
+        do throws(TribunalError) {
+            result = try await tribunal.quick(request)
+        } catch {
+            throw Stop(.failed(error))
+        }
+        let output = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !output.isEmpty else {
+            throw Stop(.stopped("Block \(number) (`\(block.dsl)`): the model returned an empty answer. Try again or use a higher tier."))
+        }
+        return output
+    }
+
+    private func verify(threshold: Int, escalate: Bool, number: Int, context: RunContext, state: inout RunState) async throws {
+        while true {
+            try spend(context.k, number: number, state: &state)
+            let result: ConsensusResult
+            do throws(TribunalError) {
+                result = try await tribunal.consensus(ConsensusRequest(claim: Prompts.verifyClaim(state.text), k: context.k, tier: state.tier))
+            } catch {
+                throw Stop(.failed(error))
+            }
+            state.lastVerification = result
+            let percent = Int((result.agreement * 100).rounded())
+            let verdictOK = result.verdict.map(\.isAffirmative) ?? true
+            if percent >= threshold && verdictOK {
+                state.log.append("\(number). verify:\(threshold) passed at \(percent)% · \(state.tier.rawValue)")
+                return
+            }
+            let why = verdictOK ? "agreement \(percent)% is below \(threshold)%" : "the verdict is \(result.verdict!.rawValue) (agreement \(percent)%)"
+            guard escalate, let higher = state.tier.next else {
+                let hint = escalate ? "even at the top tier" : "add `escalate` after `verify:\(threshold)` to retry one tier higher"
+                state.log.append("\(number). verify:\(threshold) failed: \(why) · \(state.tier.rawValue)")
+                throw Stop(.stopped("Stopped at block \(number) (`verify:\(threshold)`): \(why) (\(hint))."))
+            }
+            state.log.append("\(number). verify:\(threshold) failed at \(state.tier.rawValue): \(why); escalating to \(higher.rawValue)")
+            state.tier = higher
+            if let (block, input) = state.lastTransform {
+                state.text = try await transform(block, text: input, number: number, context: context, state: &state)
+            }
+        }
+    }
+
+    /// Charges model calls against the per-run limit before making them.
+    private func spend(_ calls: Int, number: Int, state: inout RunState) throws {
+        guard state.modelCalls + calls <= limits.maxModelCalls else {
+            throw Stop(.stopped("Stopped at block \(number): the run would exceed \(limits.maxModelCalls) model calls (the per-run limit)."))
+        }
+        state.modelCalls += calls
+    }
+
+    static func quickAction(_ action: ChainAction, language: Language) -> QuickAction {
+        switch action {
+        case .translate(let target): .translate(to: target ?? language)
+        case .rewrite(let style): .rewrite(style: style)
+        case .summarize: .summarize
+        case .extract: .extract
+        case .grammar: .grammar
+        case .explain: .explain
+        }
+    }
+}
+
+private struct Stop: Error {
+    var status: ChainOutcome.Status
+    init(_ status: ChainOutcome.Status) { self.status = status }
+}
+
+private struct RunState {
+    var text: String
+    var tier: Tier
+    var isPrivate = false
+    var lastVerification: ConsensusResult?
+    var modelCalls = 0
+    var lastTransform: (Block, String)?
+    var log: [String] = []
+
+    init(text: String, tier: Tier) {
+        self.text = text
+        self.tier = tier
+    }
+
+    func outcome(_ status: ChainOutcome.Status) -> ChainOutcome {
+        ChainOutcome(status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log)
+    }
+}

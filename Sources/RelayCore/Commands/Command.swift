@@ -1,0 +1,107 @@
+/// Options every command accepts.
+public struct CommandOptions: Sendable, Hashable {
+    /// `--tier`: overrides the settings' tier for this run.
+    public var tier: Tier?
+    /// `--private`: only the caller sees the reply.
+    public var isPrivate: Bool
+    /// `--k N`: how many models judge (tribunal, chains with verify).
+    public var k: Int?
+
+    public init(tier: Tier? = nil, isPrivate: Bool = false, k: Int? = nil) {
+        self.tier = tier
+        self.isPrivate = isPrivate
+        self.k = k
+    }
+}
+
+/// A parsed request: which action, its arguments, and the text typed after it.
+public struct Command: Sendable, Hashable {
+    public var kind: CommandKind
+    /// The text typed after the command and its arguments; empty when none (input then
+    /// comes from the replied-to message or the thread, see `InputResolver`).
+    public var text: String
+    public var options: CommandOptions
+
+    public init(kind: CommandKind, text: String = "", options: CommandOptions = CommandOptions()) {
+        self.kind = kind
+        self.text = text
+        self.options = options
+    }
+}
+
+public enum CommandKind: Sendable, Hashable {
+    /// Translate; nil language means "from settings, else English".
+    case translate(Language?)
+    /// grammar, rewrite, summarize, explain, extract, freeform.
+    case action(QuickAction)
+    case tribunal
+    case chain(ChainSubcommand)
+    case custom(name: String)
+    case command(CustomCommandSubcommand)
+    case settings(SettingsSubcommand)
+    case history
+    case help(topic: String?)
+
+    /// The built-in's table name (or the custom command's name), for history and metrics.
+    public var name: String {
+        switch self {
+        case .translate: "translate"
+        case .action(let action):
+            switch action {
+            case .grammar: "fix"
+            case .freeform: "ai"
+            case .rewrite(let style): style?.rawValue ?? "rewrite"
+            default: action.name
+            }
+        case .tribunal: "tribunal"
+        case .chain(let sub):
+            if case .run = sub { "run" } else { "chain" }
+        case .custom(let name): name
+        case .command: "command"
+        case .settings: "settings"
+        case .history: "history"
+        case .help: "help"
+        }
+    }
+}
+
+public enum ChainSubcommand: Sendable, Hashable {
+    case save(name: String, source: String)
+    case run(name: String)
+    case list
+    case show(name: String)
+    case delete(name: String)
+    /// nil exports every chain of the team.
+    case export(name: String?)
+    /// One or more `NAME = DSL` lines.
+    case importLines(String)
+}
+
+public enum CustomCommandSubcommand: Sendable, Hashable {
+    case add(name: String, template: String)
+    case list
+    case remove(name: String)
+}
+
+public enum SettingsTarget: String, Sendable, Hashable {
+    case me, channel
+}
+
+public enum SettingsKey: String, Sendable, Hashable, CaseIterable {
+    case lang, tier, retention
+}
+
+public enum SettingsSubcommand: Sendable, Hashable {
+    case show
+    /// A nil value resets the key.
+    case set(SettingsTarget, SettingsKey, value: String?)
+}
+
+/// Why a command line could not be parsed: what was wrong and how to fix it.
+public struct CommandError: Error, Sendable, Hashable {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+}

@@ -1,0 +1,189 @@
+/// Turns a command line into a `Command`, or a `CommandError` that says what to fix.
+///
+/// Accepts `/cmd`, `cmd`, `/cmd@botname` (Telegram groups) and the catch-all `/rhea <command line>`.
+public struct CommandParser: Sendable {
+    /// The team's custom command names, so `/eli5 …` parses and "did you mean" can suggest them.
+    public var customCommands: Set<String>
+
+    public init(customCommands: Set<String> = []) {
+        self.customCommands = customCommands
+    }
+
+    public func parse(_ line: String) throws(CommandError) -> Command {
+        var body = Substring(line).trimmingWhitespace()
+        if body.hasPrefix("/") { body = body.dropFirst() }
+        guard let wordEnd = body.firstIndex(where: \.isWhitespace) ?? (body.isEmpty ? nil : body.endIndex) else {
+            throw CommandError("Type a command, for example `/translate fr Good morning`. `/help` lists them all.")
+        }
+        var word = body[..<wordEnd].lowercased()
+        if let at = word.firstIndex(of: "@") { word = String(word[..<at]) }  // `/translate@rhea_bot`
+        let rest = body[wordEnd...]
+
+        if word == "rhea" {
+            let inner = rest.trimmingWhitespace()
+            return inner.isEmpty ? Command(kind: .help(topic: nil)) : try parse(String(inner))
+        }
+        if let spec = CommandTable.spec(named: word) {
+            return try parseBuiltin(spec, rest: rest)
+        }
+        if customCommands.contains(word) {
+            let (options, text) = try OptionScanner.extract(rest, allowK: false, command: word)
+            return Command(kind: .custom(name: word), text: text, options: options)
+        }
+        throw CommandError(Self.unknownCommandMessage(word, customCommands: customCommands))
+    }
+
+    private func parseBuiltin(_ spec: CommandSpec, rest: Substring) throws(CommandError) -> Command {
+        switch spec.name {
+        case "chain":
+            return try ChainCommandParser.parse(rest, command: "chain")
+        case "run":
+            return try ChainCommandParser.parseRun(rest, command: "run")
+        case "command":
+            return try Self.parseCustomAdmin(rest)
+        default:
+            break
+        }
+        let (options, text) = try OptionScanner.extract(rest, allowK: spec.name == "tribunal", command: spec.name)
+        switch spec.name {
+        case "translate":
+            let (language, remaining) = LanguagePrefix.split(text)
+            return Command(kind: .translate(language), text: remaining, options: options)
+        case "fix":
+            return Command(kind: .action(.grammar), text: text, options: options)
+        case "rewrite":
+            let (style, remaining) = Self.splitStyle(text)
+            return Command(kind: .action(.rewrite(style: style)), text: remaining, options: options)
+        case "summarize":
+            return Command(kind: .action(.summarize), text: text, options: options)
+        case "explain":
+            return Command(kind: .action(.explain), text: text, options: options)
+        case "extract":
+            return Command(kind: .action(.extract), text: text, options: options)
+        case "ai":
+            return Command(kind: .action(.freeform), text: text, options: options)
+        case "tribunal":
+            return Command(kind: .tribunal, text: text, options: options)
+        case "settings":
+            return Command(kind: .settings(try Self.parseSettings(text)), options: options)
+        case "history":
+            return Command(kind: .history, options: options)
+        case "help":
+            let topic = text.split(whereSeparator: \.isWhitespace).first.map { String($0.drop(while: { $0 == "/" })).lowercased() }
+            return Command(kind: .help(topic: topic), options: options)
+        default:
+            if let style = RewriteStyle(rawValue: spec.name) {
+                return Command(kind: .action(.rewrite(style: style)), text: text, options: options)
+            }
+            throw CommandError("`/\(spec.name)` is not available here yet.")
+        }
+    }
+
+    /// `/rewrite formal …`: the first word is a style when it names one (`clearer` = default).
+    static func splitStyle(_ text: String) -> (RewriteStyle?, String) {
+        let (first, remaining) = text.splitFirstWord()
+        let key = first.lowercased().trimmingSuffix(":")
+        if let style = RewriteStyle(rawValue: key) { return (style, remaining) }
+        if key == "clearer" { return (nil, remaining) }
+        return (nil, text)
+    }
+
+    static func parseCustomAdmin(_ rest: Substring) throws(CommandError) -> Command {
+        let usage = "Usage: `/command add NAME TEMPLATE`, `/command list`, `/command remove NAME`."
+        let (sub, afterSub) = String(rest.trimmingWhitespace()).splitFirstWord()
+        switch sub.lowercased() {
+        case "add":
+            let (name, template) = afterSub.splitFirstWord()
+            guard !name.isEmpty else {
+                throw CommandError("Name the command and give its template: `/command add eli5 Explain like I'm five: {input}`.")
+            }
+            guard !template.isEmpty else {
+                throw CommandError("`/command add \(name)` needs a template after the name, for example `/command add \(name) Explain like I'm five: {input}`.")
+            }
+            return Command(kind: .command(.add(name: try Names.validate(name, what: "command"), template: template)))
+        case "list", "":
+            return Command(kind: .command(.list))
+        case "remove", "delete", "rm":
+            let (name, _) = afterSub.splitFirstWord()
+            guard !name.isEmpty else { throw CommandError("Which command? `/command remove NAME`.") }
+            return Command(kind: .command(.remove(name: name.lowercased())))
+        default:
+            throw CommandError("Unknown `/command \(sub)`. \(usage)")
+        }
+    }
+
+    static func parseSettings(_ text: String) throws(CommandError) -> SettingsSubcommand {
+        var words = text.split(whereSeparator: \.isWhitespace).map { String($0) }
+        guard !words.isEmpty else { return .show }
+        var target = SettingsTarget.me
+        if let first = words.first, let scope = SettingsTarget(rawValue: first.lowercased()) {
+            target = scope
+            words.removeFirst()
+        }
+        let keys = SettingsKey.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let keyWord = words.first else {
+            throw CommandError("Say which setting: \(keys). For example `/settings \(target == .channel ? "channel " : "")lang fr`.")
+        }
+        guard let key = SettingsKey(rawValue: keyWord.lowercased()) else {
+            throw CommandError("Unknown setting `\(keyWord)`. Settings are \(keys); for example `/settings tier mid`.")
+        }
+        let valueWords = words.dropFirst()
+        guard !valueWords.isEmpty else {
+            throw CommandError("Give a value for \(key.rawValue): \(Self.allowedValues(key)), or `reset`.")
+        }
+        let value = valueWords.joined(separator: " ")
+        if ["reset", "clear", "default", "none"].contains(value.lowercased()) && !(key == .retention && value.lowercased() == "off") {
+            return .set(target, key, value: nil)
+        }
+        switch key {
+        case .lang:
+            guard let language = Language.lookup(value) else {
+                throw CommandError("Unknown language `\(value)`. Use an ISO code or an English name, for example `fr` or `French`.")
+            }
+            return .set(target, key, value: language.code)
+        case .tier:
+            guard let tier = Tier(rawValue: value.lowercased()) else {
+                throw CommandError("Unknown tier `\(value)`. Tiers are \(Self.allowedValues(.tier)).")
+            }
+            return .set(target, key, value: tier.rawValue)
+        case .retention:
+            guard let retention = Retention(rawValue: value.lowercased()) else {
+                throw CommandError("Unknown retention `\(value)`. Choose \(Self.allowedValues(.retention)).")
+            }
+            return .set(target, key, value: retention.rawValue)
+        }
+    }
+
+    static func allowedValues(_ key: SettingsKey) -> String {
+        switch key {
+        case .lang: "an ISO code or English language name"
+        case .tier: Tier.allCases.map(\.rawValue).joined(separator: ", ")
+        case .retention: "full (keep texts), metadata (no texts), off (no history)"
+        }
+    }
+
+    /// "Unknown command /transalte. Did you mean /translate?"
+    static func unknownCommandMessage(_ word: String, customCommands: Set<String>) -> String {
+        let candidates = CommandTable.all.flatMap { [$0.name] + $0.aliases } + customCommands.sorted()
+        let best = candidates
+            .map { ($0, EditDistance.between(word, $0)) }
+            .filter { $0.1 <= max(1, min(3, $0.0.count / 3 + 1)) }
+            .min { $0.1 < $1.1 }
+        var message = "Unknown command `/\(word)`."
+        if let (suggestion, _) = best { message += " Did you mean `/\(suggestion)`?" }
+        return message + " Type `/help` for the list of commands."
+    }
+}
+
+/// Validation of chain and custom command names.
+enum Names {
+    static func validate(_ raw: String, what: String) throws(CommandError) -> String {
+        let name = raw.lowercased()
+        let valid = name.count <= 32 && name.first.map { $0.isASCII && $0.isLetter } == true
+            && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
+        guard valid else {
+            throw CommandError("`\(raw)` is not a valid \(what) name: use a letter, then letters, digits, - or _ (32 at most).")
+        }
+        return name
+    }
+}

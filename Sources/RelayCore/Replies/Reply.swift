@@ -1,0 +1,106 @@
+/// What the user sees, platform-neutral; each adapter renders it in its own format.
+public struct Reply: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// A model's answer or a chain's output.
+        case result
+        /// Something failed or was refused; says what to do.
+        case error
+        /// Help, lists, confirmations.
+        case info
+    }
+
+    public var kind: Kind
+    /// A short heading ("Translation · French").
+    public var title: String?
+    public var body: String
+    /// Agreement, models and time for consensus results.
+    public var footer: AgreementFooter?
+    /// Small print: which model answered, how a chain stopped.
+    public var notes: [String]
+    /// Only the caller should see it (`--private`, `output:private`, most errors).
+    public var isPrivate: Bool
+
+    public init(kind: Kind, title: String? = nil, body: String, footer: AgreementFooter? = nil, notes: [String] = [], isPrivate: Bool = false) {
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.footer = footer
+        self.notes = notes
+        self.isPrivate = isPrivate
+    }
+
+    public static func error(_ message: String) -> Reply {
+        Reply(kind: .error, body: message, isPrivate: true)
+    }
+
+    public static func info(_ body: String, title: String? = nil) -> Reply {
+        Reply(kind: .info, title: title, body: body, isPrivate: true)
+    }
+}
+
+/// The agreement line under a consensus result.
+public struct AgreementFooter: Sendable, Hashable {
+    public var verdict: Verdict?
+    /// 0…1.
+    public var agreement: Double
+    public var scoreMeaning: ScoreMeaning
+    public var answered: Int
+    public var asked: Int
+    /// Seconds.
+    public var elapsed: Double
+    public var dissent: [Dissent]
+
+    public init(_ result: ConsensusResult) {
+        self.verdict = result.verdict
+        self.agreement = result.agreement
+        self.scoreMeaning = result.scoreMeaning
+        self.answered = result.answered
+        self.asked = result.asked
+        self.elapsed = result.elapsed
+        self.dissent = result.dissent
+    }
+
+    /// Agreement as a whole percentage.
+    public var percent: Int { Int((agreement * 100).rounded()) }
+
+    /// "Agreement 82% · 3/3 models · 1.2 s" — or, for a success-share score, what it really is.
+    public var summary: String {
+        var parts: [String] = []
+        if let verdict { parts.append("Verdict: \(verdict.rawValue)") }
+        switch scoreMeaning {
+        case .agreement: parts.append("Agreement \(percent)%")
+        case .answeredShare: parts.append("Answered \(percent)%")
+        }
+        parts.append("\(answered)/\(asked) models")
+        parts.append(Self.seconds(elapsed))
+        return parts.joined(separator: " · ")
+    }
+
+    /// The honest caveat for backends whose score is not agreement.
+    public var caveat: String? {
+        scoreMeaning == .answeredShare
+            ? "This score is the share of models that answered, not their agreement (the backend has no tribunal credentials)."
+            : nil
+    }
+
+    static func seconds(_ value: Double) -> String {
+        let tenths = (value * 10).rounded() / 10
+        return "\(tenths) s"
+    }
+}
+
+/// Progress of a running chain, after each block ("Running… 2/5").
+public struct RunProgress: Sendable, Hashable {
+    public var completed: Int
+    public var total: Int
+    /// The block just finished, as the DSL writes it.
+    public var block: String
+
+    public init(completed: Int, total: Int, block: String) {
+        self.completed = completed
+        self.total = total
+        self.block = block
+    }
+
+    public var line: String { "Running… \(completed)/\(total) (\(block))" }
+}

@@ -1,0 +1,45 @@
+public import RelayCore
+import Foundation
+
+/// The terminal adapter: a prompt where one user of one team types command lines.
+///
+/// Lines are read from any `AsyncSequence` of strings (stdin in the CLI, an array in tests), so
+/// the loop is testable without a terminal.
+public struct TerminalChat: Sendable {
+    public var relay: Relay
+    public var team: String
+    public var user: String
+    public var channel: String
+
+    public init(relay: Relay, team: String = "local", user: String = "me", channel: String = "terminal") {
+        self.relay = relay
+        self.team = team
+        self.user = user
+        self.channel = channel
+    }
+
+    /// Runs one command line and returns its reply (progress lines go to `write` as they happen).
+    public func runLine(_ line: String, repliedTo: String? = nil, write: @escaping @Sendable (String) -> Void) async -> Reply {
+        // The terminal user owns their local team: they may change any chain or command in it.
+        let event = Event(platform: "terminal", team: team, channel: channel, user: user, text: line, repliedTo: repliedTo, isAdmin: true)
+        let reply = await relay.handle(event) { progress in
+            write(PlainTextRenderer.render(progress))
+        }
+        return reply ?? .info("(already handled)")
+    }
+
+    /// Reads lines until the input ends or the user types `/quit`.
+    public func run<Lines: AsyncSequence>(lines: Lines, prompt: @escaping @Sendable () -> Void, write: @escaping @Sendable (String) -> Void) async throws
+    where Lines.Element == String {
+        write("Rhea Relay — type a command (`/help` lists them, `/quit` leaves).")
+        prompt()
+        for try await raw in lines {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { prompt(); continue }
+            if ["/quit", "/exit", "quit", "exit"].contains(line) { break }
+            let reply = await runLine(line, write: write)
+            write(PlainTextRenderer.render(reply))
+            prompt()
+        }
+    }
+}

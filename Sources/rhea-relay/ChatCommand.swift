@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import RelayCore
+import RelayServer
+import TerminalAdapter
+
+/// `rhea-relay chat`: the terminal adapter, one user of one team at a prompt.
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "chat", abstract: "Type commands at a prompt and see the replies.")
+
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        let runtime = try await common.start()
+        defer { Task { await runtime.shutdown() } }
+        writeOut("Backend: \(runtime.backendDescription)")
+        do throws(TribunalError) {
+            _ = try await runtime.relay.tribunal.health()
+        } catch {
+            writeOut("Warning: \(error.userMessage)")
+        }
+        let chat = TerminalChat(relay: runtime.relay, team: common.team, user: common.user)
+        let interactive = isatty(STDIN_FILENO) == 1
+        try await chat.run(
+            lines: StandardInputLines(),
+            prompt: { if interactive { FileHandle.standardOutput.write(Data("› ".utf8)) } },
+            write: writeOut)
+        await runtime.shutdown()
+    }
+}
+
+/// Lines of standard input as an async sequence (blocking reads happen off the cooperative pool).
+struct StandardInputLines: AsyncSequence {
+    typealias Element = String
+
+    func makeAsyncIterator() -> AsyncStream<String>.Iterator {
+        AsyncStream<String> { continuation in
+            let thread = Thread {
+                while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+                continuation.finish()
+            }
+            thread.start()
+        }.makeAsyncIterator()
+    }
+}

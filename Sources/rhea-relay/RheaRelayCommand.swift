@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RelayCore
+import RelayServer
+import TerminalAdapter
+
+@main
+struct RheaRelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rhea-relay",
+        abstract: "Multi-model AI for team chat.",
+        subcommands: [ChatCommand.self, RunCommand.self, ChainsCommand.self],
+        defaultSubcommand: ChatCommand.self)
+}
+
+/// Options every subcommand shares.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "YAML configuration file (environment variables override it).")
+    var config: String?
+
+    @Option(name: .long, help: "The team to act in.")
+    var team: String = "local"
+
+    @Option(name: .long, help: "The user to act as.")
+    var user: String = ProcessInfo.processInfo.environment["USER"] ?? "me"
+
+    /// Loads configuration and builds the relay, or exits with a message that says what to fix.
+    func start() async throws -> RelayRuntime {
+        let configuration: AppConfiguration
+        do {
+            configuration = try await ConfigurationLoader.load(file: config)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("rhea-relay: \(error.message)\n".utf8))
+            throw ExitCode(2)
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
+            return handler
+        }
+        do {
+            return try await RelayRuntime.start(configuration, logger: Logger(label: "rhea-relay"))
+        } catch {
+            FileHandle.standardError.write(Data("rhea-relay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Writes to stdout without buffering surprises between progress and replies.
+func writeOut(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+func writeErr(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -12,7 +12,6 @@ struct ChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         let runtime = try await common.start()
-        defer { Task { await runtime.shutdown() } }
         writeOut("Backend: \(runtime.backendDescription)")
         do throws(TribunalError) {
             _ = try await runtime.relay.tribunal.health()

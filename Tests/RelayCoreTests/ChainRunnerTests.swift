@@ -1,0 +1,138 @@
+import RelayCore
+import RelayTestSupport
+import Synchronization
+import Testing
+
+@Suite("Chain runner")
+struct ChainRunnerTests {
+    func run(
+        _ source: String, input: String? = "hello", thread: String? = nil, tribunal: ScriptedTribunal = ScriptedTribunal(),
+        limits: ChainLimits = ChainLimits(), customs: [String: CustomCommand] = [:]
+    ) async throws -> (ChainOutcome, [RunProgress]) {
+        let chain = try ChainParser(limits: limits, customCommands: Set(customs.keys)).parse(source)
+        let seen = Mutex<[RunProgress]>([])
+        let context = RunContext(input: input, thread: thread, tier: .cheap, k: 3, language: Language(code: "de", name: "German"), customCommands: customs, userName: "ada")
+        let outcome = await ChainRunner(tribunal: tribunal, limits: limits).run(chain, context: context) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+        return (outcome, seen.withLock { $0 })
+    }
+
+    @Test func actionsRunInOrderAndModelCarriesItsTierForward() async throws {
+        let tribunal = ScriptedTribunal()
+        let (outcome, progress) = try await run("input > grammar > model:mid \"Polish: {input}\" > rewrite:formal > translate > output", tribunal: tribunal)
+        #expect(outcome.status == .completed)
+        #expect(outcome.text == "[translate:de@mid] [rewrite:formal@mid] [freeform@mid] Polish: [grammar@cheap] hello")
+        let requests = await tribunal.recorder.quickRequests
+        #expect(requests.map(\.tier) == [.cheap, .mid, .mid, .mid])
+        #expect(requests.map(\.action) == [.grammar, .freeform, .rewrite(style: .formal), .translate(to: Language(code: "de", name: "German"))])
+        #expect(progress.map(\.line) == [
+            "Running… 1/6 (input)", "Running… 2/6 (grammar)", "Running… 3/6 (model:mid \"Polish: {input}\")",
+            "Running… 4/6 (rewrite:formal)", "Running… 5/6 (translate)", "Running… 6/6 (output)",
+        ])
+        #expect(outcome.modelCalls == 4)
+    }
+
+    @Test func everyActionBlockMapsToItsAction() async throws {
+        let tribunal = ScriptedTribunal()
+        let (outcome, _) = try await run("summarize > extract > explain > rewrite > translate:ja", tribunal: tribunal)
+        #expect(outcome.status == .completed)
+        #expect(await tribunal.recorder.quickRequests.map(\.action) == [
+            .summarize, .extract, .explain, .rewrite(style: nil), .translate(to: Language(code: "ja", name: "Japanese")),
+        ])
+    }
+
+    @Test func customCommandBlocksFillTheirTemplate() async throws {
+        let eli5 = CustomCommand(team: "t", name: "eli5", template: "Explain to {user} in {lang}: {input}", creator: "ada", createdAt: .now)
+        let tribunal = ScriptedTribunal()
+        let (outcome, _) = try await run("eli5", tribunal: tribunal, customs: ["eli5": eli5])
+        #expect(outcome.text == "[freeform@cheap] Explain to ada in German: hello")
+    }
+
+    @Test func verifyPassesAtOrAboveTheThreshold() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, _ in 0.8 })
+        let (outcome, _) = try await run("grammar > verify:80 > output", tribunal: tribunal)
+        #expect(outcome.status == .completed)
+        #expect(outcome.lastVerification?.agreement == 0.8)
+        let claims = await tribunal.recorder.consensusRequests
+        #expect(claims.count == 1)
+        #expect(claims[0].claim.hasSuffix("[grammar@cheap] hello"))
+        #expect(claims[0].k == 3)
+    }
+
+    @Test func verifyStopsBelowTheThresholdAndLaterBlocksDoNotRun() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, _ in 0.5 })
+        let (outcome, progress) = try await run("grammar > verify:80 > translate:fr", tribunal: tribunal)
+        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop, got \(outcome.status)"); return }
+        #expect(why.contains("block 2"))
+        #expect(why.contains("agreement 50% is below 80%"))
+        #expect(why.contains("add `escalate`"))
+        #expect(await tribunal.recorder.quickRequests.count == 1)
+        #expect(progress.count == 1)
+    }
+
+    @Test func verifyFailsOnANonAffirmativeVerdictEvenWithHighAgreement() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, _ in 0.95 }, verdict: .false)
+        let (outcome, _) = try await run("grammar > verify:80", tribunal: tribunal)
+        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop"); return }
+        #expect(why.contains("the verdict is false"))
+    }
+
+    @Test func escalateRerunsThePreviousStepOneTierHigher() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, tier in tier == .cheap ? 0.5 : 0.9 })
+        let (outcome, _) = try await run("grammar > verify:80 escalate > output", tribunal: tribunal)
+        #expect(outcome.status == .completed)
+        #expect(outcome.text == "[grammar@mid] hello")
+        #expect(await tribunal.recorder.quickRequests.map(\.tier) == [.cheap, .mid])
+        #expect(await tribunal.recorder.consensusRequests.map(\.tier) == [.cheap, .mid])
+        #expect(outcome.modelCalls == 8)
+    }
+
+    @Test func escalateStopsAtTheTopTier() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, _ in 0.4 })
+        let (outcome, _) = try await run("grammar > verify:70 escalate", tribunal: tribunal)
+        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop"); return }
+        #expect(why.contains("even at the top tier"))
+        #expect(await tribunal.recorder.consensusRequests.map(\.tier) == [.cheap, .mid, .frontier])
+        #expect(await tribunal.recorder.quickRequests.map(\.tier) == [.cheap, .mid, .frontier])
+    }
+
+    @Test func loopRunsThePreviousBlockThatManyTimesInTotal() async throws {
+        let tribunal = ScriptedTribunal()
+        let (outcome, _) = try await run("rewrite:shorter > loop:3", tribunal: tribunal)
+        #expect(outcome.text == "[rewrite:shorter@cheap] [rewrite:shorter@cheap] [rewrite:shorter@cheap] hello")
+        #expect(outcome.modelCalls == 3)
+    }
+
+    @Test func theModelCallLimitStopsARunThatEscalatesTooFar() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, _ in 0.1 })
+        let (outcome, _) = try await run("grammar > verify:80 escalate", tribunal: tribunal, limits: ChainLimits(maxModelCalls: 10))
+        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop"); return }
+        #expect(why.contains("exceed 10 model calls"))
+        #expect(outcome.modelCalls <= 10)
+    }
+
+    @Test func inputThreadUsesTheThreadAndSaysWhenThereIsNone() async throws {
+        let (outcome, _) = try await run("input:thread > summarize", input: nil, thread: "a\nb")
+        #expect(outcome.text == "[summarize@cheap] a\nb")
+        let (missing, _) = try await run("input:thread > summarize", input: nil, thread: nil)
+        guard case .stopped(let why) = missing.status else { Issue.record("expected a stop"); return }
+        #expect(why.contains("needs a thread"))
+    }
+
+    @Test func outputPrivateMarksTheResultPrivate() async throws {
+        let (outcome, _) = try await run("grammar > output:private")
+        #expect(outcome.isPrivate)
+    }
+
+    @Test func aBackendFailureEndsTheRunWithItsError() async throws {
+        let tribunal = ScriptedTribunal(failure: { call in
+            if case .quick(let request) = call, request.action == .explain { return .timedOut(url: "http://x", seconds: 15) }
+            return nil
+        })
+        let (outcome, _) = try await run("grammar > explain > summarize", tribunal: tribunal)
+        #expect(outcome.status == .failed(.timedOut(url: "http://x", seconds: 15)))
+        #expect(outcome.text == "[grammar@cheap] hello")
+        #expect(await tribunal.recorder.quickRequests.count == 2)
+    }
+}

@@ -1,0 +1,81 @@
+/// One step of the schema: a version number and the statements that bring the previous version to it.
+///
+/// Statements run one by one (SQLite prepares one statement at a time) inside a single transaction,
+/// together with the row recording the version, so a migration is applied completely or not at all.
+struct Migration: Sendable {
+    let version: Int
+    let statements: [String]
+}
+
+extension Migration {
+    /// Every migration, in ascending version order. Append new versions at the end; never edit or
+    /// renumber one that has shipped, since files in the field already recorded it as applied.
+    static let all: [Migration] = [
+        Migration(
+            version: 1,
+            statements: [
+                """
+                CREATE TABLE chains (
+                    team TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    creator TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    PRIMARY KEY (team, name)
+                ) STRICT
+                """,
+                """
+                CREATE TABLE custom_commands (
+                    team TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    template TEXT NOT NULL,
+                    creator TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (team, name)
+                ) STRICT
+                """,
+                """
+                CREATE TABLE settings (
+                    scope_kind TEXT NOT NULL CHECK (scope_kind IN ('user', 'channel')),
+                    team TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    lang TEXT,
+                    tier TEXT,
+                    retention TEXT,
+                    PRIMARY KEY (scope_kind, team, subject)
+                ) STRICT
+                """,
+                """
+                CREATE TABLE history (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    team TEXT NOT NULL,
+                    user TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    command TEXT NOT NULL,
+                    command_line TEXT,
+                    result_text TEXT,
+                    succeeded INTEGER NOT NULL CHECK (succeeded IN (0, 1)),
+                    agreement REAL,
+                    models_answered INTEGER,
+                    models_asked INTEGER,
+                    elapsed REAL NOT NULL,
+                    created_at REAL NOT NULL
+                ) STRICT
+                """,
+                "CREATE INDEX history_by_user ON history (team, user, created_at DESC)",
+                """
+                CREATE TABLE dedupe (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    expires_at REAL NOT NULL
+                ) STRICT
+                """,
+                // Purging expired keys scans by expiry.
+                "CREATE INDEX dedupe_by_expiry ON dedupe (expires_at)",
+            ]
+        )
+    ]
+
+    /// The newest version this code knows.
+    static var latestVersion: Int { all.last?.version ?? 0 }
+}

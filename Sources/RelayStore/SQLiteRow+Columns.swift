@@ -1,0 +1,78 @@
+import struct Foundation.Date
+import SQLiteNIO
+
+/// A column that is missing or holds the wrong type: the file was changed outside rhea-relay.
+struct UnexpectedColumnError: Error, CustomStringConvertible {
+    let column: String
+    let expected: String
+
+    var description: String { "column \(column) is missing or not \(expected)" }
+}
+
+/// Typed column reads. SQLiteData converts between affinities; a NULL or missing value in a
+/// required column is an error rather than a silent default.
+extension SQLiteRow {
+    func text(_ column: String) throws -> String {
+        guard let value = optionalText(column) else {
+            throw UnexpectedColumnError(column: column, expected: "text")
+        }
+        return value
+    }
+
+    func optionalText(_ column: String) -> String? {
+        guard let data = self.column(column), !data.isNull else { return nil }
+        return data.string
+    }
+
+    func int(_ column: String) throws -> Int {
+        guard let value = optionalInt(column) else {
+            throw UnexpectedColumnError(column: column, expected: "an integer")
+        }
+        return value
+    }
+
+    func optionalInt(_ column: String) -> Int? {
+        guard let data = self.column(column), !data.isNull else { return nil }
+        return data.integer.map { Int($0) }
+    }
+
+    func double(_ column: String) throws -> Double {
+        guard let value = optionalDouble(column) else {
+            throw UnexpectedColumnError(column: column, expected: "a number")
+        }
+        return value
+    }
+
+    func optionalDouble(_ column: String) -> Double? {
+        guard let data = self.column(column), !data.isNull else { return nil }
+        return data.double
+    }
+
+    func bool(_ column: String) throws -> Bool {
+        try int(column) != 0
+    }
+
+    /// Dates are stored as REAL unix seconds.
+    func date(_ column: String) throws -> Date {
+        Date(timeIntervalSince1970: try double(column))
+    }
+}
+
+/// Binds for nullable values and dates.
+extension SQLiteData {
+    static func date(_ date: Date) -> SQLiteData {
+        .float(date.timeIntervalSince1970)
+    }
+
+    static func text(orNull value: String?) -> SQLiteData {
+        value.map { .text($0) } ?? .null
+    }
+
+    static func integer(orNull value: Int?) -> SQLiteData {
+        value.map { .integer(SQLiteInt64($0)) } ?? .null
+    }
+
+    static func float(orNull value: Double?) -> SQLiteData {
+        value.map { .float($0) } ?? .null
+    }
+}

@@ -1,0 +1,51 @@
+public import RelayCore
+import SQLiteNIO
+
+extension SQLiteStore {
+    /// Appends a finished run. What the entry holds is what is kept: the caller applies retention.
+    public func recordRun(_ entry: HistoryEntry) async throws {
+        try await perform("record a \(entry.command) run in team \(entry.team)") { db in
+            _ = try await db.query(
+                """
+                INSERT INTO history (team, user, channel, command, command_line, result_text, succeeded,
+                    agreement, models_answered, models_asked, elapsed, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(entry.team), .text(entry.user), .text(entry.channel), .text(entry.command),
+                    .text(orNull: entry.commandLine), .text(orNull: entry.resultText),
+                    .integer(entry.succeeded ? 1 : 0), .float(orNull: entry.agreement),
+                    .integer(orNull: entry.modelsAnswered), .integer(orNull: entry.modelsAsked),
+                    .float(entry.elapsed), .date(entry.createdAt),
+                ])
+        }
+    }
+
+    /// A user's newest runs in a team, newest first (runs recorded with the same time: the later
+    /// recorded first); at most `limit`, none when `limit` is not positive.
+    public func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry] {
+        // SQLite reads a negative LIMIT as "no limit"; a caller asking for none should get none.
+        guard limit > 0 else { return [] }
+        return try await perform("read the history of user \(user) in team \(team)") { db in
+            try await db.query(
+                """
+                SELECT * FROM history WHERE team = ? AND user = ?
+                ORDER BY created_at DESC, id DESC LIMIT ?
+                """,
+                [.text(team), .text(user), .integer(SQLiteInt64(limit))]
+            ).map(HistoryEntry.init(row:))
+        }
+    }
+}
+
+extension HistoryEntry {
+    init(row: SQLiteRow) throws {
+        self.init(
+            team: try row.text("team"), user: try row.text("user"), channel: try row.text("channel"),
+            command: try row.text("command"), commandLine: row.optionalText("command_line"),
+            resultText: row.optionalText("result_text"), succeeded: try row.bool("succeeded"),
+            agreement: row.optionalDouble("agreement"), modelsAnswered: row.optionalInt("models_answered"),
+            modelsAsked: row.optionalInt("models_asked"), elapsed: try row.double("elapsed"),
+            createdAt: try row.date("created_at"))
+    }
+}

@@ -1,0 +1,66 @@
+import RelayCore
+import RelayStore
+import Testing
+
+@Suite("Run history in the SQLite store")
+struct HistoryStoreTests {
+    static func entry(
+        _ command: String, at offset: Double, team: String = "T1", user: String = "alice"
+    ) -> HistoryEntry {
+        HistoryEntry(
+            team: team, user: user, channel: "general", command: command, commandLine: "/\(command) hello",
+            resultText: "result of \(command)", succeeded: true, elapsed: 1.5, createdAt: instant(offset))
+    }
+
+    @Test("Newest first, limited, only the user's runs in that team")
+    func orderingAndLimit() async throws {
+        try await withTemporaryStore { store in
+            // Recorded out of order on purpose.
+            for (command, offset) in [("fix", 20.0), ("translate", 10), ("explain", 30), ("ai", 5)] {
+                try await store.recordRun(Self.entry(command, at: offset))
+            }
+            try await store.recordRun(Self.entry("tribunal", at: 40, user: "bob"))
+            try await store.recordRun(Self.entry("summarize", at: 50, team: "T2"))
+
+            #expect(
+                try await store.history(team: "T1", user: "alice", limit: 10).map(\.command)
+                    == ["explain", "fix", "translate", "ai"])
+            #expect(try await store.history(team: "T1", user: "alice", limit: 2).map(\.command) == ["explain", "fix"])
+            #expect(try await store.history(team: "T1", user: "alice", limit: 0).isEmpty)
+            #expect(try await store.history(team: "T1", user: "bob", limit: 10).map(\.command) == ["tribunal"])
+            #expect(try await store.history(team: "T2", user: "bob", limit: 10).isEmpty)
+        }
+    }
+
+    @Test("Runs recorded at the same time come back latest-recorded first")
+    func sameTime() async throws {
+        try await withTemporaryStore { store in
+            try await store.recordRun(Self.entry("first", at: 0))
+            try await store.recordRun(Self.entry("second", at: 0))
+            #expect(try await store.history(team: "T1", user: "alice", limit: 5).map(\.command) == ["second", "first"])
+        }
+    }
+
+    @Test("Every field round-trips; nil texts and scores stay nil")
+    func roundTrip() async throws {
+        try await withTemporaryStore { store in
+            let consensus = HistoryEntry(
+                team: "T1", user: "alice", channel: "C1", command: "tribunal",
+                commandLine: "/tribunal The Eiffel Tower is in Berlin", resultText: "False: it is in Paris.",
+                succeeded: true, agreement: 0.875, modelsAnswered: 3, modelsAsked: 4, elapsed: 12.25,
+                createdAt: instant(2))
+            let metadataOnly = HistoryEntry(
+                team: "T1", user: "alice", channel: "C1", command: "run polish", commandLine: nil, resultText: nil,
+                succeeded: false, elapsed: 0.5, createdAt: instant(1))
+            try await store.recordRun(consensus)
+            try await store.recordRun(metadataOnly)
+
+            let stored = try await store.history(team: "T1", user: "alice", limit: 10)
+            #expect(stored == [consensus, metadataOnly])
+            #expect(stored.last?.commandLine == nil)
+            #expect(stored.last?.resultText == nil)
+            #expect(stored.last?.agreement == nil)
+            #expect(stored.last?.modelsAsked == nil)
+        }
+    }
+}

@@ -13,7 +13,7 @@ struct CLIEndToEndTests {
 
     @Test func runPrintsTheReplyAndExitsZero() async throws {
         try await withCLI { cli, fake in
-            let out = try cli.run(["run", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": fake.url])
+            let out = try await cli.run(["run", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": fake.url])
             #expect(out.status == 0, "\(out.stderr)")
             #expect(out.stdout == "▸ Translation · French\n[translate:fr] Good morning\n  · fake-mini · 0.0 s\n")
             let sent = await fake.lastRequest(path: FakeRheaTribunal.quickPath)
@@ -23,7 +23,7 @@ struct CLIEndToEndTests {
 
     @Test func tribunalWithAnAPIKeyShowsTheAgreementFooter() async throws {
         try await withCLI { cli, fake in
-            let out = try cli.run(["run", "/tribunal --k 3 The sky is blue"], environment: ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey])
+            let out = try await cli.run(["run", "/tribunal --k 3 The sky is blue"], environment: ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey])
             #expect(out.status == 0, "\(out.stderr)")
             #expect(out.stdout.contains("— Agreement 82% · 3/3 models"))
             #expect(!out.stdout.contains(FakeRheaTribunal.defaultAPIKey))
@@ -33,7 +33,7 @@ struct CLIEndToEndTests {
 
     @Test func tribunalWithoutCredentialsSaysItsScoreIsOnlyTheShareThatAnswered() async throws {
         try await withCLI { cli, fake in
-            let out = try cli.run(["run", "/tribunal The sky is blue"], environment: ["TRIBUNAL_URL": fake.url])
+            let out = try await cli.run(["run", "/tribunal The sky is blue"], environment: ["TRIBUNAL_URL": fake.url])
             #expect(out.status == 0, "\(out.stderr)")
             #expect(out.stdout.contains("Answered 100% · 2/2 models"))
             #expect(out.stdout.contains("share of models that answered, not their agreement"))
@@ -44,7 +44,7 @@ struct CLIEndToEndTests {
     @Test func aProviderFailureExitsNonZeroWithAMessage() async throws {
         try await withCLI { cli, fake in
             await fake.failProviderNext(path: FakeRheaTribunal.quickPath)
-            let out = try cli.run(["run", "/fix teh"], environment: ["TRIBUNAL_URL": fake.url])
+            let out = try await cli.run(["run", "/fix teh"], environment: ["TRIBUNAL_URL": fake.url])
             #expect(out.status == 1)
             #expect(out.stdout.contains("The AI model provider failed"))
         }
@@ -54,7 +54,7 @@ struct CLIEndToEndTests {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
         let url = "http://127.0.0.1:9"  // discard port: nothing listens
-        let out = try cli.run(["run", "/fix teh"], environment: ["TRIBUNAL_URL": url], timeout: 30)
+        let out = try await cli.run(["run", "/fix teh"], environment: ["TRIBUNAL_URL": url], timeout: 30)
         #expect(out.status == 1)
         #expect(out.stdout.contains(url))
         #expect(out.stdout.contains("TRIBUNAL_URL"))
@@ -63,7 +63,7 @@ struct CLIEndToEndTests {
 
     @Test func unknownCommandsExitNonZeroWithASuggestion() async throws {
         try await withCLI { cli, fake in
-            let out = try cli.run(["run", "/transalte fr hi"], environment: ["TRIBUNAL_URL": fake.url])
+            let out = try await cli.run(["run", "/transalte fr hi"], environment: ["TRIBUNAL_URL": fake.url])
             #expect(out.status == 1)
             #expect(out.stdout.contains("Did you mean `/translate`?"))
             #expect(await fake.requestCount() == 0)
@@ -73,31 +73,31 @@ struct CLIEndToEndTests {
     @Test func chainsSavedInOneRunAreRunExportedAndImportedLater() async throws {
         try await withCLI { cli, fake in
             let env = ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey]
-            let save = try cli.run(["run", "/chain save polish = input > grammar > rewrite:formal > verify:80 > output"], environment: env)
+            let save = try await cli.run(["run", "/chain save polish = input > grammar > rewrite:formal > verify:80 > output"], environment: env)
             #expect(save.status == 0, "\(save.stdout)\(save.stderr)")
-            let run = try cli.run(["run", "/run polish we has shipped"], environment: env)
+            let run = try await cli.run(["run", "/run polish we has shipped"], environment: env)
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
             #expect(run.stdout.contains("[rewrite:formal] [grammar] we has shipped"))
             #expect(run.stdout.contains("Agreement 82%"))
             #expect(run.stderr.contains("Running… 2/5 (grammar)"))
 
-            let export = try cli.run(["chains", "export"], environment: env)
+            let export = try await cli.run(["chains", "export"], environment: env)
             #expect(export.stdout == "polish = input > grammar > rewrite:formal > verify:80 > output\n")
             let file = cli.directory.appendingPathComponent("chains.txt")
             try Data((export.stdout.replacingOccurrences(of: "polish", with: "copy")).utf8).write(to: file)
-            let imported = try cli.run(["chains", "import", file.path, "--team", "other"], environment: env)
+            let imported = try await cli.run(["chains", "import", file.path, "--team", "other"], environment: env)
             #expect(imported.status == 0, "\(imported.stdout)")
-            let list = try cli.run(["chains", "list", "--team", "other"], environment: env)
+            let list = try await cli.run(["chains", "list", "--team", "other"], environment: env)
             #expect(list.stdout.contains("`copy` = `input > grammar > rewrite:formal > verify:80 > output`"))
             #expect(!list.stdout.contains("polish"))
-            let show = try cli.run(["chains", "show", "nope"], environment: env)
+            let show = try await cli.run(["chains", "show", "nope"], environment: env)
             #expect(show.status == 1)
         }
     }
 
     @Test func chatReadsLinesAndPrintsReplies() async throws {
         try await withCLI { cli, fake in
-            let out = try cli.run(["chat"], environment: ["TRIBUNAL_URL": fake.url], stdin: "/fix teh cat\n/help fix\n/quit\n/fix never\n")
+            let out = try await cli.run(["chat"], environment: ["TRIBUNAL_URL": fake.url], stdin: "/fix teh cat\n/help fix\n/quit\n/fix never\n")
             #expect(out.status == 0, "\(out.stderr)")
             #expect(out.stdout.contains("Backend: the Rhea Tribunal at \(fake.url)"))
             #expect(out.stdout.contains("[grammar] teh cat"))
@@ -110,9 +110,9 @@ struct CLIEndToEndTests {
         try await withCLI { cli, fake in
             let config = cli.directory.appendingPathComponent("relay.yaml")
             try Data("tribunal:\n  url: http://127.0.0.1:9\nrelay:\n  lang: de\n".utf8).write(to: config)
-            let fromFile = try cli.run(["run", "/translate hello", "--config", config.path], environment: [:], timeout: 30)
+            let fromFile = try await cli.run(["run", "/translate hello", "--config", config.path], environment: [:], timeout: 30)
             #expect(fromFile.stdout.contains("http://127.0.0.1:9"))
-            let overridden = try cli.run(["run", "/translate hello", "--config", config.path], environment: ["TRIBUNAL_URL": fake.url])
+            let overridden = try await cli.run(["run", "/translate hello", "--config", config.path], environment: ["TRIBUNAL_URL": fake.url])
             #expect(overridden.status == 0, "\(overridden.stderr)")
             #expect(overridden.stdout.contains("[translate:de] hello"))
         }
@@ -121,13 +121,13 @@ struct CLIEndToEndTests {
     @Test func badConfigurationIsRefusedWithTheKeyNamed() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let tier = try cli.run(["run", "/fix x"], environment: ["RELAY_TIER": "gold"])
+        let tier = try await cli.run(["run", "/fix x"], environment: ["RELAY_TIER": "gold"])
         #expect(tier.status == 2)
         #expect(tier.stderr.contains("relay.tier (RELAY_TIER) must be cheap, mid or frontier, got `gold`"))
-        let url = try cli.run(["run", "/fix x"], environment: ["TRIBUNAL_URL": "not a url"])
+        let url = try await cli.run(["run", "/fix x"], environment: ["TRIBUNAL_URL": "not a url"])
         #expect(url.status == 2)
         #expect(url.stderr.contains("tribunal.url (TRIBUNAL_URL)"))
-        let missing = try cli.run(["run", "/fix x", "--config", "/nonexistent/relay.yaml"])
+        let missing = try await cli.run(["run", "/fix x", "--config", "/nonexistent/relay.yaml"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("/nonexistent/relay.yaml does not exist"))
     }

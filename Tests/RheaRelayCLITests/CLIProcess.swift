@@ -29,7 +29,17 @@ struct CLIProcess {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60) throws -> Output {
+    /// Runs the binary on its own thread: waiting for a process must not block the cooperative
+    /// pool, which also serves the in-process fake servers.
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try runBlocking(arguments, environment: environment, stdin: stdin, timeout: timeout) })
+            }.start()
+        }
+    }
+
+    private func runBlocking(_ arguments: [String], environment: [String: String], stdin: String?, timeout: TimeInterval) throws -> Output {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments

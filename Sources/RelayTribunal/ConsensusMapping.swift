@@ -1,0 +1,107 @@
+import RelayCore
+
+/// Turns a `ConsensusRequest` into a `/tribunal` body and `/tribunal` or `/dialog` answers
+/// into a `ConsensusResult`.
+enum ConsensusMapping {
+    /// The gateway's bounds for `k`.
+    static let kRange = 2...10
+
+    /// Our tiers in the bridge's vocabulary; an unknown name would silently mean "cheap".
+    static func wireTier(_ tier: Tier) -> String {
+        switch tier {
+        case .cheap: "cheap"
+        case .mid: "balanced"
+        case .frontier: "expensive"
+        }
+    }
+
+    static func tribunalBody(for request: ConsensusRequest) throws(TribunalError) -> RheaWire.TribunalRequest {
+        try TextLimits.check(request.claim, limit: TextLimits.prompt, what: "claim")
+        // "local" scores with the server's own analysis and costs no extra model call.
+        return RheaWire.TribunalRequest(
+            prompt: request.claim,
+            k: min(kRange.upperBound, max(kRange.lowerBound, request.k)),
+            tier: wireTier(request.tier),
+            mode: "local")
+    }
+
+    /// Maps a `/tribunal` answer; `k` is what was asked for, used when `responses` is absent.
+    static func result(from response: RheaWire.TribunalResponse, k: Int, measured: Double, url: String)
+        throws(TribunalError) -> ConsensusResult
+    {
+        let responses = response.responses ?? []
+        let answering = responses.filter { !$0.failed }
+        // `models_queried` counts successes, not attempts: the attempts are the responses.
+        let asked = responses.isEmpty ? k : responses.count
+        let answered = response.modelsResponded ?? (responses.isEmpty ? response.modelsQueried : answering.count) ?? 0
+
+        if answered == 0 || (!responses.isEmpty && answering.isEmpty) {
+            let firstError = responses.lazy.compactMap(\.error).first { !$0.trimmingWhitespace.isEmpty }
+            let detail = firstError.map { ProviderFailure.detail(in: "Error: \($0)") ?? $0 } ?? "no model answered"
+            throw .providerFailed(detail: "all \(asked) models failed: \(detail)")
+        }
+
+        let answer = try bestAnswer(consensus: response.consensus, answering: answering, url: url)
+        let models = answering.compactMap(\.displayName)
+        return ConsensusResult(
+            answer: answer,
+            verdict: nil,  // The gateway gives scores and text, never a verdict.
+            agreement: clampUnit(response.agreementScore ?? 0),
+            confidence: response.confidence.map(clampUnit),
+            answered: answered,
+            asked: max(asked, answered),
+            dissent: DissentFinder.dissent(
+                stances: response.stanceSummary ?? [:],
+                divergencePoints: response.divergencePoints ?? [],
+                answering: answering),
+            models: models,
+            elapsed: response.elapsedS ?? measured,
+            scoreMeaning: .agreement)
+    }
+
+    /// The consensus text, unless it is empty or only says too few models answered; then the
+    /// longest real answer.
+    private static func bestAnswer(consensus: String?, answering: [RheaWire.ModelResponse], url: String)
+        throws(TribunalError) -> String
+    {
+        let summary = consensus?.trimmingWhitespace ?? ""
+        if !summary.isEmpty, !summary.hasPrefix("Insufficient responses") {
+            return summary
+        }
+        let longest = answering.compactMap { $0.text?.trimmingWhitespace }.max { $0.count < $1.count }
+        if let longest, !longest.isEmpty { return longest }
+        if !summary.isEmpty { return summary }
+        throw .malformedResponse(url: url, reason: "/tribunal answered with neither a consensus nor any response text")
+    }
+
+    /// Maps a `/dialog` answer: two cheap models, and a score that is only the share that answered.
+    static func result(from response: RheaWire.DialogResponse, measured: Double, url: String)
+        throws(TribunalError) -> ConsensusResult
+    {
+        guard let reply = response.reply?.trimmingWhitespace else {
+            throw .malformedResponse(url: url, reason: "/dialog answered without a reply field")
+        }
+        if let detail = ProviderFailure.detail(in: reply) {
+            throw .providerFailed(detail: detail)
+        }
+        // `/dialog` always asks 2 models, so a missing count can be read back from the share.
+        let answered = response.modelsResponded ?? Int(((response.agreementScore ?? 0) * 2).rounded())
+        if answered <= 0 || reply.isEmpty || reply == "No response available." {
+            throw .providerFailed(detail: "no model answered")
+        }
+        let asked = max(2, answered)
+        return ConsensusResult(
+            answer: reply,
+            verdict: nil,
+            agreement: clampUnit(response.agreementScore ?? Double(answered) / Double(asked)),
+            confidence: nil,
+            answered: answered,
+            asked: asked,
+            elapsed: response.elapsedS ?? measured,
+            scoreMeaning: .answeredShare)
+    }
+
+    static func clampUnit(_ value: Double) -> Double {
+        value.isFinite ? min(1, max(0, value)) : 0
+    }
+}

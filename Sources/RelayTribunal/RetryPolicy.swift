@@ -1,0 +1,38 @@
+/// How often and how patiently a failed request is tried again.
+///
+/// Only transport failures (refused, reset, DNS) and 5xx answers are retried; timeouts are not,
+/// because the user has already waited the whole deadline once.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Total tries, the first one included (1 = no retry).
+    public var attempts: Int
+    /// Delay before the first retry, in seconds; each later retry doubles it.
+    public var baseDelay: Double
+    /// Upper bound of one delay, in seconds.
+    public var maxDelay: Double
+
+    /// Creates a policy; tests pass tiny delays to keep the suite fast.
+    public init(attempts: Int = 3, baseDelay: Double = 0.25, maxDelay: Double = 8) {
+        self.attempts = max(1, attempts)
+        self.baseDelay = max(0, baseDelay)
+        self.maxDelay = max(0, maxDelay)
+    }
+
+    /// No retries at all.
+    public static let none = RetryPolicy(attempts: 1)
+
+    /// Seconds to wait after failed attempt number `attempt` (1-based).
+    ///
+    /// Exponential with "equal jitter": half the step is fixed, half random, so clients that
+    /// failed together do not come back together.
+    public func delay(afterAttempt attempt: Int, random: Double = Double.random(in: 0...1)) -> Double {
+        let exponent = Double(max(0, min(attempt - 1, 30)))
+        let step = min(maxDelay, baseDelay * pow2(exponent))
+        return step / 2 + step / 2 * min(1, max(0, random))
+    }
+
+    private func pow2(_ exponent: Double) -> Double {
+        var value = 1.0
+        for _ in 0..<Int(exponent) { value *= 2 }
+        return value
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// Any JSON value, for recording request bodies and building fake responses.
+///
+/// Integers and fractional numbers are kept apart so that `"k": 3` is sent as `3`, not `3.0`.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// The member `key` of an object, or nil.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The element at `index` of an array, or nil.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let items) = self, items.indices.contains(index) { return items[index] }
+        return nil
+    }
+
+    /// The string, or nil for any other kind of value.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The integer, or nil (a fractional number with no fraction counts too).
+    public var intValue: Int? {
+        switch self {
+        case .int(let value): value
+        case .double(let value) where value == value.rounded() && abs(value) < 1e15: Int(value)
+        default: nil
+        }
+    }
+
+    /// The number as a Double, or nil.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
+    /// The Boolean, or nil.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements of an array, or nil.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+
+    /// The members of an object, or nil.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// Whether this is JSON `null`.
+    public var isNull: Bool { self == .null }
+
+    /// Parses JSON bytes; nil when they are not valid JSON.
+    public static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    /// Compact JSON with sorted keys, so bodies are byte-for-byte reproducible.
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array((try? encoder.encode(self)) ?? Data("null".utf8))
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

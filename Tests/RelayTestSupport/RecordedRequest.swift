@@ -1,0 +1,38 @@
+/// One request the fake received, as it arrived.
+public struct RecordedRequest: Sendable, Hashable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// The path without the query, e.g. `/keyboard/quick`.
+    public var path: String
+    /// The query string without `?`, if any.
+    public var query: String?
+    /// Header names lower-cased; repeated headers joined with ", ".
+    public var headers: [String: String]
+    /// The body parsed as JSON; nil when empty or not JSON.
+    public var body: JSONValue?
+    /// The body as text, exactly as received.
+    public var rawBody: String
+
+    /// Creates a record; the fake does this for every request.
+    public init(
+        method: String, path: String, query: String? = nil, headers: [String: String], body: JSONValue?,
+        rawBody: String
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.rawBody = rawBody
+    }
+
+    /// A header by name, case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers[name.lowercased()]
+    }
+
+    /// A top-level member of the JSON body, e.g. `request["k"]?.intValue`.
+    public subscript(field: String) -> JSONValue? {
+        body?[field]
+    }
+}

@@ -1,6 +1,6 @@
 import Configuration
 import Foundation
-public import RelayCore
+import RelayCore
 import RelayTribunal
 import SystemPackage
 
@@ -11,7 +11,8 @@ import SystemPackage
 /// (`TRIBUNAL_TOKEN`, `TRIBUNAL_API_KEY`) or from files the configuration names
 /// (`tribunal.tokenFile`, `tribunal.apiKeyFile`), never from the YAML itself.
 public enum ConfigurationLoader {
-    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> AppConfiguration {
+    public static func load(file: String?, environment: [String: String]? = nil) async throws -> AppConfiguration {
+        let environment = environment ?? ProcessInfo.processInfo.environment
         let env = EnvironmentVariablesProvider(
             environmentVariables: environment,
             secretsSpecifier: .specific(["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY"]))

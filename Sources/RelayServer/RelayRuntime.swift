@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 public import Logging
 public import RelayCore
 import RelayStore

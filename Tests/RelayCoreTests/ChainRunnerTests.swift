@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 import RelayTestSupport
 import Synchronization

@@ -1,5 +1,5 @@
 /// Pulls `--tier`, `--private` and `--k` out of a command's text, wherever they stand, and keeps
-/// the rest of the text as typed (newlines included). A lone `--` ends option scanning.
+/// the rest of the text as typed (newlines included). A `--` before any text ends option scanning.
 enum OptionScanner {
     static let help = "Options are `--tier cheap|mid|frontier`, `--private` and `--k N` (tribunal and chains)."
 
@@ -27,7 +27,9 @@ enum OptionScanner {
                 kept = String(kept.trimmingTrailingHorizontalSpace())
                 continue
             }
-            guard scanning, token.hasPrefix("--"), isOptionShaped(token) else {
+            // `--` before any text ends option scanning; inside prose ("well -- maybe") it is text.
+            let startsText = kept.allSatisfy(\.isWhitespace)
+            guard scanning, token.hasPrefix("--"), isOptionShaped(token), token != "--" || startsText else {
                 kept += token
                 continue
             }

@@ -1,0 +1,119 @@
+public import AsyncHTTPClient
+import Foundation
+public import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// One chat-completion call to any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama,
+/// llama.cpp server, vLLM).
+///
+/// There are no retries here: when a model fails, the council asks the next one, and it needs
+/// to know at once. Cancelling the calling task aborts the HTTP request. The `HTTPClient` is the
+/// caller's; prefer `RheaTribunalClient.makeHTTPClient()`, which fails refused connections at
+/// once and does not follow redirects (they would carry the key elsewhere).
+public struct OpenAICompatibleClient: Sendable {
+    /// Largest answer body read; a 512-token answer is a few kilobytes.
+    static let maxResponseBytes = 4 * 1024 * 1024
+
+    let httpClient: HTTPClient
+    let logger: Logger
+
+    /// Creates a client; `httpClient` stays owned (and shut down) by the caller.
+    public init(httpClient: HTTPClient, logger: Logger) {
+        self.httpClient = httpClient
+        var logger = logger
+        logger[metadataKey: "tribunal.backend"] = "council"
+        self.logger = logger
+    }
+
+    /// Asks `model` once and returns `choices[0].message.content`, trimmed.
+    ///
+    /// - Parameters:
+    ///   - timeout: seconds for the whole exchange, reading the answer included.
+    /// - Throws: a `ModelCallError`; `.cancelled` when the calling task was cancelled.
+    public func complete(
+        _ model: CouncilModel,
+        messages: [ChatMessage],
+        temperature: Double = 0.3,
+        maxTokens: Int = 512,
+        timeout: Double
+    ) async throws(ModelCallError) -> ChatCompletion {
+        let url = Self.endpoint(baseURL: model.baseURL)
+        let request = try Self.request(
+            url: url, model: model, messages: messages, temperature: temperature, maxTokens: maxTokens)
+
+        let started = ContinuousClock.now
+        let response: RawResponse
+        do {
+            response = try await exchange(request, timeout: timeout)
+        } catch {
+            logger.debug(
+                "Council model call failed",
+                metadata: [
+                    "council.model": "\(model.name)", "council.error": "\(error.reason)",
+                    "council.elapsed": "\(ContinuousClock.now.secondsSince(started).rounded(toPlaces: 3))",
+                ])
+            throw error
+        }
+        let elapsed = ContinuousClock.now.secondsSince(started)
+        logger.debug(
+            "Council model answered",
+            metadata: [
+                "council.model": "\(model.name)", "council.status": "\(response.status)",
+                "council.elapsed": "\(elapsed.rounded(toPlaces: 3))",
+            ])
+
+        guard (200..<300).contains(response.status) else {
+            let detail = OpenAIErrorDetail.readable(from: response.body, status: response.status, apiKey: model.apiKey)
+            throw Self.error(status: response.status, retryAfter: response.retryAfter, detail: detail)
+        }
+        switch OpenAIWire.answer(from: response.body) {
+        case .text(let text, let answeredModel):
+            return ChatCompletion(text: text, model: answeredModel, elapsed: elapsed)
+        case .embeddedError(let message, let code):
+            // Map the provider's code as if it had been the status; otherwise a bad gateway.
+            let status = code.flatMap { (400...599).contains($0) ? $0 : nil } ?? 502
+            throw Self.error(
+                status: status, retryAfter: nil, detail: OpenAIErrorDetail.clean(message, apiKey: model.apiKey))
+        case .malformed(let reason):
+            throw .malformed(reason: reason)
+        }
+    }
+
+    /// `{baseURL}/chat/completions`, without doubling a trailing slash.
+    static func endpoint(baseURL: String) -> String {
+        var base = baseURL.trimmingWhitespace
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/chat/completions"
+    }
+
+    private static func request(
+        url: String, model: CouncilModel, messages: [ChatMessage], temperature: Double, maxTokens: Int
+    ) throws(ModelCallError) -> HTTPClientRequest {
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            throw .unreachable(reason: "base URL is not an http(s) URL")
+        }
+        let body = OpenAIWire.ChatRequest(
+            model: model.model, messages: messages, temperature: temperature, maxTokens: maxTokens)
+        let bytes: Data
+        do {
+            bytes = try JSONEncoder().encode(body)
+        } catch {
+            // Only a non-finite temperature gets here.
+            throw .rejected(status: 0, detail: "the request could not be encoded as JSON")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "rhea-relay")
+        // The key goes into this header only; nothing logs headers.
+        if let key = model.apiKey?.trimmingWhitespace, !key.isEmpty {
+            request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        }
+        request.body = .bytes(ByteBuffer(data: bytes))
+        return request
+    }
+}

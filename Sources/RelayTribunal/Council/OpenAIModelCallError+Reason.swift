@@ -1,0 +1,58 @@
+public import RelayCore
+
+extension ModelCallError {
+    /// One short line for dissent notes and logs: "timed out after 20 s",
+    /// "HTTP 404: The model `x` does not exist", "connection refused". Never contains the key
+    /// (server details are redacted when they are read).
+    public var reason: String {
+        switch self {
+        case .unauthorized(let detail): "unauthorized: \(detail)"
+        case .notFound(let detail): "HTTP 404: \(detail)"
+        case .rateLimited(let retryAfter?): "rate limited (retry after \(Self.format(retryAfter)) s)"
+        case .rateLimited(nil): "rate limited"
+        case .serverError(let status, let detail), .rejected(let status, let detail):
+            status > 0 ? "HTTP \(status): \(detail)" : detail
+        case .timedOut(let seconds): "timed out after \(Self.format(seconds)) s"
+        case .unreachable(let reason): reason
+        case .malformed(let reason): reason
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// The error to show when no model could answer, naming the model and its URL.
+    ///
+    /// `.cancelled` becomes `.timedOut(url, deadline ?? 0)`: the council cancels a call only
+    /// when its overall deadline has passed, so to the user the model did not answer in time.
+    /// Pass the deadline so the message names it.
+    public func tribunalError(modelName: String, url: String, deadline: Double? = nil) -> TribunalError {
+        switch self {
+        case .unauthorized(let detail):
+            .unauthorized(detail: "model \(modelName): \(detail)")
+        case .notFound:
+            .rejected(detail: "model \(modelName): not found at \(url) — check baseURL and model id")
+        case .rateLimited(let retryAfter):
+            .rateLimited(
+                detail: "model \(modelName) is rate-limited",
+                retryAfter: max(1, Int((retryAfter ?? 60).rounded(.up))))
+        case .serverError(let status, let detail):
+            .serverError(status: status, detail: "model \(modelName): \(detail)")
+        case .rejected:
+            .rejected(detail: "model \(modelName): \(reason)")
+        case .timedOut(let seconds):
+            .timedOut(url: url, seconds: seconds)
+        case .unreachable(let reason):
+            .unreachable(url: url, reason: reason)
+        case .malformed(let reason):
+            .malformedResponse(url: url, reason: "model \(modelName): \(reason)")
+        case .cancelled:
+            .timedOut(url: url, seconds: deadline ?? 0)
+        }
+    }
+
+    /// "20", "2.5", "0.25": whole seconds without a fraction, short ones to the hundredth.
+    private static func format(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e9 else { return "\(seconds)" }
+        let rounded = seconds.rounded(toPlaces: seconds < 1 ? 2 : 1)
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// The OpenAI chat-completions wire format, as far as the council needs it.
+///
+/// Servers that call themselves OpenAI-compatible differ in the details (llama.cpp, Ollama,
+/// vLLM, OpenRouter), so answers are read leniently: every field is optional, a field of an
+/// unexpected type counts as missing, and unknown fields are ignored.
+enum OpenAIWire {
+    /// `POST {base}/chat/completions` body.
+    struct ChatRequest: Encodable {
+        var model: String
+        var messages: [ChatMessage]
+        var temperature: Double
+        var maxTokens: Int
+        /// Always false: the council needs the whole answer before it can parse a verdict.
+        var stream = false
+
+        enum CodingKeys: String, CodingKey {
+            case model, messages, temperature, stream
+            case maxTokens = "max_tokens"
+        }
+    }
+
+    /// The parts of a chat completion that are read.
+    struct ChatResponse: Decodable {
+        var model: String?
+        var choices: [Choice]?
+        /// OpenRouter can answer 200 with an error object instead of choices.
+        var error: ErrorObject?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            model = container.lenient(String.self, forKey: .model)
+            choices = container.lenient([Choice].self, forKey: .choices)
+            error = container.lenient(ErrorObject.self, forKey: .error)
+        }
+
+        enum CodingKeys: String, CodingKey { case model, choices, error }
+    }
+
+    struct Choice: Decodable {
+        var message: Message?
+        /// The legacy completions shape, still sent by some older servers.
+        var text: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            message = container.lenient(Message.self, forKey: .message)
+            text = container.lenient(String.self, forKey: .text)
+        }
+
+        enum CodingKeys: String, CodingKey { case message, text }
+    }
+
+    struct Message: Decodable {
+        var content: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let text = container.lenient(String.self, forKey: .content) {
+                content = text
+            } else if let parts = container.lenient([ContentPart].self, forKey: .content) {
+                // Some servers send content as parts: [{"type": "text", "text": "…"}].
+                content = parts.compactMap(\.text).joined()
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case content }
+    }
+
+    struct ContentPart: Decodable {
+        var text: String?
+
+        init(from decoder: any Decoder) throws {
+            text = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .text)
+        }
+
+        enum CodingKeys: String, CodingKey { case text }
+    }
+
+    /// `{"error": {"message": …, "type": …, "code": …}}`; `code` may be a string or a number.
+    struct ErrorObject: Decodable {
+        var message: String?
+        var code: Int?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            message = container.lenient(String.self, forKey: .message)
+            code =
+                container.lenient(Int.self, forKey: .code)
+                ?? container.lenient(String.self, forKey: .code).flatMap { Int($0) }
+        }
+
+        enum CodingKeys: String, CodingKey { case message, code }
+    }
+
+    /// The answer text and the model that gave it, or why the body is not an answer.
+    enum Answer {
+        case text(String, model: String?)
+        /// A 200 that carries an error object and no choices.
+        case embeddedError(message: String, code: Int?)
+        case malformed(reason: String)
+    }
+
+    static func answer(from body: [UInt8]) -> Answer {
+        guard let response = try? JSONDecoder().decode(ChatResponse.self, from: Data(body)) else {
+            return .malformed(reason: "answer is not a JSON object")
+        }
+        let first = response.choices?.first
+        guard let content = first?.message?.content ?? first?.text else {
+            if let error = response.error, response.choices?.isEmpty ?? true {
+                return .embeddedError(message: error.message ?? "unknown error", code: error.code)
+            }
+            return .malformed(reason: response.choices == nil ? "no choices in the answer" : "no content in the answer")
+        }
+        let text = content.trimmingWhitespace
+        guard !text.isEmpty else { return .malformed(reason: "empty answer") }
+        return .text(text, model: response.model)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The value at `key`, or nil when it is missing, null or of another type.
+    fileprivate func lenient<T: Decodable>(_ type: T.Type, forKey key: Key) -> T? {
+        (try? decodeIfPresent(type, forKey: key)) ?? nil
+    }
+}

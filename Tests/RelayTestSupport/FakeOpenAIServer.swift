@@ -1,0 +1,148 @@
+import Hummingbird
+public import Logging
+import NIOCore
+
+/// A fake OpenAI-compatible model server: a real HTTP server on 127.0.0.1 speaking the
+/// chat-completions wire format. One server is one model; start several for a council.
+///
+/// ```swift
+/// try await withFakeOpenAIServer(persona: .disagree) { server in
+///     // point a CouncilModel's baseURL at server.url ("http://127.0.0.1:PORT/v1"), then:
+///     server.setPersona(.slow(seconds: 2, then: .agree))
+///     let sent = server.lastRequest()?["messages"]
+/// }
+/// ```
+///
+/// Routes: `POST /v1/chat/completions` and `POST /chat/completions` (so a base URL may or
+/// may not end in `/v1`), `GET /v1/models` and `GET /models`; anything else is a 404 in
+/// OpenAI's error shape. Checks, in order: route, method, the key (when `requiredKey` is
+/// set: 401 "Incorrect API key provided…"), the body (400 when it is not JSON or lacks a
+/// `model` or non-empty `messages`), then the persona answers. Every request is recorded.
+public final class FakeOpenAIServer: Sendable {
+    /// `http://127.0.0.1:<port>/v1`, the base URL to configure.
+    public let url: String
+    /// The bound port.
+    public let port: Int
+    let state: FakeOpenAIState
+    private let serverTask: Task<Void, any Error>
+
+    private init(port: Int, state: FakeOpenAIState, serverTask: Task<Void, any Error>) {
+        self.url = "http://127.0.0.1:\(port)/v1"
+        self.port = port
+        self.state = state
+        self.serverTask = serverTask
+    }
+
+    /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
+    ///
+    /// - Parameters:
+    ///   - persona: how chat requests are answered (see `FakeOpenAIPersona`).
+    ///   - requiredKey: the Bearer key every request must carry; nil accepts any request.
+    ///   - model: the id `GET /v1/models` lists (chat answers report the requested model).
+    ///   - logger: the server's logger; silent by default.
+    public static func start(
+        persona: FakeOpenAIPersona = .agree,
+        requiredKey: String? = nil,
+        model: String = "fake-model",
+        logger: Logger? = nil
+    ) async throws -> FakeOpenAIServer {
+        let state = FakeOpenAIState(persona: persona, requiredKey: requiredKey, modelID: model)
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            var request = request
+            let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
+            var headers: [String: String] = [:]
+            for field in request.headers {
+                let name = field.name.canonicalName
+                headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+            }
+            let recorded = RecordedRequest(
+                method: request.method.rawValue,
+                path: request.uri.path,
+                query: request.uri.query,
+                headers: headers,
+                body: buffer.readableBytes == 0 ? nil : JSONValue.parse(buffer.readableBytesView),
+                rawBody: String(buffer: buffer))
+            state.record(recorded)
+            let reply = FakeOpenAIReplies.reply(to: recorded, state: state)
+            if reply.delay > 0 {
+                // Throws when the server stops, which cuts the answer off.
+                try await Task.sleep(for: .seconds(reply.delay))
+            }
+            var responseHeaders = HTTPFields()
+            responseHeaders[.contentType] = "application/json"
+            if let retryAfter = reply.retryAfter {
+                responseHeaders[.retryAfter] = String(retryAfter)
+            }
+            return Response(
+                status: .init(code: reply.status),
+                headers: responseHeaders,
+                body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))
+        }
+
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger ?? Logger(label: "FakeOpenAIServer", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let serverTask = Task {
+            // If binding fails, finishing the stream makes `start` throw instead of hang.
+            defer { portContinuation.finish() }
+            try await app.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            serverTask.cancel()
+            let result = await serverTask.result
+            var reason = "the server stopped before it was listening"
+            if case .failure(let error) = result { reason = "\(error)" }
+            throw FakeServerError.didNotStart(reason: reason)
+        }
+        return FakeOpenAIServer(port: port, state: state, serverTask: serverTask)
+    }
+
+    /// Stops the server and waits until the port is closed; slow and hanging answers are cut off.
+    public func stop() async {
+        serverTask.cancel()
+        _ = await serverTask.result
+    }
+
+    /// Answers the following chat requests as `persona`; a `.sequence` starts from its first.
+    public func setPersona(_ persona: FakeOpenAIPersona) {
+        state.setPersona(persona)
+    }
+
+    /// Requests received (every route, refused ones too), oldest first.
+    public func requests() -> [RecordedRequest] { state.requests }
+
+    /// How many requests arrived.
+    public func requestCount() -> Int { state.requestCount }
+
+    /// The latest request, if any.
+    public func lastRequest() -> RecordedRequest? { state.lastRequest }
+
+    /// Forgets the recorded requests (the persona and its `.sequence` position stay).
+    public func clearRequests() { state.clearRequests() }
+}
+
+/// Starts a `FakeOpenAIServer`, runs `body` with it and stops it, also when `body` throws.
+public func withFakeOpenAIServer<T>(
+    persona: FakeOpenAIPersona = .agree,
+    requiredKey: String? = nil,
+    model: String = "fake-model",
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (FakeOpenAIServer) async throws -> T
+) async throws -> T {
+    let server = try await FakeOpenAIServer.start(persona: persona, requiredKey: requiredKey, model: model)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}

@@ -1,0 +1,55 @@
+import Synchronization
+
+/// What a `FakeOpenAIServer` remembers and is told.
+///
+/// A `Mutex` rather than an actor: every request touches it once, and a benchmark sends
+/// thousands of them, so no executor hop per request.
+final class FakeOpenAIState: Sendable {
+    struct Values {
+        var persona: FakeOpenAIPersona
+        /// Chat requests answered by the current persona; indexes `.sequence`.
+        var personaRequests = 0
+        /// Chat completions answered since start; numbers the `id`s.
+        var completions = 0
+        var requests: [RecordedRequest] = []
+    }
+
+    let requiredKey: String?
+    let modelID: String
+    private let values: Mutex<Values>
+
+    init(persona: FakeOpenAIPersona, requiredKey: String?, modelID: String) {
+        self.requiredKey = requiredKey
+        self.modelID = modelID
+        self.values = Mutex(Values(persona: persona))
+    }
+
+    func setPersona(_ persona: FakeOpenAIPersona) {
+        values.withLock {
+            $0.persona = persona
+            $0.personaRequests = 0
+        }
+    }
+
+    func record(_ request: RecordedRequest) {
+        values.withLock { $0.requests.append(request) }
+    }
+
+    /// The persona for the next chat request, its position for `.sequence`, and a
+    /// completion number.
+    func nextChat() -> (persona: FakeOpenAIPersona, index: Int, number: Int) {
+        values.withLock { values in
+            values.personaRequests += 1
+            values.completions += 1
+            return (values.persona, values.personaRequests - 1, values.completions)
+        }
+    }
+
+    var requests: [RecordedRequest] { values.withLock { $0.requests } }
+    var requestCount: Int { values.withLock { $0.requests.count } }
+    var lastRequest: RecordedRequest? { values.withLock { $0.requests.last } }
+
+    func clearRequests() {
+        values.withLock { $0.requests.removeAll() }
+    }
+}

@@ -109,6 +109,16 @@ let package = Package(
             dependencies: ["RelayCore", "RelayStore"],
             swiftSettings: strict
         ),
+        // The same scenarios against both backends, and the real local model server.
+        .testTarget(
+            name: "RelayIntegrationTests",
+            dependencies: [
+                "RelayCore", "RelayTribunal", "RelayStore", "RelayTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "RheaRelayCLITests",
             dependencies: ["rhea-relay", "RelayCore", "RelayServer", "RelayTestSupport"],

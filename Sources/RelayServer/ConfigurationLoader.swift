@@ -27,7 +27,7 @@ public enum ConfigurationLoader {
                 throw ConfigurationError("The config file \(file) is not valid YAML: \(error)")
             }
         }
-        let values = Values(reader: ConfigReader(providers: providers), secrets: ConfigReader(provider: env))
+        let values = Values(reader: ConfigReader(providers: providers), secrets: ConfigReader(provider: env), environment: environment)
         return try build(values)
     }
 
@@ -50,10 +50,13 @@ public enum ConfigurationLoader {
         tribunal.timeouts.tribunal = try values.seconds("tribunal.timeouts.tribunal") ?? tribunal.timeouts.tribunal
         tribunal.timeouts.health = try values.seconds("tribunal.timeouts.health") ?? tribunal.timeouts.health
         if let attempts = try values.int("tribunal.retry.attempts", in: 1...10) { tribunal.retry.attempts = attempts }
-        if let backend = values.string("tribunal.backend"), backend.lowercased() != "rhea" {
-            throw ConfigurationError("tribunal.backend (TRIBUNAL_BACKEND) `\(backend)` is not available; this build has `rhea` (the Rhea Tribunal HTTP API).")
-        }
         config.tribunal = tribunal
+        switch values.string("tribunal.backend")?.lowercased() {
+        case nil, "rhea": config.backend = .rhea
+        case "council": config.backend = .council(try CouncilConfigurationLoader.load(values))
+        case let other?:
+            throw ConfigurationError("tribunal.backend (TRIBUNAL_BACKEND) must be `rhea` (the Rhea Tribunal HTTP API) or `council` (the built-in council), got `\(other)`.")
+        }
 
         // Relay defaults and limits.
         var relay = RelayConfiguration()
@@ -92,9 +95,15 @@ public enum ConfigurationLoader {
     struct Values {
         let reader: ConfigReader
         let secrets: ConfigReader
+        /// For the variables that council models name (`apiKeyEnv`).
+        let environment: [String: String]
 
         func string(_ key: String) -> String? {
             reader.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        func strings(_ key: String) -> [String]? {
+            reader.stringArray(forKey: ConfigKey(key))
         }
 
         func int(_ key: String, in range: ClosedRange<Int>) throws -> Int? {

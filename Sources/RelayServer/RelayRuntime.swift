@@ -22,15 +22,24 @@ public final class RelayRuntime: Sendable {
     public static func start(_ configuration: AppConfiguration, logger: Logger) async throws -> RelayRuntime {
         let store = try await SQLiteStore.open(path: configuration.storePath, logger: logger)
         let httpClient = RheaTribunalClient.makeHTTPClient()
-        let tribunal = RheaTribunalClient(configuration: configuration.tribunal, httpClient: httpClient, logger: logger)
+        let tribunal: any Tribunal =
+            switch configuration.backend {
+            case .rhea: RheaTribunalClient(configuration: configuration.tribunal, httpClient: httpClient, logger: logger)
+            case .council(let council): Council(configuration: council, client: OpenAICompatibleClient(httpClient: httpClient, logger: logger), logger: logger)
+            }
         let relay = Relay(tribunal: tribunal, store: store, configuration: configuration.relay)
         return RelayRuntime(relay: relay, configuration: configuration, httpClient: httpClient, store: store)
     }
 
     /// Where the backend lives, for start-up messages.
     public var backendDescription: String {
-        "the Rhea Tribunal at \(configuration.tribunal.baseURL)"
-            + (configuration.tribunal.hasCredentials ? "" : " (no credentials: /tribunal goes through /dialog)")
+        switch configuration.backend {
+        case .rhea:
+            "the Rhea Tribunal at \(configuration.tribunal.baseURL)"
+                + (configuration.tribunal.hasCredentials ? "" : " (no credentials: /tribunal goes through /dialog)")
+        case .council(let council):
+            "the council of \(council.summary)"
+        }
     }
 
     public func shutdown() async {

@@ -32,6 +32,10 @@ public indirect enum FakeOpenAIPersona: Sendable, Hashable {
     case fail(status: Int, message: String)
     /// HTTP 200 whose body is not JSON.
     case malformedBody
+    /// Like a model that does what it is told: a request whose system message asks for a JSON
+    /// `"verdict"` (a council judge's) is answered as `verdicts`; any other request (a quick
+    /// action, the chairman) as `.echo`. Lets one server serve chains and verify gates alike.
+    case judging(FakeOpenAIPersona)
     /// The n-th chat request (counted from start or the last `setPersona`) uses the n-th
     /// persona; the last one repeats.
     case sequence([FakeOpenAIPersona])

@@ -57,10 +57,13 @@ enum FakeOpenAIReplies {
             return error(400, "each message needs a string 'role' and a 'content'")
         }
         let lastUser = messages.lastIndex { $0["role"]?.stringValue == "user" }.flatMap { texts[$0] } ?? ""
+        let asksForVerdict = zip(messages, texts).contains { message, text in
+            message["role"]?.stringValue == "system" && (text ?? "").contains(#""verdict""#)
+        }
         let next = state.nextChat()
         let chat = Chat(
             model: model, lastUserMessage: lastUser, promptCharacters: texts.reduce(0) { $0 + ($1?.count ?? 0) },
-            number: next.number)
+            number: next.number, asksForVerdict: asksForVerdict)
         return answer(next.persona, index: next.index, chat: chat)
     }
 
@@ -70,6 +73,8 @@ enum FakeOpenAIReplies {
         var lastUserMessage: String
         var promptCharacters: Int
         var number: Int
+        /// A system message asks for the JSON `"verdict"` shape.
+        var asksForVerdict: Bool
     }
 
     static func answer(_ persona: FakeOpenAIPersona, index: Int, chat: Chat) -> FakeOpenAIReply {
@@ -107,6 +112,8 @@ enum FakeOpenAIReplies {
             return reply
         case .malformedBody:
             return FakeOpenAIReply(status: 200, bytes: Array("upstream said: this is not JSON".utf8))
+        case .judging(let verdicts):
+            return answer(chat.asksForVerdict ? verdicts : .echo, index: index, chat: chat)
         case .sequence(let personas):
             guard let last = personas.last else { return answer(.agree, index: index, chat: chat) }
             return answer(index < personas.count ? personas[index] : last, index: index, chat: chat)

@@ -259,14 +259,14 @@ struct OpenAICompatibleClientTests {
     // MARK: A real server
 
     /// The base URL of a real OpenAI-compatible server (`../shared/llm/start-local-llm.sh`).
-    static let realServerURL = ProcessInfo.processInfo.environment["RELAY_TEST_LLM_URL"]
+    static let realServerURL = ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"]
 
-    @Test(.enabled(if: realServerURL != nil, "set RELAY_TEST_LLM_URL to a llama.cpp server's /v1 URL"))
+    @Test(.enabled(if: realServerURL != nil, "RHEA_TEST_LLM_URL is not set: start ../shared/llm/start-local-llm.sh and export its URL (.ci/run does)"))
     func answersFromARealLlamaCppServer() async throws {
         let http = RheaTribunalClient.makeHTTPClient()
         defer { _ = http.shutdown() }
         let client = OpenAICompatibleClient(httpClient: http, logger: Logger(label: "test.council"))
-        let model = CouncilModel(name: "local", baseURL: Self.realServerURL ?? "", model: "smollm2", tier: .cheap)
+        let model = CouncilModel(name: "local", baseURL: Self.realServerURL ?? "", model: "smollm2-135m-instruct", tier: .cheap)
         let answer = try await client.complete(
             model, messages: [.user("Say hello in one word.")], maxTokens: 16, timeout: 60)
         #expect(!answer.text.isEmpty)

@@ -63,7 +63,8 @@ public struct AgreementFooter: Sendable, Hashable {
     /// Agreement as a whole percentage.
     public var percent: Int { Int((agreement * 100).rounded()) }
 
-    /// "Agreement 82% · 3/3 models · 1.2 s" — or, for a success-share score, what it really is.
+    /// "Agreement 82% · 3/3 models · 1.2 s" ("4 of 5 answered" when some did not) — or, for a
+    /// success-share score, what it really is.
     public var summary: String {
         var parts: [String] = []
         if let verdict { parts.append("Verdict: \(verdict.rawValue)") }
@@ -71,7 +72,8 @@ public struct AgreementFooter: Sendable, Hashable {
         case .agreement: parts.append("Agreement \(percent)%")
         case .answeredShare: parts.append("Answered \(percent)%")
         }
-        parts.append("\(answered)/\(asked) models")
+        // Past a deadline, say plainly that not everyone answered.
+        parts.append(answered < asked ? "\(answered) of \(asked) answered" : "\(answered)/\(asked) models")
         parts.append(Self.seconds(elapsed))
         return parts.joined(separator: " · ")
     }

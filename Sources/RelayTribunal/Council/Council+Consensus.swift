@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+public import RelayCore
+
+extension Council {
+    /// What one judge did before the deadline.
+    enum Vote: Sendable {
+        case answered(CouncilModel, ChatCompletion)
+        case failed(CouncilModel, ModelCallError)
+        case deadline
+    }
+
+    /// k models of the tier, in parallel, each for a JSON verdict. Answers with whoever replied by
+    /// the deadline as long as a quorum did; never fails as a whole while a quorum answered.
+    public func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
+        let started = ContinuousClock.now
+        let pool = configuration.models(nearest: request.tier)
+        guard !pool.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
+        let judges = Array(pool.prefix(max(1, min(request.k, 10))))
+        let quorum = min(configuration.quorum, judges.count)
+
+        let votes = await collectVotes(judges, claim: request.claim)
+        var ballots: [Ballot] = []
+        var failures: [(CouncilModel, ModelCallError)] = []
+        for vote in votes {
+            switch vote {
+            case .answered(let model, let completion):
+                ballots.append(Ballot(model: model.name, weight: model.weight, parsed: VerdictParser.parse(completion.text)))
+            case .failed(let model, let error):
+                failures.append((model, error))
+            case .deadline:
+                break
+            }
+        }
+        let silent = judges.filter { judge in !ballots.contains { $0.model == judge.name } && !failures.contains { $0.0.name == judge.name } }
+        failures += silent.map { ($0, .cancelled) }
+
+        guard ballots.count >= quorum else {
+            let reasons = failures.map { "\($0.0.name): \($0.1 == .cancelled ? "no answer before the \(Self.seconds(configuration.deadline)) deadline" : $0.1.reason)" }
+            throw .providerFailed(detail: "only \(ballots.count) of \(judges.count) models answered, fewer than the quorum of \(quorum) (\(reasons.joined(separator: "; ")))")
+        }
+
+        let outcome = Agreement.compute(ballots)
+        let answer = await synthesis(claim: request.claim, outcome: outcome, ballots: ballots, started: started)
+        let dissent = outcome.dissenters.map { Dissent(model: $0.model, verdict: $0.parsed.verdict, reason: Self.oneLine($0.parsed.answer).isEmpty ? "judged it \($0.parsed.verdict?.rawValue ?? "differently")" : Self.oneLine($0.parsed.answer)) }
+        return ConsensusResult(
+            answer: answer, verdict: outcome.verdict, agreement: outcome.agreement,
+            confidence: outcome.supporters.first.map { _ in outcome.supporters.reduce(0) { $0 + $1.confidence } / Double(outcome.supporters.count) },
+            answered: ballots.count, asked: judges.count, dissent: dissent, models: ballots.map(\.model),
+            elapsed: started.elapsedSeconds, scoreMeaning: .agreement)
+    }
+
+    /// Asks every judge at once; at the deadline, cancels whoever has not answered.
+    private func collectVotes(_ judges: [CouncilModel], claim: String) async -> [Vote] {
+        let deadline = configuration.deadline
+        return await withTaskGroup(of: Vote.self) { group in
+            for judge in judges {
+                group.addTask {
+                    let messages: [ChatMessage] = [.system(CouncilPrompts.judgeSystem), .user(claim)]
+                    do throws(ModelCallError) {
+                        let completion = try await self.client.complete(
+                            judge, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(self.timeout(for: judge), deadline))
+                        return .answered(judge, completion)
+                    } catch {
+                        return .failed(judge, error)
+                    }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(deadline))
+                return .deadline
+            }
+            var votes: [Vote] = []
+            for await vote in group {
+                if case .deadline = vote {
+                    if !Task.isCancelled { logger.info("council deadline passed", metadata: ["answered": "\(votes.count)", "asked": "\(judges.count)"]) }
+                    group.cancelAll()
+                    break
+                }
+                votes.append(vote)
+                if votes.count == judges.count {
+                    group.cancelAll()  // stops the deadline timer
+                    break
+                }
+            }
+            return votes
+        }
+    }
+
+    /// The chairman's text when configured and on time; otherwise the most confident plurality
+    /// answer (never a single point of failure).
+    private func synthesis(claim: String, outcome: Agreement.Outcome, ballots: [Ballot], started: ContinuousClock.Instant) async -> String {
+        let fallback = outcome.supporters.first { !$0.parsed.answer.isEmpty }?.parsed.answer
+            ?? ballots.max { $0.mass < $1.mass }?.parsed.answer ?? ""
+        guard let name = configuration.chairman, let chairman = configuration.models.first(where: { $0.name == name }) else {
+            return fallback
+        }
+        let remaining = configuration.deadline - started.elapsedSeconds
+        guard remaining > 0.5 else { return fallback }
+        let messages = CouncilPrompts.chairman(claim: claim, verdict: outcome.verdict, answers: ballots.map { ($0.model, $0.parsed.verdict, $0.parsed.answer) })
+        do throws(ModelCallError) {
+            let completion = try await client.complete(chairman, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(timeout(for: chairman), remaining))
+            return completion.text
+        } catch {
+            logger.warning("chairman failed; using the most confident plurality answer", metadata: ["model": "\(name)", "reason": "\(error.reason)"])
+            return fallback
+        }
+    }
+
+    static func oneLine(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return line.count > 140 ? String(line.prefix(139)) + "…" : line
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+public import Logging
+public import RelayCore
+
+/// The built-in tribunal: any OpenAI-compatible models, asked one at a time (`quick`) or in
+/// parallel for a verdict (`consensus`). See the README's "Council" section for the formula.
+public final class Council: Tribunal, Sendable {
+    public let configuration: CouncilConfiguration
+    let client: OpenAICompatibleClient
+    let logger: Logger
+
+    public init(configuration: CouncilConfiguration, client: OpenAICompatibleClient, logger: Logger) {
+        self.configuration = configuration
+        self.client = client
+        self.logger = logger
+    }
+
+    // MARK: quick
+
+    /// One model of the tier (the next one on failure); the result names the model that answered.
+    public func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
+        let sameTier = configuration.models.filter { $0.tier == request.tier }
+        // A tier with no models borrows the nearest tier's, rather than failing.
+        let candidates = sameTier.isEmpty ? configuration.models(nearest: request.tier) : sameTier
+        guard !candidates.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
+        let started = ContinuousClock.now
+        var failures: [(CouncilModel, ModelCallError)] = []
+        for model in candidates {
+            let messages: [ChatMessage] = [.system(CouncilPrompts.quick(request.action)), .user(request.text)]
+            do throws(ModelCallError) {
+                let completion = try await client.complete(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model))
+                return QuickResult(text: completion.text, model: model.name, elapsed: started.elapsedSeconds)
+            } catch {
+                logger.warning("council model failed", metadata: ["model": "\(model.name)", "reason": "\(error.reason)"])
+                failures.append((model, error))
+                if error == .cancelled { break }
+            }
+        }
+        throw Self.combined(failures)
+    }
+
+    /// One error for a run of failures: the last one's kind, every model's reason.
+    static func combined(_ failures: [(CouncilModel, ModelCallError)]) -> TribunalError {
+        let (lastModel, lastError) = failures.last!
+        if failures.count == 1 { return lastError.tribunalError(modelName: lastModel.name, url: lastModel.baseURL) }
+        let reasons = failures.map { "\($0.0.name): \($0.1.reason)" }.joined(separator: "; ")
+        return .providerFailed(detail: "all \(failures.count) models failed (\(reasons))")
+    }
+
+    func timeout(for model: CouncilModel) -> Double {
+        model.timeout ?? configuration.defaultTimeout
+    }
+
+    // MARK: health
+
+    /// The council is as healthy as its configuration: it does not spend model calls on probes.
+    public func health() async throws(TribunalError) -> BackendHealth {
+        guard !configuration.models.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
+        return BackendHealth(endpoint: "council of \(configuration.summary)", status: "ok", detail: "not probed")
+    }
+}
+
+extension ContinuousClock.Instant {
+    var elapsedSeconds: Double {
+        let duration = ContinuousClock.now - self
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,44 @@
+public import RelayCore
+
+/// The council's models and rules.
+public struct CouncilConfiguration: Sendable, Hashable {
+    /// In preference order: `quick` tries a tier's models in this order.
+    public var models: [CouncilModel]
+    /// How many answers a consensus needs (capped by how many models are asked).
+    public var quorum: Int
+    /// Overall consensus deadline in seconds: past it, the council answers with whoever replied.
+    public var deadline: Double
+    /// Per-call timeout in seconds for models without their own.
+    public var defaultTimeout: Double
+    /// The model that writes the consensus answer; nil: the most confident plurality answer.
+    public var chairman: String?
+
+    public init(models: [CouncilModel], quorum: Int = 2, deadline: Double = 30, defaultTimeout: Double = 20, chairman: String? = nil) {
+        self.models = models
+        self.quorum = quorum
+        self.deadline = deadline
+        self.defaultTimeout = defaultTimeout
+        self.chairman = chairman
+    }
+
+    /// The models for a tier, in preference order: that tier's first, then the nearest tiers
+    /// (lower before higher), so a consensus can fill k from neighbours.
+    public func models(nearest tier: Tier) -> [CouncilModel] {
+        let order = Tier.allCases.sorted { a, b in
+            let da = abs(Self.rank(a) - Self.rank(tier)), db = abs(Self.rank(b) - Self.rank(tier))
+            return da != db ? da < db : Self.rank(a) < Self.rank(b)
+        }
+        return order.flatMap { t in models.filter { $0.tier == t } }
+    }
+
+    static func rank(_ tier: Tier) -> Int { Tier.allCases.firstIndex(of: tier)! }
+
+    /// Human-readable summary: "3 models (cheap: a, b; mid: c)".
+    public var summary: String {
+        let groups = Tier.allCases.compactMap { tier -> String? in
+            let names = models.filter { $0.tier == tier }.map(\.name)
+            return names.isEmpty ? nil : "\(tier.rawValue): \(names.joined(separator: ", "))"
+        }
+        return "\(models.count) model\(models.count == 1 ? "" : "s") (\(groups.joined(separator: "; ")))"
+    }
+}

@@ -1,0 +1,56 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import RelayCore
+import RelayTribunal
+import Testing
+
+/// The council against a real OpenAI-compatible server: llama.cpp with a 135M model, started by
+/// `.ci/run` through `../shared/llm/start-local-llm.sh`, which exports `RHEA_TEST_LLM_URL`.
+/// It checks the wire format and the end-to-end path, never answer quality.
+@Suite(
+    "Council against a real local model server",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] != nil,
+        "RHEA_TEST_LLM_URL is not set: start ../shared/llm/start-local-llm.sh and export its URL (.ci/run does) to run these tests"),
+    .serialized)
+struct LocalModelTests {
+    static var baseURL: String { ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] ?? "" }
+
+    func withCouncil<T>(_ body: (Council) async throws -> T) async throws -> T {
+        let httpClient = RheaTribunalClient.makeHTTPClient()
+        // Two council members on the one server: it serves one request at a time, so timeouts are generous.
+        let models = ["local-a", "local-b"].map {
+            CouncilModel(name: $0, baseURL: Self.baseURL, model: "smollm2-135m-instruct", tier: .cheap, timeout: 120)
+        }
+        let council = Council(
+            configuration: CouncilConfiguration(models: models, quorum: 1, deadline: 240, defaultTimeout: 120),
+            client: OpenAICompatibleClient(httpClient: httpClient, logger: Logger(label: "test")), logger: Logger(label: "test"))
+        do {
+            let result = try await body(council)
+            try await httpClient.shutdown()
+            return result
+        } catch {
+            try? await httpClient.shutdown()
+            throw error
+        }
+    }
+
+    @Test func quickGetsARealCompletion() async throws {
+        try await withCouncil { council in
+            let result = try await council.quick(QuickRequest(action: .translate(to: Language(code: "fr", name: "French")), text: "Good morning", tier: .cheap))
+            #expect(!result.text.isEmpty)
+            #expect(result.model == "local-a")
+        }
+    }
+
+    @Test func consensusRunsEndToEnd() async throws {
+        try await withCouncil { council in
+            let result = try await council.consensus(ConsensusRequest(claim: "Paris is the capital of France.", k: 2, tier: .cheap))
+            #expect(result.asked == 2)
+            #expect(result.answered >= 1)
+            #expect((0...1).contains(result.agreement))
+            #expect(result.models.allSatisfy { $0.hasPrefix("local-") })
+        }
+    }
+}

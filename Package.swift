@@ -76,6 +76,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Benchmarks (not tests): `swift run -c release council-bench`.
+        .executableTarget(
+            name: "council-bench",
+            dependencies: [
+                "RelayCore", "RelayTribunal", "RelayTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/CouncilBench",
+            swiftSettings: strict
+        ),
 
         // Fakes of external services, as real servers on 127.0.0.1.
         .target(

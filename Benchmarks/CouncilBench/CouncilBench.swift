@@ -1,0 +1,105 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import RelayCore
+import RelayTestSupport
+import RelayTribunal
+
+/// The council's own cost, measured against five fake OpenAI-compatible servers on 127.0.0.1.
+///
+/// Each fake answers after a fixed delay, so "overhead" is the time from the slowest answer (or
+/// the deadline) to the finished `ConsensusResult`: the loopback HTTP exchange, JSON encoding
+/// and parsing, verdict parsing, agreement and result assembly. A single direct call to a
+/// zero-delay fake is measured too, so the part that is the council's alone can be read off.
+///
+///     swift run -c release council-bench [--runs 200] [--hang-runs 20] [--deadline 1]
+@main
+struct CouncilBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "council-bench", abstract: "Measure the council's overhead and its consensus time when a model hangs.")
+
+    @Option(help: "Consensus runs per measured case.")
+    var runs = 200
+
+    @Option(help: "Runs of the case where one model hangs (each takes the whole deadline).")
+    var hangRuns = 20
+
+    @Option(help: "The council's overall deadline in seconds, for the hanging case.")
+    var deadline = 1.0
+
+    func run() async throws {
+        let logger = Logger(label: "council-bench", factory: { _ in SwiftLogNoOpLogHandler() })
+        let httpClient = RheaTribunalClient.makeHTTPClient()
+        var servers: [FakeOpenAIServer] = []
+        for _ in 0..<5 { servers.append(try await FakeOpenAIServer.start(persona: .agree, logger: logger)) }
+        let models = servers.enumerated().map { index, server in
+            CouncilModel(name: "m\(index + 1)", baseURL: server.url, model: "fake-\(index + 1)", tier: .mid)
+        }
+        let client = OpenAICompatibleClient(httpClient: httpClient, logger: logger)
+        let claim = ConsensusRequest(claim: "Water boils at 100 °C at sea level.", k: 5, tier: .mid)
+
+        print("council-bench: 5 fake models on 127.0.0.1, k = 5, \(runs) runs per case (\(hangRuns) when one hangs)")
+        print(String(repeating: "-", count: 86))
+
+        // Warm the connection pool and the code paths once.
+        let warm = Council(configuration: CouncilConfiguration(models: models, deadline: 10), client: client, logger: logger)
+        for _ in 0..<20 { _ = try await warm.consensus(claim) }
+
+        // 1. One direct model call: the floor any council call stands on.
+        let single = try await measure(runs) {
+            _ = try await client.complete(models[0], messages: [.system(CouncilPrompts.judgeSystem), .user(claim.claim)], timeout: 10)
+        }
+        report("one direct model call (0 ms delay)", single, minus: 0)
+
+        // 2. Five models, no delay: everything measured is overhead.
+        let instant = try await measure(runs) { _ = try await warm.consensus(claim) }
+        report("consensus k=5, every model 0 ms", instant, minus: 0)
+
+        // 3. Five models answering after 20…100 ms: overhead past the slowest answer.
+        let delays = [0.02, 0.04, 0.06, 0.08, 0.10]
+        for (server, delay) in zip(servers, delays) { server.setPersona(.slow(seconds: delay, then: .agree)) }
+        let staggered = try await measure(runs) { _ = try await warm.consensus(claim) }
+        report("consensus k=5, models 20/40/60/80/100 ms", staggered, minus: delays.max()!)
+
+        // 4. One model hangs: the result comes at the deadline, with 4 of 5 answered.
+        servers[4].setPersona(.hang)
+        let council = Council(configuration: CouncilConfiguration(models: models, deadline: deadline), client: client, logger: logger)
+        var answered = Set<String>()
+        let hanging = try await measure(hangRuns) {
+            let result = try await council.consensus(claim)
+            answered.insert("\(result.answered) of \(result.asked)")
+        }
+        report("consensus k=5, one hangs, deadline \(Int(deadline * 1000)) ms", hanging, minus: deadline)
+        print("  answered: \(answered.sorted().joined(separator: ", "))")
+
+        for server in servers { await server.stop() }
+        try await httpClient.shutdown()
+    }
+
+    /// Wall-clock seconds of each run of `body`.
+    func measure(_ count: Int, _ body: () async throws -> Void) async throws -> [Double] {
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        let clock = ContinuousClock()
+        for _ in 0..<max(1, count) {
+            let started = clock.now
+            try await body()
+            let elapsed = clock.now - started
+            samples.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        return samples.sorted()
+    }
+
+    /// Prints p50 / p99 of the elapsed time and of the overhead (elapsed − `minus`).
+    func report(_ name: String, _ sorted: [Double], minus floor: Double) {
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
+        func ms(_ seconds: Double) -> String { String(format: "%7.2f ms", seconds * 1000) }
+        let label = name.padding(toLength: 46, withPad: " ", startingAt: 0)
+        print("\(label) elapsed p50 \(ms(percentile(0.5))) p99 \(ms(percentile(0.99)))")
+        if floor > 0 {
+            let pad = String(repeating: " ", count: 46)
+            print("\(pad) overhead p50 \(ms(percentile(0.5) - floor)) p99 \(ms(percentile(0.99) - floor))")
+        }
+    }
+}

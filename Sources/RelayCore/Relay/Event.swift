@@ -1,5 +1,5 @@
 /// An inbound message or command, platform-neutral.
-public struct Event: Sendable, Hashable {
+public struct Event: Sendable, Hashable, Codable {
     /// Which adapter it came from (`terminal`, `slack`…).
     public var platform: String
     public var team: String

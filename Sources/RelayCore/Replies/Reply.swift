@@ -1,6 +1,6 @@
 /// What the user sees, platform-neutral; each adapter renders it in its own format.
-public struct Reply: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable {
+public struct Reply: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// A model's answer or a chain's output.
         case result
         /// Something failed or was refused; says what to do.
@@ -19,14 +19,20 @@ public struct Reply: Sendable, Hashable {
     public var notes: [String]
     /// Only the caller should see it (`--private`, `output:private`, most errors).
     public var isPrivate: Bool
+    /// Buttons where the platform has them ("Post to channel", "Run again").
+    public var actions: [ReplyAction]
 
-    public init(kind: Kind, title: String? = nil, body: String, footer: AgreementFooter? = nil, notes: [String] = [], isPrivate: Bool = false) {
+    public init(
+        kind: Kind, title: String? = nil, body: String, footer: AgreementFooter? = nil, notes: [String] = [],
+        isPrivate: Bool = false, actions: [ReplyAction] = []
+    ) {
         self.kind = kind
         self.title = title
         self.body = body
         self.footer = footer
         self.notes = notes
         self.isPrivate = isPrivate
+        self.actions = actions
     }
 
     public static func error(_ message: String) -> Reply {
@@ -38,8 +44,27 @@ public struct Reply: Sendable, Hashable {
     }
 }
 
+/// A button under a reply; each adapter renders it its own way, or not at all.
+public enum ReplyAction: Sendable, Hashable, Codable {
+    /// Post this private result in the channel, for everyone.
+    case postToChannel
+    /// Run the same command line again.
+    case runAgain(commandLine: String)
+}
+
+extension Reply {
+    /// The buttons a result offers its caller: "Run again" on model results, and "Post to
+    /// channel" when the result was private. Errors and info offer none.
+    public func withActions(for event: Event) -> Reply {
+        guard kind == .result else { return self }
+        var reply = self
+        reply.actions = isPrivate ? [.postToChannel, .runAgain(commandLine: event.text)] : [.runAgain(commandLine: event.text)]
+        return reply
+    }
+}
+
 /// The agreement line under a consensus result.
-public struct AgreementFooter: Sendable, Hashable {
+public struct AgreementFooter: Sendable, Hashable, Codable {
     public var verdict: Verdict?
     /// 0…1.
     public var agreement: Double
@@ -92,7 +117,7 @@ public struct AgreementFooter: Sendable, Hashable {
 }
 
 /// Progress of a running chain, after each block ("Running… 2/5").
-public struct RunProgress: Sendable, Hashable {
+public struct RunProgress: Sendable, Hashable, Codable {
     public var completed: Int
     public var total: Int
     /// The block just finished, as the DSL writes it.

@@ -1,0 +1,22 @@
+/// What became of one delivery attempt.
+public enum DeliveryOutcome: Sendable, Hashable {
+    /// The platform accepted it; `platformRef` identifies the posted message (Slack `ts`) if any.
+    case sent(platformRef: String?)
+    /// Rate limited: try again no sooner than `seconds` from now (HTTP 429 `Retry-After`, a
+    /// JSON `retry_after`…). The whole conversation waits, not just this entry.
+    case rateLimited(retryAfter: Double, reason: String)
+    /// Failed in a way that may pass (5xx, timeout, connection refused): retry with backoff.
+    case retryable(reason: String)
+    /// Refused for good (`channel_not_found`, an expired `response_url`): do not retry.
+    case rejected(reason: String)
+}
+
+/// An adapter's outbound side: delivers one outbox entry to its platform.
+///
+/// `earlier` is the entry named by `entry.replaces`, when there is one, so an adapter can edit
+/// the message it posted (its `platformRef`) instead of posting a new one.
+public protocol ReplySender: Sendable {
+    /// The `platform` this sender delivers for (matches `OutboxEntry.platform`).
+    var platform: String { get }
+    func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
+}

@@ -1,0 +1,52 @@
+/// What the Slack adapter needs, read from configuration and the environment at start.
+///
+/// HTTP mode needs the signing secret; Socket Mode the app-level token (`xapp-…`); both need
+/// the bot token (`xoxb-…`) to post with `chat.postMessage`. Secrets live only in memory.
+public struct SlackConfiguration: Sendable, Hashable {
+    /// Slack's Web API, used unless `SLACK_API_URL` names another (a fake in tests and benchmarks).
+    public static let defaultAPIURL = "https://slack.com/api"
+
+    /// `SLACK_SIGNING_SECRET`: verifies HTTP requests (slash commands, events, interactivity).
+    public var signingSecret: String?
+    /// `SLACK_BOT_TOKEN`: `chat.postMessage`, `chat.update`, `chat.postEphemeral`.
+    public var botToken: String?
+    /// `SLACK_APP_TOKEN`: opens Socket Mode connections (`apps.connections.open`).
+    public var appToken: String?
+    /// `SLACK_API_URL`: the Web API base, without a trailing slash.
+    public var apiURL: String
+    /// The reaction (name without colons) that runs a tribunal on the message it is put on.
+    public var tribunalReaction: String
+
+    public init(
+        signingSecret: String? = nil, botToken: String? = nil, appToken: String? = nil,
+        apiURL: String = SlackConfiguration.defaultAPIURL, tribunalReaction: String = "mag"
+    ) {
+        self.signingSecret = signingSecret
+        self.botToken = botToken
+        self.appToken = appToken
+        self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
+        self.tribunalReaction = tribunalReaction
+    }
+
+    /// Slash commands, events and buttons over HTTP (`/slack/*` routes).
+    public var httpModeEnabled: Bool { signingSecret != nil }
+    /// Events over a websocket, no public URL needed.
+    public var socketModeEnabled: Bool { appToken != nil }
+    public var isEnabled: Bool { httpModeEnabled || socketModeEnabled }
+
+    /// Why Slack is off, or only half on, in words for the start-up log; nil when fully on.
+    public var status: String {
+        switch (httpModeEnabled, socketModeEnabled, botToken != nil) {
+        case (false, false, _):
+            "off: set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode), and SLACK_BOT_TOKEN"
+        case (_, _, false):
+            "on (\(modes)), but SLACK_BOT_TOKEN is not set: replies go only through response_url, so mentions, DMs and reactions cannot be answered"
+        default:
+            "on (\(modes))"
+        }
+    }
+
+    private var modes: String {
+        [httpModeEnabled ? "HTTP" : nil, socketModeEnabled ? "Socket Mode" : nil].compactMap { $0 }.joined(separator: " + ")
+    }
+}

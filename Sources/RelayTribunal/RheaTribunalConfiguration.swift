@@ -1,3 +1,5 @@
+public import RelayCore
+
 /// Everything the Rhea Tribunal client needs to know, as plain values.
 ///
 /// The caller reads the environment and the config file (`TRIBUNAL_URL`, `TRIBUNAL_TOKEN`,

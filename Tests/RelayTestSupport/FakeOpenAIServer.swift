@@ -1,3 +1,4 @@
+import RelayCore
 import Hummingbird
 public import Logging
 import NIOCore

@@ -1,3 +1,4 @@
+import RelayCore
 /// Everything a `FakeRheaTribunal` remembers and is told, behind one actor.
 actor FakeRheaTribunalState {
     /// What to send back for one request, after `delay` seconds.

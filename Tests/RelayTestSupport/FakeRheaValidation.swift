@@ -1,3 +1,4 @@
+import RelayCore
 /// Pydantic-style body validation, answering 422 bodies shaped as in contract §1.5:
 /// `{"detail": [{"type", "loc": ["body", field], "msg", "input", "ctx"}]}`.
 enum FakeRheaValidation {

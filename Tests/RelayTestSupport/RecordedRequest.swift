@@ -1,3 +1,4 @@
+public import RelayCore
 /// One request the fake received, as it arrived.
 public struct RecordedRequest: Sendable, Hashable {
     /// `GET`, `POST`, …

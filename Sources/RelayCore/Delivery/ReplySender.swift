@@ -18,5 +18,11 @@ public enum DeliveryOutcome: Sendable, Hashable {
 public protocol ReplySender: Sendable {
     /// The `platform` this sender delivers for (matches `OutboxEntry.platform`).
     var platform: String { get }
+    /// Seconds between two sends to one conversation (Slack: about one message a second per channel).
+    var minimumInterval: Double { get }
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
+}
+
+extension ReplySender {
+    public var minimumInterval: Double { 0 }
 }

@@ -1,7 +1,6 @@
-/// How often and how patiently a failed request is tried again.
-///
-/// Only transport failures (refused, reset, DNS) and 5xx answers are retried; timeouts are not,
-/// because the user has already waited the whole deadline once.
+/// How often and how patiently a failed request is tried again: exponential backoff with jitter
+/// and a bound. Used for backend calls (the Rhea client retries transport failures and 5xx, not
+/// timeouts, because the user has already waited the whole deadline once) and outbox delivery.
 public struct RetryPolicy: Sendable, Hashable {
     /// Total tries, the first one included (1 = no retry).
     public var attempts: Int

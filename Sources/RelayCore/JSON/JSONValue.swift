@@ -1,6 +1,7 @@
 import Foundation
 
-/// Any JSON value, for recording request bodies and building fake responses.
+/// Any JSON value: platform payloads read tolerantly, bodies built for platform APIs, and the
+/// fakes' recorded requests and responses.
 ///
 /// Integers and fractional numbers are kept apart so that `"k": 3` is sent as `3`, not `3.0`.
 public enum JSONValue: Sendable, Hashable {

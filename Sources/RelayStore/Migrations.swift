@@ -73,7 +73,40 @@ extension Migration {
                 // Purging expired keys scans by expiry.
                 "CREATE INDEX dedupe_by_expiry ON dedupe (expires_at)",
             ]
-        )
+        ),
+        Migration(
+            version: 2,
+            statements: [
+                // `seq` records enqueue order: two entries of one conversation created in the same
+                // instant must still go out in the order they were enqueued. It is a column of its own,
+                // not the implicit rowid, because VACUUM may renumber the rowids of a table whose
+                // primary key is not an INTEGER one.
+                """
+                CREATE TABLE outbox (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    seq INTEGER NOT NULL UNIQUE,
+                    platform TEXT NOT NULL,
+                    conversation TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    content TEXT NOT NULL,
+                    replaces TEXT,
+                    state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+                    attempts INTEGER NOT NULL CHECK (attempts >= 0),
+                    next_attempt_at REAL NOT NULL,
+                    created_at REAL NOT NULL,
+                    sent_at REAL,
+                    leased_until REAL,
+                    platform_ref TEXT,
+                    last_error TEXT
+                ) STRICT
+                """,
+                // Claiming walks the pending entries conversation by conversation, oldest first, to
+                // find each conversation's head without sorting.
+                "CREATE INDEX outbox_pending_by_conversation ON outbox (state, conversation, created_at, seq)",
+                // Purging deletes finished entries by age; counting the pending ones reads it too.
+                "CREATE INDEX outbox_by_state_and_creation ON outbox (state, created_at)",
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

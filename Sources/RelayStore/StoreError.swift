@@ -15,6 +15,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case closed
     /// An operation on an open store failed.
     case operationFailed(operation: String, reason: String)
+    /// An outbox entry's stored content cannot be decoded: a newer rhea-relay wrote a kind of
+    /// content this one does not know, or the file was edited by hand.
+    case unreadableOutboxEntry(id: String, reason: String)
 
     /// The operator-facing message.
     public var description: String {
@@ -32,6 +35,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             "The store is closed and cannot be used after close(). Open a new SQLiteStore."
         case .operationFailed(let operation, let reason):
             "Could not \(operation): \(reason)."
+        case .unreadableOutboxEntry(let id, let reason):
+            "The outbox entry \(id) cannot be read: \(reason). A newer rhea-relay may have written it; upgrade "
+                + "rhea-relay, or mark the entry failed in the outbox table."
         }
     }
 

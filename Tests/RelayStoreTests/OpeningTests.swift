@@ -138,5 +138,6 @@ struct OpeningTests {
         #expect(try await store.settings(.user(team: "T", user: "U")).isEmpty)
         #expect(try await store.history(team: "T", user: "U", limit: 10).isEmpty)
         #expect(try await store.claimEvent(key: "k", expiresAt: instant(60), now: instant()))
+        #expect(try await store.pendingOutboxCount() == 0)
     }
 }

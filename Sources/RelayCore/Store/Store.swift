@@ -1,10 +1,11 @@
 public import struct Foundation.Date
 
-/// Everything the relay keeps: chains, custom commands, settings, run history, dedupe keys.
+/// Everything the relay keeps: chains, custom commands, settings, run history, dedupe keys, and
+/// the outbox of replies waiting to be delivered (its operations are ``OutboxStore``'s).
 ///
 /// One protocol for every caller; SQLite implements it today, PostgreSQL can later without
 /// touching callers. Names are stored as given (callers lower-case them).
-public protocol Store: Sendable {
+public protocol Store: OutboxStore {
     // MARK: Chains (per team)
     /// Inserts or replaces the chain with this team and name.
     func saveChain(_ chain: SavedChain) async throws

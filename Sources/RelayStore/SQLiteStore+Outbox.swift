@@ -1,0 +1,195 @@
+public import RelayCore
+public import struct Foundation.Date
+import Logging
+import SQLiteNIO
+
+extension SQLiteStore {
+    /// Writes a new entry as given (callers enqueue pending ones). An id that is already in the
+    /// outbox is refused rather than overwritten: ids are idempotency keys, and replacing an entry
+    /// could drop a reply that was never sent.
+    public func enqueue(_ entry: OutboxEntry) async throws {
+        let operation = "enqueue outbox entry \(entry.id)"
+        try await perform(operation) { db in
+            // `seq` is one past the largest in the table, so it grows with every enqueue among the
+            // entries still there (purged entries are finished ones, whose order no longer matters).
+            let inserted = try await db.query(
+                """
+                INSERT INTO outbox (id, seq, platform, conversation, address, content, replaces, state, attempts,
+                    next_attempt_at, created_at, platform_ref, last_error)
+                VALUES (?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO NOTHING RETURNING id
+                """,
+                [
+                    .text(entry.id), .text(entry.platform), .text(entry.conversation), .text(entry.address),
+                    .text(try OutboxContentCoding.encode(entry.content)), .text(orNull: entry.replaces),
+                    .text(entry.state.rawValue), .integer(SQLiteInt64(entry.attempts)), .date(entry.nextAttemptAt),
+                    .date(entry.createdAt), .text(orNull: entry.platformRef), .text(orNull: entry.lastError),
+                ])
+            if inserted.isEmpty {
+                throw StoreError.operationFailed(operation: operation, reason: "an entry with this id already exists")
+            }
+        }
+    }
+
+    /// Leases up to `limit` due entries until `leaseUntil` and returns them, oldest first; none when
+    /// `limit` is not positive.
+    ///
+    /// A conversation's candidate is its oldest pending entry (by `createdAt`, then enqueue order),
+    /// whether or not that one is due or leased: while it waits, the conversation's later entries
+    /// wait behind it. Selecting and leasing share one transaction, so no other claim (from this
+    /// process or another on the same file) can take the same entries.
+    ///
+    /// An entry whose content this rhea-relay cannot decode is marked failed, with the reason in
+    /// its `lastError`, and logged; it is not returned. Otherwise one unreadable entry would stop
+    /// every claim, and its conversation for good.
+    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxEntry] {
+        // SQLite reads a negative LIMIT as "no limit"; a caller asking for none should get none.
+        guard limit > 0 else { return [] }
+        // The steps are static so that the transaction's body does not capture the actor: it runs
+        // off the actor, holding the connection through the gate.
+        let logger = logger
+        return try await perform("claim due outbox entries") { db in
+            try await db.inTransaction {
+                var claimed = try await Self.dueHeads(now: now, limit: limit, db)
+                while claimed.unreadable.isEmpty == false {
+                    try await Self.markUnreadable(claimed.unreadable, db, logger: logger)
+                    // The failed heads uncovered their conversations' next entries: select again.
+                    claimed = try await Self.dueHeads(now: now, limit: limit, db)
+                }
+                try await Self.lease(claimed.entries.map(\.id), until: leaseUntil, db)
+                return claimed.entries
+            }
+        }
+    }
+
+    /// Delivered: state sent, `sentAt` and the platform's message id kept, lease dropped.
+    public func markSent(id: String, platformRef: String?, at: Date) async throws {
+        try await update(
+            id: id, operation: "mark outbox entry \(id) sent",
+            set: "state = 'sent', sent_at = ?, platform_ref = ?, leased_until = NULL",
+            [.date(at), .text(orNull: platformRef)])
+    }
+
+    /// Not delivered yet: records the attempts and the error, retries at `nextAttemptAt`, drops the
+    /// lease. The state is left as it is (pending).
+    public func reschedule(id: String, attempts: Int, nextAttemptAt: Date, lastError: String) async throws {
+        try await update(
+            id: id, operation: "reschedule outbox entry \(id)",
+            set: "attempts = ?, next_attempt_at = ?, last_error = ?, leased_until = NULL",
+            [.integer(SQLiteInt64(attempts)), .date(nextAttemptAt), .text(lastError)])
+    }
+
+    /// Given up: state failed, with the attempts and the reason; lease dropped.
+    public func markFailed(id: String, attempts: Int, lastError: String) async throws {
+        try await update(
+            id: id, operation: "mark outbox entry \(id) failed",
+            set: "state = 'failed', attempts = ?, last_error = ?, leased_until = NULL",
+            [.integer(SQLiteInt64(attempts)), .text(lastError)])
+    }
+
+    /// The entry with this id, in any state; nil when there is none. Throws
+    /// ``StoreError/unreadableOutboxEntry(id:reason:)`` when its content cannot be decoded.
+    public func outboxEntry(id: String) async throws -> OutboxEntry? {
+        try await perform("read outbox entry \(id)") { db in
+            try await db.query("SELECT * FROM outbox WHERE id = ?", [.text(id)]).first.map(OutboxEntry.init(row:))
+        }
+    }
+
+    /// Pending entries, leased or not: the outbox depth.
+    public func pendingOutboxCount() async throws -> Int {
+        try await perform("count pending outbox entries") { db in
+            try await db.query("SELECT COUNT(*) AS count FROM outbox WHERE state = 'pending'").first?.int("count") ?? 0
+        }
+    }
+
+    /// Drops every lease. Called at start: this store has one process per file, so any lease left
+    /// in it belongs to a process that is gone, and its entries should not wait for it to lapse.
+    public func releaseOutboxLeases() async throws {
+        try await perform("release outbox leases") { db in
+            _ = try await db.query("UPDATE outbox SET leased_until = NULL WHERE leased_until IS NOT NULL")
+        }
+    }
+
+    /// Deletes sent and failed entries created before `before`; pending ones are kept whatever
+    /// their age, since they are still to be delivered.
+    public func purgeOutbox(before: Date) async throws {
+        try await perform("purge the outbox") { db in
+            _ = try await db.query(
+                "DELETE FROM outbox WHERE state IN ('sent', 'failed') AND created_at < ?", [.date(before)])
+        }
+    }
+
+    // MARK: Claim steps (inside the claim's transaction)
+
+    /// Every conversation's oldest pending entry that is due and not leased, oldest first, split
+    /// into the entries that decode and the unreadable ones.
+    private static func dueHeads(
+        now: Date, limit: Int, _ db: SQLiteConnection
+    ) async throws -> (entries: [OutboxEntry], unreadable: [StoreError]) {
+        // The window numbers each conversation's pending entries in delivery order; only the first
+        // is a candidate, and the due/lease filters apply after numbering so that an entry waiting
+        // for its retry still holds back the entries behind it.
+        let rows = try await db.query(
+            """
+            SELECT * FROM (
+                SELECT *, ROW_NUMBER() OVER (PARTITION BY conversation ORDER BY created_at, seq) AS position
+                FROM outbox WHERE state = 'pending'
+            )
+            WHERE position = 1 AND next_attempt_at <= ? AND (leased_until IS NULL OR leased_until < ?)
+            ORDER BY created_at, seq
+            LIMIT ?
+            """,
+            [.date(now), .date(now), .integer(SQLiteInt64(limit))])
+        var entries: [OutboxEntry] = []
+        var unreadable: [StoreError] = []
+        for row in rows {
+            do {
+                entries.append(try OutboxEntry(row: row))
+            } catch let error as StoreError {
+                guard case .unreadableOutboxEntry = error else { throw error }
+                unreadable.append(error)
+            }
+        }
+        return (entries, unreadable)
+    }
+
+    /// Marks entries whose content cannot be decoded failed, keeping the reason.
+    private static func markUnreadable(_ errors: [StoreError], _ db: SQLiteConnection, logger: Logger) async throws {
+        for error in errors {
+            guard case .unreadableOutboxEntry(let id, _) = error else { continue }
+            logger.error(
+                "Marking an unreadable outbox entry failed",
+                metadata: ["outbox.id": .string(id), "error": .string(error.description)])
+            _ = try await db.query(
+                "UPDATE outbox SET state = 'failed', last_error = ?, leased_until = NULL WHERE id = ?",
+                [.text(error.description), .text(id)])
+        }
+    }
+
+    /// Leases the claimed entries, a bounded number of ids per statement (SQLite caps the number
+    /// of bound values in one statement).
+    private static func lease(_ ids: [String], until: Date, _ db: SQLiteConnection) async throws {
+        let chunkSize = 500
+        for start in stride(from: 0, to: ids.count, by: chunkSize) {
+            let chunk = ids[start..<min(start + chunkSize, ids.count)]
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            _ = try await db.query(
+                "UPDATE outbox SET leased_until = ? WHERE id IN (\(placeholders))",
+                [.date(until)] + chunk.map { .text($0) })
+        }
+    }
+
+    // MARK: Updates by id
+
+    /// Runs `UPDATE outbox SET <set> WHERE id = ?`; an id with no entry is an error, since the
+    /// caller is acting on an entry it believes exists (a lost update would go unnoticed otherwise).
+    private func update(id: String, operation: String, set: String, _ binds: [SQLiteData]) async throws {
+        try await perform(operation) { db in
+            let updated = try await db.query(
+                "UPDATE outbox SET \(set) WHERE id = ? RETURNING id", binds + [.text(id)])
+            if updated.isEmpty {
+                throw StoreError.operationFailed(operation: operation, reason: "no outbox entry has this id")
+            }
+        }
+    }
+}

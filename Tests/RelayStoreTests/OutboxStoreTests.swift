@@ -1,0 +1,371 @@
+import Foundation
+import RelayCore
+import Testing
+@testable import RelayStore
+
+@Suite("The outbox in the SQLite store")
+struct OutboxStoreTests {
+    typealias Fixtures = OutboxFixtures
+
+    /// Claims with a one-minute lease from `now`, as a delivery worker would.
+    private func claim(_ store: SQLiteStore, at now: TimeInterval, limit: Int = 10) async throws -> [String] {
+        try await store.claimDueOutbox(now: instant(now), leaseUntil: instant(now + 60), limit: limit).map(\.id)
+    }
+
+    // MARK: Round trip
+
+    @Test("Every kind of content comes back from the store as it was enqueued", arguments: Fixtures.everyContent)
+    func roundTrip(entry: OutboxEntry) async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(entry)
+            #expect(try await store.outboxEntry(id: entry.id) == entry)
+            #expect(try await store.outboxEntry(id: "no-such-entry") == nil)
+        }
+    }
+
+    @Test("A claimed entry is returned whole")
+    func claimReturnsWholeEntries() async throws {
+        try await withTemporaryStore { store in
+            for entry in Fixtures.everyContent {
+                try await store.enqueue(entry)
+            }
+            let claimed = try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10)
+            // One per conversation: reply-1 holds back parked-1 in slack:T1:C1.
+            #expect(claimed == [Fixtures.everyContent[0], Fixtures.everyContent[1]])
+        }
+    }
+
+    @Test("Enqueuing an id that is already in the outbox fails and keeps the first entry")
+    func duplicateId() async throws {
+        try await withTemporaryStore { store in
+            let first = Fixtures.entry("e1")
+            try await store.enqueue(first)
+            let error = try await #require(throws: StoreError.self) {
+                try await store.enqueue(Fixtures.entry("e1", conversation: "other", created: 9))
+            }
+            #expect(error.description.contains("e1"))
+            #expect(error.description.contains("already exists"))
+            #expect(try await store.outboxEntry(id: "e1") == first)
+            #expect(try await store.pendingOutboxCount() == 1)
+        }
+    }
+
+    // MARK: Order
+
+    @Test("A conversation's entries come out one at a time, in order, each after the previous is done")
+    func oneConversationInOrder() async throws {
+        try await withTemporaryStore { store in
+            // The first two share a creation instant, so enqueue order decides between them. The ids
+            // sort the other way on purpose, so a result in id order would fail.
+            try await store.enqueue(Fixtures.entry("c-first", created: 0))
+            try await store.enqueue(Fixtures.entry("b-second", created: 0))
+            try await store.enqueue(Fixtures.entry("a-third", created: 1))
+
+            #expect(try await claim(store, at: 10) == ["c-first"])
+            // Leased and unfinished, it holds back the rest, even once its lease has ended.
+            #expect(try await claim(store, at: 11).isEmpty)
+            #expect(try await claim(store, at: 100) == ["c-first"])
+
+            try await store.markSent(id: "c-first", platformRef: "ts-1", at: instant(101))
+            #expect(try await claim(store, at: 102) == ["b-second"])
+            #expect(try await claim(store, at: 103).isEmpty)
+
+            try await store.markFailed(id: "b-second", attempts: 5, lastError: "channel_not_found")
+            #expect(try await claim(store, at: 104) == ["a-third"])
+
+            try await store.markSent(id: "a-third", platformRef: "ts-3", at: instant(105))
+            #expect(try await claim(store, at: 106).isEmpty)
+        }
+    }
+
+    @Test("Creation time orders a conversation before enqueue order does")
+    func creationTimeFirst() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("later", created: 5))
+            try await store.enqueue(Fixtures.entry("earlier", created: 1))
+            #expect(try await claim(store, at: 10) == ["earlier"])
+            try await store.markSent(id: "earlier", platformRef: nil, at: instant(11))
+            #expect(try await claim(store, at: 12) == ["later"])
+        }
+    }
+
+    @Test("Different conversations come out together, oldest first")
+    func conversationsTogether() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("c1-a", conversation: "C1", created: 0))
+            try await store.enqueue(Fixtures.entry("c1-b", conversation: "C1", created: 1))
+            try await store.enqueue(Fixtures.entry("c2-a", conversation: "C2", created: -1))
+            try await store.enqueue(Fixtures.entry("c3-a", conversation: "C3", created: 2))
+            #expect(try await claim(store, at: 10) == ["c2-a", "c1-a", "c3-a"])
+        }
+    }
+
+    // MARK: Retry and leases
+
+    @Test("Rescheduling into the future hides the entry and its conversation until then")
+    func rescheduleHides() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("c1-a", conversation: "C1", created: 0))
+            try await store.enqueue(Fixtures.entry("c1-b", conversation: "C1", created: 1))
+            try await store.enqueue(Fixtures.entry("c2-a", conversation: "C2", created: 2))
+            #expect(try await claim(store, at: 10) == ["c1-a", "c2-a"])
+
+            try await store.reschedule(id: "c1-a", attempts: 1, nextAttemptAt: instant(100), lastError: "HTTP 429")
+            try await store.markSent(id: "c2-a", platformRef: nil, at: instant(11))
+            // The lease is dropped, but c1-a is not due, and c1-b waits behind it.
+            #expect(try await claim(store, at: 20).isEmpty)
+            #expect(try await claim(store, at: 99).isEmpty)
+            // Due at exactly its next attempt.
+            #expect(try await claim(store, at: 100) == ["c1-a"])
+
+            let rescheduled = try #require(try await store.outboxEntry(id: "c1-a"))
+            #expect(rescheduled.state == .pending)
+            #expect(rescheduled.attempts == 1)
+            #expect(rescheduled.nextAttemptAt == instant(100))
+            #expect(rescheduled.lastError == "HTTP 429")
+        }
+    }
+
+    @Test("A live lease hides an entry; an ended one does not")
+    func leases() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("e1"))
+            let claimed = try await store.claimDueOutbox(now: instant(0), leaseUntil: instant(60), limit: 10)
+            #expect(claimed.map(\.id) == ["e1"])
+            #expect(try await claim(store, at: 30).isEmpty)
+            // A lease lasts up to and including its end.
+            #expect(try await claim(store, at: 60).isEmpty)
+            #expect(try await claim(store, at: 61) == ["e1"])
+        }
+    }
+
+    @Test("Rescheduling drops the lease: a due retry is claimable at once")
+    func rescheduleDropsLease() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("e1"))
+            #expect(try await claim(store, at: 0) == ["e1"])
+            try await store.reschedule(id: "e1", attempts: 1, nextAttemptAt: instant(5), lastError: "timeout")
+            #expect(try await claim(store, at: 5) == ["e1"])
+        }
+    }
+
+    @Test("Releasing leases makes leased entries claimable again")
+    func releaseLeases() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("c1", conversation: "C1"))
+            try await store.enqueue(Fixtures.entry("c2", conversation: "C2"))
+            let claimed = try await store.claimDueOutbox(now: instant(0), leaseUntil: instant(3600), limit: 10)
+            #expect(claimed.map(\.id) == ["c1", "c2"])
+            #expect(try await claim(store, at: 10).isEmpty)
+
+            try await store.releaseOutboxLeases()
+            #expect(try await claim(store, at: 10) == ["c1", "c2"])
+            #expect(try await store.pendingOutboxCount() == 2)
+        }
+    }
+
+    @Test("Concurrent claims never hand out the same entry twice")
+    func concurrentClaims() async throws {
+        try await withTemporaryStore { store in
+            for index in 0..<40 {
+                try await store.enqueue(Fixtures.entry("e\(index)", conversation: "C\(index)", created: Double(index)))
+            }
+            let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await store.claimDueOutbox(now: instant(100), leaseUntil: instant(160), limit: 7)
+                            .map(\.id)
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(claimed.count == 40)
+            #expect(Set(claimed) == Set((0..<40).map { "e\($0)" }))
+        }
+    }
+
+    // MARK: Restart
+
+    @Test("Entries survive closing and reopening the file, and are claimable after a restart")
+    func survivesRestart() async throws {
+        try await withTemporaryFolder { folder in
+            let path = folder.path("relay.sqlite")
+            let waiting = Fixtures.entry("waiting", conversation: "C1", content: .reply(Fixtures.fullReply))
+            let inFlight = Fixtures.entry("in-flight", conversation: "C2", created: 1)
+            let sent = Fixtures.entry("sent", conversation: "C3", created: 2)
+
+            let first = try await SQLiteStore.open(path: path)
+            for entry in [waiting, inFlight, sent] {
+                try await first.enqueue(entry)
+            }
+            // in-flight and sent are claimed; only sent is confirmed before the "crash".
+            _ = try await first.claimDueOutbox(now: instant(10), leaseUntil: instant(3600), limit: 10)
+            try await first.reschedule(id: "waiting", attempts: 1, nextAttemptAt: instant(10), lastError: "HTTP 500")
+            try await first.markSent(id: "sent", platformRef: "ts-3", at: instant(11))
+            try await first.close()
+
+            let second = try await SQLiteStore.open(path: path)
+            #expect(try await second.pendingOutboxCount() == 2)
+            #expect(try await second.outboxEntry(id: "sent")?.state == .sent)
+            // Without a release, the dead process's lease still holds in-flight back.
+            #expect(try await claim(second, at: 20) == ["waiting"])
+            try await second.releaseOutboxLeases()
+            let claimed = try await second.claimDueOutbox(now: instant(20), leaseUntil: instant(80), limit: 10)
+            #expect(claimed.map(\.id) == ["waiting", "in-flight"])
+            var expected = waiting
+            expected.attempts = 1
+            expected.nextAttemptAt = instant(10)
+            expected.lastError = "HTTP 500"
+            #expect(claimed.first == expected)
+            try await second.close()
+        }
+    }
+
+    // MARK: Outcomes
+
+    @Test("A sent entry keeps the platform's message id, and is not claimed again")
+    func markSentKeepsPlatformRef() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("with-ref", conversation: "C1"))
+            try await store.enqueue(Fixtures.entry("without-ref", conversation: "C2"))
+            #expect(try await claim(store, at: 0) == ["with-ref", "without-ref"])
+            try await store.markSent(id: "with-ref", platformRef: "1750000000.000200", at: instant(1))
+            try await store.markSent(id: "without-ref", platformRef: nil, at: instant(1))
+
+            let withRef = try #require(try await store.outboxEntry(id: "with-ref"))
+            #expect(withRef.state == .sent)
+            #expect(withRef.platformRef == "1750000000.000200")
+            let withoutRef = try #require(try await store.outboxEntry(id: "without-ref"))
+            #expect(withoutRef.state == .sent)
+            #expect(withoutRef.platformRef == nil)
+            #expect(try await claim(store, at: 1000).isEmpty)
+        }
+    }
+
+    @Test("A failed entry keeps its attempts and reason, and is not claimed again")
+    func markFailedKeepsReason() async throws {
+        try await withTemporaryStore { store in
+            try await store.enqueue(Fixtures.entry("e1"))
+            #expect(try await claim(store, at: 0) == ["e1"])
+            try await store.markFailed(id: "e1", attempts: 6, lastError: "gave up after 6 attempts: HTTP 503")
+            let failed = try #require(try await store.outboxEntry(id: "e1"))
+            #expect(failed.state == .failed)
+            #expect(failed.attempts == 6)
+            #expect(failed.lastError == "gave up after 6 attempts: HTTP 503")
+            #expect(try await claim(store, at: 1000).isEmpty)
+        }
+    }
+
+    @Test("Updating an id that is not in the outbox fails, naming the id")
+    func unknownId() async throws {
+        try await withTemporaryStore { store in
+            let sent = try await #require(throws: StoreError.self) {
+                try await store.markSent(id: "ghost", platformRef: nil, at: instant())
+            }
+            #expect(sent.description.contains("ghost"))
+            await #expect(throws: StoreError.self) {
+                try await store.reschedule(id: "ghost", attempts: 1, nextAttemptAt: instant(), lastError: "x")
+            }
+            await #expect(throws: StoreError.self) {
+                try await store.markFailed(id: "ghost", attempts: 1, lastError: "x")
+            }
+        }
+    }
+
+    @Test("The pending count includes leased entries and drops as entries finish")
+    func pendingCount() async throws {
+        try await withTemporaryStore { store in
+            #expect(try await store.pendingOutboxCount() == 0)
+            for (index, conversation) in ["C1", "C2", "C3"].enumerated() {
+                try await store.enqueue(Fixtures.entry("e\(index)", conversation: conversation))
+            }
+            #expect(try await store.pendingOutboxCount() == 3)
+            #expect(try await claim(store, at: 0, limit: 2) == ["e0", "e1"])
+            #expect(try await store.pendingOutboxCount() == 3)
+            try await store.markSent(id: "e0", platformRef: nil, at: instant(1))
+            #expect(try await store.pendingOutboxCount() == 2)
+            try await store.reschedule(id: "e1", attempts: 1, nextAttemptAt: instant(60), lastError: "HTTP 429")
+            #expect(try await store.pendingOutboxCount() == 2)
+            try await store.markFailed(id: "e1", attempts: 2, lastError: "HTTP 404")
+            #expect(try await store.pendingOutboxCount() == 1)
+        }
+    }
+
+    @Test("Purging deletes old sent and failed entries and keeps pending ones, however old")
+    func purgeKeepsPending() async throws {
+        try await withTemporaryStore { store in
+            let created: [(id: String, at: TimeInterval)] = [
+                ("old-sent", 0), ("old-failed", 0), ("old-pending", 0), ("old-leased", 0), ("new-sent", 100),
+                ("edge-sent", 50),
+            ]
+            for (id, at) in created {
+                try await store.enqueue(Fixtures.entry(id, conversation: id, created: at))
+            }
+            #expect(try await claim(store, at: 200).count == created.count)
+            try await store.markSent(id: "old-sent", platformRef: nil, at: instant(201))
+            try await store.markFailed(id: "old-failed", attempts: 3, lastError: "HTTP 404")
+            try await store.reschedule(id: "old-pending", attempts: 1, nextAttemptAt: instant(300), lastError: "x")
+            try await store.markSent(id: "new-sent", platformRef: nil, at: instant(201))
+            try await store.markSent(id: "edge-sent", platformRef: nil, at: instant(201))
+
+            try await store.purgeOutbox(before: instant(50))
+            #expect(try await store.outboxEntry(id: "old-sent") == nil)
+            #expect(try await store.outboxEntry(id: "old-failed") == nil)
+            #expect(try await store.outboxEntry(id: "old-pending")?.state == .pending)
+            #expect(try await store.outboxEntry(id: "old-leased")?.state == .pending)
+            // "Before" is strict: one created at the cut-off stays.
+            #expect(try await store.outboxEntry(id: "edge-sent")?.state == .sent)
+            #expect(try await store.outboxEntry(id: "new-sent")?.state == .sent)
+            #expect(try await store.pendingOutboxCount() == 2)
+        }
+    }
+
+    @Test("The limit is honoured, and entries left out are not leased")
+    func limit() async throws {
+        try await withTemporaryStore { store in
+            for index in 0..<5 {
+                try await store.enqueue(Fixtures.entry("e\(index)", conversation: "C\(index)", created: Double(index)))
+            }
+            #expect(try await claim(store, at: 10, limit: 0).isEmpty)
+            #expect(try await claim(store, at: 10, limit: -1).isEmpty)
+            #expect(try await claim(store, at: 10, limit: 2) == ["e0", "e1"])
+            #expect(try await claim(store, at: 11, limit: 1) == ["e2"])
+            #expect(try await claim(store, at: 12, limit: 10) == ["e3", "e4"])
+        }
+    }
+
+    // MARK: Unreadable content
+
+    @Test("Content this version cannot decode gives a clear StoreError, and does not stall the outbox")
+    func unreadableContent() async throws {
+        try await withTemporaryFolder { folder in
+            let path = folder.path("relay.sqlite")
+            let first = try await SQLiteStore.open(path: path)
+            try await first.enqueue(Fixtures.entry("future", conversation: "C1", created: 0))
+            try await first.enqueue(Fixtures.entry("after-future", conversation: "C1", created: 1))
+            try await first.enqueue(Fixtures.entry("elsewhere", conversation: "C2", created: 2))
+            try await first.close()
+
+            // A newer rhea-relay writes a kind of content this one does not know.
+            let newer = Migration(
+                version: SQLiteStore.supportedSchemaVersion + 1,
+                statements: [#"UPDATE outbox SET content = '{"poll":{"question":"Lunch?"}}' WHERE id = 'future'"#])
+            let store = try await SQLiteStore.open(path: path, migrations: Migration.all + [newer])
+            let error = try await #require(throws: StoreError.self) {
+                try await store.outboxEntry(id: "future")
+            }
+            guard case .unreadableOutboxEntry(let id, _) = error else {
+                Issue.record("Expected unreadableOutboxEntry, got \(error)")
+                try await store.close()
+                return
+            }
+            #expect(id == "future")
+            #expect(error.description.contains("future"))
+
+            // The unreadable head is given up on, so the conversation and the others go on.
+            #expect(try await claim(store, at: 10) == ["after-future", "elsewhere"])
+            #expect(try await store.pendingOutboxCount() == 2)
+            try await store.close()
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import RelayCore
 import SlackAdapter
 import Testing

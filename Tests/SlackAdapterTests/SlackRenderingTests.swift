@@ -47,11 +47,14 @@ struct SlackRenderingTests {
     static func longAnswer(characters: Int) -> String {
         let words = ["alpha", "&", "<b>", "café", "naïve", "👩‍👩‍👧", "e\u{301}tude", "x>y", "日本語", "R&D", "—", "ok"]
         var text = ""
+        var count = 0
         var index = 0
-        while text.count < characters {
-            text += words[(index * 7 + index / 5) % words.count]
+        while count < characters {
+            let word = words[(index * 7 + index / 5) % words.count]
             index += 1
-            text += index % 97 == 0 ? "\n\n" : index % 13 == 0 ? "\n" : " "
+            let separator = index % 97 == 0 ? "\n\n" : index % 13 == 0 ? "\n" : " "
+            text += word + separator
+            count += word.count + separator.count
         }
         return text
     }
@@ -80,9 +83,11 @@ struct SlackRenderingTests {
             shownWords += body.flatMap { Self.unescape($0).split(whereSeparator: \.isWhitespace).map(String.init) }
             #expect(message.buttons.isEmpty == (index != messages.count - 1))
         }
-        #expect(shownWords == answer.split(whereSeparator: \.isWhitespace).map(String.init))
+        let complete = shownWords == answer.split(whereSeparator: \.isWhitespace).map(String.init)
+        #expect(complete, "the sections together do not hold every word of the answer, in order")
         #expect(messages[0].blocks.first?["text"]?["text"] == "*Summary*")
-        #expect(messages.last!.blocks.flatMap(\.mrkdwnTexts).contains { $0.contains("Agreement 90%") })
+        let closing: [String] = messages.last!.blocks.flatMap(\.mrkdwnTexts)
+        #expect(closing.contains { $0.contains("Agreement 90%") })
     }
 
     @Test func hardCutsNeverSplitACharacterOrAnEntity() {
@@ -101,7 +106,8 @@ struct SlackRenderingTests {
                 rebuilt += plain
             }
         }
-        #expect(rebuilt == answer)
+        let complete = rebuilt == answer  // a Bool, so a failure does not print 9000 characters twice
+        #expect(complete, "the sections together are not the answer")
     }
 
     @Test func splitsPreferParagraphsThenLinesThenWords() {

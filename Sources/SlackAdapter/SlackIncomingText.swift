@@ -1,0 +1,119 @@
+import Foundation
+
+/// Turns the text of an incoming Slack message into the plain text a user sees and a model
+/// should read.
+///
+/// Slack sends message text with its control sequences (`<@U123>`, `<#C1|general>`,
+/// `<https://x|label>`, `<!here>`) and with `&`, `<`, `>` escaped as `&amp;`, `&lt;`, `&gt;`.
+public enum SlackIncomingText {
+    /// Strips a leading mention (the bot's, in an `app_mention`) and normalises the rest.
+    ///
+    /// Only a mention at the very start is removed: `<@UBOT> translate fr hi` is
+    /// `translate fr hi`, while a mention later in the text is kept as `@U123`.
+    public static func normalizeMention(_ text: String, botUserID: String? = nil) -> String {
+        var rest = Substring(text).drop(while: \.isWhitespace)
+        if rest.hasPrefix("<@"), let close = rest.firstIndex(of: ">") {
+            let id = rest[rest.index(rest.startIndex, offsetBy: 2)..<close].prefix { $0 != "|" }
+            if botUserID.map({ id == $0 }) ?? true {
+                rest = rest[rest.index(after: close)...]
+            }
+        }
+        return normalize(String(rest)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Replaces Slack's control sequences with plain text and unescapes `&lt;`, `&gt;`, `&amp;`.
+    ///
+    /// - `<https://x|label>` → `label (https://x)`, or just `label` when the label is the
+    ///   address itself (Slack links a typed `example.com` as `<http://example.com|example.com>`);
+    ///   `<https://x>` → `https://x`; `<mailto:a@b.c|a@b.c>` → `a@b.c`.
+    /// - `<@U123>` → `@U123`, `<@U123|ann>` → `@ann`; `<#C1|general>` → `#general`, `<#C1>` → `#C1`.
+    /// - `<!here>` → `@here` (likewise `channel`, `everyone`); `<!subteam^S1|@devs>` → `@devs`;
+    ///   `<!date^…|fallback>` → `fallback`.
+    ///
+    /// One pass, so an escaped `&amp;lt;` becomes `&lt;` and never `<`.
+    public static func normalize(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "<", let close = text[index...].firstIndex(of: ">") {
+                out += plain(control: text[text.index(after: index)..<close])
+                index = text.index(after: close)
+            } else if character == "&", let (replacement, next) = entity(in: text, at: index) {
+                out.append(replacement)
+                index = next
+            } else {
+                out.append(character)
+                index = text.index(after: index)
+            }
+        }
+        return out
+    }
+
+    /// The text of one `<…>` sequence (without its brackets).
+    private static func plain(control: Substring) -> String {
+        let target: Substring
+        let label: String?
+        if let bar = control.firstIndex(of: "|") {
+            target = control[..<bar]
+            let text = unescape(control[control.index(after: bar)...])
+            label = text.isEmpty ? nil : text
+        } else {
+            target = control
+            label = nil
+        }
+        switch target.first {
+        case "@":
+            return label.map { $0.hasPrefix("@") ? $0 : "@" + $0 } ?? String(target)
+        case "#":
+            return "#" + (label ?? String(target.dropFirst()))
+        case "!":
+            let special = target.dropFirst()
+            if let label { return label }
+            let name = special.prefix { $0 != "^" }
+            return "@" + String(name == "subteam" ? special.drop { $0 != "^" }.dropFirst() : name)
+        default:
+            let address = unescape(target)
+            guard let label else { return address }
+            return sameAddress(label, address) ? label : "\(label) (\(address))"
+        }
+    }
+
+    /// Whether a link's label just repeats its address, give or take the scheme.
+    private static func sameAddress(_ label: String, _ address: String) -> Bool {
+        func bare(_ value: String) -> Substring {
+            var value = Substring(value)
+            if let scheme = value.range(of: "://") {
+                value = value[scheme.upperBound...]
+            } else if value.lowercased().hasPrefix("mailto:") || value.lowercased().hasPrefix("tel:") {
+                value = value[value.index(after: value.firstIndex(of: ":")!)...]
+            }
+            return value.hasSuffix("/") ? value.dropLast() : value
+        }
+        return bare(label) == bare(address)
+    }
+
+    private static func unescape(_ text: Substring) -> String {
+        var out = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index] == "&", let (replacement, next) = entity(in: text, at: index) {
+                out.append(replacement)
+                index = next
+            } else {
+                out.append(text[index])
+                index = text.index(after: index)
+            }
+        }
+        return out
+    }
+
+    /// The character an entity at `index` stands for, and where the text after it starts.
+    private static func entity<S: StringProtocol>(in text: S, at index: S.Index) -> (Character, S.Index)? {
+        for (name, character) in [("&amp;", Character("&")), ("&lt;", "<"), ("&gt;", ">")] where text[index...].hasPrefix(name) {
+            return (character, text.index(index, offsetBy: name.count))
+        }
+        return nil
+    }
+}

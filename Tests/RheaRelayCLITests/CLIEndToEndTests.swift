@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import RelayTestSupport
 import Testing
 

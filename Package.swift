@@ -70,6 +70,10 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // HTTPHeaders and HTTPMethod, for the Web API client's requests.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // WebSocketErrorCode, for sending Socket Mode's close frame.
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

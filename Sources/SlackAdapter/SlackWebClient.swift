@@ -1,0 +1,116 @@
+public import AsyncHTTPClient
+import Foundation
+public import Logging
+public import RelayCore
+
+/// Slack's Web API over HTTP: `SlackWebAPI` on a shared AsyncHTTPClient.
+///
+/// The `HTTPClient` is the caller's, shared with the rest of the relay and shut down by it;
+/// give it a pool sized for load and no redirects (a redirect would carry the token
+/// elsewhere). There are no retries here: a failed call throws at once and its
+/// `deliveryOutcome` tells the outbox when to try again. Tokens and `response_url`s never
+/// reach logs or errors.
+public struct SlackWebClient: SlackWebAPI {
+    /// Seconds for one call when neither the client nor the request says otherwise.
+    public static let defaultTimeout: Double = 10
+    /// Largest answer read; Slack's answers are a few kilobytes.
+    static let maxResponseBytes = 1024 * 1024
+
+    let httpClient: HTTPClient
+    /// The Web API base without a trailing slash, e.g. `https://slack.com/api`.
+    public let apiURL: String
+    let botToken: String?
+    /// Seconds for a whole call (sending, waiting, reading) unless the request says otherwise.
+    public let timeout: Double
+    let logger: Logger
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - httpClient: the shared client; it stays owned (and shut down) by the caller.
+    ///   - apiURL: the Web API base; a fake's in tests.
+    ///   - botToken: the `xoxb-…` token for `chat.*`; nil makes those calls fail with
+    ///     `.invalidRequest` (a `response_url` and Socket Mode need none).
+    ///   - timeout: default seconds per call.
+    public init(
+        httpClient: HTTPClient,
+        apiURL: String = SlackConfiguration.defaultAPIURL,
+        botToken: String?,
+        timeout: Double = SlackWebClient.defaultTimeout,
+        logger: Logger
+    ) {
+        self.httpClient = httpClient
+        var base = apiURL.trimmingCharacters(in: .whitespaces)
+        while base.hasSuffix("/") { base.removeLast() }
+        self.apiURL = base
+        self.botToken = botToken.flatMap { $0.isEmpty ? nil : $0 }
+        self.timeout = timeout
+        var logger = logger
+        logger[metadataKey: "platform"] = "slack"
+        self.logger = logger
+    }
+
+    /// A client for `configuration`'s API URL and bot token.
+    public init(
+        httpClient: HTTPClient, configuration: SlackConfiguration, timeout: Double = SlackWebClient.defaultTimeout,
+        logger: Logger
+    ) {
+        self.init(
+            httpClient: httpClient, apiURL: configuration.apiURL, botToken: configuration.botToken, timeout: timeout,
+            logger: logger)
+    }
+
+    public func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> JSONValue {
+        let label = request.label
+        let seconds = request.timeout ?? timeout
+        let httpRequest = try makeRequest(request)
+        let started = ContinuousClock.now
+        let response: RawResponse
+        do {
+            response = try await exchange(httpRequest, label: label, timeout: seconds)
+        } catch {
+            logger.debug(
+                "Slack call failed",
+                metadata: ["slack.method": "\(label)", "slack.error": "\(error.code)", "slack.elapsed": "\(elapsed(since: started))"])
+            throw error
+        }
+        let answer = Self.interpret(
+            status: response.status, retryAfter: response.retryAfter, body: response.body, method: label,
+            isResponseURL: request.isResponseURL)
+        switch answer {
+        case .success(let json):
+            logger.debug(
+                "Slack call succeeded",
+                metadata: ["slack.method": "\(label)", "slack.status": "\(response.status)", "slack.elapsed": "\(elapsed(since: started))"])
+            let warnings = Self.warnings(in: json)
+            if !warnings.isEmpty {
+                // `message_truncated` and friends: the call worked but not quite as asked.
+                logger.notice(
+                    "Slack answered with warnings",
+                    metadata: ["slack.method": "\(label)", "slack.warnings": "\(warnings.joined(separator: ","))"])
+            }
+            return json
+        case .failure(let error):
+            logger.debug(
+                "Slack refused a call",
+                metadata: [
+                    "slack.method": "\(label)", "slack.status": "\(response.status)", "slack.error": "\(error.code)",
+                    "slack.elapsed": "\(elapsed(since: started))",
+                ])
+            throw error
+        }
+    }
+
+    private func elapsed(since start: ContinuousClock.Instant) -> String {
+        let (seconds, attoseconds) = start.duration(to: .now).components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return String((value * 1000).rounded() / 1000)
+    }
+}
+
+extension SlackWebRequest {
+    var isResponseURL: Bool {
+        if case .responseURL = destination { return true }
+        return false
+    }
+}

@@ -1,0 +1,68 @@
+public import RelayCore
+
+/// One POST to Slack: a Web API method, or a `response_url`.
+///
+/// Tokens and `response_url`s are credentials, so this type's descriptions (and those of its
+/// destination) never show them: printing or dumping a request is safe.
+public struct SlackWebRequest: Sendable, Hashable {
+    /// Where the request goes and with which credential.
+    public enum Destination: Sendable, Hashable {
+        /// A Web API method such as `chat.postMessage`, POSTed to `{apiURL}/{method}` with
+        /// `Authorization: Bearer <token>`; a nil `token` means the client's bot token.
+        case method(String, token: String? = nil)
+        /// A `response_url` from a slash command or an interaction: the URL is the credential,
+        /// so no `Authorization` header is sent.
+        case responseURL(String)
+    }
+
+    public var destination: Destination
+    /// The JSON body, an object.
+    public var body: JSONValue
+    /// Seconds for the whole exchange; nil uses the client's default.
+    public var timeout: Double?
+
+    /// Creates a request; see `SlackWebAPI`'s helpers for the common ones.
+    public init(_ destination: Destination, body: JSONValue, timeout: Double? = nil) {
+        self.destination = destination
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// A request for the Web API method `method` with the client's bot token.
+    public static func method(_ method: String, body: JSONValue, timeout: Double? = nil) -> SlackWebRequest {
+        SlackWebRequest(.method(method), body: body, timeout: timeout)
+    }
+
+    /// What the request calls, safe to log: the method name, or `response_url`.
+    public var label: String { destination.label }
+}
+
+extension SlackWebRequest.Destination: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The method name, or `response_url`; never the token nor the URL.
+    public var label: String {
+        switch self {
+        case .method(let name, _): name
+        case .responseURL: "response_url"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .method(let name, let token): token == nil ? name : "\(name) (own token)"
+        case .responseURL: "response_url"
+        }
+    }
+
+    public var debugDescription: String { description }
+
+    // `dump` and the debugger read mirrors, not descriptions.
+    public var customMirror: Mirror { Mirror(self, children: ["label": label]) }
+}
+
+extension SlackWebRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "SlackWebRequest(\(destination))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["destination": destination.description, "timeout": timeout as Any])
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+public import RelayCore
+
+/// One Socket Mode envelope: an event, a slash command or an interaction, as Slack wraps it.
+///
+/// The driver acknowledges it before handing it on, so a handler only decides what to do with
+/// `payload`, which is kept raw: the relay decodes payloads elsewhere (`decodePayload(as:)`).
+public struct SocketModeEnvelope: Sendable, Hashable {
+    /// What the payload holds.
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
+        /// `events_api`: the payload is an Events API `event_callback` body.
+        case eventsAPI
+        /// `slash_commands`: the payload holds a slash command's fields.
+        case slashCommands
+        /// `interactive`: the payload is an interaction (button, shortcut, modal).
+        case interactive
+        /// A type this code does not know yet.
+        case other(String)
+
+        /// The kind Slack calls `rawValue`.
+        public init(_ rawValue: String) {
+            switch rawValue {
+            case "events_api": self = .eventsAPI
+            case "slash_commands": self = .slashCommands
+            case "interactive": self = .interactive
+            default: self = .other(rawValue)
+            }
+        }
+
+        /// Slack's name for the kind.
+        public var rawValue: String {
+            switch self {
+            case .eventsAPI: "events_api"
+            case .slashCommands: "slash_commands"
+            case .interactive: "interactive"
+            case .other(let value): value
+            }
+        }
+
+        public var description: String { rawValue }
+    }
+
+    /// `type`.
+    public var type: Kind
+    /// `envelope_id`: what the acknowledgement names.
+    public var envelopeID: String
+    /// `retry_attempt`: 0 for a first delivery, 1… when Slack sends it again.
+    public var retryAttempt: Int
+    /// `retry_reason` on a retry (`timeout`…), else nil.
+    public var retryReason: String?
+    /// `accepts_response_payload`: whether the acknowledgement may carry a response (for a
+    /// slash command, the immediate message).
+    public var acceptsResponsePayload: Bool
+    /// `payload`, untouched.
+    public var payload: JSONValue
+
+    /// Creates an envelope; the driver does this for each one that arrives.
+    public init(
+        type: Kind, envelopeID: String, retryAttempt: Int = 0, retryReason: String? = nil,
+        acceptsResponsePayload: Bool = false, payload: JSONValue
+    ) {
+        self.type = type
+        self.envelopeID = envelopeID
+        self.retryAttempt = retryAttempt
+        self.retryReason = retryReason
+        self.acceptsResponsePayload = acceptsResponsePayload
+        self.payload = payload
+    }
+
+    /// The Events API `event_id` inside an `events_api` payload: the same on every retry of
+    /// one event, whatever its envelope.
+    public var eventID: String? {
+        guard type == .eventsAPI else { return nil }
+        return payload["event_id"]?.stringValue
+    }
+
+    /// The frame that acknowledges this envelope: `{"envelope_id":"…"}`, plus `payload` when
+    /// one is given and Slack accepts one.
+    public func acknowledgement(payload response: JSONValue? = nil) -> String {
+        var members: [String: JSONValue] = ["envelope_id": .string(envelopeID)]
+        if acceptsResponsePayload, let response { members["payload"] = response }
+        return String(decoding: JSONValue.object(members).encoded(), as: UTF8.self)
+    }
+
+    /// `payload` decoded as `T`, e.g. the relay's own type for an Events API callback.
+    public func decodePayload<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        try JSONDecoder().decode(T.self, from: JSONEncoder().encode(payload))
+    }
+}

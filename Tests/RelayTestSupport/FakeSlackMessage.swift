@@ -1,0 +1,29 @@
+public import RelayCore
+
+/// A message `FakeSlackWebAPI` holds: posted with `chat.postMessage` or `chat.postEphemeral`,
+/// perhaps changed since with `chat.update`.
+public struct FakeSlackMessage: Sendable, Hashable {
+    public var channel: String
+    public var ts: String
+    /// The text as stored, cut at 40 000 characters like Slack does.
+    public var text: String
+    public var blocks: JSONValue?
+    public var threadTS: String?
+    /// The user who alone sees it, for an ephemeral message.
+    public var ephemeralUser: String?
+    /// How many times `chat.update` changed it.
+    public var updates: Int
+
+    public init(
+        channel: String, ts: String, text: String, blocks: JSONValue? = nil, threadTS: String? = nil,
+        ephemeralUser: String? = nil, updates: Int = 0
+    ) {
+        self.channel = channel
+        self.ts = ts
+        self.text = text
+        self.blocks = blocks
+        self.threadTS = threadTS
+        self.ephemeralUser = ephemeralUser
+        self.updates = updates
+    }
+}

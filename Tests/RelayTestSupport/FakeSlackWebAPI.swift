@@ -1,0 +1,233 @@
+import Hummingbird
+public import Logging
+import NIOCore
+import RelayCore
+import Synchronization
+
+/// A fake of Slack's Web API: a real HTTP server on 127.0.0.1.
+///
+/// ```swift
+/// try await withFakeSlackWebAPI { slack in
+///     // point a SlackWebClient at slack.apiURL with slack.botToken, then:
+///     slack.failNext(with: .rateLimited(retryAfter: 2))
+///     let posts = try await slack.waitForRequests(count: 1, path: "chat.postMessage")
+/// }
+/// ```
+///
+/// Serves `POST /api/chat.postMessage`, `/api/chat.update`, `/api/chat.postEphemeral`,
+/// `/api/apps.connections.open` (the URL of the attached `FakeSocketModeServer`) and response
+/// URLs (`POST /response/<id>`, from `makeResponseURL()`). Checks, in order: method and route
+/// (404 `unknown_method`), a scripted failure, the bearer token (missing: `not_authed`; the
+/// other kind of token: `not_allowed_token_type`; wrong: `invalid_auth`, all with HTTP 200),
+/// then the body as Slack does (`invalid_json`, `channel_not_found`, `no_text`,
+/// `invalid_blocks`, `message_not_found`…). Messages are kept, with increasing `ts`s, so
+/// `chat.update` must name one that exists. Every request is recorded.
+public final class FakeSlackWebAPI: Sendable {
+    /// The methods served, as paths.
+    static let methods: Set<String> = [
+        "/api/chat.postMessage", "/api/chat.update", "/api/chat.postEphemeral", "/api/apps.connections.open",
+    ]
+    /// The bot's user and bot ids in posted messages.
+    public static let botUserID = "U0FAKEBOT"
+    public static let botID = "B0FAKEBOT"
+
+    /// `http://127.0.0.1:<port>/api`, the Web API base to configure.
+    public let apiURL: String
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: String
+    public let port: Int
+    /// The token `chat.*` methods accept.
+    public let botToken: String
+    /// The token `apps.connections.open` accepts.
+    public let appToken: String
+    let state: FakeSlackWatched<FakeSlackWebAPIState>
+    private let serverTask: Task<Void, any Error>
+
+    private init(port: Int, state: FakeSlackWatched<FakeSlackWebAPIState>, serverTask: Task<Void, any Error>) {
+        self.port = port
+        self.baseURL = "http://127.0.0.1:\(port)"
+        self.apiURL = "http://127.0.0.1:\(port)/api"
+        self.state = state
+        self.serverTask = serverTask
+        let tokens = state.read { ($0.botToken, $0.appToken) }
+        self.botToken = tokens.0
+        self.appToken = tokens.1
+    }
+
+    /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
+    ///
+    /// - Parameters:
+    ///   - socketMode: where `apps.connections.open` points; without one it answers
+    ///     `socket_mode_not_enabled`. See also `attach(socketMode:)`.
+    public static func start(
+        botToken: String = "xoxb-fake-bot-token",
+        appToken: String = "xapp-fake-app-token",
+        socketMode: FakeSocketModeServer? = nil,
+        logger: Logger? = nil
+    ) async throws -> FakeSlackWebAPI {
+        // The port is known only once bound; the base URL is filled in before any request.
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let box = FakeSlackStateBox()
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            var request = request
+            let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
+            var headers: [String: String] = [:]
+            for field in request.headers {
+                let name = field.name.canonicalName
+                headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+            }
+            let recorded = RecordedRequest(
+                method: request.method.rawValue,
+                path: request.uri.path,
+                query: request.uri.query,
+                headers: headers,
+                body: buffer.readableBytes == 0 ? nil : JSONValue.parse(buffer.readableBytesView),
+                rawBody: String(buffer: buffer))
+            guard let state = box.state else { return Response(status: .serviceUnavailable) }
+            let reply = state.update { $0.answer(recorded) }
+            if reply.delay > 0 {
+                // Throws when the server stops, which cuts the answer off.
+                try await Task.sleep(for: .seconds(reply.delay))
+            }
+            var responseHeaders = HTTPFields()
+            responseHeaders[.contentType] = reply.contentType
+            if let retryAfter = reply.retryAfter {
+                responseHeaders[.retryAfter] = String(retryAfter)
+            }
+            return Response(
+                status: .init(code: reply.status),
+                headers: responseHeaders,
+                body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))
+        }
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger ?? Logger(label: "FakeSlackWebAPI", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let serverTask = Task {
+            // If binding fails, finishing the stream makes `start` throw instead of hang.
+            defer { portContinuation.finish() }
+            try await app.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            serverTask.cancel()
+            let result = await serverTask.result
+            var reason = "the server stopped before it was listening"
+            if case .failure(let error) = result { reason = "\(error)" }
+            throw FakeServerError.didNotStart(reason: reason)
+        }
+        var initial = FakeSlackWebAPIState(botToken: botToken, appToken: appToken, baseURL: "http://127.0.0.1:\(port)")
+        initial.socketMode = socketMode
+        let state = FakeSlackWatched(initial)
+        box.state = state
+        return FakeSlackWebAPI(port: port, state: state, serverTask: serverTask)
+    }
+
+    /// Stops the server and waits until the port is closed; slow answers are cut off.
+    public func stop() async {
+        serverTask.cancel()
+        _ = await serverTask.result
+    }
+
+    /// Points `apps.connections.open` at `socketMode`.
+    public func attach(socketMode: FakeSocketModeServer) {
+        state.update { $0.socketMode = socketMode }
+    }
+
+    /// Answers the next `count` requests (to `path` only, when given) with `failure`.
+    ///
+    /// `path` is a full path (`/api/chat.postMessage`) or a method name (`chat.postMessage`).
+    public func failNext(_ count: Int = 1, with failure: FakeSlackFailure, path: String? = nil) {
+        let path = path.map(Self.normalized)
+        state.update { state in
+            for _ in 0..<max(0, count) { state.failures.append(.init(path: path, failure: failure)) }
+        }
+    }
+
+    /// A fresh response URL (`http://127.0.0.1:<port>/response/<id>`), good for 5 posts.
+    public func makeResponseURL() -> String {
+        state.update { $0.makeResponseURL() }
+    }
+
+    /// Makes `responseURL` answer 404 `expired_url` from now on, as after 30 minutes.
+    public func expire(responseURL: String) {
+        state.update { $0.expire(responseURL: responseURL) }
+    }
+
+    /// Requests received (to `path` only, when given), oldest first; refused ones too.
+    public func requests(path: String? = nil) -> [RecordedRequest] {
+        let path = path.map(Self.normalized)
+        return state.read { $0.requests.filter { path == nil || $0.path == path } }
+    }
+
+    /// The requests posted to `responseURL`, oldest first.
+    public func requests(responseURL: String) -> [RecordedRequest] {
+        guard let id = FakeSlackWebAPIState.responseID(responseURL) else { return [] }
+        return requests(path: "/response/\(id)")
+    }
+
+    /// Messages posted (and updated) so far, oldest first; in `channel` only, when given.
+    public func messages(channel: String? = nil) -> [FakeSlackMessage] {
+        state.read { $0.messages.filter { channel == nil || $0.channel == channel } }
+    }
+
+    /// Forgets the recorded requests (messages, response URLs and scripted failures stay).
+    public func clearRequests() {
+        state.update { $0.requests.removeAll() }
+    }
+
+    /// Waits until at least `count` requests (to `path` only, when given) have arrived and
+    /// returns them, oldest first.
+    ///
+    /// - Throws: `FakeSlackTimeout` after `timeout` seconds.
+    @discardableResult
+    public func waitForRequests(count: Int, path: String? = nil, timeout: Double = 5) async throws -> [RecordedRequest] {
+        let path = path.map(Self.normalized)
+        let matching: @Sendable (FakeSlackWebAPIState) -> [RecordedRequest] = { state in
+            state.requests.filter { path == nil || $0.path == path }
+        }
+        let state = try await state.wait(
+            for: "\(count) request(s)\(path.map { " to \($0)" } ?? "")", timeout: timeout,
+            describe: { state in "\(matching(state).count) matching of \(state.requests.map(\.path))" },
+            until: { matching($0).count >= count })
+        return matching(state)
+    }
+
+    /// `chat.postMessage` → `/api/chat.postMessage`; paths stay as they are.
+    static func normalized(_ path: String) -> String {
+        path.hasPrefix("/") ? path : "/api/\(path)"
+    }
+}
+
+/// Lets the responder, built before the port is known, reach the state created after.
+final class FakeSlackStateBox: Sendable {
+    private let value = Mutex<FakeSlackWatched<FakeSlackWebAPIState>?>(nil)
+
+    var state: FakeSlackWatched<FakeSlackWebAPIState>? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
+/// Starts a `FakeSlackWebAPI`, runs `body` with it and stops it, also when `body` throws.
+public func withFakeSlackWebAPI<T>(
+    botToken: String = "xoxb-fake-bot-token",
+    appToken: String = "xapp-fake-app-token",
+    socketMode: FakeSocketModeServer? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (FakeSlackWebAPI) async throws -> T
+) async throws -> T {
+    let fake = try await FakeSlackWebAPI.start(botToken: botToken, appToken: appToken, socketMode: socketMode)
+    do {
+        let result = try await body(fake)
+        await fake.stop()
+        return result
+    } catch {
+        await fake.stop()
+        throw error
+    }
+}

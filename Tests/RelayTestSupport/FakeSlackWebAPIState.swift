@@ -1,0 +1,231 @@
+import Foundation
+import RelayCore
+
+/// What a `FakeSlackWebAPI` remembers and is told.
+struct FakeSlackWebAPIState: Sendable {
+    struct ScriptedFailure: Sendable {
+        /// The path it applies to; nil for any.
+        var path: String?
+        var failure: FakeSlackFailure
+    }
+
+    let botToken: String
+    let appToken: String
+    /// `http://127.0.0.1:<port>`, for the response URLs it hands out.
+    let baseURL: String
+
+    var requests: [RecordedRequest] = []
+    var failures: [ScriptedFailure] = []
+    var messages: [FakeSlackMessage] = []
+    /// Messages posted so far; numbers the `ts`s.
+    var posted = 0
+    /// Response URL ids handed out, with how often each was used.
+    var responseURLUses: [String: Int] = [:]
+    var expiredResponseURLs: Set<String> = []
+    var responseURLsIssued = 0
+    /// Where `apps.connections.open` points.
+    var socketMode: FakeSocketModeServer?
+
+    init(botToken: String, appToken: String, baseURL: String) {
+        self.botToken = botToken
+        self.appToken = appToken
+        self.baseURL = baseURL
+    }
+
+    /// Records `request` and decides the answer.
+    mutating func answer(_ request: RecordedRequest) -> FakeSlackReply {
+        requests.append(request)
+        let path = request.path
+        let isResponseURL = path.hasPrefix("/response/")
+        guard request.method == "POST" else {
+            return .json(["ok": false, "error": "method_not_allowed"], status: 405)
+        }
+        guard isResponseURL || FakeSlackWebAPI.methods.contains(path) else {
+            return .json(["ok": false, "error": "unknown_method"], status: 404)
+        }
+        var delay = 0.0
+        if let index = failures.firstIndex(where: { $0.path == nil || $0.path == path }) {
+            let scripted = failures.remove(at: index)
+            switch scripted.failure {
+            case .rateLimited(let retryAfter):
+                var reply = FakeSlackReply.json(["ok": false, "error": "ratelimited"], status: 429)
+                reply.retryAfter = retryAfter
+                return reply
+            case .status(let status):
+                return FakeSlackReply(status: status, contentType: "text/plain", body: Array("HTTP \(status)".utf8))
+            case .error(let code):
+                return .json(["ok": false, "error": .string(code)])
+            case .malformed:
+                return FakeSlackReply(status: 200, contentType: "text/html", body: Array("<html>oops</html>".utf8))
+            case .slow(let seconds):
+                delay = seconds
+            }
+        }
+        var reply = isResponseURL ? respond(request) : call(request)
+        reply.delay = delay
+        return reply
+    }
+
+    // MARK: - Web API methods
+
+    private mutating func call(_ request: RecordedRequest) -> FakeSlackReply {
+        let method = String(request.path.dropFirst("/api/".count))
+        let wanted = method == "apps.connections.open" ? appToken : botToken
+        let other = method == "apps.connections.open" ? botToken : appToken
+        switch Self.bearer(request.header("authorization")) {
+        case nil: return .error("not_authed")
+        case wanted: break
+        case other: return .error("not_allowed_token_type")
+        default: return .error("invalid_auth")
+        }
+        if method == "apps.connections.open" {
+            guard let socketMode else { return .error("socket_mode_not_enabled") }
+            return .json(["ok": true, "url": .string(socketMode.makeConnectionURL())])
+        }
+        guard let body = request.body else { return .error("invalid_json") }
+        guard case .object = body else { return .error("invalid_arguments") }
+        switch body["channel"] {
+        case nil, .null, .string(""): return .error("channel_not_found")
+        case .string: break
+        default: return .error("invalid_arguments")
+        }
+        if let blocks = body["blocks"], blocks.arrayValue == nil { return .error("invalid_blocks") }
+        for key in ["text", "thread_ts", "ts", "user"] {
+            if let value = body[key], value.stringValue == nil { return .error("invalid_arguments") }
+        }
+        let text = body["text"]?.stringValue ?? ""
+        if text.isEmpty, body["blocks"]?.arrayValue?.isEmpty != false { return .error("no_text") }
+        switch method {
+        case "chat.postMessage": return post(body, text: text, ephemeralUser: nil)
+        case "chat.postEphemeral":
+            guard let user = body["user"]?.stringValue, !user.isEmpty else { return .error("user_not_found") }
+            return post(body, text: text, ephemeralUser: user)
+        default: return update(body, text: text)
+        }
+    }
+
+    private mutating func post(_ body: JSONValue, text: String, ephemeralUser: String?) -> FakeSlackReply {
+        let channel = body["channel"]?.stringValue ?? ""
+        posted += 1
+        let ts = Self.ts(posted)
+        let (stored, truncated) = Self.truncated(text)
+        let message = FakeSlackMessage(
+            channel: channel, ts: ts, text: stored, blocks: body["blocks"], threadTS: body["thread_ts"]?.stringValue,
+            ephemeralUser: ephemeralUser)
+        messages.append(message)
+        var answer: [String: JSONValue]
+        if ephemeralUser != nil {
+            answer = ["ok": true, "message_ts": .string(ts)]
+        } else {
+            var posted: [String: JSONValue] = [
+                "type": "message", "subtype": "bot_message", "text": .string(stored), "ts": .string(ts),
+                "user": .string(FakeSlackWebAPI.botUserID), "bot_id": .string(FakeSlackWebAPI.botID),
+            ]
+            if let blocks = message.blocks { posted["blocks"] = blocks }
+            if let threadTS = message.threadTS { posted["thread_ts"] = .string(threadTS) }
+            answer = ["ok": true, "channel": .string(channel), "ts": .string(ts), "message": .object(posted)]
+        }
+        if truncated { Self.warn(&answer) }
+        return .json(.object(answer))
+    }
+
+    private mutating func update(_ body: JSONValue, text: String) -> FakeSlackReply {
+        let channel = body["channel"]?.stringValue ?? ""
+        guard let ts = body["ts"]?.stringValue,
+            let index = messages.firstIndex(where: { $0.channel == channel && $0.ts == ts && $0.ephemeralUser == nil })
+        else { return .error("message_not_found") }
+        let (stored, truncated) = Self.truncated(text)
+        messages[index].text = stored
+        if let blocks = body["blocks"] { messages[index].blocks = blocks }
+        messages[index].updates += 1
+        var answer: [String: JSONValue] = [
+            "ok": true, "channel": .string(channel), "ts": .string(ts), "text": .string(stored),
+            "message": ["text": .string(stored), "user": .string(FakeSlackWebAPI.botUserID)],
+        ]
+        if truncated { Self.warn(&answer) }
+        return .json(.object(answer))
+    }
+
+    // MARK: - response_url
+
+    mutating func makeResponseURL() -> String {
+        responseURLsIssued += 1
+        let id = "T0FAKE/\(1000 + responseURLsIssued)/r\(responseURLsIssued)"
+        responseURLUses[id] = 0
+        return "\(baseURL)/response/\(id)"
+    }
+
+    mutating func expire(responseURL: String) {
+        if let id = Self.responseID(responseURL) { expiredResponseURLs.insert(id) }
+    }
+
+    private mutating func respond(_ request: RecordedRequest) -> FakeSlackReply {
+        let id = String(request.path.dropFirst("/response/".count))
+        guard let uses = responseURLUses[id], !expiredResponseURLs.contains(id) else {
+            return .json(["ok": false, "error": "expired_url"], status: 404)
+        }
+        // Slack allows 5 responses per response_url.
+        guard uses < 5 else { return .json(["ok": false, "error": "used_url"], status: 404) }
+        guard let body = request.body, case .object = body else {
+            return .json(["ok": false, "error": "invalid_payload"], status: 400)
+        }
+        responseURLUses[id] = uses + 1
+        return .json(["ok": true])
+    }
+
+    static func responseID(_ url: String) -> String? {
+        guard let range = url.range(of: "/response/") else { return nil }
+        return String(url[range.upperBound...])
+    }
+
+    // MARK: - Helpers
+
+    /// `Bearer xoxb-…` → `xoxb-…`; nil when absent or empty.
+    static func bearer(_ header: String?) -> String? {
+        guard let header, header.hasPrefix("Bearer ") else { return nil }
+        let token = String(header.dropFirst("Bearer ".count))
+        return token.isEmpty ? nil : token
+    }
+
+    /// `1700000000.000100`, `1700000000.000200`…: increasing, in Slack's shape.
+    static func ts(_ number: Int) -> String {
+        let micros = number * 100
+        let fraction = String(micros % 1_000_000)
+        return "\(1_700_000_000 + micros / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    }
+
+    /// Slack cuts text above 40 000 characters and says so with a warning.
+    static func truncated(_ text: String) -> (String, Bool) {
+        text.count > 40_000 ? (String(text.prefix(40_000)), true) : (text, false)
+    }
+
+    static func warn(_ answer: inout [String: JSONValue]) {
+        answer["warning"] = "message_truncated"
+        answer["response_metadata"] = ["warnings": ["message_truncated"]]
+    }
+}
+
+/// One answer of `FakeSlackWebAPI`.
+struct FakeSlackReply: Sendable {
+    var status: Int
+    var contentType: String
+    var body: [UInt8]
+    var retryAfter: Int?
+    var delay = 0.0
+
+    init(status: Int, contentType: String, body: [UInt8], retryAfter: Int? = nil) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.retryAfter = retryAfter
+    }
+
+    static func json(_ value: JSONValue, status: Int = 200) -> FakeSlackReply {
+        FakeSlackReply(status: status, contentType: "application/json; charset=utf-8", body: value.encoded())
+    }
+
+    /// Slack's usual refusal: HTTP 200 with `ok: false`.
+    static func error(_ code: String) -> FakeSlackReply {
+        .json(["ok": false, "error": .string(code)])
+    }
+}

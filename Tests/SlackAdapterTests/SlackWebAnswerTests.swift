@@ -1,0 +1,98 @@
+import RelayCore
+import Testing
+
+@testable import SlackAdapter
+
+/// How answers Slack and proxies send are read, without a server.
+@Suite("Slack Web API answers")
+struct SlackWebAnswerTests {
+    static func read(
+        _ status: Int, _ body: String, retryAfter: String? = nil, responseURL: Bool = false
+    ) -> Result<JSONValue, SlackAPIError> {
+        SlackWebClient.interpret(
+            status: status, retryAfter: retryAfter, body: Array(body.utf8), method: responseURL ? "response_url" : "chat.update",
+            isResponseURL: responseURL)
+    }
+
+    @Test func okTrueIsSuccessAndOkFalseIsARefusalWhateverTheStatus() {
+        #expect(Self.read(200, #"{"ok":true,"ts":"1.2"}"#) == .success(["ok": true, "ts": "1.2"]))
+        #expect(Self.read(200, #"{"ok":false,"error":"cant_update_message"}"#)
+            == .failure(.api(method: "chat.update", code: "cant_update_message", status: 200)))
+        #expect(Self.read(200, #"{"ok":false}"#) == .failure(.api(method: "chat.update", code: "unknown_error", status: 200)))
+        #expect(Self.read(400, #"{"ok":false,"error":"invalid_arguments"}"#)
+            == .failure(.api(method: "chat.update", code: "invalid_arguments", status: 400)))
+        #expect(Self.read(403, "Forbidden") == .failure(.api(method: "chat.update", code: "http_403", status: 403)))
+    }
+
+    @Test func rateLimitsReadRetryAfterAsWholeSeconds() {
+        #expect(Self.read(429, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "30")
+            == .failure(.rateLimited(method: "chat.update", retryAfter: 30)))
+        #expect(Self.read(429, "", retryAfter: " 7 ") == .failure(.rateLimited(method: "chat.update", retryAfter: 7)))
+        #expect(Self.read(429, "", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT")
+            == .failure(.rateLimited(method: "chat.update", retryAfter: 1)))
+        #expect(Self.read(200, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "3")
+            == .failure(.rateLimited(method: "chat.update", retryAfter: 3)))
+    }
+
+    @Test func serverErrorsAndGarbageAreRetryable() {
+        #expect(Self.read(502, "<html>Bad Gateway</html>") == .failure(.server(method: "chat.update", status: 502)))
+        #expect(Self.read(200, "<html></html>") == .failure(.malformed(method: "chat.update", reason: "the body is not JSON")))
+        #expect(Self.read(200, #"{"ts":"1"}"#) == .failure(.malformed(method: "chat.update", reason: "the body has no \"ok\"")))
+    }
+
+    @Test func aResponseURLMayAnswerPlainTextAndExpiresWithA404() {
+        #expect(Self.read(200, "ok", responseURL: true) == .success([:]))
+        #expect(Self.read(200, #"{"ok":true}"#, responseURL: true) == .success(["ok": true]))
+        #expect(Self.read(404, "", responseURL: true) == .failure(.api(method: "response_url", code: "expired_url", status: 404)))
+        #expect(Self.read(404, #"{"ok":false,"error":"used_url"}"#, responseURL: true)
+            == .failure(.api(method: "response_url", code: "used_url", status: 404)))
+    }
+
+    @Test func errorCodesAreSanitisedAndWarningsRead() {
+        let long = String(repeating: "x", count: 500)
+        guard case .failure(.api(_, let code, _)) = Self.read(200, #"{"ok":false,"error":"Bad <b>Thing</b> \#(long)"}"#) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(code.count <= 64)
+        #expect(code.allSatisfy { $0.isLowercase || $0.isNumber || "_.-".contains($0) })
+        #expect(SlackWebClient.warnings(in: ["ok": true, "warning": "message_truncated,superfluous_charset"])
+            == ["message_truncated", "superfluous_charset"])
+        #expect(SlackWebClient.warnings(in: ["ok": true, "response_metadata": ["warnings": ["missing_charset"]]]) == ["missing_charset"])
+    }
+
+    @Test func everyErrorMapsToADeliveryOutcome() {
+        let cases: [(SlackAPIError, String)] = [
+            (.rateLimited(method: "m", retryAfter: 2), "rateLimited"),
+            (.api(method: "m", code: "channel_not_found", status: 200), "rejected"),
+            (.api(method: "m", code: "service_unavailable", status: 200), "retryable"),
+            (.server(method: "m", status: 503), "retryable"),
+            (.timedOut(method: "m", seconds: 10), "retryable"),
+            (.unreachable(method: "m", reason: "connection refused"), "retryable"),
+            (.malformed(method: "m", reason: "x"), "retryable"),
+            (.invalidRequest(method: "m", reason: "x"), "rejected"),
+            (.cancelled(method: "m"), "retryable"),
+        ]
+        for (error, expected) in cases {
+            let kind: String =
+                switch error.deliveryOutcome {
+                case .rateLimited: "rateLimited"
+                case .retryable: "retryable"
+                case .rejected: "rejected"
+                case .sent: "sent"
+                }
+            #expect(kind == expected, "\(error)")
+            #expect(error.reason.hasPrefix("m: "))
+        }
+    }
+
+    @Test func requestsNeverPrintTheirCredentials() {
+        let request = SlackWebRequest(.responseURL("https://hooks.slack.com/commands/T1/2/secret"), body: ["text": "x"])
+        #expect("\(request)" == "SlackWebRequest(response_url)")
+        #expect(!String(reflecting: request).contains("secret"))
+        var dumped = ""
+        dump(request, to: &dumped)
+        #expect(!dumped.contains("secret"))
+        #expect(request.label == "response_url")
+    }
+}

@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import Logging
+import RelayTestSupport
+import SlackAdapter
+import Synchronization
+import Testing
+
+/// A fake Web API, a client pointed at it, and the client's log lines.
+struct SlackWebHarness {
+    let fake: FakeSlackWebAPI
+    let client: SlackWebClient
+    let logs: SlackWebLogCapture
+    let http: HTTPClient
+}
+
+/// An HTTP client like the relay's: no redirects, refused connections fail at once.
+func makeTestHTTPClient() -> HTTPClient {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.redirectConfiguration = .disallow
+    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+}
+
+/// Starts a fake Web API and a client for it, runs `body`, then checks that no credential was
+/// logged and tears both down.
+///
+/// - Parameters:
+///   - botToken: the client's token; nil uses the fake's (pass "" for none).
+///   - timeout: the client's per-call timeout, generous for a loaded machine.
+func withSlackWeb<T>(
+    botToken: String? = nil,
+    timeout: Double = 10,
+    socketMode: FakeSocketModeServer? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (SlackWebHarness) async throws -> T
+) async throws -> T {
+    let http = makeTestHTTPClient()
+    let logs = SlackWebLogCapture()
+    do {
+        let result = try await withFakeSlackWebAPI(socketMode: socketMode) { fake in
+            let client = SlackWebClient(
+                httpClient: http, apiURL: fake.apiURL, botToken: botToken ?? fake.botToken, timeout: timeout,
+                logger: logs.logger)
+            let result = try await body(SlackWebHarness(fake: fake, client: client, logs: logs, http: http))
+            for secret in [fake.botToken, fake.appToken] {
+                #expect(!logs.text.contains(secret), "a token was logged")
+            }
+            #expect(!logs.text.contains("/response/"), "a response_url was logged")
+            return result
+        }
+        try await http.shutdown()
+        return result
+    } catch {
+        try? await http.shutdown()
+        throw error
+    }
+}
+
+/// The `SlackAPIError` `operation` throws, or nil when it succeeds.
+func slackError<T>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ operation: () async throws -> T
+) async -> SlackAPIError? {
+    do {
+        _ = try await operation()
+        return nil
+    } catch let error as SlackAPIError {
+        return error
+    } catch {
+        Issue.record("not a SlackAPIError: \(error)")
+        return nil
+    }
+}
+
+/// Collects log lines, with their metadata, for assertions.
+final class SlackWebLogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var logger: Logger {
+        var logger = Logger(label: "test.slack") { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    struct Handler: LogHandler {
+        let capture: SlackWebLogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
+            capture.append("\(event.level) \(event.message) \(all)")
+        }
+    }
+}

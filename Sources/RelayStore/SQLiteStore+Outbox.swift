@@ -51,7 +51,7 @@ extension SQLiteStore {
         return try await perform("claim due outbox entries") { db in
             try await db.inTransaction {
                 var claimed = try await Self.dueHeads(now: now, limit: limit, db)
-                while claimed.unreadable.isEmpty == false {
+                while !claimed.unreadable.isEmpty {
                     try await Self.markUnreadable(claimed.unreadable, db, logger: logger)
                     // The failed heads uncovered their conversations' next entries: select again.
                     claimed = try await Self.dueHeads(now: now, limit: limit, db)

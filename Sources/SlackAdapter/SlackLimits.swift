@@ -17,8 +17,6 @@ public enum SlackLimits {
     public static let preferredMessageText = 3500
     /// A button's `value`.
     public static let buttonValue = 2000
-    /// A button's `action_id`.
-    public static let actionID = 255
 }
 
 extension StringProtocol {

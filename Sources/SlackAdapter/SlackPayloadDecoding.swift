@@ -24,7 +24,13 @@ enum SlackPayloadDecoding {
         } catch let error as DecodingError {
             throw SlackPayloadError(payload, describe(error, json: false))
         } catch let error as URLEncodedFormError {
-            throw SlackPayloadError(payload, "not a valid form body (\(error.description))")
+            // The error's own description quotes the value, which may be a `response_url`
+            // (a credential): name the field at most.
+            switch error.code {
+            case .failedToPercentDecode: throw SlackPayloadError(payload, "a key or value is not valid percent-encoding")
+            case .duplicateKeys: throw SlackPayloadError(payload, "field `\(error.value)` appears more than once")
+            default: throw SlackPayloadError(payload, "not a valid form body")
+            }
         } catch {
             throw SlackPayloadError(payload, "not a valid form body (\(error))")
         }

@@ -107,3 +107,8 @@ public struct SlackRequestVerifier: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension SlackRequestVerifier: CustomStringConvertible {
+    /// Says nothing of the secret, so a verifier can be logged or interpolated safely.
+    public var description: String { "SlackRequestVerifier(tolerance: \(tolerance) s)" }
+}

@@ -90,7 +90,12 @@ struct SlackSlashCommandTests {
         let badEscape = #expect(throws: SlackPayloadError.self) {
             try SlackSlashCommand.decode(form: Array("team_id=T1&channel_id=C1&user_id=U1&command=%2Fhelp&text=100%ZZ".utf8))
         }
-        #expect(badEscape?.problem.hasPrefix("not a valid form body") == true)
+        #expect(badEscape?.problem == "a key or value is not valid percent-encoding")
+
+        let twice = #expect(throws: SlackPayloadError.self) {
+            try SlackSlashCommand.decode(form: Array("team_id=T1&channel_id=C1&user_id=U1&command=%2Fhelp&text=a&text=b".utf8))
+        }
+        #expect(twice?.problem == "field `text` appears more than once")
 
         #expect(throws: SlackPayloadError.self) { try SlackSlashCommand.decode(form: [0xFF, 0xFE]) }
     }

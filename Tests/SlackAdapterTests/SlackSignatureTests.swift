@@ -99,6 +99,8 @@ struct SlackSignatureTests {
             #expect(error.status == .unauthorized)
         }
         #expect(Set(all.map(\.metricLabel)).count == all.count)
+        #expect(!"\(verifier())".contains(Example.signingSecret))
+        #expect(!String(reflecting: verifier()).contains(Example.signingSecret))
     }
 
     /// What a Slack route does: verify the raw body, then decode it. Thrown errors answer for

@@ -1,5 +1,6 @@
 public import RelayCore
 public import RelayTribunal
+public import SlackAdapter
 
 /// Everything the relay needs to start, from YAML plus environment (environment wins).
 public struct AppConfiguration: Sendable {
@@ -18,6 +19,14 @@ public struct AppConfiguration: Sendable {
     public var storePath: String
     /// swift-log level name (`info`, `debug`…).
     public var logLevel: String
+    /// Where `serve` listens (`HTTP_HOST`, `HTTP_PORT`).
+    public var http: HTTPSettings
+    /// Slack credentials and options; Slack is off when none are set.
+    public var slack: SlackConfiguration
+    /// How the outbox worker retries and paces.
+    public var delivery: DeliveryPolicy
+    /// Seconds runs in flight get to finish at shutdown before they are parked for the next start.
+    public var shutdownGrace: Double
 
     public init(
         relay: RelayConfiguration = RelayConfiguration(), backend: Backend = .rhea, tribunal: RheaTribunalConfiguration = RheaTribunalConfiguration(),
@@ -28,9 +37,30 @@ public struct AppConfiguration: Sendable {
         self.tribunal = tribunal
         self.storePath = storePath
         self.logLevel = logLevel
+        self.http = HTTPSettings()
+        self.slack = SlackConfiguration()
+        self.delivery = DeliveryPolicy()
+        self.shutdownGrace = 20
+    }
+
+    /// Each platform and whether it is on, with the reason when it is not (for the start-up log
+    /// and `/readyz`).
+    public var platformStatus: [String: String] {
+        ["slack": slack.status]
     }
 
     public static let defaultStorePath = "rhea-relay.sqlite"
+}
+
+/// Where the HTTP server listens.
+public struct HTTPSettings: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 8080) {
+        self.host = host
+        self.port = port
+    }
 }
 
 /// A configuration value that is missing, malformed or out of range: names the key and its

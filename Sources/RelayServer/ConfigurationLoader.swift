@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import RelayCore
 import RelayTribunal
+import SlackAdapter
 import SystemPackage
 
 /// Reads `AppConfiguration` from an optional YAML file and the environment (which overrides it).
@@ -15,7 +16,7 @@ public enum ConfigurationLoader {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let env = EnvironmentVariablesProvider(
             environmentVariables: environment,
-            secretsSpecifier: .specific(["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY"]))
+            secretsSpecifier: .specific(["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY", "SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"]))
         var providers: [any ConfigProvider] = [env]
         if let file {
             guard FileManager.default.fileExists(atPath: file) else {
@@ -88,7 +89,38 @@ public enum ConfigurationLoader {
 
         config.storePath = values.string("store.path") ?? config.storePath
         config.logLevel = values.string("log.level") ?? config.logLevel
+
+        // Serving.
+        config.http.host = values.string("http.host") ?? config.http.host
+        config.http.port = try values.int("http.port", in: 0...65535) ?? config.http.port
+        config.shutdownGrace = try values.seconds("shutdown.grace") ?? config.shutdownGrace
+        config.delivery.maxAttempts = try values.int("delivery.maxAttempts", in: 1...100) ?? config.delivery.maxAttempts
+        config.slack = try slack(values)
         return config
+    }
+
+    /// Slack: secrets from the environment or files, never from the YAML itself.
+    static func slack(_ values: Values) throws -> SlackConfiguration {
+        var slack = SlackConfiguration(
+            signingSecret: try values.secret("slack.signingSecret", fileKey: "slack.signingSecretFile"),
+            botToken: try values.secret("slack.botToken", fileKey: "slack.botTokenFile"),
+            appToken: try values.secret("slack.appToken", fileKey: "slack.appTokenFile"))
+        if let url = values.string("slack.apiURL") {
+            guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme), parsed.host != nil else {
+                throw ConfigurationError("slack.apiURL (SLACK_API_URL) must be an http:// or https:// URL, got `\(url)`.")
+            }
+            slack = SlackConfiguration(signingSecret: slack.signingSecret, botToken: slack.botToken, appToken: slack.appToken, apiURL: url)
+        }
+        if let reaction = values.string("slack.reaction") {
+            slack.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+        }
+        if let token = slack.botToken, !token.hasPrefix("xoxb-") {
+            throw ConfigurationError("SLACK_BOT_TOKEN (slack.botToken) must be a bot token starting with `xoxb-`.")
+        }
+        if let token = slack.appToken, !token.hasPrefix("xapp-") {
+            throw ConfigurationError("SLACK_APP_TOKEN (slack.appToken) must be an app-level token starting with `xapp-` (Socket Mode).")
+        }
+        return slack
     }
 
     /// Typed reads with messages that name the key and its environment variable.
@@ -142,11 +174,16 @@ public enum ConfigurationLoader {
             return trimmed.isEmpty ? nil : trimmed
         }
 
-        /// `tribunal.apiKey` → `TRIBUNAL_API_KEY`, as swift-configuration's environment provider spells it.
+        /// `tribunal.apiKey` → `TRIBUNAL_API_KEY`, `slack.apiURL` → `SLACK_API_URL`, as
+        /// swift-configuration's environment provider spells it (an underscore only where a
+        /// lower-case letter meets an upper-case one).
         static func envName(_ key: String) -> String {
             var out = ""
+            var previous: Character?
             for char in key {
-                if char == "." { out.append("_") } else if char.isUppercase { out += "_" + String(char) } else { out += char.uppercased() }
+                if let previous, previous.isLowercase, char.isUppercase { out.append("_") }
+                out.append(char.isLetter || char.isNumber ? char : "_")
+                previous = char
             }
             return out.uppercased()
         }

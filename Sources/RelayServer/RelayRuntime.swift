@@ -32,7 +32,10 @@ public final class RelayRuntime: Sendable {
     }
 
     /// Where the backend lives, for start-up messages.
-    public var backendDescription: String {
+    public var backendDescription: String { Self.describeBackend(configuration) }
+
+    /// Where the configured backend lives, in words.
+    public static func describeBackend(_ configuration: AppConfiguration) -> String {
         switch configuration.backend {
         case .rhea:
             "the Rhea Tribunal at \(configuration.tribunal.baseURL)"

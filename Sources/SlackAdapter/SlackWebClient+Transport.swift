@@ -39,15 +39,23 @@ extension SlackWebClient {
             url = responseURL
         }
         let body: Data
-        do {
-            body = try JSONEncoder().encode(request.body)
-        } catch {
-            // Only a non-finite number gets here.
-            throw .invalidRequest(method: label, reason: "the body holds a number JSON cannot express")
+        let contentType: String
+        switch request.encoding {
+        case .json:
+            do {
+                body = try JSONEncoder().encode(request.body)
+            } catch {
+                // Only a non-finite number gets here.
+                throw .invalidRequest(method: label, reason: "the body holds a number JSON cannot express")
+            }
+            contentType = "application/json; charset=utf-8"
+        case .form:
+            body = Data(Self.formEncoded(request.body).utf8)
+            contentType = "application/x-www-form-urlencoded"
         }
         var httpRequest = HTTPClientRequest(url: url)
         httpRequest.method = .POST
-        httpRequest.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+        httpRequest.headers.add(name: "Content-Type", value: contentType)
         httpRequest.headers.add(name: "Accept", value: "application/json")
         httpRequest.headers.add(name: "User-Agent", value: "rhea-relay")
         if let authorization {
@@ -55,6 +63,25 @@ extension SlackWebClient {
         }
         httpRequest.body = .bytes(ByteBuffer(data: body))
         return httpRequest
+    }
+
+    /// `a=1&b=x%20y` from an object's top-level scalars, in key order.
+    static func formEncoded(_ body: JSONValue) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let pairs = (body.objectValue ?? [:]).sorted { $0.key < $1.key }.compactMap { key, value -> String? in
+            let text: String
+            switch value {
+            case .string(let string): text = string
+            case .int(let number): text = String(number)
+            case .double(let number): text = String(number)
+            case .bool(let flag): text = flag ? "true" : "false"
+            default: return nil
+            }
+            let name = key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key
+            return name + "=" + (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text)
+        }
+        return pairs.joined(separator: "&")
     }
 
     /// Sends `request` and reads the whole answer within `timeout` seconds.

@@ -15,16 +15,25 @@ public struct SlackWebRequest: Sendable, Hashable {
         case responseURL(String)
     }
 
+    /// How the body goes on the wire: JSON for write methods; a form for read methods such as
+    /// `conversations.replies`, which do not read JSON bodies.
+    public enum Encoding: Sendable, Hashable {
+        case json
+        case form
+    }
+
     public var destination: Destination
-    /// The JSON body, an object.
+    /// The body, an object (a form takes its top-level strings, numbers and Booleans).
     public var body: JSONValue
+    public var encoding: Encoding
     /// Seconds for the whole exchange; nil uses the client's default.
     public var timeout: Double?
 
     /// Creates a request; see `SlackWebAPI`'s helpers for the common ones.
-    public init(_ destination: Destination, body: JSONValue, timeout: Double? = nil) {
+    public init(_ destination: Destination, body: JSONValue, encoding: Encoding = .json, timeout: Double? = nil) {
         self.destination = destination
         self.body = body
+        self.encoding = encoding
         self.timeout = timeout
     }
 

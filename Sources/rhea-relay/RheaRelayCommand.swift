@@ -10,7 +10,7 @@ struct RheaRelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rhea-relay",
         abstract: "Multi-model AI for team chat.",
-        subcommands: [ChatCommand.self, RunCommand.self, ChainsCommand.self],
+        subcommands: [ChatCommand.self, RunCommand.self, ChainsCommand.self, ServeCommand.self],
         defaultSubcommand: ChatCommand.self)
 }
 

@@ -26,6 +26,7 @@ public final class FakeSlackWebAPI: Sendable {
     /// The methods served, as paths.
     static let methods: Set<String> = [
         "/api/chat.postMessage", "/api/chat.update", "/api/chat.postEphemeral", "/api/apps.connections.open",
+        "/api/conversations.replies",
     ]
     /// The bot's user and bot ids in posted messages.
     public static let botUserID = "U0FAKEBOT"
@@ -131,6 +132,11 @@ public final class FakeSlackWebAPI: Sendable {
     public func stop() async {
         serverTask.cancel()
         _ = await serverTask.result
+    }
+
+    /// Puts a message into a channel as if a person had written it (for reactions and threads).
+    public func seed(_ message: FakeSlackMessage) {
+        state.update { $0.messages.append(message) }
     }
 
     /// Points `apps.connections.open` at `socketMode`.

@@ -82,6 +82,7 @@ struct FakeSlackWebAPIState: Sendable {
             guard let socketMode else { return .error("socket_mode_not_enabled") }
             return .json(["ok": true, "url": .string(socketMode.makeConnectionURL())])
         }
+        if method == "conversations.replies" { return replies(Self.form(request.rawBody)) }
         guard let body = request.body else { return .error("invalid_json") }
         guard case .object = body else { return .error("invalid_arguments") }
         switch body["channel"] {
@@ -102,6 +103,33 @@ struct FakeSlackWebAPIState: Sendable {
             return post(body, text: text, ephemeralUser: user)
         default: return update(body, text: text)
         }
+    }
+
+    /// `conversations.replies`: the thread `ts` belongs to (its parent first), from a form body
+    /// as Slack's read methods take it.
+    private func replies(_ form: [String: String]) -> FakeSlackReply {
+        guard let channel = form["channel"], !channel.isEmpty else { return .error("channel_not_found") }
+        guard let ts = form["ts"], !ts.isEmpty else { return .error("invalid_arguments") }
+        let inChannel = messages.filter { $0.channel == channel && $0.ephemeralUser == nil }
+        guard let target = inChannel.first(where: { $0.ts == ts }) else { return .error("thread_not_found") }
+        let parent = target.threadTS ?? target.ts
+        let thread = inChannel.filter { $0.ts == parent || $0.threadTS == parent }.sorted { $0.ts < $1.ts }
+        let items: [JSONValue] = thread.map { message in
+            var item: [String: JSONValue] = ["type": "message", "ts": .string(message.ts), "text": .string(message.text)]
+            if let threadTS = message.threadTS { item["thread_ts"] = .string(threadTS) }
+            return .object(item)
+        }
+        return .json(["ok": true, "messages": .array(items), "has_more": false])
+    }
+
+    /// A form body's fields (`+` is a space, `%XX` a byte).
+    static func form(_ body: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
+            if let key = parts.first { fields[key] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
     }
 
     private mutating func post(_ body: JSONValue, text: String, ephemeralUser: String?) -> FakeSlackReply {

@@ -1,0 +1,26 @@
+/// Where a run's replies go, as the adapter that received the event describes it.
+public struct ReplyRoute: Sendable, Hashable {
+    /// The adapter (`slack`…) whose `ReplySender` delivers.
+    public var platform: String
+    /// Pacing and ordering key: replies to one conversation go one at a time, in order.
+    public var conversation: String
+    /// The adapter's own encoding of where to post (secrets sealed).
+    public var address: String
+
+    public init(platform: String, conversation: String, address: String) {
+        self.platform = platform
+        self.conversation = conversation
+        self.address = address
+    }
+}
+
+/// Where an adapter hands what arrives: runs go to the background and their replies through the
+/// outbox, so the adapter can acknowledge its platform at once.
+public protocol RelayInbox: Sendable {
+    /// Runs `event` in the background; its progress and reply go to `route`.
+    func submit(_ event: Event, route: ReplyRoute) async
+    /// Queues a ready reply for `route` (e.g. "Post to channel" on an earlier private result).
+    func post(_ reply: Reply, route: ReplyRoute) async throws
+    /// An earlier outbox entry, e.g. the private result a button refers to.
+    func outboxEntry(id: String) async throws -> OutboxEntry?
+}

@@ -1,0 +1,34 @@
+public import Foundation
+public import RelayCore
+
+/// The one way into the outbox: the entry is written to the store, then the worker is woken.
+/// Adapters and the run dispatcher enqueue here; only `OutboxWorker` takes entries out.
+public final class Outbox: Sendable {
+    public let store: any Store
+    let wakeSignal = WakeSignal()
+    let now: @Sendable () -> Date
+
+    public init(store: any Store, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.now = now
+    }
+
+    /// Writes the entry (durably) and wakes the worker.
+    public func enqueue(_ entry: OutboxEntry) async throws {
+        try await store.enqueue(entry)
+        wakeSignal.signal()
+    }
+
+    /// A pending entry for `content`, due now, with a fresh id.
+    public func entry(
+        platform: String, conversation: String, address: String, content: OutboxEntry.Content, replaces: String? = nil
+    ) -> OutboxEntry {
+        let now = now()
+        return OutboxEntry(
+            id: Self.newID(), platform: platform, conversation: conversation, address: address, content: content,
+            replaces: replaces, nextAttemptAt: now, createdAt: now)
+    }
+
+    /// A new entry id: random, so ids never collide across restarts or replicas.
+    public static func newID() -> String { UUID().uuidString.lowercased() }
+}

@@ -1,0 +1,183 @@
+import Foundation
+public import Logging
+public import RelayCore
+public import ServiceLifecycle
+import Synchronization
+
+/// Delivers the outbox: claims due entries, sends each through its platform's `ReplySender`,
+/// and records what happened — sent, retried later (backoff, `Retry-After`), or failed for good
+/// (logged and counted). Entries of one conversation go one at a time and in order (the store
+/// hands out only a conversation's oldest pending entry); conversations go in parallel.
+///
+/// At start it drops leases left by a previous process, so whatever was stored but not
+/// confirmed is sent again. On graceful shutdown it stops claiming, lets deliveries in flight
+/// finish, then delivers what is already due for up to `drainTimeout` seconds.
+public final class OutboxWorker: Service, Sendable {
+    public typealias ParkedRunHandler = @Sendable (OutboxEntry, Event) async -> Void
+
+    let outbox: Outbox
+    let senders: [String: any ReplySender]
+    let policy: DeliveryPolicy
+    let parkedRuns: ParkedRunHandler
+    let logger: Logger
+    let pacer = ConversationPacer()
+    private let inFlight = Mutex(0)
+    private let depthCheckedAt = Mutex(ContinuousClock.Instant.now - .seconds(3600))
+
+    /// `parkedRuns` receives runs parked at the last shutdown, to run them again.
+    public init(
+        outbox: Outbox, senders: [any ReplySender], policy: DeliveryPolicy = DeliveryPolicy(),
+        parkedRuns: @escaping ParkedRunHandler, logger: Logger
+    ) {
+        self.outbox = outbox
+        self.senders = Dictionary(senders.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })
+        self.policy = policy
+        self.parkedRuns = parkedRuns
+        self.logger = logger
+    }
+
+    var store: any Store { outbox.store }
+
+    public func run() async throws {
+        try await store.releaseOutboxLeases()
+        try? await store.purgeOutbox(before: outbox.now().addingTimeInterval(-policy.keepFinished))
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    await claimAndStart(in: &group)
+                    await recordDepth()
+                    await outbox.wakeSignal.wait(timeout: .seconds(policy.pollInterval))
+                }
+            }
+        } onGracefulShutdown: {
+            self.outbox.wakeSignal.signal()
+        }
+        if !Task.isCancelled { await drain() }
+        await recordDepth(force: true)
+    }
+
+    /// Claims as many due entries as there is room for and starts delivering each.
+    private func claimAndStart(in group: inout DiscardingTaskGroup) async {
+        let room = policy.maxInFlight - inFlight.withLock { $0 }
+        guard room > 0 else { return }
+        let now = outbox.now()
+        let entries: [OutboxEntry]
+        do {
+            entries = try await store.claimDueOutbox(now: now, leaseUntil: now.addingTimeInterval(policy.lease), limit: room)
+        } catch {
+            logger.error("outbox: could not read the store", metadata: ["error": "\(error)"])
+            return
+        }
+        for entry in entries {
+            inFlight.withLock { $0 += 1 }
+            group.addTask {
+                await self.deliver(entry)
+                self.inFlight.withLock { $0 -= 1 }
+                // A conversation's next entry may now be due.
+                self.outbox.wakeSignal.signal()
+            }
+        }
+    }
+
+    /// At shutdown: delivers what is due now, oldest first, until nothing deliverable is left
+    /// or the drain timeout passes. Parked runs stay for the next start.
+    private func drain() async {
+        let end = ContinuousClock.now.advanced(by: .seconds(policy.drainTimeout))
+        var parked: Set<String> = []
+        while ContinuousClock.now < end {
+            let now = outbox.now()
+            guard let entries = try? await store.claimDueOutbox(now: now, leaseUntil: now.addingTimeInterval(policy.lease), limit: policy.maxInFlight) else { return }
+            var deliverable: [OutboxEntry] = []
+            for entry in entries {
+                if case .parkedRun = entry.content {
+                    parked.insert(entry.id)
+                    try? await store.reschedule(id: entry.id, attempts: entry.attempts, nextAttemptAt: entry.nextAttemptAt, lastError: entry.lastError ?? "")
+                } else {
+                    deliverable.append(entry)
+                }
+            }
+            guard !deliverable.isEmpty else { return }
+            await withDiscardingTaskGroup { group in
+                for entry in deliverable { group.addTask { await self.deliver(entry) } }
+            }
+        }
+        logger.warning("outbox: drain time is up; the rest is delivered at the next start")
+    }
+
+    /// One attempt at one entry, and its outcome written back.
+    func deliver(_ entry: OutboxEntry) async {
+        if case .parkedRun(let event) = entry.content {
+            // Handed to the dispatcher, which runs it again and enqueues its reply.
+            await finish(entry) { try await store.markSent(id: entry.id, platformRef: nil, at: outbox.now()) }
+            await parkedRuns(entry, event)
+            return
+        }
+        guard let sender = senders[entry.platform] else {
+            logger.error("outbox: no adapter for this platform is running; entry given up", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)"])
+            RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
+            await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
+            return
+        }
+        let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval)
+        if wait > .zero { try? await Task.sleep(for: wait) }
+
+        let earlier = try? await entry.replaces.asyncFlatMap { try await store.outboxEntry(id: $0) }
+        let outcome = await sender.deliver(entry, earlier: earlier)
+        let attempts = entry.attempts + 1
+        let now = outbox.now()
+        switch outcome {
+        case .sent(let platformRef):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "sent")
+            await finish(entry) { try await store.markSent(id: entry.id, platformRef: platformRef, at: now) }
+        case .rateLimited(let seconds, let reason):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "rate_limited")
+            pacer.hold(entry.conversation, seconds: seconds)
+            await retryOrGiveUp(entry, attempts: attempts, at: now.addingTimeInterval(seconds), reason: reason)
+        case .retryable(let reason):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "retry")
+            let delay = policy.retry.delay(afterAttempt: attempts)
+            await retryOrGiveUp(entry, attempts: attempts, at: now.addingTimeInterval(delay), reason: reason)
+        case .rejected(let reason):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
+            logger.error("outbox: the platform refused a reply for good", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
+            await finish(entry) { try await store.markFailed(id: entry.id, attempts: attempts, lastError: reason) }
+        }
+    }
+
+    private func retryOrGiveUp(_ entry: OutboxEntry, attempts: Int, at next: Date, reason: String) async {
+        guard attempts < policy.maxAttempts else {
+            RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
+            logger.error("outbox: reply given up after \(attempts) attempts", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
+            await finish(entry) { try await store.markFailed(id: entry.id, attempts: attempts, lastError: reason) }
+            return
+        }
+        logger.notice("outbox: delivery will be retried", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "attempt": "\(attempts)", "reason": "\(reason)"])
+        await finish(entry) { try await store.reschedule(id: entry.id, attempts: attempts, nextAttemptAt: next, lastError: reason) }
+    }
+
+    /// Writes an outcome; a store failure is logged (the lease then lapses and the entry is tried again).
+    private func finish(_ entry: OutboxEntry, _ write: () async throws -> Void) async {
+        do {
+            try await write()
+        } catch {
+            logger.error("outbox: could not record a delivery outcome", metadata: ["entry": "\(entry.id)", "error": "\(error)"])
+        }
+    }
+
+    private func recordDepth(force: Bool = false) async {
+        let due = depthCheckedAt.withLock { last -> Bool in
+            guard force || ContinuousClock.now - last > .seconds(1) else { return false }
+            last = .now
+            return true
+        }
+        guard due, let depth = try? await store.pendingOutboxCount() else { return }
+        RelayMetrics.outboxDepth(depth)
+    }
+}
+
+extension Optional {
+    fileprivate func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,36 @@
+import Metrics
+
+/// Every metric the relay records, named in one place. Label values are bounded: command
+/// names come from the command table (custom commands are "custom"), outcomes from small enums.
+enum RelayMetrics {
+    /// Commands handled, by command name and outcome (`result`, `error`, `info`, `duplicate`).
+    static func command(_ name: String, outcome: String) {
+        Counter(label: "relay_commands_total", dimensions: [("command", name), ("outcome", outcome)]).increment()
+    }
+
+    /// Seconds from an event's arrival to its reply being written to the outbox.
+    static func runDuration(_ seconds: Double, command: String) {
+        Metrics.Timer(label: "relay_run_duration_seconds", dimensions: [("command", command)], preferredDisplayUnit: .seconds)
+            .recordNanoseconds(Int64(max(0, seconds) * 1e9))
+    }
+
+    /// Backend calls, by call (`quick`, `consensus`, `health`) and outcome (`ok` or the error kind).
+    static func backendCall(_ call: String, outcome: String) {
+        Counter(label: "relay_backend_calls_total", dimensions: [("call", call), ("outcome", outcome)]).increment()
+    }
+
+    /// Delivery attempts, by platform and outcome (`sent`, `rate_limited`, `retry`, `failed`).
+    static func delivery(platform: String, outcome: String) {
+        Counter(label: "relay_outbox_deliveries_total", dimensions: [("platform", platform), ("outcome", outcome)]).increment()
+    }
+
+    /// Pending outbox entries.
+    static func outboxDepth(_ depth: Int) {
+        Gauge(label: "relay_outbox_depth").record(depth)
+    }
+
+    /// Runs that were still going at shutdown and were parked in the outbox to run again at start.
+    static func parkedRun() {
+        Counter(label: "relay_runs_parked_total").increment()
+    }
+}

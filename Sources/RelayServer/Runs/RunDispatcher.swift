@@ -1,0 +1,186 @@
+import Foundation
+public import Logging
+public import RelayCore
+public import ServiceLifecycle
+import Synchronization
+
+/// Runs events in the background and turns what they produce into outbox entries: adapters
+/// acknowledge the platform at once and hand the event here.
+///
+/// A chain's progress becomes one message that is edited ("Running… 2/5"), and the result
+/// replaces it. On graceful shutdown it stops starting runs, gives those in flight `grace`
+/// seconds to finish, and parks the rest in the outbox; the next start runs them again — so a
+/// restart never loses a request. Events submitted while shutting down are parked at once.
+public final class RunDispatcher: Service, Sendable {
+    let relay: Relay
+    let outbox: Outbox
+    let logger: Logger
+    /// Seconds runs in flight get to finish at shutdown before they are parked.
+    let grace: Double
+    /// Least seconds between two progress edits of one run (Slack allows ~1 message a second).
+    let progressInterval: Double
+
+    private enum RunState { case running, finished, parked }
+
+    private struct Run {
+        var event: Event
+        var route: ReplyRoute
+        var state: RunState
+        var task: Task<Void, Never>?
+    }
+
+    private let runs = Mutex<[Int: Run]>([:])
+    private let nextRunID = Atomic<Int>(0)
+    private let accepting = Atomic<Bool>(true)
+
+    public init(relay: Relay, outbox: Outbox, grace: Double = 20, progressInterval: Double = 1, logger: Logger) {
+        self.relay = relay
+        self.outbox = outbox
+        self.grace = grace
+        self.progressInterval = progressInterval
+        self.logger = logger
+    }
+
+    /// Runs currently in flight.
+    public var inFlight: Int { runs.withLock { $0.count } }
+
+    /// Starts handling `event` in the background and returns at once.
+    public func submit(_ event: Event, route: ReplyRoute) async {
+        guard accepting.load(ordering: .acquiring) else {
+            await park(event, route: route)
+            return
+        }
+        let id = nextRunID.wrappingAdd(1, ordering: .relaxed).newValue
+        runs.withLock { $0[id] = Run(event: event, route: route, state: .running) }
+        let task = Task { await self.execute(id: id, event: event, route: route) }
+        runs.withLock { runs in
+            if runs[id] != nil { runs[id]?.task = task }
+        }
+    }
+
+    /// Runs again a run that was parked at the last shutdown (its event key is already claimed).
+    public func resume(_ entry: OutboxEntry, event: Event) async {
+        var event = event
+        event.eventKey = nil
+        await submit(event, route: ReplyRoute(platform: entry.platform, conversation: entry.conversation, address: entry.address))
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        accepting.store(false, ordering: .releasing)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(grace))
+        while inFlight > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        // Whatever is still running is parked now; its task's late result is dropped.
+        let leftovers = runs.withLock { runs -> [Run] in
+            var parked: [Run] = []
+            for (id, run) in runs where run.state == .running {
+                runs[id]?.state = .parked
+                parked.append(run)
+            }
+            return parked
+        }
+        for run in leftovers {
+            await park(run.event, route: run.route)
+            run.task?.cancel()
+        }
+        if !leftovers.isEmpty {
+            logger.notice("runs still going at shutdown were parked; they run again at the next start", metadata: ["count": "\(leftovers.count)"])
+        }
+    }
+
+    private func execute(id: Int, event: Event, route: ReplyRoute) async {
+        let started = ContinuousClock.now
+        let progress = ProgressMessage(interval: progressInterval)
+        let reply = await relay.handle(event) { step in
+            await self.showProgress(step, progress: progress, route: route, runID: id)
+        }
+        let command = Self.metricName(event.text)
+        // Only the state's owner writes the reply: a parked run's late result is dropped.
+        let owned = runs.withLock { runs -> Bool in
+            guard runs[id]?.state == .running else { return false }
+            runs[id]?.state = .finished
+            return true
+        }
+        defer { _ = runs.withLock { $0.removeValue(forKey: id) } }
+        guard owned else { return }
+        guard let reply else {
+            RelayMetrics.command(command, outcome: "duplicate")
+            return
+        }
+        RelayMetrics.command(command, outcome: reply.kind.rawValue)
+        let entry = outbox.entry(
+            platform: route.platform, conversation: route.conversation, address: route.address,
+            content: .reply(reply.withActions(for: event)), replaces: progress.messageID)
+        do {
+            try await outbox.enqueue(entry)
+        } catch {
+            logger.error("could not store a reply in the outbox", metadata: ["platform": "\(route.platform)", "error": "\(error)"])
+        }
+        RelayMetrics.runDuration(started.duration(to: .now).inSeconds, command: command)
+    }
+
+    private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, runID: Int) async {
+        guard runs.withLock({ $0[runID]?.state == .running }), let replaces = progress.take(step) else { return }
+        let entry = outbox.entry(
+            platform: route.platform, conversation: route.conversation, address: route.address,
+            content: .progress(step), replaces: replaces.isEmpty ? nil : replaces)
+        if replaces.isEmpty { progress.posted(entry.id) }
+        try? await outbox.enqueue(entry)
+    }
+
+    private func park(_ event: Event, route: ReplyRoute) async {
+        var event = event
+        event.eventKey = nil
+        let entry = outbox.entry(platform: route.platform, conversation: route.conversation, address: route.address, content: .parkedRun(event))
+        do {
+            try await outbox.store.enqueue(entry)  // not woken: the worker is stopping too
+            RelayMetrics.parkedRun()
+        } catch {
+            logger.error("could not park a run at shutdown; it is lost", metadata: ["platform": "\(route.platform)", "error": "\(error)"])
+        }
+    }
+
+    /// The command's name for metrics: a built-in's canonical name, else `custom` (bounded labels).
+    static func metricName(_ text: String) -> String {
+        let word = text.split(separator: " ", maxSplits: 1).first.map { String($0.drop { $0 == "/" }).lowercased() } ?? ""
+        return CommandTable.spec(named: word)?.name ?? "custom"
+    }
+}
+
+/// The one progress message of a run: posted once, then edited at most every `interval` seconds.
+final class ProgressMessage: Sendable {
+    private struct State {
+        var messageID: String?
+        var lastShown: ContinuousClock.Instant?
+    }
+
+    private let state = Mutex(State())
+    let interval: Double
+
+    init(interval: Double) { self.interval = interval }
+
+    /// The outbox entry the progress message was posted by, for the result to replace.
+    var messageID: String? { state.withLock { $0.messageID } }
+
+    /// Whether to show `step`: nil to skip it; "" to post the message; else the id to edit.
+    func take(_ step: RunProgress) -> String? {
+        state.withLock { state in
+            let now = ContinuousClock.now
+            if let last = state.lastShown, now - last < .seconds(interval) { return nil }
+            state.lastShown = now
+            return state.messageID ?? ""
+        }
+    }
+
+    func posted(_ id: String) {
+        state.withLock { $0.messageID = id }
+    }
+}
+
+extension Duration {
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,97 @@
+public import Logging
+public import RelayCore
+
+/// What the adapter does with each inbound payload, whether it came over HTTP or Socket Mode:
+/// turn it into an `Event` and a `SlackAddress`, and hand it to the relay's inbox. Never waits
+/// for a model: callers acknowledge Slack right after.
+public struct SlackInbound: Sendable {
+    let inbox: any RelayInbox
+    let api: any SlackWebAPI
+    let box: SlackSecretBox
+    let configuration: SlackConfiguration
+    let logger: Logger
+
+    public init(inbox: any RelayInbox, api: any SlackWebAPI, box: SlackSecretBox, configuration: SlackConfiguration, logger: Logger) {
+        self.inbox = inbox
+        self.api = api
+        self.box = box
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// A slash command: answered through its `response_url` (sealed in the outbox).
+    public func slashCommand(_ command: SlackSlashCommand) async {
+        let address = SlackAddress(
+            team: command.teamID, channel: command.channelID, user: command.userID,
+            sealedResponseURL: command.responseURL.map(box.seal))
+        await inbox.submit(command.relayEvent(), route: address.route)
+    }
+
+    /// Mentions and DMs run their command in the thread; the tribunal reaction runs `/tribunal`
+    /// on the message reacted to. Slack's retries carry the same `event_id`, which the relay
+    /// deduplicates, so a retried event never gets a second reply.
+    public func eventCallback(_ callback: SlackEventCallback) async {
+        switch callback.event {
+        case .mention, .directMessage:
+            guard let event = callback.relayEvent() else { return }
+            let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
+            await inbox.submit(event, route: address.route)
+        case .reactionAdded(let reaction):
+            guard reaction.isReaction(configuration.tribunalReaction) else { return }
+            // The reacted-to message's text needs one Web API call: made off the request path.
+            Task { await tribunalOnReaction(reaction, callback: callback) }
+        case .ignored:
+            return
+        }
+    }
+
+    private func tribunalOnReaction(_ reaction: SlackReactionEvent, callback: SlackEventCallback) async {
+        do throws(SlackAPIError) {
+            let message = try await api.message(channel: reaction.channel, ts: reaction.messageTS)
+            let event = reaction.relayEvent(team: callback.teamID, eventID: callback.eventID, messageText: message.text, messageThreadTS: message.threadTS)
+            let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
+            await inbox.submit(event, route: address.route)
+        } catch {
+            logger.warning("slack: could not read the message a tribunal reaction was put on", metadata: ["reason": "\(error.reason)"])
+        }
+    }
+
+    /// Buttons: "Post to channel" posts an earlier private result for everyone; "Run again"
+    /// runs the command line again where the button is.
+    public func interaction(_ interaction: SlackInteraction) async {
+        guard case .blockActions(let actions) = interaction, let channel = actions.channelID else { return }
+        let address = SlackAddress(
+            team: actions.teamID, channel: channel, user: actions.userID, threadTS: actions.threadTS,
+            sealedResponseURL: actions.responseURL.map(box.seal))
+        for button in actions.buttons {
+            switch button {
+            case .postToChannel(let id):
+                await postToChannel(entryID: id, address: address)
+            case .runAgain(let commandLine):
+                guard let event = actions.relayEvent(runAgain: commandLine) else { continue }
+                await inbox.submit(event, route: address.route)
+            case .other:
+                continue
+            }
+        }
+    }
+
+    private func postToChannel(entryID: String, address: SlackAddress) async {
+        do {
+            guard let entry = try await inbox.outboxEntry(id: entryID), case .reply(var reply) = entry.content,
+                let original = SlackAddress.decode(entry.address), original.user == address.user
+            else {
+                try await inbox.post(.error("That result is no longer available to post; run the command again."), route: address.route)
+                return
+            }
+            reply.isPrivate = false
+            reply.actions = reply.actions.filter { $0 != .postToChannel }
+            // Into the channel (or thread) where it was asked, for everyone.
+            var target = address
+            target.threadTS = original.threadTS ?? address.threadTS
+            try await inbox.post(reply, route: target.route)
+        } catch {
+            logger.error("slack: could not queue a post to channel", metadata: ["error": "\(error)"])
+        }
+    }
+}

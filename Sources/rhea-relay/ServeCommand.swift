@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+import RelayServer
+
+/// `rhea-relay serve`: the HTTP server, the platforms, the outbox — until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the server: chat platforms, health and metrics, the outbox.")
+
+    @Option(name: .long, help: "YAML configuration file (environment variables override it).")
+    var config: String?
+
+    func run() async throws {
+        let configuration: AppConfiguration
+        do {
+            configuration = try await ConfigurationLoader.load(file: config)
+        } catch let error as ConfigurationError {
+            writeErr("rhea-relay: \(error.message)")
+            throw ExitCode(2)
+        }
+        let level = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory.relay(registry: registry))
+        let logger = Logger(label: "rhea-relay")
+
+        let app: RelayApplication.App
+        do {
+            app = try await RelayApplication.build(configuration: configuration, registry: registry, logger: logger)
+        } catch {
+            writeErr("rhea-relay: \(error)")
+            throw ExitCode(2)
+        }
+        // The start-up summary is always printed, whatever the log level.
+        writeErr("rhea-relay serving on http://\(configuration.http.host):\(configuration.http.port) (store: \(configuration.storePath))")
+        writeErr("backend: \(RelayRuntime.describeBackend(configuration))")
+        for (platform, status) in configuration.platformStatus.sorted(by: { $0.key < $1.key }) {
+            writeErr("\(platform): \(status)")
+        }
+        try await app.runService()
+    }
+}

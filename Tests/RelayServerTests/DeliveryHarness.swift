@@ -1,0 +1,90 @@
+import Foundation
+import RelayCore
+import RelayServer
+import RelayStore
+import Synchronization
+
+/// A temporary SQLite file that can be opened, closed and opened again (a restart).
+struct TemporaryDatabase {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).sqlite").path
+
+    func open() async throws -> SQLiteStore { try await SQLiteStore.open(path: path) }
+
+    func remove() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    static func with<T>(_ body: (TemporaryDatabase) async throws -> T) async throws -> T {
+        let database = TemporaryDatabase()
+        defer { database.remove() }
+        return try await body(database)
+    }
+}
+
+/// A platform that records what it is asked to deliver and answers from a script
+/// (then `.sent` with a made-up message id).
+final class RecordingSender: ReplySender {
+    struct Delivery: Sendable {
+        var entry: OutboxEntry
+        var earlier: OutboxEntry?
+        var at: ContinuousClock.Instant
+    }
+
+    let platform: String
+    let minimumInterval: Double
+    private let script: Mutex<[DeliveryOutcome]>
+    private let log = Mutex<[Delivery]>([])
+
+    init(platform: String = "test", minimumInterval: Double = 0, script: [DeliveryOutcome] = []) {
+        self.platform = platform
+        self.minimumInterval = minimumInterval
+        self.script = Mutex(script)
+    }
+
+    func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
+        log.withLock { $0.append(Delivery(entry: entry, earlier: earlier, at: .now)) }
+        return script.withLock { $0.isEmpty ? nil : $0.removeFirst() } ?? .sent(platformRef: "msg-\(entry.id.prefix(8))")
+    }
+
+    var deliveries: [Delivery] { log.withLock { $0 } }
+
+    /// Waits (bounded) until at least `count` deliveries were attempted.
+    func wait(for count: Int, timeout: Double = 5) async throws -> [Delivery] {
+        let end = ContinuousClock.now.advanced(by: .seconds(timeout))
+        while ContinuousClock.now < end {
+            let now = deliveries
+            if now.count >= count { return now }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        struct Timeout: Error, CustomStringConvertible { var description: String }
+        throw Timeout(description: "expected \(count) deliveries, saw \(deliveries.count)")
+    }
+}
+
+/// Runs `worker` in the background while `body` runs, then stops it.
+func whileRunning<T>(_ worker: OutboxWorker, _ body: () async throws -> T) async throws -> T {
+    let task = Task { try await worker.run() }
+    defer { task.cancel() }
+    let result = try await body()
+    task.cancel()
+    _ = await task.result
+    return result
+}
+
+extension Outbox {
+    /// A reply entry for the test platform.
+    func reply(_ text: String, conversation: String = "t:c", replaces: String? = nil) -> OutboxEntry {
+        entry(platform: "test", conversation: conversation, address: "addr:\(conversation)", content: .reply(Reply(kind: .result, body: text)), replaces: replaces)
+    }
+}
+
+extension OutboxEntry {
+    var replyBody: String? {
+        if case .reply(let reply) = content { return reply.body }
+        return nil
+    }
+}
+
+let fastPolicy = DeliveryPolicy(
+    maxAttempts: 3, retry: RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.02), lease: 30, pollInterval: 0.05,
+    drainTimeout: 1)

@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Metrics
+import Prometheus
+import RelayCore
+import RelayServer
+import RelayTribunal
+import Testing
+
+/// swift-metrics is bootstrapped once per process, as `serve` does it.
+enum TestMetrics {
+    static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory.relay(registry: registry))
+        return registry
+    }()
+}
+
+@Suite("serve: health, readiness, metrics")
+struct ServerRoutesTests {
+    func withApp(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await TemporaryDatabase.with { db in
+            var configuration = AppConfiguration(storePath: db.path)
+            configuration.tribunal.baseURL = "http://127.0.0.1:1"  // nothing listens there
+            configuration.tribunal.timeouts.health = 1
+            let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: Logger(label: "test.server"))
+            try await app.test(.live) { client in try await body(client) }
+        }
+    }
+
+    @Test func healthzAnswersOK() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "ok\n")
+            }
+        }
+    }
+
+    @Test func readyzReportsTheStoreTheBackendAndWhyPlatformsAreOff() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .ok)
+                let body = try #require(JSONValue.parse(response.body.readableBytesView))
+                #expect(body["status"]?.stringValue == "ready")
+                #expect(body["store"]?["status"]?.stringValue == "ok")
+                #expect(body["backend"]?["status"]?.stringValue == "unreachable")
+                #expect(body["backend"]?["detail"]?.stringValue?.contains("127.0.0.1:1") == true)
+                #expect(body["platforms"]?["slack"]?.stringValue?.hasPrefix("off: set SLACK_SIGNING_SECRET") == true)
+            }
+        }
+    }
+
+    @Test func metricsAreInPrometheusFormatWithRequestsByRouteAndStatus() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/healthz", method: .get) { _ in }
+            try await client.execute(uri: "/nowhere", method: .get) { response in #expect(response.status == .notFound) }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+                let text = String(buffer: response.body)
+                #expect(text.contains("# TYPE hb_requests counter"))
+                #expect(text.contains(#"http_route="/healthz""#))
+                #expect(text.contains(#"http_response_status_code="200""#))
+                #expect(text.contains("relay_outbox_depth"))
+            }
+        }
+    }
+}

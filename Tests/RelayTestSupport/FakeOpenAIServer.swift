@@ -25,13 +25,13 @@ public final class FakeOpenAIServer: Sendable {
     /// The bound port.
     public let port: Int
     let state: FakeOpenAIState
-    private let serverTask: Task<Void, any Error>
+    private let server: FakeServerHandle
 
-    private init(port: Int, state: FakeOpenAIState, serverTask: Task<Void, any Error>) {
+    private init(port: Int, state: FakeOpenAIState, server: FakeServerHandle) {
         self.url = "http://127.0.0.1:\(port)/v1"
         self.port = port
         self.state = state
-        self.serverTask = serverTask
+        self.server = server
     }
 
     /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
@@ -48,6 +48,7 @@ public final class FakeOpenAIServer: Sendable {
         logger: Logger? = nil
     ) async throws -> FakeOpenAIServer {
         let state = FakeOpenAIState(persona: persona, requiredKey: requiredKey, modelID: model)
+        let stopFlag = FakeStopFlag()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             var request = request
             let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
@@ -67,7 +68,7 @@ public final class FakeOpenAIServer: Sendable {
             let reply = FakeOpenAIReplies.reply(to: recorded, state: state)
             if reply.delay > 0 {
                 // Throws when the server stops, which cuts the answer off.
-                try await Task.sleep(for: .seconds(reply.delay))
+                try await stopFlag.delay(reply.delay)
             }
             var responseHeaders = HTTPFields()
             responseHeaders[.contentType] = "application/json"
@@ -89,26 +90,22 @@ public final class FakeOpenAIServer: Sendable {
                 portContinuation.finish()
             },
             logger: logger ?? Logger(label: "FakeOpenAIServer", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let serverTask = Task {
-            // If binding fails, finishing the stream makes `start` throw instead of hang.
-            defer { portContinuation.finish() }
-            try await app.run()
-        }
+        // If binding fails, finishing the stream makes `start` throw instead of hang.
+        let server = FakeServerHandle(app: app, stopFlag: stopFlag) { portContinuation.finish() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
-            serverTask.cancel()
-            let result = await serverTask.result
+            server.task.cancel()
+            let result = await server.task.result
             var reason = "the server stopped before it was listening"
             if case .failure(let error) = result { reason = "\(error)" }
             throw FakeServerError.didNotStart(reason: reason)
         }
-        return FakeOpenAIServer(port: port, state: state, serverTask: serverTask)
+        return FakeOpenAIServer(port: port, state: state, server: server)
     }
 
     /// Stops the server and waits until the port is closed; slow and hanging answers are cut off.
     public func stop() async {
-        serverTask.cancel()
-        _ = await serverTask.result
+        await server.stop()
     }
 
     /// Answers the following chat requests as `persona`; a `.sequence` starts from its first.

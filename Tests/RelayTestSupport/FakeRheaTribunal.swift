@@ -52,13 +52,13 @@ public final class FakeRheaTribunal: Sendable {
     /// The bound port.
     public let port: Int
     let state: FakeRheaTribunalState
-    private let serverTask: Task<Void, any Error>
+    private let server: FakeServerHandle
 
-    private init(port: Int, state: FakeRheaTribunalState, serverTask: Task<Void, any Error>) {
+    private init(port: Int, state: FakeRheaTribunalState, server: FakeServerHandle) {
         self.url = "http://127.0.0.1:\(port)"
         self.port = port
         self.state = state
-        self.serverTask = serverTask
+        self.server = server
     }
 
     /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
@@ -80,6 +80,7 @@ public final class FakeRheaTribunal: Sendable {
             auth: .init(
                 validToken: validToken, validAPIKey: validAPIKey, allowDevBypass: allowDevBypass,
                 requireAuth: requireAuth))
+        let stopFlag = FakeStopFlag()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             var request = request
             let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
@@ -97,7 +98,7 @@ public final class FakeRheaTribunal: Sendable {
                 rawBody: String(buffer: buffer))
             let reply = await state.handle(recorded)
             if reply.delay > 0 {
-                try await Task.sleep(for: .seconds(reply.delay))
+                try await stopFlag.delay(reply.delay)
             }
             var responseHeaders = HTTPFields()
             responseHeaders[.contentType] = reply.contentType
@@ -119,24 +120,20 @@ public final class FakeRheaTribunal: Sendable {
                 portContinuation.finish()
             },
             logger: logger ?? Logger(label: "FakeRheaTribunal", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let serverTask = Task {
-            // If binding fails, finishing the stream makes `start` throw instead of hang.
-            defer { portContinuation.finish() }
-            try await app.run()
-        }
+        // If binding fails, finishing the stream makes `start` throw instead of hang.
+        let server = FakeServerHandle(app: app, stopFlag: stopFlag) { portContinuation.finish() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
-            serverTask.cancel()
-            let result = await serverTask.result
+            server.task.cancel()
+            let result = await server.task.result
             throw FakeServerError.didNotStart(reason: result.failureDescription)
         }
-        return FakeRheaTribunal(port: port, state: state, serverTask: serverTask)
+        return FakeRheaTribunal(port: port, state: state, server: server)
     }
 
     /// Stops the server and waits until the port is closed; in-flight slow answers are cut off.
     public func stop() async {
-        serverTask.cancel()
-        _ = await serverTask.result
+        await server.stop()
     }
 
     // MARK: Scripting

@@ -42,14 +42,14 @@ public final class FakeSlackWebAPI: Sendable {
     /// The token `apps.connections.open` accepts.
     public let appToken: String
     let state: FakeSlackWatched<FakeSlackWebAPIState>
-    private let serverTask: Task<Void, any Error>
+    private let server: FakeServerHandle
 
-    private init(port: Int, state: FakeSlackWatched<FakeSlackWebAPIState>, serverTask: Task<Void, any Error>) {
+    private init(port: Int, state: FakeSlackWatched<FakeSlackWebAPIState>, server: FakeServerHandle) {
         self.port = port
         self.baseURL = "http://127.0.0.1:\(port)"
         self.apiURL = "http://127.0.0.1:\(port)/api"
         self.state = state
-        self.serverTask = serverTask
+        self.server = server
         let tokens = state.read { ($0.botToken, $0.appToken) }
         self.botToken = tokens.0
         self.appToken = tokens.1
@@ -69,6 +69,7 @@ public final class FakeSlackWebAPI: Sendable {
         // The port is known only once bound; the base URL is filled in before any request.
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let box = FakeSlackStateBox()
+        let stopFlag = FakeStopFlag()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             var request = request
             let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
@@ -88,7 +89,7 @@ public final class FakeSlackWebAPI: Sendable {
             let reply = state.update { $0.answer(recorded) }
             if reply.delay > 0 {
                 // Throws when the server stops, which cuts the answer off.
-                try await Task.sleep(for: .seconds(reply.delay))
+                try await stopFlag.delay(reply.delay)
             }
             var responseHeaders = HTTPFields()
             responseHeaders[.contentType] = reply.contentType
@@ -108,15 +109,12 @@ public final class FakeSlackWebAPI: Sendable {
                 portContinuation.finish()
             },
             logger: logger ?? Logger(label: "FakeSlackWebAPI", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let serverTask = Task {
-            // If binding fails, finishing the stream makes `start` throw instead of hang.
-            defer { portContinuation.finish() }
-            try await app.run()
-        }
+        // If binding fails, finishing the stream makes `start` throw instead of hang.
+        let server = FakeServerHandle(app: app, stopFlag: stopFlag) { portContinuation.finish() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
-            serverTask.cancel()
-            let result = await serverTask.result
+            server.task.cancel()
+            let result = await server.task.result
             var reason = "the server stopped before it was listening"
             if case .failure(let error) = result { reason = "\(error)" }
             throw FakeServerError.didNotStart(reason: reason)
@@ -125,13 +123,12 @@ public final class FakeSlackWebAPI: Sendable {
         initial.socketMode = socketMode
         let state = FakeSlackWatched(initial)
         box.state = state
-        return FakeSlackWebAPI(port: port, state: state, serverTask: serverTask)
+        return FakeSlackWebAPI(port: port, state: state, server: server)
     }
 
     /// Stops the server and waits until the port is closed; slow answers are cut off.
     public func stop() async {
-        serverTask.cancel()
-        _ = await serverTask.result
+        await server.stop()
     }
 
     /// Puts a message into a channel as if a person had written it (for reactions and threads).

@@ -85,10 +85,11 @@ struct CouncilTests {
         try await CouncilHarness.with([
             Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
             Member(name: "c", tier: .cheap, persona: .hang),
-        ], deadline: 0.5) { h in
+        ], deadline: 2) { h in
+            // Generous margins: the suite runs in parallel on small machines.
             let started = Date()
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 3, tier: .cheap))
-            #expect(Date().timeIntervalSince(started) < 3)
+            #expect(Date().timeIntervalSince(started) < 8)
             #expect(result.answered == 2 && result.asked == 3)
             #expect(result.agreement == 1)
         }

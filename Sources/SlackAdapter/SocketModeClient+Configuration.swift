@@ -17,6 +17,7 @@ extension SocketModeClient {
         /// How many envelope and event ids are remembered to drop duplicates.
         public var deduplicationCapacity: Int
 
+        /// A configuration; every default suits Slack.
         public init(
             backoff: Backoff = Backoff(initial: 1, multiplier: 2, maximum: 30, jitter: 0.5),
             healthyUptime: Double = 30,

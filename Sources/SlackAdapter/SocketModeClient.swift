@@ -97,6 +97,8 @@ public final class SocketModeClient: Sendable {
             shared.withLock {
                 $0.running = false
                 $0.input = nil
+                // Also after a cancellation, which leaves the machine where it was.
+                $0.state = .stopped
             }
         }
 

@@ -208,11 +208,11 @@ struct SlackWebClientTests {
 
     @Test func aRefusedConnectionIsRetryable() async throws {
         let http = makeTestHTTPClient()
-        let closed = try await FakeSlackWebAPI.start()
-        let apiURL = closed.apiURL
-        await closed.stop()
         let logs = SlackWebLogCapture()
-        let client = SlackWebClient(httpClient: http, apiURL: apiURL, botToken: "xoxb-t", timeout: 5, logger: logs.logger)
+        // Port 1 (tcpmux): nothing listens, and unlike a stopped fake's port no other test's
+        // server can be given it meanwhile.
+        let client = SlackWebClient(
+            httpClient: http, apiURL: "http://127.0.0.1:1/api", botToken: "xoxb-t", timeout: 5, logger: logs.logger)
         let error = await slackError { try await client.postMessage(channel: "C1", text: "x") }
         try await http.shutdown()
         guard case .unreachable(let method, _) = error else {

@@ -88,6 +88,9 @@ struct SocketModeClientTests {
         try await withSocketMode { harness in
             let socketMode = harness.socketMode
             try await socketMode.waitForConnections(count: 1)
+            // An acknowledged envelope shows the client is past the upgrade and the hello.
+            try await socketMode.send(envelope: .appMention(envelopeID: "env-before-drop", eventID: "EvB"))
+            try await socketMode.waitForAck(envelopeID: "env-before-drop")
             try await socketMode.closeAbruptly(1)
             try await socketMode.waitForConnections(count: 2)
             #expect(socketMode.timeline.contains(.closed(1, byServer: true)))
@@ -95,7 +98,7 @@ struct SocketModeClientTests {
             try await socketMode.send(envelope: .appMention(envelopeID: "env-after-drop", eventID: "EvD"))
             let acks = try await socketMode.waitForAck(envelopeID: "env-after-drop")
             #expect(acks.map(\.connection) == [2])
-            try await harness.received.wait(count: 1)
+            try await harness.received.wait(count: 2)
             #expect(harness.web.requests(path: "apps.connections.open").count == 2)
             #expect(harness.logs.text.contains("Socket Mode connection lost"))
         }

@@ -1,3 +1,5 @@
+public import RelayCore
+
 extension SocketModeClient {
     /// Timings and limits of a `SocketModeClient`; the defaults suit Slack.
     public struct Configuration: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import RelayCore
+public import RelayCore
 
 /// The Socket Mode connection lifecycle, without any I/O: events in, actions out.
 ///

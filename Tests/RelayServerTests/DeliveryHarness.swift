@@ -85,6 +85,18 @@ extension OutboxEntry {
     }
 }
 
+/// Waits (bounded) until every entry has left the pending state: a delivery is recorded by the
+/// sender before the worker writes its outcome.
+func waitUntilSettled(_ store: any Store, _ ids: [String], timeout: Double = 5) async throws {
+    let end = ContinuousClock.now.advanced(by: .seconds(timeout))
+    while ContinuousClock.now < end {
+        var pending = false
+        for id in ids where try await store.outboxEntry(id: id)?.state == .pending { pending = true }
+        if !pending { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
 let fastPolicy = DeliveryPolicy(
     maxAttempts: 3, retry: RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.02), lease: 30, pollInterval: 0.05,
     drainTimeout: 1)

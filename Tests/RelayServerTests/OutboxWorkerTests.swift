@@ -20,7 +20,11 @@ struct OutboxWorkerTests {
             let entries = [outbox.reply("one"), outbox.reply("two"), outbox.reply("elsewhere", conversation: "t:other"), outbox.reply("three")]
             for entry in entries { try await outbox.enqueue(entry) }
             let sender = RecordingSender()
-            let deliveries = try await whileRunning(worker(outbox, sender)) { try await sender.wait(for: 4) }
+            let deliveries = try await whileRunning(worker(outbox, sender)) {
+                let deliveries = try await sender.wait(for: 4)
+                try await waitUntilSettled(store, entries.map(\.id))
+                return deliveries
+            }
             let inConversation = deliveries.filter { $0.entry.conversation == "t:c" }.compactMap(\.entry.replyBody)
             #expect(inConversation == ["one", "two", "three"])
             for entry in entries {
@@ -40,7 +44,11 @@ struct OutboxWorkerTests {
             let entry = outbox.reply("hello")
             try await outbox.enqueue(entry)
             let sender = RecordingSender(script: [.rateLimited(retryAfter: 1, reason: "HTTP 429")])
-            let deliveries = try await whileRunning(worker(outbox, sender)) { try await sender.wait(for: 2) }
+            let deliveries = try await whileRunning(worker(outbox, sender)) {
+                let deliveries = try await sender.wait(for: 2)
+                try await waitUntilSettled(store, [entry.id])
+                return deliveries
+            }
             #expect(deliveries[0].at.duration(to: deliveries[1].at) >= .seconds(1))
             let stored = try await store.outboxEntry(id: entry.id)
             #expect(stored?.state == .sent)
@@ -60,6 +68,7 @@ struct OutboxWorkerTests {
             let sender = RecordingSender(script: [.retryable(reason: "HTTP 503"), .rejected(reason: "channel_not_found"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")])
             try await whileRunning(worker(outbox, sender)) {
                 _ = try await sender.wait(for: 4)
+                try await waitUntilSettled(store, [doomed.id, refused.id])
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(sender.deliveries.count == 4, "3 tries of one, 1 of the refused one, no more")
@@ -88,6 +97,7 @@ struct OutboxWorkerTests {
             let sender = RecordingSender()
             try await whileRunning(worker(outbox, sender)) {
                 _ = try await sender.wait(for: 1)
+                try await waitUntilSettled(store, [entry.id])
                 try await Task.sleep(for: .milliseconds(300))
             }
             #expect(sender.deliveries.map(\.entry.id) == [entry.id])

@@ -57,6 +57,12 @@ struct ServerRoutesTests {
         try await withApp { client in
             try await client.execute(uri: "/healthz", method: .get) { _ in }
             try await client.execute(uri: "/nowhere", method: .get) { response in #expect(response.status == .notFound) }
+            // The outbox worker records its depth once it has looked at the store: wait for that (bounded).
+            for _ in 0..<100 {
+                let seen = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body).contains("relay_outbox_depth") }
+                if seen { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)

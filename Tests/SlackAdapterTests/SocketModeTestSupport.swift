@@ -1,3 +1,4 @@
+import RelayCore
 import AsyncHTTPClient
 import RelayTestSupport
 import SlackAdapter

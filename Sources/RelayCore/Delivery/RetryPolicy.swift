@@ -24,14 +24,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Exponential with "equal jitter": half the step is fixed, half random, so clients that
     /// failed together do not come back together.
     public func delay(afterAttempt attempt: Int, random: Double = Double.random(in: 0...1)) -> Double {
-        let exponent = Double(max(0, min(attempt - 1, 30)))
-        let step = min(maxDelay, baseDelay * pow2(exponent))
-        return step / 2 + step / 2 * min(1, max(0, random))
-    }
-
-    private func pow2(_ exponent: Double) -> Double {
-        var value = 1.0
-        for _ in 0..<Int(exponent) { value *= 2 }
-        return value
+        var backoff = Backoff(initial: baseDelay, multiplier: 2, maximum: maxDelay, jitter: 0.5)
+        backoff.skip(min(max(0, attempt - 1), 64))
+        return backoff.next(unitRandom: random)
     }
 }

@@ -1,4 +1,4 @@
-import SlackAdapter
+import RelayCore
 import Testing
 
 @Suite("Backoff")

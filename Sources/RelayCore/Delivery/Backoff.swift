@@ -1,4 +1,6 @@
-/// Delays between reconnection attempts: exponential, capped, with jitter.
+/// Delays between attempts: exponential, capped, with jitter. The one backoff of the relay:
+/// websocket reconnects keep one as state; `RetryPolicy` (backend calls, outbox delivery)
+/// computes from it.
 ///
 /// Attempt `n` (from 0) waits `min(maximum, initial × multiplierⁿ)` scaled by a random factor
 /// in `[1 − jitter, 1]`, so delays never exceed the cap and many clients that lost the same
@@ -47,6 +49,11 @@ public struct Backoff: Sendable, Hashable {
     /// The delay in seconds before the next attempt, with system randomness.
     public mutating func next() -> Double {
         next(unitRandom: Double.random(in: 0...1))
+    }
+
+    /// Counts `count` attempts as already made.
+    public mutating func skip(_ count: Int) {
+        attempts += max(0, count)
     }
 
     /// Starts over from `initial`: the last connection was healthy.

@@ -13,20 +13,29 @@ public import RelayCore
 ///   (retry no sooner than `Retry-After`, backoff, give up).
 public struct SlackReplySender: ReplySender {
     public let platform = SlackEventMapping.platform
-    /// Slack allows about one message a second per channel.
-    public let minimumInterval: Double
+    /// Slack allows about one `chat.*` message a second per channel.
+    let webAPIInterval: Double
     let api: any SlackWebAPI
     let canPost: Bool
     let box: SlackSecretBox
     let logger: Logger
 
     /// `canPost`: a bot token is configured, so `chat.*` methods work.
-    public init(api: any SlackWebAPI, canPost: Bool, box: SlackSecretBox, minimumInterval: Double = 1, logger: Logger) {
+    public init(api: any SlackWebAPI, canPost: Bool, box: SlackSecretBox, webAPIInterval: Double = 1, logger: Logger) {
         self.api = api
         self.canPost = canPost
         self.box = box
-        self.minimumInterval = minimumInterval
+        self.webAPIInterval = webAPIInterval
         self.logger = logger
+    }
+
+    /// Replies that go to a `response_url` (a slash command's answer) are not paced: the
+    /// per-channel limit is `chat.postMessage`'s. Everything else waits its turn in the channel.
+    public func minimumInterval(for entry: OutboxEntry) -> Double {
+        guard case .reply = entry.content, entry.replaces == nil, SlackAddress.decode(entry.address)?.sealedResponseURL != nil else {
+            return webAPIInterval
+        }
+        return 0
     }
 
     public func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {

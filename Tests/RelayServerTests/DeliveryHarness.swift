@@ -31,15 +31,17 @@ final class RecordingSender: ReplySender {
     }
 
     let platform: String
-    let minimumInterval: Double
+    let interval: Double
     private let script: Mutex<[DeliveryOutcome]>
     private let log = Mutex<[Delivery]>([])
 
     init(platform: String = "test", minimumInterval: Double = 0, script: [DeliveryOutcome] = []) {
         self.platform = platform
-        self.minimumInterval = minimumInterval
+        self.interval = minimumInterval
         self.script = Mutex(script)
     }
+
+    func minimumInterval(for entry: OutboxEntry) -> Double { interval }
 
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         log.withLock { $0.append(Delivery(entry: entry, earlier: earlier, at: .now)) }

@@ -18,11 +18,12 @@ public enum DeliveryOutcome: Sendable, Hashable {
 public protocol ReplySender: Sendable {
     /// The `platform` this sender delivers for (matches `OutboxEntry.platform`).
     var platform: String { get }
-    /// Seconds between two sends to one conversation (Slack: about one message a second per channel).
-    var minimumInterval: Double { get }
+    /// Seconds to keep between this send and the previous one to the same conversation (Slack:
+    /// about one `chat.postMessage` a second per channel; a `response_url` has no such limit).
+    func minimumInterval(for entry: OutboxEntry) -> Double
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
 }
 
 extension ReplySender {
-    public var minimumInterval: Double { 0 }
+    public func minimumInterval(for entry: OutboxEntry) -> Double { 0 }
 }

@@ -118,7 +118,7 @@ public final class OutboxWorker: Service, Sendable {
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
             return
         }
-        let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval)
+        let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval(for: entry))
         if wait > .zero { try? await Task.sleep(for: wait) }
 
         let earlier = try? await entry.replaces.asyncFlatMap { try await store.outboxEntry(id: $0) }

@@ -122,6 +122,22 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // `swift run -c release slack-bench` (after building rhea-relay in release).
+        .executableTarget(
+            name: "slack-bench",
+            dependencies: [
+                "RelayCore", "RelayTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SlackBench",
+            swiftSettings: strict
+        ),
+
         // Fakes of external services, as real servers on 127.0.0.1.
         .target(
             name: "RelayTestSupport",

@@ -20,8 +20,12 @@ public struct SlackAddress: Sendable, Hashable, Codable {
         self.sealedResponseURL = sealedResponseURL
     }
 
-    /// Replies to one channel are paced and ordered together.
-    public var conversation: String { "slack:\(team):\(channel)" }
+    /// The outbox's ordering and pacing key. Web API posts to one channel are paced and ordered
+    /// together (Slack's per-channel limit); answers through a `response_url` (slash commands,
+    /// buttons) are ordered per person, so one user's slow chain never holds up another's reply.
+    public var conversation: String {
+        sealedResponseURL == nil ? "slack:\(team):\(channel)" : "slack:\(team):\(channel):\(user)"
+    }
 
     public var route: ReplyRoute {
         let json = (try? JSONEncoder.sorted.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

@@ -167,6 +167,15 @@ public final class FakeSlackWebAPI: Sendable {
         return state.read { $0.requests.filter { path == nil || $0.path == path } }
     }
 
+    /// When the requests (to `path` only, when given) arrived, oldest first: the instants match
+    /// `requests(path:)` one for one.
+    public func arrivalTimes(path: String? = nil) -> [ContinuousClock.Instant] {
+        let path = path.map(Self.normalized)
+        return state.read { state in
+            zip(state.requests, state.arrivals).filter { path == nil || $0.0.path == path }.map(\.1)
+        }
+    }
+
     /// The requests posted to `responseURL`, oldest first.
     public func requests(responseURL: String) -> [RecordedRequest] {
         guard let id = FakeSlackWebAPIState.responseID(responseURL) else { return [] }
@@ -180,7 +189,10 @@ public final class FakeSlackWebAPI: Sendable {
 
     /// Forgets the recorded requests (messages, response URLs and scripted failures stay).
     public func clearRequests() {
-        state.update { $0.requests.removeAll() }
+        state.update { state in
+            state.requests.removeAll()
+            state.arrivals.removeAll()
+        }
     }
 
     /// Waits until at least `count` requests (to `path` only, when given) have arrived and

@@ -15,6 +15,8 @@ struct FakeSlackWebAPIState: Sendable {
     let baseURL: String
 
     var requests: [RecordedRequest] = []
+    /// When each of `requests` arrived (same order), for tests of pacing and `Retry-After`.
+    var arrivals: [ContinuousClock.Instant] = []
     var failures: [ScriptedFailure] = []
     var messages: [FakeSlackMessage] = []
     /// Messages posted so far; numbers the `ts`s.
@@ -35,6 +37,7 @@ struct FakeSlackWebAPIState: Sendable {
     /// Records `request` and decides the answer.
     mutating func answer(_ request: RecordedRequest) -> FakeSlackReply {
         requests.append(request)
+        arrivals.append(.now)
         let path = request.path
         let isResponseURL = path.hasPrefix("/response/")
         guard request.method == "POST" else {

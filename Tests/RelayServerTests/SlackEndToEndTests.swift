@@ -1,0 +1,405 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RelayCore
+import RelayServer
+import RelayTestSupport
+import SlackAdapter
+import Testing
+
+/// Slack through the real server: `RelayApplication.build` as `serve` runs it, driven over HTTP
+/// with requests signed exactly as Slack signs them (or over Socket Mode), against the fake Web
+/// API and the fake Rhea Tribunal on 127.0.0.1. Every check is about what a Slack user would see.
+@Suite("Slack end to end, through the server")
+struct SlackEndToEndTests {
+    static let quick = FakeRheaTribunal.quickPath
+
+    // MARK: 1. Signing
+
+    @Test func aSlashCommandSignedAsSlackSignsIsAcknowledgedAtOnceWithWorkingOnIt() async throws {
+        // The signer used below reproduces Slack's published example byte for byte.
+        let published = SlackSigner(signingSecret: PublishedSlackExample.signingSecret)
+        #expect(
+            published.signature(body: PublishedSlackExample.body, timestamp: PublishedSlackExample.timestamp)
+                == PublishedSlackExample.signature)
+
+        try await SlackFakes.with { fakes in
+            let configuration = fakes.configuration(signingSecret: PublishedSlackExample.signingSecret)
+            try await fakes.withRelay(configuration) { relay in
+                // The published request, re-sent now (its 2018 timestamp is long stale), answering
+                // to the fake instead of hooks.slack.com.
+                let responseURL = relay.slack.makeResponseURL()
+                let original = "https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN"
+                let body = PublishedSlackExample.body.replacingOccurrences(of: original, with: SlackWire.formEncode(responseURL))
+                #expect(body != PublishedSlackExample.body)
+
+                let response = try await relay.post("/slack/commands", body: body, contentType: "application/x-www-form-urlencoded")
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                let ack = try #require(JSONValue.parse(response.body.readableBytesView))
+                #expect(ack == ["response_type": "ephemeral", "text": "⏳ Working on it…"])
+
+                // `/webhook-collect` is no relay command: the user is told so, privately.
+                let answers = try await relay.slack.waitForRequests(count: 1, path: Self.path(of: responseURL))
+                #expect(answers.first?["response_type"]?.stringValue == "ephemeral")
+                #expect(answers.first?["text"]?.stringValue?.contains("webhook-collect") == true)
+            }
+        }
+    }
+
+    // MARK: 2. Refused requests
+
+    @Test func forgedStaleAndFutureRequestsGet401AndNoReplyAMalformedSignedBodyGets400() async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                var refusedURLs: [String] = []
+                for signing: RelayUnderTest.Signing in [
+                    .forged, .aged(seconds: 301), .aged(seconds: -600), .ofOtherBody("text=something+else"),
+                ] {
+                    let responseURL = relay.slack.makeResponseURL()
+                    refusedURLs.append(responseURL)
+                    let response = try await relay.slashCommand("/translate", text: "fr Good morning", responseURL: responseURL, signing: signing)
+                    #expect(response.status == .unauthorized, "\(signing)")
+                    #expect(String(buffer: response.body) == #"{"error":"invalid request"}"#, "\(signing)")
+                }
+                // The same for an event that would otherwise be answered with chat.postMessage.
+                for (index, signing) in [RelayUnderTest.Signing.forged, .aged(seconds: 301), .aged(seconds: -600)].enumerated() {
+                    let mention = SlackWire.appMention(eventID: "Ev0REFUSED\(index)", text: "translate fr Hello", ts: "1700000000.000100")
+                    let response = try await relay.event(mention, signing: signing)
+                    #expect(response.status == .unauthorized, "\(signing)")
+                }
+                // 299 s old is still inside Slack's five minutes, so it is only malformed: 400.
+                let malformedForm = "team_id=T0E2E&user_id=U0HUMAN"
+                let badForm = try await relay.post("/slack/commands", body: malformedForm, contentType: "application/x-www-form-urlencoded", signing: .aged(seconds: 299))
+                #expect(badForm.status == .badRequest)
+                #expect(String(buffer: badForm.body).contains("channel_id"))
+                #expect(badForm.headers[values: SlackHeaders.noRetry] == ["1"])
+                let badJSON = try await relay.post("/slack/events", body: #"{"type":"event_callback","event_id":"#, contentType: "application/json")
+                #expect(badJSON.status == .badRequest)
+                let badPayload = try await relay.post("/slack/interactive", body: "payload=%7Bnot+json", contentType: "application/x-www-form-urlencoded")
+                #expect(badPayload.status == .badRequest)
+
+                // Nothing of the above reaches Slack or a model.
+                try await quietWindow(1.5)
+                #expect(relay.slack.requests().isEmpty, "\(relay.slack.requests().map(\.path))")
+                #expect(await relay.tribunal.requestCount() == 0)
+
+                // The pipeline was live all along: a correctly signed command is answered.
+                let responseURL = relay.slack.makeResponseURL()
+                let good = try await relay.slashCommand("/translate", text: "fr Good morning", responseURL: responseURL)
+                #expect(good.status == .ok)
+                try await relay.slack.waitForRequests(count: 1, path: Self.path(of: responseURL))
+                try await quietWindow(0.5)
+                #expect(relay.slack.requests().map(\.path) == [Self.path(of: responseURL)])
+                for url in refusedURLs {
+                    #expect(relay.slack.requests(responseURL: url).isEmpty)
+                }
+            }
+        }
+    }
+
+    // MARK: 3. Slash command → response_url
+
+    @Test func aSlashCommandIsAnsweredOnceAtItsResponseURLWithTextAndBlocks() async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                // A slow model must not delay the acknowledgement (Slack allows 3 s).
+                await relay.tribunal.setDelay(path: Self.quick, seconds: 1.5)
+                let responseURL = relay.slack.makeResponseURL()
+                let started = ContinuousClock.now
+                let response = try await relay.slashCommand("/translate", text: "fr Good morning", responseURL: responseURL)
+                let acknowledgedAfter = started.duration(to: .now)
+                #expect(response.status == .ok)
+                #expect(acknowledgedAfter < .seconds(1), "acknowledged after \(acknowledgedAfter)")
+
+                let posts = try await relay.slack.waitForRequests(count: 1, path: Self.path(of: responseURL))
+                try await quietWindow()
+                #expect(relay.slack.requests(responseURL: responseURL).count == 1)
+                #expect(relay.slack.requests(path: "chat.postMessage").isEmpty)
+                #expect(relay.slack.requests(path: "chat.postEphemeral").isEmpty)
+
+                let body = try #require(posts.first?.body)
+                #expect(posts.first?.header("content-type")?.hasPrefix("application/json") == true)
+                #expect(body["response_type"]?.stringValue == "in_channel")
+                let text = try #require(body["text"]?.stringValue)
+                #expect(text.contains("[translate:fr] Good morning"), "\(text)")
+                let blocks = try #require(body["blocks"]?.arrayValue)
+                #expect(!blocks.isEmpty)
+                #expect(blocks.contains { $0["type"]?.stringValue == "section" && $0["text"]?["text"]?.stringValue?.contains("[translate:fr] Good morning") == true })
+
+                // The model was asked once, for French.
+                let asked = await relay.tribunal.requests(path: Self.quick)
+                #expect(asked.count == 1)
+                #expect(asked.first?["action"]?.stringValue == "translate")
+                #expect(asked.first?["target_lang"]?.stringValue?.lowercased().hasPrefix("fr") == true)
+                #expect(asked.first?["text"]?.stringValue == "Good morning")
+            }
+        }
+    }
+
+    // MARK: 4. Events API retries
+
+    @Test func threeDeliveriesOfOneMentionGetOneReplyInItsThread() async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let mention = SlackWire.appMention(eventID: "Ev0RETRIED1", text: "translate fr Good morning", channel: "C0RETRY", ts: "1700000000.000400")
+                for retry in [nil, 1, 2] as [Int?] {
+                    let response = try await relay.event(mention, retry: retry)
+                    #expect(response.status == .ok, "delivery \(retry ?? 0)")
+                }
+                let posts = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+                try await quietWindow(1.5)
+                #expect(relay.slack.requests().map(\.path) == ["/api/chat.postMessage"])
+                #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
+
+                let post = try #require(posts.first)
+                #expect(post["channel"]?.stringValue == "C0RETRY")
+                #expect(post["thread_ts"]?.stringValue == "1700000000.000400")
+                #expect(post["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
+                let messages = relay.slack.messages(channel: "C0RETRY")
+                #expect(messages.count == 1)
+                #expect(messages.first?.threadTS == "1700000000.000400")
+            }
+        }
+    }
+
+    // MARK: 5. Rate limits
+
+    @Test func a429IsRetriedNoSoonerThanRetryAfterThenDeliveredOnce() async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                relay.slack.failNext(1, with: .rateLimited(retryAfter: 2), path: "chat.postMessage")
+                let mention = SlackWire.appMention(eventID: "Ev0LIMITED1", text: "translate fr Good morning", channel: "C0LIMIT", ts: "1700000000.000500")
+                #expect(try await relay.event(mention).status == .ok)
+
+                try await relay.slack.waitForRequests(count: 2, path: "chat.postMessage", timeout: 8)
+                try await quietWindow()
+                let arrivals = relay.slack.arrivalTimes(path: "chat.postMessage")
+                #expect(arrivals.count == 2)
+                if arrivals.count == 2 {
+                    let gap = arrivals[0].duration(to: arrivals[1])
+                    #expect(gap >= .seconds(2), "retried after \(gap)")
+                    #expect(gap < .seconds(4), "retried only after \(gap)")
+                }
+                let messages = relay.slack.messages(channel: "C0LIMIT")
+                #expect(messages.count == 1)
+                #expect(messages.first?.threadTS == "1700000000.000500")
+                #expect(messages.first?.text.contains("[translate:fr] Good morning") == true)
+            }
+        }
+    }
+
+    // MARK: 6. Restart between stored and sent
+
+    @Test func aReplyStoredWhileSlackIsUnreachableIsDeliveredOnceAfterARestart() async throws {
+        try await SlackFakes.with { fakes in
+            let mention = SlackWire.appMention(eventID: "Ev0RESTART1", text: "translate fr Good morning", channel: "C0RESTART", ts: "1700000000.000600")
+            // First run: nothing listens where the relay thinks Slack is (port 1 refuses).
+            var unreachable = fakes.configuration(apiURL: "http://127.0.0.1:1/api")
+            unreachable.delivery.maxAttempts = 50  // failing for as long as it runs must not give up
+            try await fakes.withRelay(unreachable) { relay in
+                #expect(try await relay.event(mention).status == .ok)
+                try await eventually("the reply to be stored") { try await relay.outboxDepth() ?? 0 >= 1 }
+                #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
+            }
+            #expect(fakes.slack.requests().isEmpty)
+
+            // Second run on the same SQLite file, Slack reachable: the stored reply goes out once,
+            // and the model is not asked again.
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let posts = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+                try await quietWindow()
+                #expect(relay.slack.requests().count == 1)
+                #expect(posts.first?["thread_ts"]?.stringValue == "1700000000.000600")
+                #expect(posts.first?["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
+                #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
+                // Slack redelivering the event after the restart changes nothing.
+                #expect(try await relay.event(mention, retry: 1).status == .ok)
+                try await quietWindow()
+                #expect(relay.slack.messages(channel: "C0RESTART").count == 1)
+                #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
+            }
+        }
+    }
+
+    @Test func aReplyWhoseDeliveriesFailedWith500IsDeliveredOnceAfterARestart() async throws {
+        try await SlackFakes.with { fakes in
+            let mention = SlackWire.appMention(eventID: "Ev0RESTART2", text: "translate fr Good morning", channel: "C0FAILING", ts: "1700000000.000700")
+            fakes.slack.failNext(3, with: .status(500), path: "chat.postMessage")
+            // Retries a second or so apart, so the first run is stopped between two of them.
+            var slow = fakes.configuration()
+            slow.delivery = DeliveryPolicy(
+                maxAttempts: 20, retry: RetryPolicy(attempts: 20, baseDelay: 1, maxDelay: 1), lease: 30, pollInterval: 0.05, drainTimeout: 1)
+            try await fakes.withRelay(slow) { relay in
+                #expect(try await relay.event(mention).status == .ok)
+                try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+            }
+            let failedBeforeRestart = fakes.slack.requests(path: "chat.postMessage").count
+            #expect((1...2).contains(failedBeforeRestart))
+            #expect(fakes.slack.messages().isEmpty, "delivered before the restart")
+
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                // The rest of the three 500s, then the delivery.
+                try await relay.slack.waitForRequests(count: 4, path: "chat.postMessage", timeout: 10)
+                try await quietWindow()
+                #expect(relay.slack.requests(path: "chat.postMessage").count == 4)
+                let messages = relay.slack.messages(channel: "C0FAILING")
+                #expect(messages.count == 1)
+                #expect(messages.first?.threadTS == "1700000000.000700")
+                #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
+            }
+        }
+    }
+
+    @Test func aRunInFlightAtShutdownIsAnsweredOnceAfterTheRestart() async throws {
+        try await SlackFakes.with { fakes in
+            let mention = SlackWire.appMention(eventID: "Ev0PARKED1", text: "translate fr Good morning", channel: "C0PARKED", ts: "1700000000.000800")
+            // The model is slower than the shutdown grace (1 s): the run is parked.
+            await fakes.tribunal.setDelay(path: Self.quick, seconds: 3)
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                #expect(try await relay.event(mention).status == .ok)
+                try await eventually("the model to be asked") { await relay.tribunal.requestCount(path: Self.quick) == 1 }
+            }
+            #expect(fakes.slack.requests().isEmpty)
+            await fakes.tribunal.setDelay(path: Self.quick, seconds: 0)
+
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let posts = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+                try await quietWindow()
+                #expect(relay.slack.requests().count == 1)
+                #expect(posts.first?["thread_ts"]?.stringValue == "1700000000.000800")
+                #expect(posts.first?["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
+            }
+        }
+    }
+
+    // MARK: 7. Escaping
+
+    @Test func modelTextWithMassMentionsReachesSlackEscaped() async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                // Someone types a literal `<!channel>`; Slack sends it escaped, the relay hands the
+                // plain text to the model, and the (echoing) model answers with `<!channel>` in it.
+                let responseURL = relay.slack.makeResponseURL()
+                let typed = "fr Hello &lt;!channel&gt; and &lt;!here&gt; &amp; &lt;@U0BOSS&gt;"
+                #expect(try await relay.slashCommand("/translate", text: typed, responseURL: responseURL).status == .ok)
+                let mention = SlackWire.appMention(eventID: "Ev0ESCAPE1", text: "ai say &lt;!channel&gt; now", channel: "C0ESCAPE", ts: "1700000000.000900")
+                #expect(try await relay.event(mention).status == .ok)
+
+                let answered = try await relay.slack.waitForRequests(count: 1, path: Self.path(of: responseURL))
+                let posted = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+
+                // The model did see the raw text.
+                let prompts = await relay.tribunal.requests(path: Self.quick).compactMap { $0["text"]?.stringValue }
+                #expect(prompts.contains("Hello <!channel> and <!here> & <@U0BOSS>"), "\(prompts)")
+                #expect(prompts.contains("say <!channel> now"), "\(prompts)")
+
+                for request in answered + posted {
+                    let body = try #require(request.body)
+                    let shown = body.shownTexts
+                    for control in ["<!channel>", "<!here>", "<@U0BOSS>"] {
+                        #expect(!shown.contains { $0.contains(control) }, "\(control) reached Slack unescaped: \(request.rawBody)")
+                    }
+                    #expect(shown.contains { $0.contains("&lt;!channel&gt;") })
+                    let text = try #require(body["text"]?.stringValue)
+                    #expect(text.contains("&lt;!channel&gt;"), "\(text)")
+                }
+                let slashText = answered.first?["text"]?.stringValue ?? ""
+                #expect(slashText.contains("&lt;!here&gt; &amp; &lt;@U0BOSS&gt;"), "\(slashText)")
+                #expect(relay.slack.messages(channel: "C0ESCAPE").first?.text.contains("say &lt;!channel&gt; now") == true)
+            }
+        }
+    }
+
+    // MARK: 8. Tribunal reaction
+
+    @Test func theTribunalReactionPostsAConsensusInTheMessagesThreadWithTheAgreementFooter() async throws {
+        try await SlackFakes.with { fakes in
+            let claim = FakeSlackMessage(channel: "C0CLAIMS", ts: "1700000000.001000", text: "The Eiffel Tower is in Berlin &amp; always was")
+            fakes.slack.seed(claim)
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                // Another reaction is not the tribunal's.
+                let thumbs = SlackWire.reactionAdded(eventID: "Ev0THUMBS1", reaction: "thumbsup", channel: "C0CLAIMS", ts: claim.ts)
+                #expect(try await relay.event(thumbs).status == .ok)
+                let mag = SlackWire.reactionAdded(eventID: "Ev0MAG1", reaction: "mag", channel: "C0CLAIMS", ts: claim.ts)
+                #expect(try await relay.event(mag).status == .ok)
+
+                let posts = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+                try await quietWindow()
+                #expect(relay.slack.requests(path: "chat.postMessage").count == 1)
+                #expect(relay.slack.requests(path: "conversations.replies").count == 1)
+
+                // The models judged the message's text, unescaped.
+                let judged = await relay.tribunal.requests(path: FakeRheaTribunal.tribunalPath)
+                #expect(judged.count == 1)
+                #expect(judged.first?["prompt"]?.stringValue?.contains("The Eiffel Tower is in Berlin & always was") == true)
+
+                let post = try #require(posts.first)
+                #expect(post["channel"]?.stringValue == "C0CLAIMS")
+                #expect(post["thread_ts"]?.stringValue == claim.ts)
+                let text = try #require(post["text"]?.stringValue)
+                #expect(text.contains("Agreement 82%"), "\(text)")
+                let blocks = try #require(post["blocks"]?.arrayValue)
+                let contextTexts = blocks.filter { $0["type"]?.stringValue == "context" }.flatMap(\.allStrings)
+                #expect(contextTexts.contains { $0.contains("Agreement 82%") && $0.contains("3/3 models") }, "\(contextTexts)")
+                let thread = relay.slack.messages(channel: "C0CLAIMS").filter { $0.threadTS == claim.ts }
+                #expect(thread.count == 1)
+            }
+        }
+    }
+
+    // MARK: 9. Socket Mode
+
+    @Test func socketModeMentionsAreAckedAndAnsweredOnceAcrossARefresh() async throws {
+        try await withFakeSocketModeServer { socketMode in
+            try await SlackFakes.with { fakes in
+                fakes.slack.attach(socketMode: socketMode)
+                let configuration = fakes.configuration(signingSecret: nil, appToken: fakes.slack.appToken)
+                try await fakes.withRelay(configuration) { relay in
+                    // No signing secret: no HTTP routes.
+                    #expect(try await relay.event(SlackWire.appMention(eventID: "Ev0HTTP", text: "ai hi", ts: "1.1")).status == .notFound)
+
+                    try await socketMode.waitForConnections(count: 1)
+                    let thread = "1700000000.000050"  // the fake envelopes' mention ts
+                    func mention(_ envelope: String, _ event: String, _ word: String, retry: Int = 0) -> FakeSocketModeEnvelope {
+                        .appMention(envelopeID: envelope, eventID: event, text: "<@U0FAKEBOT> translate fr \(word)", channel: "C0SOCKET", retryAttempt: retry)
+                    }
+
+                    try await socketMode.send(envelope: mention("env-1", "Ev0SOCK1", "one"), to: 1)
+                    #expect(try await socketMode.waitForAck(envelopeID: "env-1").first?.connection == 1)
+                    try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+
+                    // Slack recycles the connection; an envelope still arrives on the old one
+                    // while the new one opens, another on the new one once it is greeted.
+                    try await socketMode.sendDisconnect(reason: "refresh_requested", to: 1)
+                    try await socketMode.send(envelope: mention("env-2", "Ev0SOCK2", "two"), to: 1)
+                    try await socketMode.waitForConnections(count: 2)
+                    try await socketMode.waitForAck(envelopeID: "env-2")
+                    try await socketMode.send(envelope: mention("env-3", "Ev0SOCK3", "three"), to: 2)
+                    #expect(try await socketMode.waitForAck(envelopeID: "env-3").first?.connection == 2)
+                    // Slack redelivers env-2's event (as after a missed ack): acked, not answered again.
+                    try await socketMode.send(envelope: mention("env-2b", "Ev0SOCK2", "two", retry: 1), to: 2)
+                    try await socketMode.waitForAck(envelopeID: "env-2b")
+                    try await socketMode.waitForClose(of: 1)
+
+                    try await relay.slack.waitForRequests(count: 3, path: "chat.postMessage", timeout: 8)
+                    try await quietWindow(1.5)
+                    let posts = relay.slack.requests(path: "chat.postMessage")
+                    #expect(posts.count == 3)
+                    let texts = posts.compactMap { $0["text"]?.stringValue }
+                    for word in ["one", "two", "three"] {
+                        #expect(texts.filter { $0.contains("[translate:fr] \(word)") }.count == 1, "\(texts)")
+                    }
+                    #expect(posts.allSatisfy { $0["thread_ts"]?.stringValue == thread && $0["channel"]?.stringValue == "C0SOCKET" })
+                    #expect(socketMode.acks.map(\.envelopeID).sorted() == ["env-1", "env-2", "env-2b", "env-3"])
+                    #expect(await relay.tribunal.requestCount(path: Self.quick) == 3)
+                }
+            }
+        }
+    }
+
+    /// The path a response URL is POSTed to.
+    static func path(of responseURL: String) -> String {
+        String(responseURL[responseURL.range(of: "/response/")!.lowerBound...])
+    }
+}

@@ -398,6 +398,64 @@ struct SlackEndToEndTests {
         }
     }
 
+    // MARK: Buttons
+
+    /// The button with `actionID` under a reply's blocks.
+    static func button(_ actionID: String, in body: JSONValue) -> JSONValue? {
+        for block in body["blocks"]?.arrayValue ?? [] where block["type"]?.stringValue == "actions" {
+            if let button = block["elements"]?.arrayValue?.first(where: { $0["action_id"]?.stringValue == actionID }) { return button }
+        }
+        return nil
+    }
+
+    /// A `block_actions` interaction as Slack POSTs it to `/slack/interactive`.
+    static func click(_ actionID: String, value: String, user: String, responseURL: String) -> String {
+        let payload: JSONValue = [
+            "type": "block_actions", "team": ["id": "T0E2E"], "user": ["id": .string(user), "name": "someone"],
+            "channel": ["id": "C0E2E"], "response_url": .string(responseURL), "trigger_id": .string("trigger-\(UUID().uuidString)"),
+            "container": ["type": "message", "is_ephemeral": true],
+            "actions": [["type": "button", "action_id": .string(actionID), "value": .string(value), "block_id": "b"]],
+        ]
+        return SlackWire.formEncode([("payload", String(decoding: payload.encoded(), as: UTF8.self))])
+    }
+
+    @Test func aPrivateResultCanBePostedToTheChannelAndRunAgainByItsButtons() async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let first = relay.slack.makeResponseURL()
+                _ = try await relay.slashCommand("/rhea", text: "fix teh cat --private", responseURL: first, user: "U0HUMAN")
+                let privately = try #require(try await relay.slack.waitForRequests(count: 1, path: Self.path(of: first)).first?.body)
+                #expect(privately["response_type"]?.stringValue == "ephemeral")
+                let post = try #require(Self.button("post_to_channel", in: privately)?["value"]?.stringValue)
+                let again = try #require(Self.button("run_again", in: privately)?["value"]?.stringValue)
+                #expect(again == "/fix teh cat --private")
+
+                // Someone else cannot publish it.
+                let stranger = relay.slack.makeResponseURL()
+                _ = try await relay.post("/slack/interactive", body: Self.click("post_to_channel", value: post, user: "U0OTHER", responseURL: stranger), contentType: "application/x-www-form-urlencoded")
+                let refused = try #require(try await relay.slack.waitForRequests(count: 1, path: Self.path(of: stranger)).first?.body)
+                #expect(refused["response_type"]?.stringValue == "ephemeral")
+                #expect(refused["text"]?.stringValue?.contains("no longer available") == true)
+
+                // The asker publishes it: in the channel, for everyone, without the button.
+                let second = relay.slack.makeResponseURL()
+                let clicked = try await relay.post("/slack/interactive", body: Self.click("post_to_channel", value: post, user: "U0HUMAN", responseURL: second), contentType: "application/x-www-form-urlencoded")
+                #expect(clicked.status == .ok)
+                let published = try #require(try await relay.slack.waitForRequests(count: 1, path: Self.path(of: second)).first?.body)
+                #expect(published["response_type"]?.stringValue == "in_channel")
+                #expect(published["text"]?.stringValue == privately["text"]?.stringValue)
+                #expect(Self.button("post_to_channel", in: published) == nil)
+
+                // Run again asks the model again and answers at the click's response_url.
+                let third = relay.slack.makeResponseURL()
+                _ = try await relay.post("/slack/interactive", body: Self.click("run_again", value: again, user: "U0HUMAN", responseURL: third), contentType: "application/x-www-form-urlencoded")
+                let rerun = try #require(try await relay.slack.waitForRequests(count: 1, path: Self.path(of: third)).first?.body)
+                #expect(rerun["text"]?.stringValue?.contains("teh cat") == true)
+                #expect(await relay.tribunal.requestCount(path: Self.quick) == 2)
+            }
+        }
+    }
+
     /// The path a response URL is POSTed to.
     static func path(of responseURL: String) -> String {
         String(responseURL[responseURL.range(of: "/response/")!.lowerBound...])

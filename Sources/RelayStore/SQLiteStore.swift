@@ -80,7 +80,10 @@ public actor SQLiteStore: Store {
         guard let connection else { return }
         self.connection = nil
         do {
-            try await connection.close()
+            // Not cut short by the caller's cancellation (NIO's thread pool refuses work from a
+            // cancelled task): a connection dropped unclosed traps in debug builds and leaks the
+            // file handle otherwise, and a cancelled server must still close its store.
+            try await Task { try await connection.close() }.value
         } catch {
             throw StoreError.operationFailed(
                 operation: "close the database at \(path)", reason: StoreError.reason(for: error))

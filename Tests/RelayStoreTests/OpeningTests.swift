@@ -124,6 +124,26 @@ struct OpeningTests {
         #expect(SQLiteStore.supportedSchemaVersion == versions.last)
     }
 
+    /// A server whose service group is cancelled (a service failed, or a second SIGTERM) still
+    /// closes its store on the way out; an unclosed connection traps in debug builds.
+    @Test("Closing from a cancelled task still closes the file")
+    func closingWhenCancelled() async throws {
+        try await withTemporaryFolder { folder in
+            let path = folder.path("relay.sqlite")
+            let store = try await SQLiteStore.open(path: path)
+            let closing = Task {
+                while !Task.isCancelled { await Task.yield() }
+                try await store.close()
+            }
+            closing.cancel()
+            try await closing.value
+            await #expect(throws: StoreError.closed) { try await store.journalMode() }
+            // The file is free again.
+            let again = try await SQLiteStore.open(path: path)
+            try await again.close()
+        }
+    }
+
     /// A harmless migration that only a "newer" build knows.
     static let nextMigration = Migration(
         version: SQLiteStore.supportedSchemaVersion + 1,

@@ -20,7 +20,11 @@ struct OutboxWorkerTests {
             let entries = [outbox.reply("one"), outbox.reply("two"), outbox.reply("elsewhere", conversation: "t:other"), outbox.reply("three")]
             for entry in entries { try await outbox.enqueue(entry) }
             let sender = RecordingSender()
-            let deliveries = try await whileRunning(worker(outbox, sender)) { try await sender.wait(for: 4) }
+            let deliveries = try await whileRunning(worker(outbox, sender)) {
+                let deliveries = try await sender.wait(for: 4)
+                try await waitUntilNothingPending(store)
+                return deliveries
+            }
             let inConversation = deliveries.filter { $0.entry.conversation == "t:c" }.compactMap(\.entry.replyBody)
             #expect(inConversation == ["one", "two", "three"])
             for entry in entries {
@@ -40,7 +44,11 @@ struct OutboxWorkerTests {
             let entry = outbox.reply("hello")
             try await outbox.enqueue(entry)
             let sender = RecordingSender(script: [.rateLimited(retryAfter: 1, reason: "HTTP 429")])
-            let deliveries = try await whileRunning(worker(outbox, sender)) { try await sender.wait(for: 2) }
+            let deliveries = try await whileRunning(worker(outbox, sender)) {
+                let deliveries = try await sender.wait(for: 2)
+                try await waitUntilNothingPending(store)
+                return deliveries
+            }
             #expect(deliveries[0].at.duration(to: deliveries[1].at) >= .seconds(1))
             let stored = try await store.outboxEntry(id: entry.id)
             #expect(stored?.state == .sent)
@@ -57,9 +65,13 @@ struct OutboxWorkerTests {
             let refused = outbox.reply("refused", conversation: "t:b")
             try await outbox.enqueue(doomed)
             try await outbox.enqueue(refused)
-            let sender = RecordingSender(script: [.retryable(reason: "HTTP 503"), .rejected(reason: "channel_not_found"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")])
+            let sender = RecordingSender(scripts: [
+                "t:a": [.retryable(reason: "HTTP 503"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")],
+                "t:b": [.rejected(reason: "channel_not_found")],
+            ])
             try await whileRunning(worker(outbox, sender)) {
                 _ = try await sender.wait(for: 4)
+                try await waitUntilNothingPending(store)
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(sender.deliveries.count == 4, "3 tries of one, 1 of the refused one, no more")

@@ -33,19 +33,28 @@ final class RecordingSender: ReplySender {
     let platform: String
     let interval: Double
     private let script: Mutex<[DeliveryOutcome]>
+    /// Scripts of single conversations, which are delivered in parallel (in no fixed order).
+    private let scripts: Mutex<[String: [DeliveryOutcome]]>
     private let log = Mutex<[Delivery]>([])
 
-    init(platform: String = "test", minimumInterval: Double = 0, script: [DeliveryOutcome] = []) {
+    /// `script` answers deliveries in the order they come; `scripts` per conversation first.
+    init(platform: String = "test", minimumInterval: Double = 0, script: [DeliveryOutcome] = [], scripts: [String: [DeliveryOutcome]] = [:]) {
         self.platform = platform
         self.interval = minimumInterval
         self.script = Mutex(script)
+        self.scripts = Mutex(scripts)
     }
 
     func minimumInterval(for entry: OutboxEntry) -> Double { interval }
 
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         log.withLock { $0.append(Delivery(entry: entry, earlier: earlier, at: .now)) }
-        return script.withLock { $0.isEmpty ? nil : $0.removeFirst() } ?? .sent(platformRef: "msg-\(entry.id.prefix(8))")
+        let scripted = scripts.withLock { scripts -> DeliveryOutcome? in
+            guard var queue = scripts[entry.conversation], !queue.isEmpty else { return nil }
+            defer { scripts[entry.conversation] = queue }
+            return queue.removeFirst()
+        }
+        return scripted ?? script.withLock { $0.isEmpty ? nil : $0.removeFirst() } ?? .sent(platformRef: "msg-\(entry.id.prefix(8))")
     }
 
     var deliveries: [Delivery] { log.withLock { $0 } }
@@ -61,6 +70,18 @@ final class RecordingSender: ReplySender {
         struct Timeout: Error, CustomStringConvertible { var description: String }
         throw Timeout(description: "expected \(count) deliveries, saw \(deliveries.count)")
     }
+}
+
+/// Waits (bounded) until no entry of `store` is pending: the worker has written back every
+/// outcome, which happens just after the sender returned (stopping it sooner cancels the write).
+func waitUntilNothingPending(_ store: any Store, timeout: Double = 5) async throws {
+    let end = ContinuousClock.now.advanced(by: .seconds(timeout))
+    while ContinuousClock.now < end {
+        if try await store.pendingOutboxCount() == 0 { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    struct Timeout: Error, CustomStringConvertible { var description: String }
+    throw Timeout(description: "entries still pending after \(timeout) s")
 }
 
 /// Runs `worker` in the background while `body` runs, then stops it.
@@ -84,18 +105,6 @@ extension OutboxEntry {
     var replyBody: String? {
         if case .reply(let reply) = content { return reply.body }
         return nil
-    }
-}
-
-/// Waits (bounded) until every entry has left the pending state: a delivery is recorded by the
-/// sender before the worker writes its outcome.
-func waitUntilSettled(_ store: any Store, _ ids: [String], timeout: Double = 5) async throws {
-    let end = ContinuousClock.now.advanced(by: .seconds(timeout))
-    while ContinuousClock.now < end {
-        var pending = false
-        for id in ids where try await store.outboxEntry(id: id)?.state == .pending { pending = true }
-        if !pending { return }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }
 

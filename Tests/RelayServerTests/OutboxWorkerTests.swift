@@ -22,7 +22,7 @@ struct OutboxWorkerTests {
             let sender = RecordingSender()
             let deliveries = try await whileRunning(worker(outbox, sender)) {
                 let deliveries = try await sender.wait(for: 4)
-                try await waitUntilSettled(store, entries.map(\.id))
+                try await waitUntilNothingPending(store)
                 return deliveries
             }
             let inConversation = deliveries.filter { $0.entry.conversation == "t:c" }.compactMap(\.entry.replyBody)
@@ -46,7 +46,7 @@ struct OutboxWorkerTests {
             let sender = RecordingSender(script: [.rateLimited(retryAfter: 1, reason: "HTTP 429")])
             let deliveries = try await whileRunning(worker(outbox, sender)) {
                 let deliveries = try await sender.wait(for: 2)
-                try await waitUntilSettled(store, [entry.id])
+                try await waitUntilNothingPending(store)
                 return deliveries
             }
             #expect(deliveries[0].at.duration(to: deliveries[1].at) >= .seconds(1))
@@ -65,10 +65,13 @@ struct OutboxWorkerTests {
             let refused = outbox.reply("refused", conversation: "t:b")
             try await outbox.enqueue(doomed)
             try await outbox.enqueue(refused)
-            let sender = RecordingSender(script: [.retryable(reason: "HTTP 503"), .rejected(reason: "channel_not_found"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")])
+            let sender = RecordingSender(scripts: [
+                "t:a": [.retryable(reason: "HTTP 503"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")],
+                "t:b": [.rejected(reason: "channel_not_found")],
+            ])
             try await whileRunning(worker(outbox, sender)) {
                 _ = try await sender.wait(for: 4)
-                try await waitUntilSettled(store, [doomed.id, refused.id])
+                try await waitUntilNothingPending(store)
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(sender.deliveries.count == 4, "3 tries of one, 1 of the refused one, no more")
@@ -97,7 +100,7 @@ struct OutboxWorkerTests {
             let sender = RecordingSender()
             try await whileRunning(worker(outbox, sender)) {
                 _ = try await sender.wait(for: 1)
-                try await waitUntilSettled(store, [entry.id])
+                try await waitUntilNothingPending(store)
                 try await Task.sleep(for: .milliseconds(300))
             }
             #expect(sender.deliveries.map(\.entry.id) == [entry.id])

@@ -108,9 +108,7 @@ struct RunDispatcherTests {
                 logger: logger)
             try await whileRunning(worker) {
                 _ = try await sender.wait(for: 1)
-                for _ in 0..<500 where try await store.pendingOutboxCount() > 0 {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                try await waitUntilNothingPending(store)
                 try await Task.sleep(for: .milliseconds(300))
             }
             #expect(sender.deliveries.count == 1)

@@ -374,7 +374,7 @@ struct SlackEndToEndTests {
                     try await socketMode.sendDisconnect(reason: "refresh_requested", to: 1)
                     try await socketMode.send(envelope: mention("env-2", "Ev0SOCK2", "two"), to: 1)
                     try await socketMode.waitForConnections(count: 2)
-                    try await socketMode.waitForAck(envelopeID: "env-2")
+                    #expect(try await socketMode.waitForAck(envelopeID: "env-2").first?.connection == 1)
                     try await socketMode.send(envelope: mention("env-3", "Ev0SOCK3", "three"), to: 2)
                     #expect(try await socketMode.waitForAck(envelopeID: "env-3").first?.connection == 2)
                     // Slack redelivers env-2's event (as after a missed ack): acked, not answered again.

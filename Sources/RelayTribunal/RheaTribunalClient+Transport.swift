@@ -218,19 +218,7 @@ extension RheaTribunalClient {
             if clientError == .connectTimeout { return "connect timed out" }
             if clientError == .tlsHandshakeTimeout { return "TLS handshake timed out" }
         }
-        let text = String(describing: error).lowercased()
-        let reasons: [(needles: [String], reason: String)] = [
-            (["refused"], "connection refused"),
-            (["reset", "broken pipe", "eof"], "connection reset"),
-            (["dns", "getaddrinfo", "name or service", "nodename", "resolve", "no address"], "DNS lookup failed"),
-            (["tls", "ssl", "certificate", "handshake"], "TLS handshake failed"),
-            (["unreachable", "no route"], "network unreachable"),
-            (["timed out", "timeout"], "connect timed out"),
-        ]
-        for (needles, reason) in reasons where needles.contains(where: text.contains) {
-            return reason
-        }
-        return "connection failed"
+        return ConnectionFailure.reason(error)
     }
 
     private func backOff(after attempt: Int, path: String, reason: String) async throws(TribunalError) {

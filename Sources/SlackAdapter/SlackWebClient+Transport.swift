@@ -137,25 +137,7 @@ extension SlackWebClient {
                 break
             }
         }
-        return .unreachable(method: method, reason: transportReason(error))
-    }
-
-    /// A short reason for a connection failure, read from the error's description because
-    /// NIO's error types live in modules this target does not import.
-    static func transportReason(_ error: any Error) -> String {
-        let text = String(describing: error).lowercased()
-        let reasons: [(needles: [String], reason: String)] = [
-            (["refused"], "connection refused"),
-            (["reset", "broken pipe", "eof"], "connection reset"),
-            (["dns", "getaddrinfo", "name or service", "nodename", "resolve", "no address"], "DNS lookup failed"),
-            (["tls", "ssl", "certificate", "handshake"], "TLS handshake failed"),
-            (["unreachable", "no route"], "network unreachable"),
-            (["timed out", "timeout"], "connect timed out"),
-        ]
-        for (needles, reason) in reasons where needles.contains(where: text.contains) {
-            return reason
-        }
-        return "connection failed"
+        return .unreachable(method: method, reason: ConnectionFailure.reason(error))
     }
 
     static func isHTTPURL(_ url: String) -> Bool {

@@ -1,3 +1,4 @@
+import RelayCore
 import Logging
 import NIOWebSocket
 import WSClient
@@ -84,6 +85,6 @@ extension SocketModeClient {
     static func reason(_ error: any Error) -> String {
         // WSClient's own errors describe themselves in fixed words, without the URL.
         if let error = error as? WebSocketClientError { return error.description }
-        return SlackWebClient.transportReason(error)
+        return ConnectionFailure.reason(error)
     }
 }

@@ -82,20 +82,7 @@ public final class FakeRheaTribunal: Sendable {
                 requireAuth: requireAuth))
         let stopFlag = FakeStopFlag()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            var request = request
-            let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
-            var headers: [String: String] = [:]
-            for field in request.headers {
-                let name = field.name.canonicalName
-                headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
-            }
-            let recorded = RecordedRequest(
-                method: request.method.rawValue,
-                path: request.uri.path,
-                query: request.uri.query,
-                headers: headers,
-                body: buffer.readableBytes == 0 ? nil : JSONValue.parse(buffer.readableBytesView),
-                rawBody: String(buffer: buffer))
+            let recorded = try await RecordedRequest.read(request)
             let reply = await state.handle(recorded)
             if reply.delay > 0 {
                 try await stopFlag.delay(reply.delay)
@@ -111,23 +98,8 @@ public final class FakeRheaTribunal: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))
         }
 
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger ?? Logger(label: "FakeRheaTribunal", factory: { _ in SwiftLogNoOpLogHandler() }))
-        // If binding fails, finishing the stream makes `start` throw instead of hang.
-        let server = FakeServerHandle(app: app, stopFlag: stopFlag) { portContinuation.finish() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            server.task.cancel()
-            let result = await server.task.result
-            throw FakeServerError.didNotStart(reason: result.failureDescription)
-        }
+        let (server, port) = try await FakeServerHandle.start(
+            responder: responder, stopFlag: stopFlag, logger: logger ?? Logger(label: "FakeRheaTribunal", factory: { _ in SwiftLogNoOpLogHandler() }))
         return FakeRheaTribunal(port: port, state: state, server: server)
     }
 
@@ -286,9 +258,3 @@ public enum FakeServerError: Error, Sendable {
     case didNotStart(reason: String)
 }
 
-extension Result {
-    fileprivate var failureDescription: String {
-        if case .failure(let error) = self { return "\(error)" }
-        return "the server stopped before it was listening"
-    }
-}

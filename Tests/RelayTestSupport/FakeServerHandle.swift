@@ -41,6 +41,31 @@ final class FakeServerHandle: Sendable {
         }
     }
 
+    /// Starts `responder` on an ephemeral 127.0.0.1 port; returns once it accepts connections.
+    static func start(
+        responder: some HTTPResponder<BasicRequestContext>, stopFlag: FakeStopFlag, logger: Logger
+    ) async throws -> (FakeServerHandle, port: Int) {
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        // If binding fails, finishing the stream makes `start` throw instead of hang.
+        let server = FakeServerHandle(app: app, stopFlag: stopFlag) { portContinuation.finish() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            server.task.cancel()
+            var reason = "the server stopped before it was listening"
+            if case .failure(let error) = await server.task.result { reason = "\(error)" }
+            throw FakeServerError.didNotStart(reason: reason)
+        }
+        return (server, port)
+    }
+
     func stop() async {
         stopFlag.raise()
         await group.triggerGracefulShutdown()

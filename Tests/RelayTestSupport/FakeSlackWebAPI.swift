@@ -67,24 +67,10 @@ public final class FakeSlackWebAPI: Sendable {
         logger: Logger? = nil
     ) async throws -> FakeSlackWebAPI {
         // The port is known only once bound; the base URL is filled in before any request.
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let box = FakeSlackStateBox()
         let stopFlag = FakeStopFlag()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            var request = request
-            let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
-            var headers: [String: String] = [:]
-            for field in request.headers {
-                let name = field.name.canonicalName
-                headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
-            }
-            let recorded = RecordedRequest(
-                method: request.method.rawValue,
-                path: request.uri.path,
-                query: request.uri.query,
-                headers: headers,
-                body: buffer.readableBytes == 0 ? nil : JSONValue.parse(buffer.readableBytesView),
-                rawBody: String(buffer: buffer))
+            let recorded = try await RecordedRequest.read(request)
             guard let state = box.state else { return Response(status: .serviceUnavailable) }
             let reply = state.update { $0.answer(recorded) }
             if reply.delay > 0 {
@@ -101,24 +87,8 @@ public final class FakeSlackWebAPI: Sendable {
                 headers: responseHeaders,
                 body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))
         }
-        let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger ?? Logger(label: "FakeSlackWebAPI", factory: { _ in SwiftLogNoOpLogHandler() }))
-        // If binding fails, finishing the stream makes `start` throw instead of hang.
-        let server = FakeServerHandle(app: app, stopFlag: stopFlag) { portContinuation.finish() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            server.task.cancel()
-            let result = await server.task.result
-            var reason = "the server stopped before it was listening"
-            if case .failure(let error) = result { reason = "\(error)" }
-            throw FakeServerError.didNotStart(reason: reason)
-        }
+        let (server, port) = try await FakeServerHandle.start(
+            responder: responder, stopFlag: stopFlag, logger: logger ?? Logger(label: "FakeSlackWebAPI", factory: { _ in SwiftLogNoOpLogHandler() }))
         var initial = FakeSlackWebAPIState(botToken: botToken, appToken: appToken, baseURL: "http://127.0.0.1:\(port)")
         initial.socketMode = socketMode
         let state = FakeSlackWatched(initial)

@@ -1,4 +1,6 @@
 public import RelayCore
+import Hummingbird
+import NIOCore
 /// One request the fake received, as it arrived.
 public struct RecordedRequest: Sendable, Hashable {
     /// `GET`, `POST`, …
@@ -35,5 +37,26 @@ public struct RecordedRequest: Sendable, Hashable {
     /// A top-level member of the JSON body, e.g. `request["k"]?.intValue`.
     public subscript(field: String) -> JSONValue? {
         body?[field]
+    }
+}
+
+extension RecordedRequest {
+    /// Reads a request the way every fake records it: whole body, headers by lower-cased
+    /// name (repeats joined with ", "), JSON parsed when it is JSON.
+    static func read(_ request: Request) async throws -> RecordedRequest {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 16 * 1024 * 1024)
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.canonicalName
+            headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+        }
+        return RecordedRequest(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            query: request.uri.query,
+            headers: headers,
+            body: buffer.readableBytes == 0 ? nil : JSONValue.parse(buffer.readableBytesView),
+            rawBody: String(buffer: buffer))
     }
 }

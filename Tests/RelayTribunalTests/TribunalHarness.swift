@@ -83,33 +83,3 @@ func expectPresentable(_ error: TribunalError, secrets: [String?] = [], sourceLo
     }
 }
 
-/// Keeps every log line (message and metadata) in memory.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        var logger = Logger(label: "test.tribunal") { _ in Handler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    var text: String { lines.withLock { $0.joined(separator: "\n") } }
-
-    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            capture.append("\(event.level) \(event.message) \(all)")
-        }
-    }
-}

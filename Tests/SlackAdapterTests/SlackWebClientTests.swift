@@ -208,7 +208,7 @@ struct SlackWebClientTests {
 
     @Test func aRefusedConnectionIsRetryable() async throws {
         let http = makeTestHTTPClient()
-        let logs = SlackWebLogCapture()
+        let logs = LogCapture()
         // Port 1 (tcpmux): nothing listens, and unlike a stopped fake's port no other test's
         // server can be given it meanwhile.
         let client = SlackWebClient(

@@ -9,7 +9,7 @@ import Testing
 struct SlackWebHarness {
     let fake: FakeSlackWebAPI
     let client: SlackWebClient
-    let logs: SlackWebLogCapture
+    let logs: LogCapture
     let http: HTTPClient
 }
 
@@ -35,7 +35,7 @@ func withSlackWeb<T>(
     _ body: (SlackWebHarness) async throws -> T
 ) async throws -> T {
     let http = makeTestHTTPClient()
-    let logs = SlackWebLogCapture()
+    let logs = LogCapture()
     do {
         let result = try await withFakeSlackWebAPI(socketMode: socketMode) { fake in
             let client = SlackWebClient(
@@ -72,33 +72,3 @@ func slackError<T>(
     }
 }
 
-/// Collects log lines, with their metadata, for assertions.
-final class SlackWebLogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        var logger = Logger(label: "test.slack") { _ in Handler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    var text: String { lines.withLock { $0.joined(separator: "\n") } }
-
-    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    struct Handler: LogHandler {
-        let capture: SlackWebLogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            capture.append("\(event.level) \(event.message) \(all)")
-        }
-    }
-}

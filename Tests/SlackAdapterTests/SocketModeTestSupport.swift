@@ -11,7 +11,7 @@ struct SocketModeHarness {
     let socketMode: FakeSocketModeServer
     let client: SocketModeClient
     let received: EnvelopeRecorder
-    let logs: SlackWebLogCapture
+    let logs: LogCapture
     let run: Task<Void, any Error>
 }
 

@@ -33,11 +33,23 @@ let package = Package(
     targets: [
         // Events, commands, chains, the runner, replies and the protocols at every edge. No I/O.
         .target(name: "RelayCore", swiftSettings: strict),
-        // Backends: the Rhea Tribunal HTTP client (and, later, the council).
+        // The one outbound HTTP transport: shared client, time limit, failure classification,
+        // Retry-After. Every API client (backends, platforms) sits on it.
+        .target(
+            name: "RelayHTTP",
+            dependencies: [
+                "RelayCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Backends: the Rhea Tribunal HTTP client and the council.
         .target(
             name: "RelayTribunal",
             dependencies: [
-                "RelayCore",
+                "RelayCore", "RelayHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -63,7 +75,7 @@ let package = Package(
         .target(
             name: "SlackAdapter",
             dependencies: [
-                "RelayCore",
+                "RelayCore", "RelayHTTP", "RelayPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -78,13 +90,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
+        // configuration reads it uses. The server composes platforms from a list of these.
+        .target(
+            name: "RelayPlatform",
+            dependencies: [
+                "RelayCore", "RelayHTTP",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The terminal adapter: plain-text rendering and the `chat` REPL.
         .target(name: "TerminalAdapter", dependencies: ["RelayCore"], swiftSettings: strict),
         // Composition: configuration and building the relay from it.
         .target(
             name: "RelayServer",
             dependencies: [
-                "RelayCore", "RelayTribunal", "RelayStore", "SlackAdapter",
+                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayTribunal", "RelayStore",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -100,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
-                "RelayCore", "RelayServer", "TerminalAdapter",
+                "RelayCore", "RelayPlatform", "RelayServer", "SlackAdapter", "TerminalAdapter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -113,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "council-bench",
             dependencies: [
-                "RelayCore", "RelayTribunal", "RelayTestSupport",
+                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -162,7 +187,7 @@ let package = Package(
         .testTarget(
             name: "RelayTribunalTests",
             dependencies: [
-                "RelayCore", "RelayTribunal", "RelayTestSupport",
+                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -183,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "RelayServerTests",
             dependencies: [
-                "RelayCore", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "SlackAdapter",
+                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "SlackAdapter",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -202,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "RelayIntegrationTests",
             dependencies: [
-                "RelayCore", "RelayTribunal", "RelayStore", "RelayTestSupport",
+                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayStore", "RelayTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import RelayCore
+import RelayHTTP
 import RelayTestSupport
 import RelayTribunal
 
@@ -30,25 +31,25 @@ struct CouncilBench: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "council-bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        let httpClient = RheaTribunalClient.makeHTTPClient()
+        let httpClient = HTTPTransport.makeClient()
         var servers: [FakeOpenAIServer] = []
         for _ in 0..<5 { servers.append(try await FakeOpenAIServer.start(persona: .agree, logger: logger)) }
         let models = servers.enumerated().map { index, server in
             CouncilModel(name: "m\(index + 1)", baseURL: server.url, model: "fake-\(index + 1)", tier: .mid)
         }
-        let client = OpenAICompatibleClient(httpClient: httpClient, logger: logger)
+        let client = OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger)
         let claim = ConsensusRequest(claim: "Water boils at 100 °C at sea level.", k: 5, tier: .mid)
 
         print("council-bench: 5 fake models on 127.0.0.1, k = 5, \(runs) runs per case (\(hangRuns) when one hangs)")
         print(String(repeating: "-", count: 86))
 
         // Warm the connection pool and the code paths once.
-        let warm = Council(configuration: CouncilConfiguration(models: models, deadline: 10), client: client, logger: logger)
+        let warm = Council(configuration: CouncilConfiguration(models: models, deadline: .seconds(10)), client: client, logger: logger)
         for _ in 0..<20 { _ = try await warm.consensus(claim) }
 
         // 1. One direct model call: the floor any council call stands on.
         let single = try await measure(runs) {
-            _ = try await client.complete(models[0], messages: [.system(CouncilPrompts.judgeSystem), .user(claim.claim)], timeout: 10)
+            _ = try await client.complete(models[0], messages: [.system(CouncilPrompts.judgeSystem), .user(claim.claim)], timeout: .seconds(10))
         }
         report("one direct model call (0 ms delay)", single, minus: 0)
 
@@ -64,7 +65,7 @@ struct CouncilBench: AsyncParsableCommand {
 
         // 4. One model hangs: the result comes at the deadline, with 4 of 5 answered.
         servers[4].setPersona(.hang)
-        let council = Council(configuration: CouncilConfiguration(models: models, deadline: deadline), client: client, logger: logger)
+        let council = Council(configuration: CouncilConfiguration(models: models, deadline: .clampedSeconds(deadline)), client: client, logger: logger)
         var answered = Set<String>()
         let hanging = try await measure(hangRuns) {
             let result = try await council.consensus(claim)

@@ -1,6 +1,6 @@
 public import RelayCore
+public import RelayPlatform
 public import RelayTribunal
-public import SlackAdapter
 
 /// Everything the relay needs to start, from YAML plus environment (environment wins).
 public struct AppConfiguration: Sendable {
@@ -21,12 +21,13 @@ public struct AppConfiguration: Sendable {
     public var logLevel: String
     /// Where `serve` listens (`HTTP_HOST`, `HTTP_PORT`).
     public var http: HTTPSettings
-    /// Slack credentials and options; Slack is off when none are set.
-    public var slack: SlackConfiguration
+    /// Every platform the server knows, each with its own section read; those that are off
+    /// say why in `platformStatus`.
+    public var platforms: [any ChatPlatform]
     /// How the outbox worker retries and paces.
     public var delivery: DeliveryPolicy
-    /// Seconds runs in flight get to finish at shutdown before they are parked for the next start.
-    public var shutdownGrace: Double
+    /// How long runs in flight get to finish at shutdown before they are parked for the next start.
+    public var shutdownGrace: Duration
 
     public init(
         relay: RelayConfiguration = RelayConfiguration(), backend: Backend = .rhea, tribunal: RheaTribunalConfiguration = RheaTribunalConfiguration(),
@@ -38,15 +39,15 @@ public struct AppConfiguration: Sendable {
         self.storePath = storePath
         self.logLevel = logLevel
         self.http = HTTPSettings()
-        self.slack = SlackConfiguration()
+        self.platforms = []
         self.delivery = DeliveryPolicy()
-        self.shutdownGrace = 20
+        self.shutdownGrace = .seconds(20)
     }
 
     /// Each platform and whether it is on, with the reason when it is not (for the start-up log
     /// and `/readyz`).
     public var platformStatus: [String: String] {
-        ["slack": slack.status]
+        Dictionary(platforms.map { (type(of: $0).name, $0.status.description) }, uniquingKeysWith: { first, _ in first })
     }
 
     public static let defaultStorePath = "rhea-relay.sqlite"
@@ -56,21 +57,13 @@ public struct AppConfiguration: Sendable {
 public struct HTTPSettings: Sendable, Hashable {
     public var host: String
     public var port: Int
+    /// Outbound connections per host in the shared HTTP client's pool (`http.outboundConnections`):
+    /// replies and model calls are slow, so this bounds how many can be in flight to one host.
+    public var outboundConnectionsPerHost: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 8080) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, outboundConnectionsPerHost: Int = 256) {
         self.host = host
         self.port = port
+        self.outboundConnectionsPerHost = outboundConnectionsPerHost
     }
-}
-
-/// A configuration value that is missing, malformed or out of range: names the key and its
-/// environment variable, and says what is accepted.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayPlatform
 import RelayTribunal
 
 /// Reads the council from configuration:
@@ -19,7 +20,7 @@ import RelayTribunal
 /// because swift-configuration reads scalars and arrays of scalars, not lists of objects.
 /// Every problem is refused at start with the model and the field named.
 enum CouncilConfigurationLoader {
-    static func load(_ values: ConfigurationLoader.Values) throws -> CouncilConfiguration {
+    static func load(_ values: ConfigValues) throws -> CouncilConfiguration {
         guard let names = values.strings("council.models")?.map({ $0.trimmingCharacters(in: .whitespaces) }).filter({ !$0.isEmpty }), !names.isEmpty else {
             throw ConfigurationError("tribunal.backend is `council` but council.models (COUNCIL_MODELS) lists no models. Name them, e.g. `models: [mini]`, and describe each under council.<name>.")
         }
@@ -40,13 +41,13 @@ enum CouncilConfigurationLoader {
         return council
     }
 
-    private static func model(named name: String, _ values: ConfigurationLoader.Values) throws -> CouncilModel {
+    private static func model(named name: String, _ values: ConfigValues) throws -> CouncilModel {
         guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw ConfigurationError("council model `\(name)`: names may use letters, digits, - and _ only.")
         }
         let prefix = "council.\(name)."
         func fail(_ field: String, _ problem: String) -> ConfigurationError {
-            ConfigurationError("council model `\(name)`: \(field) (\(prefix)\(field), env \(ConfigurationLoader.Values.envName(prefix + field))) \(problem)")
+            ConfigurationError("council model `\(name)`: \(field) (\(prefix)\(field), env \(ConfigValues.envName(prefix + field))) \(problem)")
         }
         guard let baseURL = values.string(prefix + "baseURL") else { throw fail("baseURL", "is missing.") }
         guard let url = URL(string: baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {

@@ -1,34 +1,42 @@
 import AsyncHTTPClient
 public import Logging
 public import RelayCore
+public import RelayHTTP
 import RelayStore
 import RelayTribunal
 
-/// The relay built from configuration: its backend, its store and the shared HTTP client.
-/// `shutdown()` releases them; every entry point (CLI, server, tests) builds it the same way.
+/// What configuration opens: the store, the one outbound HTTP transport and the backend on it.
+/// `shutdown()` releases them; every entry point (CLI, server, tests) opens them the same way.
 public final class RelayRuntime: Sendable {
-    public let relay: Relay
     public let configuration: AppConfiguration
-    let httpClient: HTTPClient
-    let store: any Store
+    public let store: any Store
+    /// The backend every command uses, as configured (`tribunal.backend`).
+    public let tribunal: any Tribunal
+    /// The shared outbound HTTP transport; its client is shut down by `shutdown()`.
+    public let transport: HTTPTransport
 
-    private init(relay: Relay, configuration: AppConfiguration, httpClient: HTTPClient, store: any Store) {
-        self.relay = relay
+    private init(configuration: AppConfiguration, store: any Store, tribunal: any Tribunal, transport: HTTPTransport) {
         self.configuration = configuration
-        self.httpClient = httpClient
         self.store = store
+        self.tribunal = tribunal
+        self.transport = transport
     }
 
     public static func start(_ configuration: AppConfiguration, logger: Logger) async throws -> RelayRuntime {
         let store = try await SQLiteStore.open(path: configuration.storePath, logger: logger)
-        let httpClient = RheaTribunalClient.makeHTTPClient()
+        let transport = HTTPTransport(client: HTTPTransport.makeClient(maxConnectionsPerHost: configuration.http.outboundConnectionsPerHost))
         let tribunal: any Tribunal =
             switch configuration.backend {
-            case .rhea: RheaTribunalClient(configuration: configuration.tribunal, httpClient: httpClient, logger: logger)
-            case .council(let council): Council(configuration: council, client: OpenAICompatibleClient(httpClient: httpClient, logger: logger), logger: logger)
+            case .rhea: RheaTribunalClient(configuration: configuration.tribunal, transport: transport, logger: logger)
+            case .council(let council): Council(configuration: council, client: OpenAICompatibleClient(transport: transport, logger: logger), logger: logger)
             }
-        let relay = Relay(tribunal: tribunal, store: store, configuration: configuration.relay)
-        return RelayRuntime(relay: relay, configuration: configuration, httpClient: httpClient, store: store)
+        return RelayRuntime(configuration: configuration, store: store, tribunal: tribunal, transport: transport)
+    }
+
+    /// A relay over this runtime's store and backend, for the terminal and one-shot commands
+    /// (`serve` builds its own, with metrics, in `RelayApplication`).
+    public func makeRelay() -> Relay {
+        Relay(tribunal: tribunal, store: store, configuration: configuration.relay)
     }
 
     /// Where the backend lives, for start-up messages.
@@ -47,6 +55,6 @@ public final class RelayRuntime: Sendable {
 
     public func shutdown() async {
         try? await store.close()
-        try? await httpClient.shutdown()
+        try? await transport.client.shutdown()
     }
 }

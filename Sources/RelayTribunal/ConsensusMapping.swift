@@ -26,7 +26,7 @@ enum ConsensusMapping {
     }
 
     /// Maps a `/tribunal` answer; `k` is what was asked for, used when `responses` is absent.
-    static func result(from response: RheaWire.TribunalResponse, k: Int, measured: Double, url: String)
+    static func result(from response: RheaWire.TribunalResponse, k: Int, measured: Duration, url: String)
         throws(TribunalError) -> ConsensusResult
     {
         let responses = response.responses ?? []
@@ -55,7 +55,7 @@ enum ConsensusMapping {
                 divergencePoints: response.divergencePoints ?? [],
                 answering: answering),
             models: models,
-            elapsed: response.elapsedS ?? measured,
+            elapsed: response.elapsedS.map { .clampedSeconds($0) } ?? measured,
             scoreMeaning: .agreement)
     }
 
@@ -75,7 +75,7 @@ enum ConsensusMapping {
     }
 
     /// Maps a `/dialog` answer: two cheap models, and a score that is only the share that answered.
-    static func result(from response: RheaWire.DialogResponse, measured: Double, url: String)
+    static func result(from response: RheaWire.DialogResponse, measured: Duration, url: String)
         throws(TribunalError) -> ConsensusResult
     {
         guard let reply = response.reply?.trimmingWhitespace else {
@@ -97,7 +97,7 @@ enum ConsensusMapping {
             confidence: nil,
             answered: answered,
             asked: asked,
-            elapsed: response.elapsedS ?? measured,
+            elapsed: response.elapsedS.map { .clampedSeconds($0) } ?? measured,
             scoreMeaning: .answeredShare)
     }
 

@@ -57,7 +57,7 @@ enum QuickMapping {
         }
     }
 
-    static func result(from response: RheaWire.QuickResponse, measured: Double, url: String) throws(TribunalError)
+    static func result(from response: RheaWire.QuickResponse, measured: Duration, url: String) throws(TribunalError)
         -> QuickResult
     {
         guard let text = response.text else {
@@ -70,7 +70,7 @@ enum QuickMapping {
         return QuickResult(
             text: text.trimmingWhitespace,
             model: (model?.isEmpty ?? true) ? nil : model,
-            elapsed: response.elapsedS ?? measured)
+            elapsed: response.elapsedS.map { .clampedSeconds($0) } ?? measured)
     }
 }
 

@@ -25,9 +25,9 @@ final class RateLimitGate: Sendable {
         }
     }
 
-    /// Holds `path` back for `seconds` after a 429.
-    func hold(_ path: String, seconds: Double, detail: String, now: ContinuousClock.Instant = .now) {
-        let until = now.advanced(by: .milliseconds(Int64((seconds * 1000).rounded(.up))))
+    /// Holds `path` back for `duration` after a 429.
+    func hold(_ path: String, for duration: Duration, detail: String, now: ContinuousClock.Instant = .now) {
+        let until = now.advanced(by: duration)
         holds.withLock { holds in
             // Never shorten a hold another concurrent request has already set.
             if let existing = holds[path], existing.until > until { return }

@@ -5,21 +5,22 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import RelayCore
+import RelayHTTP
 
 extension RheaTribunalClient {
     /// Largest response body read; real answers are a few kilobytes.
     static let maxResponseBytes = 4 * 1024 * 1024
 
-    /// One HTTP exchange with retries, rate-limit hold and error mapping; decodes a 200 body.
+    /// One call with retries, rate-limit hold and error mapping; decodes a 2xx body.
     ///
     /// Returns the decoded body and the wall time the caller waited, retries included.
     func send<Response: Decodable>(
         _ method: HTTPMethod,
         _ path: String,
         body: (some Encodable)?,
-        timeout: Double,
+        timeout: Duration,
         as _: Response.Type
-    ) async throws(TribunalError) -> (Response, elapsed: Double) {
+    ) async throws(TribunalError) -> (Response, elapsed: Duration) {
         let base = configuration.normalizedBaseURL
         let started = ContinuousClock.now
 
@@ -43,53 +44,41 @@ extension RheaTribunalClient {
                     metadata: ["tribunal.path": "\(path)", "tribunal.retry_after": "\(hold.remainingSeconds)"])
                 throw .rateLimited(detail: hold.detail, retryAfter: hold.remainingSeconds)
             }
-            let error: TribunalError
-            let retryable: Bool
-            switch await exchange(method, base: base, path: path, body: bodyBytes, timeout: timeout, attempt: attempt) {
-            case .response(let status, let bytes, _) where (200..<300).contains(status):
-                do {
-                    let decoded = try JSONDecoder().decode(Response.self, from: Data(bytes))
-                    return (decoded, ContinuousClock.now.secondsSince(started))
-                } catch {
-                    logger.info(
-                        "Rhea answer could not be decoded",
-                        metadata: ["tribunal.path": "\(path)", "tribunal.status": "\(status)"])
-                    throw .malformedResponse(
-                        url: base, reason: "\(path) answered \(status) with a body that is not the expected JSON")
-                }
-            case .response(let status, let bytes, _):
-                error = mapStatus(status, body: bytes, path: path)
-                retryable = status >= 500
-            case .failure(let failure):
-                error = failure.error
-                retryable = failure.retryable
+            let outcome: Result<HTTPAnswer, HTTPFailure>
+            do throws(HTTPFailure) {
+                outcome = .success(try await exchange(method, base: base, path: path, body: bodyBytes, timeout: timeout, attempt: attempt))
+            } catch {
+                outcome = .failure(error)
             }
-            guard retryable, attempt < attempts else { throw error }
+            let error: TribunalError
+            switch outcome {
+            case .success(let answer):
+                do {
+                    return (try JSONDecoder().decode(Response.self, from: Data(answer.body)), started.duration(to: .now))
+                } catch {
+                    logger.info("Rhea answer could not be decoded", metadata: ["tribunal.path": "\(path)", "tribunal.status": "\(answer.status)"])
+                    throw .malformedResponse(url: base, reason: "\(path) answered \(answer.status) with a body that is not the expected JSON")
+                }
+            case .failure(let failure):
+                let retryable: Bool
+                (error, retryable) = map(failure, base: base, path: path, timeout: timeout)
+                guard retryable, attempt < attempts else { throw error }
+            }
             try await backOff(after: attempt, path: path, reason: error.label)
         }
     }
 
     /// `send` for a JSON POST.
     func post<Response: Decodable>(
-        _ path: String, body: some Encodable, timeout: Double, as type: Response.Type
-    ) async throws(TribunalError) -> (Response, elapsed: Double) {
+        _ path: String, body: some Encodable, timeout: Duration, as type: Response.Type
+    ) async throws(TribunalError) -> (Response, elapsed: Duration) {
         try await send(.POST, path, body: body, timeout: timeout, as: type)
     }
 
-    /// What one attempt produced: a status and body, or a failure before any status.
-    enum Outcome {
-        case response(status: Int, body: [UInt8], elapsed: Double)
-        case failure(AttemptFailure)
-    }
-
-    struct AttemptFailure {
-        var error: TribunalError
-        var retryable: Bool
-    }
-
+    /// One attempt through the shared transport; a non-2xx answer is thrown as `.status`.
     private func exchange(
-        _ method: HTTPMethod, base: String, path: String, body: [UInt8]?, timeout: Double, attempt: Int
-    ) async -> Outcome {
+        _ method: HTTPMethod, base: String, path: String, body: [UInt8]?, timeout: Duration, attempt: Int
+    ) async throws(HTTPFailure) -> HTTPAnswer {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         request.headers.add(name: "Accept", value: "application/json")
@@ -102,42 +91,26 @@ extension RheaTribunalClient {
         for (name, value) in authHeaders() {
             request.headers.add(name: name, value: value)
         }
-
-        let clock = ContinuousClock()
-        let start = clock.now
-        logger.debug(
-            "Rhea request",
-            metadata: ["tribunal.path": "\(path)", "tribunal.attempt": "\(attempt)"])
-        do {
-            let response = try await httpClient.execute(request, timeout: .milliseconds(Int64((timeout * 1000).rounded(.up))))
-            // AsyncHTTPClient's deadline ends at the response head; the body gets what is left.
-            let left = timeout - clock.now.secondsSince(start)
-            let buffer = try await withTimeLimit(seconds: max(0.001, left)) {
-                try await response.body.collect(upTo: Self.maxResponseBytes)
-            }
-            let elapsed = clock.now.secondsSince(start)
-            let status = Int(response.status.code)
-            logger.debug(
-                "Rhea response",
-                metadata: [
-                    "tribunal.path": "\(path)", "tribunal.status": "\(status)",
-                    "tribunal.attempt": "\(attempt)", "tribunal.elapsed": "\(elapsed.rounded(toPlaces: 3))",
-                ])
-            if status == 429 {
-                holdAfterRateLimit(path: path, headers: response.headers, body: Array(buffer.readableBytesView))
-            }
-            return .response(status: status, body: Array(buffer.readableBytesView), elapsed: elapsed)
+        logger.debug("Rhea request", metadata: ["tribunal.path": "\(path)", "tribunal.attempt": "\(attempt)"])
+        let answer: HTTPAnswer
+        do throws(HTTPFailure) {
+            answer = try await transport.exchange(request, timeout: timeout, maxBodyBytes: Self.maxResponseBytes)
         } catch {
-            let failure = classify(error, base: base, timeout: timeout)
-            logger.info(
-                "Rhea request failed",
-                metadata: [
-                    "tribunal.path": "\(path)", "tribunal.attempt": "\(attempt)",
-                    "tribunal.error": "\(failure.error.label)",
-                    "tribunal.elapsed": "\(clock.now.secondsSince(start).rounded(toPlaces: 3))",
-                ])
-            return .failure(failure)
+            logger.info("Rhea request failed", metadata: ["tribunal.path": "\(path)", "tribunal.attempt": "\(attempt)", "tribunal.error": "\(error.label)"])
+            throw error
         }
+        logger.debug(
+            "Rhea response",
+            metadata: [
+                "tribunal.path": "\(path)", "tribunal.status": "\(answer.status)", "tribunal.attempt": "\(attempt)",
+                "tribunal.elapsed": "\(answer.elapsed)",
+            ])
+        if answer.status == 429 {
+            // The gateway sends no Retry-After; if a proxy does, honour it when it asks for longer.
+            let wait = max(answer.retryAfter() ?? .zero, configuration.rateLimitCooldown)
+            rateLimitGate.hold(path, for: wait, detail: ErrorDetail.readable(from: answer.body, status: 429))
+        }
+        return try answer.requireSuccess()
     }
 
     /// The auth headers: a JWT wins over a key; `dev-bypass` only in development mode.
@@ -154,11 +127,26 @@ extension RheaTribunalClient {
         return []
     }
 
-    private func holdAfterRateLimit(path: String, headers: HTTPHeaders, body: [UInt8]) {
-        // The gateway sends no Retry-After; if a proxy does, honour it when it asks for longer.
-        let retryAfter = headers.first(name: "Retry-After").flatMap { Double($0.trimmingWhitespace) } ?? 0
-        let seconds = max(retryAfter, configuration.rateLimitCooldown)
-        rateLimitGate.hold(path, seconds: seconds, detail: ErrorDetail.readable(from: body, status: 429))
+    /// The transport's failure as this client's error, and whether another attempt may help:
+    /// transport failures and 5xx are retried; timeouts are not (the user has already waited
+    /// the whole deadline once).
+    private func map(_ failure: HTTPFailure, base: String, path: String, timeout: Duration) -> (TribunalError, retryable: Bool) {
+        switch failure {
+        case .status(let answer):
+            return (mapStatus(answer.status, body: answer.body, path: path), answer.status >= 500)
+        case .timedOut:
+            return (.timedOut(url: base, after: timeout), false)
+        case .invalidURL:
+            return (.notConfigured(detail: "the tribunal URL \(base) is not a valid http(s) URL"), false)
+        case .cancelled:
+            return (.unreachable(url: base, reason: "request cancelled"), false)
+        case .malformed(let reason):
+            return (.malformedResponse(url: base, reason: "\(path): \(reason)"), false)
+        case .tls(let reason):
+            return (.unreachable(url: base, reason: reason), false)
+        case .unreachable(let reason):
+            return (.unreachable(url: base, reason: reason), true)
+        }
     }
 
     private func mapStatus(_ status: Int, body: [UInt8], path: String) -> TribunalError {
@@ -169,8 +157,7 @@ extension RheaTribunalClient {
         case 402:
             return .paymentRequired(detail: detail)
         case 429:
-            let seconds = rateLimitGate.refusal(for: path)?.remainingSeconds
-                ?? Int(configuration.rateLimitCooldown.rounded(.up))
+            let seconds = rateLimitGate.refusal(for: path)?.remainingSeconds ?? Int(configuration.rateLimitCooldown.seconds.rounded(.up))
             return .rateLimited(detail: detail, retryAfter: max(1, seconds))
         case 500...:
             return .serverError(status: status, detail: detail)
@@ -181,94 +168,16 @@ extension RheaTribunalClient {
         }
     }
 
-    private func classify(_ error: any Error, base: String, timeout: Double) -> AttemptFailure {
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .deadlineExceeded, .readTimeout, .writeTimeout:
-                // Not retried: the user has already waited the whole deadline.
-                return AttemptFailure(error: .timedOut(url: base, seconds: timeout), retryable: false)
-            case .invalidURL, .emptyHost, .emptyScheme:
-                return AttemptFailure(
-                    error: .notConfigured(detail: "the tribunal URL \(base) is not a valid http(s) URL"), retryable: false)
-            case .cancelled:
-                return AttemptFailure(error: .unreachable(url: base, reason: "request cancelled"), retryable: false)
-            default:
-                // `unsupportedScheme(_:)` carries a value, so it cannot be compared to a constant.
-                if "\(clientError)".contains("unsupportedScheme") {
-                    return AttemptFailure(
-                        error: .notConfigured(detail: "the tribunal URL \(base) is not a valid http(s) URL"),
-                        retryable: false)
-                }
-            }
-        }
-        if error is TimeLimitExceeded {
-            return AttemptFailure(error: .timedOut(url: base, seconds: timeout), retryable: false)
-        }
-        if error is CancellationError || Task.isCancelled {
-            return AttemptFailure(error: .unreachable(url: base, reason: "request cancelled"), retryable: false)
-        }
-        return AttemptFailure(error: .unreachable(url: base, reason: Self.transportReason(error)), retryable: true)
-    }
-
-    /// A short reason for a transport failure. NIO's error types live in modules this target
-    /// does not import, so their descriptions are read instead.
-    static func transportReason(_ error: any Error) -> String {
-        if let clientError = error as? HTTPClientError {
-            if clientError == .remoteConnectionClosed { return "connection closed by the server" }
-            if clientError == .connectTimeout { return "connect timed out" }
-            if clientError == .tlsHandshakeTimeout { return "TLS handshake timed out" }
-        }
-        return ConnectionFailure.reason(error)
-    }
-
     private func backOff(after attempt: Int, path: String, reason: String) async throws(TribunalError) {
         let delay = configuration.retry.delay(afterAttempt: attempt)
         logger.info(
             "Retrying Rhea request",
-            metadata: [
-                "tribunal.path": "\(path)", "tribunal.attempt": "\(attempt)",
-                "tribunal.reason": "\(reason)", "tribunal.delay": "\(delay.rounded(toPlaces: 3))",
-            ])
+            metadata: ["tribunal.path": "\(path)", "tribunal.attempt": "\(attempt)", "tribunal.reason": "\(reason)", "tribunal.delay": "\(delay)"])
         do {
-            try await Task.sleep(for: .milliseconds(Int64((delay * 1000).rounded())))
+            try await Task.sleep(for: delay)
         } catch {
             throw .unreachable(url: configuration.normalizedBaseURL, reason: "request cancelled")
         }
-    }
-}
-
-/// The body did not arrive within the time left by the deadline.
-struct TimeLimitExceeded: Error {}
-
-/// Runs `operation`, throwing `TimeLimitExceeded` (and cancelling it) after `seconds`.
-func withTimeLimit<T: Sendable>(
-    seconds: Double, _ operation: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))
-            throw TimeLimitExceeded()
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw TimeLimitExceeded() }
-        return first
-    }
-}
-
-extension ContinuousClock.Instant {
-    /// Seconds from `start` to this instant, as a Double.
-    func secondsSince(_ start: ContinuousClock.Instant) -> Double {
-        let (seconds, attoseconds) = start.duration(to: self).components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
-extension Double {
-    func rounded(toPlaces places: Int) -> Double {
-        var factor = 1.0
-        for _ in 0..<places { factor *= 10 }
-        return (self * factor).rounded() / factor
     }
 }
 

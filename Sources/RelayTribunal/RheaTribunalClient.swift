@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+public import RelayHTTP
 public import Logging
 import NIOHTTP1
 public import RelayCore
@@ -12,24 +12,21 @@ public import RelayCore
 ///
 /// Transport failures and 5xx answers are retried with backoff; timeouts are not. After a 429
 /// the endpoint is held back locally for the cooldown, so a busy chat does not keep the
-/// server's window full. The `HTTPClient` is the caller's: it is never shut down here.
+/// server's window full.
 public final class RheaTribunalClient: Tribunal, Sendable {
     /// The values this client was created with.
     public let configuration: RheaTribunalConfiguration
-    let httpClient: HTTPClient
+    let transport: HTTPTransport
     let logger: Logger
     let rateLimitGate = RateLimitGate()
 
     /// The `sender` the gateway writes into its office chat log for `/dialog` calls.
     static let dialogSender = "rhea-relay"
 
-    /// Creates a client; `httpClient` stays owned (and shut down) by the caller.
-    ///
-    /// Prefer `RheaTribunalClient.makeHTTPClient()`: its pool is sized for slow calls and it
-    /// fails refused connections at once instead of retrying them until the deadline.
-    public init(configuration: RheaTribunalConfiguration, httpClient: HTTPClient, logger: Logger) {
+    /// Creates a client on the shared transport (whose `HTTPClient` the caller owns).
+    public init(configuration: RheaTribunalConfiguration, transport: HTTPTransport, logger: Logger) {
         self.configuration = configuration
-        self.httpClient = httpClient
+        self.transport = transport
         var logger = logger
         logger[metadataKey: "tribunal.backend"] = "rhea"
         self.logger = logger

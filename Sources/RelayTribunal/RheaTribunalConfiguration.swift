@@ -22,11 +22,11 @@ public struct RheaTribunalConfiguration: Sendable, Hashable {
     public var timeouts: Timeouts
     /// How transport failures and 5xx answers are retried.
     public var retry: RetryPolicy
-    /// Seconds to hold calls back after a 429 when the server names no longer wait.
+    /// How long to hold calls back after a 429 when the server names no longer wait.
     ///
     /// The gateway sends no `Retry-After`, and its window is a minute, so less would just
     /// spend the next requests on more 429s.
-    public var rateLimitCooldown: Double
+    public var rateLimitCooldown: Duration
 
     /// Creates a configuration; every argument has the production default.
     public init(
@@ -36,7 +36,7 @@ public struct RheaTribunalConfiguration: Sendable, Hashable {
         developmentMode: Bool = false,
         timeouts: Timeouts = Timeouts(),
         retry: RetryPolicy = RetryPolicy(),
-        rateLimitCooldown: Double = 60
+        rateLimitCooldown: Duration = .seconds(60)
     ) {
         self.baseURL = baseURL
         self.token = token
@@ -59,19 +59,19 @@ public struct RheaTribunalConfiguration: Sendable, Hashable {
         return url
     }
 
-    /// Per-endpoint deadlines in seconds.
+    /// Per-endpoint deadlines.
     public struct Timeouts: Sendable, Hashable {
         /// `/keyboard/quick`: one cheap model (the iOS keyboard uses 15 s too).
-        public var quick: Double
+        public var quick: Duration
         /// `/dialog`: two cheap models in parallel.
-        public var dialog: Double
+        public var dialog: Duration
         /// `/tribunal`: the server waits for the slowest of k models, up to 60 s each.
-        public var tribunal: Double
+        public var tribunal: Duration
         /// `/health`: no model is called, so a slow answer means trouble.
-        public var health: Double
+        public var health: Duration
 
         /// Creates timeouts; the defaults follow the contract's advice.
-        public init(quick: Double = 15, dialog: Double = 30, tribunal: Double = 90, health: Double = 5) {
+        public init(quick: Duration = .seconds(15), dialog: Duration = .seconds(30), tribunal: Duration = .seconds(90), health: Duration = .seconds(5)) {
             self.quick = quick
             self.dialog = dialog
             self.tribunal = tribunal

@@ -29,7 +29,7 @@ struct ChainsCommand: AsyncParsableCommand {
         @Argument var name: String?
         func run() async throws {
             let runtime = try await common.start()
-            let chains = try await runtime.relay.store.chains(team: common.team).filter { name == nil || $0.name == name!.lowercased() }
+            let chains = try await runtime.store.chains(team: common.team).filter { name == nil || $0.name == name!.lowercased() }
             await runtime.shutdown()
             if let name, chains.isEmpty {
                 writeErr("There is no chain `\(name)` in team \(common.team).")
@@ -57,7 +57,7 @@ struct ChainsCommand: AsyncParsableCommand {
 
 private func runChainCommand(_ line: String, _ common: CommonOptions) async throws {
     let runtime = try await common.start()
-    let reply = await TerminalChat(relay: runtime.relay, team: common.team, user: common.user).runLine(line, write: writeErr)
+    let reply = await TerminalChat(relay: runtime.makeRelay(), team: common.team, user: common.user).runLine(line, write: writeErr)
     writeOut(PlainTextRenderer.render(reply))
     await runtime.shutdown()
     if reply.kind == .error { throw ExitCode(1) }

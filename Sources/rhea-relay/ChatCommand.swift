@@ -14,11 +14,11 @@ struct ChatCommand: AsyncParsableCommand {
         let runtime = try await common.start()
         writeOut("Backend: \(runtime.backendDescription)")
         do throws(TribunalError) {
-            _ = try await runtime.relay.tribunal.health()
+            _ = try await runtime.tribunal.health()
         } catch {
             writeOut("Warning: \(error.userMessage)")
         }
-        let chat = TerminalChat(relay: runtime.relay, team: common.team, user: common.user)
+        let chat = TerminalChat(relay: runtime.makeRelay(), team: common.team, user: common.user)
         let interactive = isatty(STDIN_FILENO) == 1
         try await chat.run(
             lines: StandardInputLines(),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RelayCore
+import RelayPlatform
 import RelayServer
 import TerminalAdapter
 
@@ -29,7 +30,7 @@ struct CommonOptions: ParsableArguments {
     func start() async throws -> RelayRuntime {
         let configuration: AppConfiguration
         do {
-            configuration = try await ConfigurationLoader.load(file: config)
+            configuration = try await ConfigurationLoader.load(file: config, platforms: chatPlatforms)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("rhea-relay: \(error.message)\n".utf8))
             throw ExitCode(2)

@@ -19,7 +19,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let runtime = try await common.start()
-        let chat = TerminalChat(relay: runtime.relay, team: common.team, user: common.user)
+        let chat = TerminalChat(relay: runtime.makeRelay(), team: common.team, user: common.user)
         // Progress goes to stderr so stdout holds only the reply.
         let reply = await chat.runLine(commandLine, repliedTo: replyTo, write: writeErr)
         writeOut(PlainTextRenderer.render(reply))

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
+import RelayPlatform
 import RelayServer
 
 /// `rhea-relay serve`: the HTTP server, the platforms, the outbox — until SIGTERM or SIGINT.
@@ -17,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration: AppConfiguration
         do {
-            configuration = try await ConfigurationLoader.load(file: config)
+            configuration = try await ConfigurationLoader.load(file: config, platforms: chatPlatforms)
         } catch let error as ConfigurationError {
             writeErr("rhea-relay: \(error.message)")
             throw ExitCode(2)

@@ -128,11 +128,11 @@ struct ChainRunnerTests {
 
     @Test func aBackendFailureEndsTheRunWithItsError() async throws {
         let tribunal = ScriptedTribunal(failure: { call in
-            if case .quick(let request) = call, request.action == .explain { return .timedOut(url: "http://x", seconds: 15) }
+            if case .quick(let request) = call, request.action == .explain { return .timedOut(url: "http://x", after: .seconds(15)) }
             return nil
         })
         let (outcome, _) = try await run("grammar > explain > summarize", tribunal: tribunal)
-        #expect(outcome.status == .failed(.timedOut(url: "http://x", seconds: 15)))
+        #expect(outcome.status == .failed(.timedOut(url: "http://x", after: .seconds(15))))
         #expect(outcome.text == "[grammar@cheap] hello")
         #expect(await tribunal.recorder.quickRequests.count == 2)
     }

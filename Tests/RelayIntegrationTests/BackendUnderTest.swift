@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import RelayCore
+import RelayHTTP
 import RelayStore
 import RelayTestSupport
 import RelayTribunal
@@ -31,7 +32,7 @@ final class BackendUnderTest: Sendable {
 
     /// Starts the backend with every tier agreeing.
     static func start(_ kind: BackendKind) async throws -> BackendUnderTest {
-        let httpClient = RheaTribunalClient.makeHTTPClient()
+        let httpClient = HTTPTransport.makeClient()
         let logger = Logger(label: "test")
         switch kind {
         case .rhea:
@@ -39,7 +40,7 @@ final class BackendUnderTest: Sendable {
             await fake.setDefaultAgreement(0.9)
             let client = RheaTribunalClient(
                 configuration: RheaTribunalConfiguration(baseURL: fake.url, apiKey: FakeRheaTribunal.defaultAPIKey, retry: .none),
-                httpClient: httpClient, logger: logger)
+                transport: HTTPTransport(client: httpClient), logger: logger)
             return BackendUnderTest(kind: kind, tribunal: client, rhea: fake, councilServers: [:], httpClient: httpClient)
         case .council:
             var servers: [Tier: [FakeOpenAIServer]] = [:]
@@ -51,7 +52,7 @@ final class BackendUnderTest: Sendable {
                     models.append(CouncilModel(name: "\(tier.rawValue)-\(index)", baseURL: server.url, model: "fake-\(tier.rawValue)-\(index)", tier: tier))
                 }
             }
-            let council = Council(configuration: CouncilConfiguration(models: models, deadline: 10), client: OpenAICompatibleClient(httpClient: httpClient, logger: logger), logger: logger)
+            let council = Council(configuration: CouncilConfiguration(models: models, deadline: .seconds(10)), client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger)
             return BackendUnderTest(kind: kind, tribunal: council, rhea: nil, councilServers: servers, httpClient: httpClient)
         }
     }

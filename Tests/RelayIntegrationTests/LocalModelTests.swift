@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import RelayCore
+import RelayHTTP
 import RelayTribunal
 import Testing
 
@@ -18,14 +19,14 @@ struct LocalModelTests {
     static var baseURL: String { ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] ?? "" }
 
     func withCouncil<T>(_ body: (Council) async throws -> T) async throws -> T {
-        let httpClient = RheaTribunalClient.makeHTTPClient()
+        let httpClient = HTTPTransport.makeClient()
         // Two council members on the one server: it serves one request at a time, so timeouts are generous.
         let models = ["local-a", "local-b"].map {
-            CouncilModel(name: $0, baseURL: Self.baseURL, model: "smollm2-135m-instruct", tier: .cheap, timeout: 120)
+            CouncilModel(name: $0, baseURL: Self.baseURL, model: "smollm2-135m-instruct", tier: .cheap, timeout: .seconds(120))
         }
         let council = Council(
-            configuration: CouncilConfiguration(models: models, quorum: 1, deadline: 240, defaultTimeout: 120),
-            client: OpenAICompatibleClient(httpClient: httpClient, logger: Logger(label: "test")), logger: Logger(label: "test"))
+            configuration: CouncilConfiguration(models: models, quorum: 1, deadline: .seconds(240), defaultTimeout: .seconds(120)),
+            client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")), logger: Logger(label: "test"))
         do {
             let result = try await body(council)
             try await httpClient.shutdown()

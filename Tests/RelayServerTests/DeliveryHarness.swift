@@ -109,5 +109,5 @@ extension OutboxEntry {
 }
 
 let fastPolicy = DeliveryPolicy(
-    maxAttempts: 3, retry: RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.02), lease: 30, pollInterval: 0.05,
-    drainTimeout: 1)
+    maxAttempts: 3, retry: RetryPolicy(attempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)), lease: .seconds(30), pollInterval: .milliseconds(50),
+    drainTimeout: .seconds(1))

@@ -41,7 +41,7 @@ struct RunDispatcherTests {
             let outbox = Outbox(store: store)
             let relay = Relay(tribunal: ScriptedTribunal(), store: store)
             _ = await relay.handle(event("/chain save polish = input > grammar > rewrite:formal > output"))
-            let dispatcher = RunDispatcher(relay: relay, outbox: outbox, progressInterval: 0, logger: logger)
+            let dispatcher = RunDispatcher(relay: relay, outbox: outbox, progressInterval: .zero, logger: logger)
             let sender = RecordingSender()
             let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
             let deliveries = try await whileRunning(worker) {
@@ -88,7 +88,7 @@ struct RunDispatcherTests {
             // First life: the backend is slow; shutdown comes after a 0.2 s grace.
             var store = try await db.open()
             var outbox = Outbox(store: store)
-            let slow = RunDispatcher(relay: Relay(tribunal: SlowTribunal(delay: 30), store: store), outbox: outbox, grace: 0.2, logger: logger)
+            let slow = RunDispatcher(relay: Relay(tribunal: SlowTribunal(delay: 30), store: store), outbox: outbox, grace: .milliseconds(200), logger: logger)
             let group = ServiceGroup(services: [slow], logger: logger)
             let running = Task { try await group.run() }
             await slow.submit(event("/fix teh cat", key: "Ev9"), route: route)
@@ -122,7 +122,7 @@ struct RunDispatcherTests {
     @Test func eventsArrivingDuringShutdownAreParkedNotLost() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: Outbox(store: store), grace: 0.1, logger: logger)
+            let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: Outbox(store: store), grace: .milliseconds(100), logger: logger)
             let group = ServiceGroup(services: [dispatcher], logger: logger)
             let running = Task { try await group.run() }
             await group.triggerGracefulShutdown()

@@ -7,6 +7,7 @@ import Prometheus
 import RelayCore
 import RelayServer
 import RelayTribunal
+import SlackAdapter
 import Testing
 
 /// swift-metrics is bootstrapped once per process, as `serve` does it.
@@ -24,7 +25,8 @@ struct ServerRoutesTests {
         try await TemporaryDatabase.with { db in
             var configuration = AppConfiguration(storePath: db.path)
             configuration.tribunal.baseURL = "http://127.0.0.1:1"  // nothing listens there
-            configuration.tribunal.timeouts.health = 1
+            configuration.tribunal.timeouts.health = .seconds(1)
+            configuration.platforms = [SlackPlatform(configuration: SlackConfiguration())]  // no credentials: off
             let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: Logger(label: "test.server"))
             try await app.test(.live) { client in try await body(client) }
         }

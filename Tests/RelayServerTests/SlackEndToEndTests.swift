@@ -229,7 +229,7 @@ struct SlackEndToEndTests {
             // Retries a second or so apart, so the first run is stopped between two of them.
             var slow = fakes.configuration()
             slow.delivery = DeliveryPolicy(
-                maxAttempts: 20, retry: RetryPolicy(attempts: 20, baseDelay: 1, maxDelay: 1), lease: 30, pollInterval: 0.05, drainTimeout: 1)
+                maxAttempts: 20, retry: RetryPolicy(attempts: 20, baseDelay: .seconds(1), maxDelay: .seconds(1)), lease: .seconds(30), pollInterval: .milliseconds(50), drainTimeout: .seconds(1))
             try await fakes.withRelay(slow) { relay in
                 #expect(try await relay.event(mention).status == .ok)
                 try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")

@@ -54,20 +54,23 @@ struct SlackFakes {
         var configuration = AppConfiguration(storePath: database.path)
         configuration.tribunal.baseURL = tribunal.url
         configuration.tribunal.token = FakeRheaTribunal.defaultToken
-        configuration.tribunal.timeouts = .init(quick: 5, dialog: 5, tribunal: 5, health: 1)
-        configuration.tribunal.retry = RetryPolicy(attempts: 2, baseDelay: 0.01, maxDelay: 0.02)
-        configuration.slack = SlackConfiguration(
-            signingSecret: signingSecret, botToken: slack.botToken, appToken: appToken, apiURL: apiURL ?? slack.apiURL)
+        configuration.tribunal.timeouts = .init(quick: .seconds(5), dialog: .seconds(5), tribunal: .seconds(5), health: .seconds(1))
+        configuration.tribunal.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20))
+        configuration.platforms = [
+            SlackPlatform(
+                configuration: SlackConfiguration(
+                    signingSecret: signingSecret, botToken: slack.botToken, appToken: appToken, apiURL: apiURL ?? slack.apiURL))
+        ]
         configuration.delivery = delivery
-        configuration.shutdownGrace = 1
+        configuration.shutdownGrace = .seconds(1)
         return configuration
     }
 
     /// Short poll interval and tiny retry delays, so a retry takes milliseconds (Slack's own
     /// pacing of about one message a second per channel still applies).
     static let fastDelivery = DeliveryPolicy(
-        maxAttempts: 10, retry: RetryPolicy(attempts: 10, baseDelay: 0.01, maxDelay: 0.05), lease: 30, pollInterval: 0.05,
-        drainTimeout: 1)
+        maxAttempts: 10, retry: RetryPolicy(attempts: 10, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)), lease: .seconds(30), pollInterval: .milliseconds(50),
+        drainTimeout: .seconds(1))
 
     /// Builds the relay as `serve` does and runs it on a loopback port while `body` talks to it
     /// over HTTP; then shuts it down gracefully (as SIGTERM would) and waits until it stopped.
@@ -79,7 +82,7 @@ struct SlackFakes {
         let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: logger)
         let fakes = self
         return try await app.test(.live) { client in
-            try await body(RelayUnderTest(client: client, fakes: fakes, signer: SlackSigner(signingSecret: configuration.slack.signingSecret ?? "")))
+            try await body(RelayUnderTest(client: client, fakes: fakes, signer: SlackSigner(signingSecret: configuration.slackSigningSecret ?? "")))
         }
     }
 }
@@ -257,4 +260,11 @@ func eventually(_ what: String, timeout: Double = 5, _ condition: () async throw
     }
     struct Timeout: Error, CustomStringConvertible { var description: String }
     throw Timeout(description: "timed out after \(timeout) s waiting for \(what)")
+}
+
+extension AppConfiguration {
+    /// The signing secret of the configured Slack platform, to sign requests as Slack would.
+    var slackSigningSecret: String? {
+        platforms.lazy.compactMap { ($0 as? SlackPlatform)?.configuration.signingSecret }.first
+    }
 }

@@ -25,7 +25,7 @@ enum OutboxFixtures {
                     Dissent(model: "model-c", verdict: .false, reason: "Says it opened in 1936."),
                     Dissent(model: "model-e", reason: "Did not commit to a verdict."),
                 ],
-                models: ["model-a", "model-b", "model-c", "model-d"], elapsed: 1.25, scoreMeaning: .agreement)),
+                models: ["model-a", "model-b", "model-c", "model-d"], elapsed: .milliseconds(1250), scoreMeaning: .agreement)),
         notes: ["model-e timed out", "Answered by the council"], isPrivate: true,
         actions: [.postToChannel, .runAgain(commandLine: "/tribunal the bridge opened in 1937")])
 

@@ -9,7 +9,7 @@ import Synchronization
 /// ```swift
 /// try await withFakeSlackWebAPI { slack in
 ///     // point a SlackWebClient at slack.apiURL with slack.botToken, then:
-///     slack.failNext(with: .rateLimited(retryAfter: 2))
+///     slack.failNext(with: .rateLimited(retryAfter: .seconds(2)))
 ///     let posts = try await slack.waitForRequests(count: 1, path: "chat.postMessage")
 /// }
 /// ```

@@ -88,7 +88,7 @@ public struct ScriptedTribunal: Tribunal {
             case .rewrite(let style): "rewrite:\(style?.rawValue ?? "clearer")@\(tier)"
             default: "\(request.action.name)@\(tier)"
             }
-        return QuickResult(text: "[\(tag)] \(request.text)", model: "scripted-\(tier)", elapsed: 0.01)
+        return QuickResult(text: "[\(tag)] \(request.text)", model: "scripted-\(tier)", elapsed: .milliseconds(10))
     }
 
     /// Answers with `agreement(claim, tier)` and one dissenter below 0.7.
@@ -105,7 +105,7 @@ public struct ScriptedTribunal: Tribunal {
         return ConsensusResult(
             answer: "Consensus (\(request.tier.rawValue)): \(request.claim)",
             verdict: verdict, agreement: score, confidence: score, answered: k, asked: k,
-            dissent: dissent, models: models, elapsed: 0.02, scoreMeaning: scoreMeaning)
+            dissent: dissent, models: models, elapsed: .milliseconds(20), scoreMeaning: scoreMeaning)
     }
 
     /// Answers `ok`.

@@ -40,7 +40,7 @@ struct ConsensusTests {
             #expect(result.models == ["openai/fake-a", "deepseek/fake-b", "gemini/fake-c"])
             #expect(result.dissent.isEmpty)
             #expect(result.answer.hasPrefix("Strong consensus across 3 models (agreement: 82%)."))
-            #expect(result.elapsed == 0.05)
+            #expect(result.elapsed == .milliseconds(50))
             // 0.3·min(3/5, 1) + 0.4·0.82 + 0.3·1
             let confidence = try #require(result.confidence)
             #expect(abs(confidence - 0.808) < 0.0001)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Logging
 import RelayCore
+import RelayHTTP
 import RelayTestSupport
 import RelayTribunal
 
@@ -11,27 +12,27 @@ struct CouncilHarness {
         var tier: Tier
         var persona: FakeOpenAIPersona
         var weight: Double = 1
-        var timeout: Double? = nil
+        var timeout: Duration? = nil
     }
 
     let council: Council
     let servers: [String: FakeOpenAIServer]
 
     static func with<T>(
-        _ members: [Member], quorum: Int = 2, deadline: Double = 5, chairman: String? = nil,
+        _ members: [Member], quorum: Int = 2, deadline: Duration = .seconds(5), chairman: String? = nil,
         _ body: (CouncilHarness) async throws -> T
     ) async throws -> T {
         var servers: [String: FakeOpenAIServer] = [:]
         var models: [CouncilModel] = []
-        let httpClient = RheaTribunalClient.makeHTTPClient()
+        let httpClient = HTTPTransport.makeClient()
         do {
             for member in members {
                 let server = try await FakeOpenAIServer.start(persona: member.persona)
                 servers[member.name] = server
                 models.append(CouncilModel(name: member.name, baseURL: server.url, model: "fake-\(member.name)", tier: member.tier, weight: member.weight, timeout: member.timeout))
             }
-            let configuration = CouncilConfiguration(models: models, quorum: quorum, deadline: deadline, defaultTimeout: 5, chairman: chairman)
-            let council = Council(configuration: configuration, client: OpenAICompatibleClient(httpClient: httpClient, logger: Logger(label: "test")), logger: Logger(label: "test"))
+            let configuration = CouncilConfiguration(models: models, quorum: quorum, deadline: deadline, defaultTimeout: .seconds(5), chairman: chairman)
+            let council = Council(configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")), logger: Logger(label: "test"))
             let result = try await body(CouncilHarness(council: council, servers: servers))
             for server in servers.values { await server.stop() }
             try await httpClient.shutdown()

@@ -85,7 +85,7 @@ struct CouncilTests {
         try await CouncilHarness.with([
             Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
             Member(name: "c", tier: .cheap, persona: .hang),
-        ], deadline: 2) { h in
+        ], deadline: .seconds(2)) { h in
             // Generous margins: the suite runs in parallel on small machines.
             let started = Date()
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 3, tier: .cheap))
@@ -98,7 +98,7 @@ struct CouncilTests {
     @Test func aSlowModelWithinTheDeadlineIsWaitedFor() async throws {
         try await CouncilHarness.with([
             Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .slow(seconds: 0.3, then: .disagree)),
-        ], deadline: 3) { h in
+        ], deadline: .seconds(3)) { h in
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 2, tier: .cheap))
             #expect(result.answered == 2)
             #expect(result.dissent.map(\.model) == ["b"])

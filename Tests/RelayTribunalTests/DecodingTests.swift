@@ -36,13 +36,13 @@ struct DecodingTests {
 
     @Test func quickWithoutTextIsMalformed() throws {
         let response = try decode(RheaWire.QuickResponse.self, #"{"model": "m"}"#)
-        #expect(throws: TribunalError.self) { try QuickMapping.result(from: response, measured: 1, url: "u") }
+        #expect(throws: TribunalError.self) { try QuickMapping.result(from: response, measured: .seconds(1), url: "u") }
     }
 
     @Test func quickElapsedFallsBackToMeasuredTimeAndEmptyModelToNil() throws {
         let response = try decode(RheaWire.QuickResponse.self, #"{"text": " Hi ", "model": ""}"#)
-        let result = try QuickMapping.result(from: response, measured: 1.5, url: "u")
-        #expect(result == QuickResult(text: "Hi", model: nil, elapsed: 1.5))
+        let result = try QuickMapping.result(from: response, measured: .milliseconds(1500), url: "u")
+        #expect(result == QuickResult(text: "Hi", model: nil, elapsed: .milliseconds(1500)))
     }
 
     @Test func fastAPIDetailsBecomeOneLine() {
@@ -86,15 +86,15 @@ struct DecodingTests {
     }
 
     @Test func retryDelaysGrowExponentiallyWithinJitterBounds() {
-        let policy = RetryPolicy(attempts: 5, baseDelay: 0.25, maxDelay: 1)
-        #expect(policy.delay(afterAttempt: 1, random: 0) == 0.125)
-        #expect(policy.delay(afterAttempt: 1, random: 1) == 0.25)
-        #expect(policy.delay(afterAttempt: 2, random: 1) == 0.5)
-        #expect(policy.delay(afterAttempt: 3, random: 1) == 1)
-        #expect(policy.delay(afterAttempt: 9, random: 1) == 1)
+        let policy = RetryPolicy(attempts: 5, baseDelay: .milliseconds(250), maxDelay: .seconds(1))
+        #expect(policy.delay(afterAttempt: 1, random: 0) == .milliseconds(125))
+        #expect(policy.delay(afterAttempt: 1, random: 1) == .milliseconds(250))
+        #expect(policy.delay(afterAttempt: 2, random: 1) == .milliseconds(500))
+        #expect(policy.delay(afterAttempt: 3, random: 1) == .seconds(1))
+        #expect(policy.delay(afterAttempt: 9, random: 1) == .seconds(1))
         for attempt in 1...4 {
             let delay = policy.delay(afterAttempt: attempt)
-            #expect(delay > 0 && delay <= 1)
+            #expect(delay > .zero && delay <= .seconds(1))
         }
         #expect(RetryPolicy(attempts: 0).attempts == 1)
     }

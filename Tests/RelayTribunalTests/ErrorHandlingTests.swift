@@ -72,7 +72,7 @@ struct ErrorHandlingTests {
     }
 
     @Test func callsResumeAfterTheCooldown() async throws {
-        try await withTribunal(token: Self.token, rateLimitCooldown: 0.2) { h in
+        try await withTribunal(token: Self.token, rateLimitCooldown: .milliseconds(200)) { h in
             await h.fake.failNext(path: FakeRheaTribunal.tribunalPath, status: 429)
             _ = await failure { try await h.client.consensus(Self.claim) }
             _ = await failure { try await h.client.consensus(Self.claim) }
@@ -95,7 +95,7 @@ struct ErrorHandlingTests {
     }
 
     @Test func persistentServerErrorsGiveUpAfterTheConfiguredAttempts() async throws {
-        let retry = RetryPolicy(attempts: 4, baseDelay: 0.005, maxDelay: 0.02)
+        let retry = RetryPolicy(attempts: 4, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20))
         try await withTribunal(retry: retry) { h in
             await h.fake.failNext(path: FakeRheaTribunal.quickPath, status: 500, count: 10)
             let error = try #require(await failure { try await h.client.quick(QuickRequest(action: .grammar, text: "x")) })
@@ -123,13 +123,13 @@ struct ErrorHandlingTests {
     }
 
     @Test func slowAnswerTimesOutWithoutRetry() async throws {
-        let timeouts = RheaTribunalConfiguration.Timeouts(quick: 1, dialog: 10, tribunal: 10, health: 10)
+        let timeouts = RheaTribunalConfiguration.Timeouts(quick: .seconds(1), dialog: .seconds(10), tribunal: .seconds(10), health: .seconds(10))
         try await withTribunal(timeouts: timeouts) { h in
             await h.fake.setDelay(path: FakeRheaTribunal.quickPath, seconds: 20)
             let clock = ContinuousClock()
             let start = clock.now
             let error = try #require(await failure { try await h.client.quick(QuickRequest(action: .grammar, text: "x")) })
-            #expect(error == .timedOut(url: h.fake.url, seconds: 1))
+            #expect(error == .timedOut(url: h.fake.url, after: .seconds(1)))
             #expect(start.duration(to: clock.now) < .seconds(10))
             expectPresentable(error)
             #expect(await h.fake.requestCount(path: FakeRheaTribunal.quickPath) == 1)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import RelayCore
+import RelayHTTP
 import RelayTestSupport
 import Testing
 
@@ -19,7 +20,7 @@ struct OpenAICompatibleClientTests {
     @Test func sendsTheChatCompletionBodyAndHeaders() async throws {
         try await withOpenAIFake { fake, client, logs in
             let model = fake.model(apiKey: "sk-test-0123456789abcdef", id: "gpt-4o-mini")
-            _ = try await client.complete(model, messages: Self.messages, temperature: 0.2, maxTokens: 300, timeout: 10)
+            _ = try await client.complete(model, messages: Self.messages, temperature: 0.2, maxTokens: 300, timeout: .seconds(10))
 
             let sent = try #require(fake.lastRequest())
             #expect(sent.method == "POST")
@@ -45,7 +46,7 @@ struct OpenAICompatibleClientTests {
 
     @Test func defaultsAreTemperature03And512Tokens() async throws {
         try await withOpenAIFake { fake, client, _ in
-            _ = try await client.complete(fake.model(), messages: Self.messages, timeout: 10)
+            _ = try await client.complete(fake.model(), messages: Self.messages, timeout: .seconds(10))
             #expect(fake.lastRequest()?["temperature"]?.doubleValue == 0.3)
             #expect(fake.lastRequest()?["max_tokens"] == 512)
         }
@@ -54,7 +55,7 @@ struct OpenAICompatibleClientTests {
     @Test(arguments: [nil, "", "  "] as [String?])
     func noAuthorizationHeaderWithoutAKey(key: String?) async throws {
         try await withOpenAIFake { fake, client, _ in
-            _ = try await client.complete(fake.model(apiKey: key), messages: Self.messages, timeout: 10)
+            _ = try await client.complete(fake.model(apiKey: key), messages: Self.messages, timeout: .seconds(10))
             #expect(fake.lastRequest()?.header("authorization") == nil)
         }
     }
@@ -65,7 +66,7 @@ struct OpenAICompatibleClientTests {
             let bases = [fake.url, fake.url + "/", root, root + "/"]
             for base in bases {
                 let model = CouncilModel(name: "fake", baseURL: base, model: "m", tier: .cheap)
-                let answer = try await client.complete(model, messages: Self.messages, timeout: 10)
+                let answer = try await client.complete(model, messages: Self.messages, timeout: .seconds(10))
                 #expect(answer.text.hasPrefix(#"{"verdict":"true""#), "base \(base)")
             }
             #expect(
@@ -112,23 +113,23 @@ struct OpenAICompatibleClientTests {
     func eachPersonaIsDecoded(index: Int) async throws {
         let (persona, expected) = Self.personaContents[index]
         try await withOpenAIFake(persona: persona) { fake, client, _ in
-            let answer = try await client.complete(fake.model(id: "gpt-test"), messages: Self.messages, timeout: 10)
+            let answer = try await client.complete(fake.model(id: "gpt-test"), messages: Self.messages, timeout: .seconds(10))
             #expect(answer.text == expected)
             #expect(answer.model == "gpt-test")
-            #expect(answer.elapsed > 0 && answer.elapsed < 5)
+            #expect(answer.elapsed > .zero)
         }
     }
 
     @Test func malformedBodyIsMalformed() async throws {
         try await withOpenAIFake(persona: .malformedBody) { fake, client, _ in
-            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: 10).failure
+            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error == .malformed(reason: "answer is not a JSON object"))
         }
     }
 
     @Test func blankContentIsAnEmptyAnswer() async throws {
         try await withOpenAIFake(persona: .prose(" \n ")) { fake, client, _ in
-            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: 10).failure
+            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error == .malformed(reason: "empty answer"))
             #expect(error?.reason == "empty answer")
         }
@@ -140,7 +141,7 @@ struct OpenAICompatibleClientTests {
         let key = "sk-wrong-9876543210zyxw"
         try await withOpenAIFake(requiredKey: "sk-right-0123456789abcd") { fake, client, logs in
             let error = try #require(
-                await client.outcome(fake.model(apiKey: key), messages: Self.messages, timeout: 10).failure)
+                await client.outcome(fake.model(apiKey: key), messages: Self.messages, timeout: .seconds(10)).failure)
             guard case .unauthorized(let detail) = error else {
                 Issue.record("expected .unauthorized, got \(error)")
                 return
@@ -158,7 +159,7 @@ struct OpenAICompatibleClientTests {
 
     @Test func missingKeyIsUnauthorized() async throws {
         try await withOpenAIFake(requiredKey: "sk-right-0123456789abcd") { fake, client, _ in
-            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: 10).failure
+            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error?.reason.hasPrefix("unauthorized: Incorrect API key provided.") == true)
         }
     }
@@ -169,7 +170,7 @@ struct OpenAICompatibleClientTests {
             .fail(status: 404, message: "The model `m` does not exist"),
             .notFound(detail: "The model `m` does not exist")
         ),
-        (.fail(status: 429, message: "Rate limit reached"), .rateLimited(retryAfter: 1)),
+        (.fail(status: 429, message: "Rate limit reached"), .rateLimited(retryAfter: .seconds(1))),
         (
             .fail(status: 500, message: "The server had an error"),
             .serverError(status: 500, detail: "The server had an error")
@@ -186,7 +187,7 @@ struct OpenAICompatibleClientTests {
     func statusesMapToErrors(index: Int) async throws {
         let (persona, expected) = Self.statusCases[index]
         try await withOpenAIFake(persona: persona) { fake, client, _ in
-            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: 10).failure
+            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error == expected)
             #expect(fake.requestCount() == 1, "no retries inside the client")
         }
@@ -201,7 +202,7 @@ struct OpenAICompatibleClientTests {
         try await withOpenAIFake { _, client, _ in
             let model = CouncilModel(name: "gone", baseURL: "http://127.0.0.1:\(port)/v1", model: "m", tier: .cheap)
             let started = ContinuousClock.now
-            let error = await client.outcome(model, messages: Self.messages, timeout: 10).failure
+            let error = await client.outcome(model, messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error == .unreachable(reason: "connection refused"))
             #expect(ContinuousClock.now - started < .seconds(2))
         }
@@ -210,7 +211,7 @@ struct OpenAICompatibleClientTests {
     @Test func notHTTPIsUnreachable() async throws {
         try await withOpenAIFake { _, client, _ in
             let model = CouncilModel(name: "bad", baseURL: "127.0.0.1:8080/v1", model: "m", tier: .cheap)
-            let error = await client.outcome(model, messages: Self.messages, timeout: 10).failure
+            let error = await client.outcome(model, messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error == .unreachable(reason: "base URL is not an http(s) URL"))
         }
     }
@@ -218,8 +219,8 @@ struct OpenAICompatibleClientTests {
     @Test func slowAnswerTimesOut() async throws {
         try await withOpenAIFake(persona: .slow(seconds: 5, then: .agree)) { fake, client, _ in
             let started = ContinuousClock.now
-            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: 0.3).failure
-            #expect(error == .timedOut(seconds: 0.3))
+            let error = await client.outcome(fake.model(), messages: Self.messages, timeout: .milliseconds(300)).failure
+            #expect(error == .timedOut(after: .milliseconds(300)))
             #expect(error?.reason == "timed out after 0.3 s")
             #expect(ContinuousClock.now - started < .seconds(2))
         }
@@ -228,7 +229,7 @@ struct OpenAICompatibleClientTests {
     @Test func cancellingAHangingCallReturnsPromptly() async throws {
         try await withOpenAIFake(persona: .hang) { fake, client, _ in
             let model = fake.model()
-            let call = Task { await client.outcome(model, messages: Self.messages, timeout: 30) }
+            let call = Task { await client.outcome(model, messages: Self.messages, timeout: .seconds(30)) }
             try await Task.sleep(for: .milliseconds(200))
             // Under a loaded parallel run the request may still be on its way: cancel it in flight.
             let waitLimit = ContinuousClock.now + .seconds(5)
@@ -249,7 +250,7 @@ struct OpenAICompatibleClientTests {
             let model = fake.model()
             let call = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return await client.outcome(model, messages: Self.messages, timeout: 10)
+                return await client.outcome(model, messages: Self.messages, timeout: .seconds(10))
             }
             #expect(await call.value.failure == .cancelled)
             #expect(fake.requestCount() == 0)
@@ -263,12 +264,12 @@ struct OpenAICompatibleClientTests {
 
     @Test(.enabled(if: realServerURL != nil, "RHEA_TEST_LLM_URL is not set: start ../shared/llm/start-local-llm.sh and export its URL (.ci/run does)"))
     func answersFromARealLlamaCppServer() async throws {
-        let http = RheaTribunalClient.makeHTTPClient()
+        let http = HTTPTransport.makeClient()
         defer { _ = http.shutdown() }
-        let client = OpenAICompatibleClient(httpClient: http, logger: Logger(label: "test.council"))
+        let client = OpenAICompatibleClient(transport: HTTPTransport(client: http), logger: Logger(label: "test.council"))
         let model = CouncilModel(name: "local", baseURL: Self.realServerURL ?? "", model: "smollm2-135m-instruct", tier: .cheap)
         let answer = try await client.complete(
-            model, messages: [.user("Say hello in one word.")], maxTokens: 16, timeout: 60)
+            model, messages: [.user("Say hello in one word.")], maxTokens: 16, timeout: .seconds(60))
         #expect(!answer.text.isEmpty)
         #expect(answer.model != nil)
     }
@@ -345,13 +346,13 @@ struct OpenAICompatibleClientWireTests {
         let cases: [(ModelCallError, String)] = [
             (.unauthorized(detail: "invalid api key"), "unauthorized: invalid api key"),
             (.notFound(detail: "no such model"), "HTTP 404: no such model"),
-            (.rateLimited(retryAfter: 1), "rate limited (retry after 1 s)"),
+            (.rateLimited(retryAfter: .seconds(1)), "rate limited (retry after 1 s)"),
             (.rateLimited(retryAfter: nil), "rate limited"),
             (.serverError(status: 502, detail: "bad gateway"), "HTTP 502: bad gateway"),
             (.rejected(status: 400, detail: "bad"), "HTTP 400: bad"),
-            (.timedOut(seconds: 20), "timed out after 20 s"),
-            (.timedOut(seconds: 2.5), "timed out after 2.5 s"),
-            (.timedOut(seconds: 0.25), "timed out after 0.25 s"),
+            (.timedOut(after: .seconds(20)), "timed out after 20 s"),
+            (.timedOut(after: .milliseconds(2500)), "timed out after 2.5 s"),
+            (.timedOut(after: .milliseconds(250)), "timed out after 0.25 s"),
             (.unreachable(reason: "connection refused"), "connection refused"),
             (.malformed(reason: "empty answer"), "empty answer"),
             (.cancelled, "cancelled"),
@@ -366,21 +367,21 @@ struct OpenAICompatibleClientWireTests {
         let cases: [(ModelCallError, TribunalError)] = [
             (.unauthorized(detail: "nope"), .unauthorized(detail: "model mini: nope")),
             (.notFound(detail: "x"), .rejected(detail: "model mini: not found at \(url) — check baseURL and model id")),
-            (.rateLimited(retryAfter: 1.2), .rateLimited(detail: "model mini is rate-limited", retryAfter: 2)),
+            (.rateLimited(retryAfter: .milliseconds(1200)), .rateLimited(detail: "model mini is rate-limited", retryAfter: 2)),
             (.rateLimited(retryAfter: nil), .rateLimited(detail: "model mini is rate-limited", retryAfter: 60)),
             (.serverError(status: 503, detail: "busy"), .serverError(status: 503, detail: "model mini: busy")),
             (.rejected(status: 400, detail: "bad"), .rejected(detail: "model mini: HTTP 400: bad")),
-            (.timedOut(seconds: 20), .timedOut(url: url, seconds: 20)),
+            (.timedOut(after: .seconds(20)), .timedOut(url: url, after: .seconds(20))),
             (.unreachable(reason: "connection refused"), .unreachable(url: url, reason: "connection refused")),
             (.malformed(reason: "empty answer"), .malformedResponse(url: url, reason: "model mini: empty answer")),
-            (.cancelled, .timedOut(url: url, seconds: 0)),
+            (.cancelled, .timedOut(url: url, after: .seconds(0))),
         ]
         for (error, expected) in cases {
             #expect(error.tribunalError(modelName: "mini", url: url) == expected)
         }
         #expect(
-            ModelCallError.cancelled.tribunalError(modelName: "mini", url: url, deadline: 30)
-                == .timedOut(url: url, seconds: 30))
+            ModelCallError.cancelled.tribunalError(modelName: "mini", url: url, deadline: .seconds(30))
+                == .timedOut(url: url, after: .seconds(30)))
     }
 }
 
@@ -389,7 +390,7 @@ struct OpenAICompatibleClientWireTests {
 extension OpenAICompatibleClient {
     /// `complete` as a `Result`, so tests can look at the typed error without a closure.
     fileprivate func outcome(
-        _ model: CouncilModel, messages: [ChatMessage], temperature: Double = 0.3, maxTokens: Int = 512, timeout: Double
+        _ model: CouncilModel, messages: [ChatMessage], temperature: Double = 0.3, maxTokens: Int = 512, timeout: Duration
     ) async -> Result<ChatCompletion, ModelCallError> {
         do {
             return .success(
@@ -422,9 +423,9 @@ private func withOpenAIFake(
     isolation: isolated (any Actor)? = #isolation,
     _ body: (FakeOpenAIServer, OpenAICompatibleClient, LogCapture) async throws -> Void
 ) async throws {
-    let http = RheaTribunalClient.makeHTTPClient(maxConnectionsPerHost: 8)
+    let http = HTTPTransport.makeClient(maxConnectionsPerHost: 8)
     let logs = LogCapture()
-    let client = OpenAICompatibleClient(httpClient: http, logger: logs.logger)
+    let client = OpenAICompatibleClient(transport: HTTPTransport(client: http), logger: logs.logger)
     do {
         try await withFakeOpenAIServer(persona: persona, requiredKey: requiredKey) { fake in
             try await body(fake, client, logs)

@@ -11,7 +11,7 @@ struct QuickTests {
             let result = try await h.client.quick(QuickRequest(action: .translate(to: french), text: "Good morning"))
             #expect(result.text == "[translate:fr] Good morning")
             #expect(result.model == "fake-mini")
-            #expect(result.elapsed == 0.01)
+            #expect(result.elapsed == .milliseconds(10))
 
             let sent = try #require(await h.fake.lastRequest(path: FakeRheaTribunal.quickPath))
             #expect(sent.method == "POST")

@@ -8,7 +8,7 @@ import Testing
 struct TestSupportTests {
     /// Sends `body` as the client would, but past its own length and range checks.
     func rawError(_ h: TribunalHarness, _ path: String, _ body: some Encodable) async -> TribunalError? {
-        await failure { try await h.client.post(path, body: body, timeout: 10, as: RheaWire.QuickResponse.self) }
+        await failure { try await h.client.post(path, body: body, timeout: .seconds(10), as: RheaWire.QuickResponse.self) }
     }
 
     @Test func fakeValidatesBodiesLikePydantic() async throws {
@@ -42,7 +42,7 @@ struct TestSupportTests {
                 await rawError(h, "/tribunal", body)
                     == .unauthorized(detail: "Invalid or missing API key. Sign up at /auth/signup"))
             let dialog = try await h.client.post(
-                "/dialog", body: RheaWire.DialogRequest(text: "hi", sender: "x"), timeout: 10,
+                "/dialog", body: RheaWire.DialogRequest(text: "hi", sender: "x"), timeout: .seconds(10),
                 as: RheaWire.DialogResponse.self)
             #expect(dialog.0.reply == "[dialog] hi")
         }
@@ -67,7 +67,7 @@ struct TestSupportTests {
             agreement: { claim, tier in tier == .cheap && claim.contains("doubt") ? 0.4 : 0.9 },
             verdict: .true,
             failure: { call in
-                if case .quick(let request) = call, request.tier == .frontier { return .timedOut(url: "x", seconds: 1) }
+                if case .quick(let request) = call, request.tier == .frontier { return .timedOut(url: "x", after: .seconds(1)) }
                 return nil
             })
         let french = try #require(Language.lookup("fr"))

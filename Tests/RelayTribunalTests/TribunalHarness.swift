@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Logging
 import RelayCore
+import RelayHTTP
 import RelayTestSupport
 import RelayTribunal
 import Synchronization
@@ -15,10 +16,10 @@ struct TribunalHarness {
 }
 
 /// Fast retries so the suite runs in seconds.
-let fastRetry = RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.05)
+let fastRetry = RetryPolicy(attempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
 
 /// Generous defaults for a loaded CI machine; timeout tests pass their own.
-let testTimeouts = RheaTribunalConfiguration.Timeouts(quick: 10, dialog: 10, tribunal: 10, health: 10)
+let testTimeouts = RheaTribunalConfiguration.Timeouts(quick: .seconds(10), dialog: .seconds(10), tribunal: .seconds(10), health: .seconds(10))
 
 /// Starts a fake and a client for it, runs `body`, then checks that no credential was logged
 /// and tears both down.
@@ -28,20 +29,20 @@ func withTribunal<T>(
     developmentMode: Bool = false,
     timeouts: RheaTribunalConfiguration.Timeouts = testTimeouts,
     retry: RetryPolicy = fastRetry,
-    rateLimitCooldown: Double = 60,
+    rateLimitCooldown: Duration = .seconds(60),
     baseURL: ((FakeRheaTribunal) -> String)? = nil,
     allowDevBypass: Bool = true,
     isolation: isolated (any Actor)? = #isolation,
     _ body: (TribunalHarness) async throws -> T
 ) async throws -> T {
-    let http = RheaTribunalClient.makeHTTPClient(maxConnectionsPerHost: 8)
+    let http = HTTPTransport.makeClient(maxConnectionsPerHost: 8)
     let logs = LogCapture()
     do {
         let result = try await withFakeRheaTribunal(allowDevBypass: allowDevBypass) { fake in
             let configuration = RheaTribunalConfiguration(
                 baseURL: baseURL?(fake) ?? fake.url, token: token, apiKey: apiKey, developmentMode: developmentMode,
                 timeouts: timeouts, retry: retry, rateLimitCooldown: rateLimitCooldown)
-            let client = RheaTribunalClient(configuration: configuration, httpClient: http, logger: logs.logger)
+            let client = RheaTribunalClient(configuration: configuration, transport: HTTPTransport(client: http), logger: logs.logger)
             return try await body(
                 TribunalHarness(fake: fake, client: client, logs: logs, configuration: configuration))
         }

@@ -11,7 +11,7 @@ struct SlackRenderingTests {
         let footer = AgreementFooter(
             ConsensusResult(
                 answer: "", verdict: .partly, agreement: 0.5, answered: 2, asked: 2,
-                dissent: [Dissent(model: "m<!everyone>", reason: "<@U9> said so")], elapsed: 1))
+                dissent: [Dissent(model: "m<!everyone>", reason: "<@U9> said so")], elapsed: .seconds(1)))
         let reply = Reply(
             kind: .result, title: "Title <!here>", body: hostile, footer: footer, notes: ["note <@U1>"],
             actions: [.runAgain(commandLine: "/ai <!channel>")])
@@ -63,7 +63,7 @@ struct SlackRenderingTests {
         let answer = Self.longAnswer(characters: 100_000)
         let reply = Reply(
             kind: .result, title: "Summary", body: answer,
-            footer: AgreementFooter(ConsensusResult(answer: answer, agreement: 0.9, answered: 3, asked: 3, elapsed: 12.5)),
+            footer: AgreementFooter(ConsensusResult(answer: answer, agreement: 0.9, answered: 3, asked: 3, elapsed: .milliseconds(12500))),
             notes: ["council of 3"], actions: [.runAgain(commandLine: "/summarize")])
         let messages = SlackReplyRenderer.render(reply)
         #expect(messages.count > 25)
@@ -129,7 +129,7 @@ struct SlackRenderingTests {
                 dissent: [
                     Dissent(model: "llama-3", verdict: .true, reason: "It moved\n  in 1999 & stayed."),
                     Dissent(model: "qwen", reason: "Unclear sources."),
-                ], elapsed: 3.24))
+                ], elapsed: .milliseconds(3240)))
         let message = SlackReplyRenderer.render(Reply(kind: .result, body: "No.", footer: footer, notes: ["Checked by 5 models"]))[0]
         let context = message.blocks.filter { $0["type"] == "context" }.flatMap(\.mrkdwnTexts).joined(separator: "\n")
         #expect(footer.summary == "Verdict: false · Agreement 60% · 4 of 5 answered · 3.2 s")
@@ -141,7 +141,7 @@ struct SlackRenderingTests {
         let order = message.blocks.compactMap { $0["type"]?.stringValue }
         #expect(order == ["section", "context", "context"])
 
-        let allAnswered = AgreementFooter(ConsensusResult(answer: "", agreement: 1, answered: 3, asked: 3, elapsed: 1, scoreMeaning: .answeredShare))
+        let allAnswered = AgreementFooter(ConsensusResult(answer: "", agreement: 1, answered: 3, asked: 3, elapsed: .seconds(1), scoreMeaning: .answeredShare))
         let shared = SlackReplyRenderer.render(Reply(kind: .result, body: "x", footer: allAnswered))[0]
         let sharedContext = shared.blocks.flatMap(\.mrkdwnTexts).joined()
         #expect(sharedContext.contains("Answered 100% · 3/3 models"))

@@ -65,6 +65,19 @@ public enum CommandKind: Sendable, Hashable {
     }
 }
 
+extension CommandKind {
+    /// Whether the command may change what others in the team use, which team admins may do
+    /// for anyone's things: channel settings, chains, custom commands.
+    public var changesTeamSettings: Bool {
+        switch self {
+        case .settings(.set(.channel, _, _)): true
+        case .chain(.save), .chain(.delete), .chain(.importLines): true
+        case .command(.add), .command(.remove): true
+        default: false
+        }
+    }
+}
+
 public enum ChainSubcommand: Sendable, Hashable {
     case save(name: String, source: String)
     case run(name: String)

@@ -4,28 +4,28 @@
 public struct RetryPolicy: Sendable, Hashable {
     /// Total tries, the first one included (1 = no retry).
     public var attempts: Int
-    /// Delay before the first retry, in seconds; each later retry doubles it.
-    public var baseDelay: Double
-    /// Upper bound of one delay, in seconds.
-    public var maxDelay: Double
+    /// Delay before the first retry; each later retry doubles it.
+    public var baseDelay: Duration
+    /// Upper bound of one delay.
+    public var maxDelay: Duration
 
     /// Creates a policy; tests pass tiny delays to keep the suite fast.
-    public init(attempts: Int = 3, baseDelay: Double = 0.25, maxDelay: Double = 8) {
+    public init(attempts: Int = 3, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(8)) {
         self.attempts = max(1, attempts)
-        self.baseDelay = max(0, baseDelay)
-        self.maxDelay = max(0, maxDelay)
+        self.baseDelay = max(.zero, baseDelay)
+        self.maxDelay = max(.zero, maxDelay)
     }
 
     /// No retries at all.
     public static let none = RetryPolicy(attempts: 1)
 
-    /// Seconds to wait after failed attempt number `attempt` (1-based).
+    /// The wait after failed attempt number `attempt` (1-based).
     ///
     /// Exponential with "equal jitter": half the step is fixed, half random, so clients that
     /// failed together do not come back together.
-    public func delay(afterAttempt attempt: Int, random: Double = Double.random(in: 0...1)) -> Double {
-        var backoff = Backoff(initial: baseDelay, multiplier: 2, maximum: maxDelay, jitter: 0.5)
+    public func delay(afterAttempt attempt: Int, random: Double = Double.random(in: 0...1)) -> Duration {
+        var backoff = Backoff(initial: baseDelay.seconds, multiplier: 2, maximum: maxDelay.seconds, jitter: 0.5)
         backoff.skip(min(max(0, attempt - 1), 64))
-        return backoff.next(unitRandom: random)
+        return .clampedSeconds(backoff.next(unitRandom: random))
     }
 }

@@ -116,10 +116,10 @@ extension Relay {
         let context = RunContext(
             input: input, thread: event.threadText, tier: request.tier, k: request.k, language: request.language,
             customCommands: Dictionary(request.customs.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }), userName: event.userName)
-        let started = Date()
+        let started = ContinuousClock.now
         let outcome = await ChainRunner(tribunal: tribunal, limits: configuration.chainLimits).run(chain, context: context, progress: progress)
         let reply = Self.chainReply(name, outcome, isPrivate: request.isPrivate)
-        try await record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: Date().timeIntervalSince(started))
+        try await record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: started.duration(to: .now))
         return reply
     }
 

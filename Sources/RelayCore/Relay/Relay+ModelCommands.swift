@@ -5,7 +5,7 @@ extension Relay {
     func runModelCommand(_ request: RequestContext) async throws -> Reply {
         let command = request.command
         let event = request.event
-        let started = Date()
+        let started = ContinuousClock.now
         let reply: Reply
         var consensus: ConsensusResult?
 
@@ -40,7 +40,7 @@ extension Relay {
             }
             reply = await quickReply(QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate)
         }
-        try await record(request, command: command.kind.name, reply: reply, consensus: consensus, elapsed: Date().timeIntervalSince(started))
+        try await record(request, command: command.kind.name, reply: reply, consensus: consensus, elapsed: started.duration(to: .now))
         return reply
     }
 

@@ -45,7 +45,7 @@ extension Relay {
             var head = "\(formatter.string(from: entry.createdAt)) UTC · \(entry.command) · \(entry.succeeded ? "ok" : "failed")"
             if let agreement = entry.agreement { head += " · \(Int((agreement * 100).rounded()))%" }
             if let answered = entry.modelsAnswered, let asked = entry.modelsAsked { head += " · \(answered)/\(asked) models" }
-            head += " · \(AgreementFooter.seconds(entry.elapsed))"
+            head += " · \(AgreementFooter.seconds(.clampedSeconds(entry.elapsed)))"
             guard let text = entry.resultText else { return head }
             let snippet = text.count > 120 ? String(text.prefix(119)) + "…" : text
             return head + "\n  " + snippet.replacingOccurrences(of: "\n", with: " ")

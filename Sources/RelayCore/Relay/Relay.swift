@@ -7,37 +7,96 @@ public struct Relay: Sendable {
     public let tribunal: any Tribunal
     public let store: any Store
     public let configuration: RelayConfiguration
-    let now: @Sendable () -> Date
+    let clock: any RelayClock
+    /// Per platform, what the relay may ask about a conversation when a command needs it.
+    let readers: [String: any ConversationReader]
 
-    public init(tribunal: any Tribunal, store: any Store, configuration: RelayConfiguration = RelayConfiguration(), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        tribunal: any Tribunal, store: any Store, configuration: RelayConfiguration = RelayConfiguration(),
+        clock: any RelayClock = SystemClock(), readers: [String: any ConversationReader] = [:]
+    ) {
         self.tribunal = tribunal
         self.store = store
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
+        self.readers = readers
     }
+
+    func now() -> Date { clock.now }
 
     /// Handles one event. Returns nil when the event is a platform retry of one already handled.
     /// `progress` receives "Running… 2/5" updates while a chain runs.
     public func handle(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> Reply? {
+        await run(event, progress: progress).reply
+    }
+
+    /// Handles one event and reports which command it ran, so callers (metrics) need not parse
+    /// the line again.
+    ///
+    /// The line is parsed before the event key is claimed, so even a platform's retry is
+    /// counted under its command; nothing is run or answered for it.
+    public func run(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> RunOutcome {
+        var metricName = RunOutcome.unparsed
         do {
+            let customs = try await store.customCommands(team: event.team)
+            let parsed: Result<Command, CommandError>
+            do throws(CommandError) {
+                let command = try CommandParser(customCommands: Set(customs.map(\.name))).parse(event.text)
+                metricName = command.kind.metricName
+                parsed = .success(command)
+            } catch {
+                parsed = .failure(error)
+            }
             if let key = event.eventKey {
                 let now = now()
                 let fresh = try await store.claimEvent(key: "\(event.platform):\(key)", expiresAt: now.addingTimeInterval(configuration.dedupeLifetime), now: now)
-                if !fresh { return nil }
+                if !fresh { return RunOutcome(reply: nil, metricName: metricName) }
             }
-            let customs = try await store.customCommands(team: event.team)
             let command: Command
-            do throws(CommandError) {
-                command = try CommandParser(customCommands: Set(customs.map(\.name))).parse(event.text)
-            } catch {
-                return .error(error.message)
+            switch parsed {
+            case .success(let parsedCommand): command = parsedCommand
+            case .failure(let error): return RunOutcome(reply: .error(error.message), metricName: metricName)
             }
+            let event = await completed(event, for: command, customs: customs)
             let context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
-            return try await execute(context, progress: progress)
+            return RunOutcome(reply: try await execute(context, progress: progress), metricName: metricName)
         } catch let error as RelayFailure {
-            return .error(error.message)
+            return RunOutcome(reply: .error(error.message), metricName: metricName)
         } catch {
-            return .error("The relay could not read or write its database (\(error)). Try again; if it keeps failing, ask an admin to check the store.")
+            return RunOutcome(
+                reply: .error("The relay could not read or write its database (\(error)). Try again; if it keeps failing, ask an admin to check the store."),
+                metricName: metricName)
+        }
+    }
+
+    /// Fills in what the adapter left to be asked only when needed: whether the user is an
+    /// admin (for commands that change team-wide things) and the thread's messages (for commands
+    /// that may read the thread and have no other input).
+    private func completed(_ event: Event, for command: Command, customs: [CustomCommand]) async -> Event {
+        guard let reader = readers[event.platform] else { return event }
+        var event = event
+        if !event.isAdmin && command.kind.changesTeamSettings {
+            event.isAdmin = await reader.isAdmin(event)
+        }
+        if event.thread != nil && event.threadMessages.isEmpty && Self.mayReadThread(command, event: event, customs: customs) {
+            event.threadMessages = await reader.threadMessages(event, limit: configuration.threadMessageLimit)
+        }
+        return event
+    }
+
+    /// Whether the command could use the thread: summarize, extract and tribunal with no typed
+    /// text and no replied-to message, a chain run (its first block may be `input:thread`), and
+    /// a custom command whose template reads `{context}` without a replied-to message.
+    static func mayReadThread(_ command: Command, event: Event, customs: [CustomCommand]) -> Bool {
+        switch command.kind {
+        case .tribunal, .action(.summarize), .action(.extract):
+            return command.text.isEmpty && event.repliedTo == nil
+        case .chain(.run):
+            return true
+        case .custom(let name):
+            return event.repliedTo == nil && customs.first { $0.name == name }?.template.contains("{context}") == true
+        default:
+            return false
         }
     }
 
@@ -59,7 +118,7 @@ public struct Relay: Sendable {
     }
 
     /// Writes a finished run to history, as the effective retention allows.
-    func record(_ request: RequestContext, command: String, reply: Reply, consensus: ConsensusResult? = nil, elapsed: Double) async throws {
+    func record(_ request: RequestContext, command: String, reply: Reply, consensus: ConsensusResult? = nil, elapsed: Duration) async throws {
         let retention = request.retention
         guard retention != .off else { return }
         let keepText = retention == .full
@@ -67,8 +126,28 @@ public struct Relay: Sendable {
             team: request.event.team, user: request.event.user, channel: request.event.channel, command: command,
             commandLine: keepText ? request.event.text : nil, resultText: keepText ? reply.body : nil,
             succeeded: reply.kind != .error, agreement: consensus?.agreement, modelsAnswered: consensus?.answered,
-            modelsAsked: consensus?.asked, elapsed: elapsed, createdAt: now())
+            modelsAsked: consensus?.asked, elapsed: elapsed.seconds, createdAt: now())
         try await store.recordRun(entry)
+    }
+}
+
+/// What one run produced, and which command it was.
+public struct RunOutcome: Sendable {
+    /// The label metrics use when the line was not a valid command.
+    public static let unparsed = "unparsed"
+
+    /// The reply; nil when the event was a platform retry of one already handled.
+    public var reply: Reply?
+    /// The command for metrics: a built-in's canonical name, `custom` for a team's own command,
+    /// `unparsed` for a line that is not a command — a bounded set of labels.
+    public var metricName: String
+}
+
+extension CommandKind {
+    /// The command's metrics label (custom commands share one, so labels stay bounded).
+    public var metricName: String {
+        if case .custom = self { return "custom" }
+        return name
     }
 }
 

@@ -14,12 +14,14 @@ public struct RelayConfiguration: Sendable {
     public var historyLength: Int
     /// How long an inbound event key is remembered (longer than any platform's retry window).
     public var dedupeLifetime: TimeInterval
+    /// The most messages of a thread read for `/summarize` and friends.
+    public var threadMessageLimit: Int
 
     public init(
         defaultTier: Tier = .cheap, defaultK: Int = 3, defaultLanguage: Language = .english,
         defaultRetention: Retention = .full, chainLimits: ChainLimits = ChainLimits(),
         maxChainsPerTeam: Int = 100, maxCustomCommandsPerTeam: Int = 50, historyLength: Int = 10,
-        dedupeLifetime: TimeInterval = 24 * 3600
+        dedupeLifetime: TimeInterval = 24 * 3600, threadMessageLimit: Int = 200
     ) {
         self.defaultTier = defaultTier
         self.defaultK = defaultK
@@ -30,5 +32,6 @@ public struct RelayConfiguration: Sendable {
         self.maxCustomCommandsPerTeam = maxCustomCommandsPerTeam
         self.historyLength = historyLength
         self.dedupeLifetime = dedupeLifetime
+        self.threadMessageLimit = max(1, threadMessageLimit)
     }
 }

@@ -71,9 +71,12 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
     public var scoreMeaning: ScoreMeaning
     public var answered: Int
     public var asked: Int
-    /// Seconds.
-    public var elapsed: Double
+    public var elapsed: Duration
     public var dissent: [Dissent]
+
+    private enum CodingKeys: String, CodingKey {
+        case verdict, agreement, scoreMeaning, answered, asked, elapsed, dissent
+    }
 
     public init(_ result: ConsensusResult) {
         self.verdict = result.verdict
@@ -83,6 +86,30 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         self.asked = result.asked
         self.elapsed = result.elapsed
         self.dissent = result.dissent
+    }
+
+    // `elapsed` is stored as seconds (a number), as it always was in outbox rows, not as
+    // Duration's own two-integer encoding.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        verdict = try container.decodeIfPresent(Verdict.self, forKey: .verdict)
+        agreement = try container.decode(Double.self, forKey: .agreement)
+        scoreMeaning = try container.decode(ScoreMeaning.self, forKey: .scoreMeaning)
+        answered = try container.decode(Int.self, forKey: .answered)
+        asked = try container.decode(Int.self, forKey: .asked)
+        elapsed = Duration.clampedSeconds(try container.decode(Double.self, forKey: .elapsed))
+        dissent = try container.decode([Dissent].self, forKey: .dissent)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(verdict, forKey: .verdict)
+        try container.encode(agreement, forKey: .agreement)
+        try container.encode(scoreMeaning, forKey: .scoreMeaning)
+        try container.encode(answered, forKey: .answered)
+        try container.encode(asked, forKey: .asked)
+        try container.encode(elapsed.seconds, forKey: .elapsed)
+        try container.encode(dissent, forKey: .dissent)
     }
 
     /// Agreement as a whole percentage.
@@ -110,8 +137,8 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
             : nil
     }
 
-    static func seconds(_ value: Double) -> String {
-        let tenths = (value * 10).rounded() / 10
+    static func seconds(_ value: Duration) -> String {
+        let tenths = (value.seconds * 10).rounded() / 10
         return "\(tenths) s"
     }
 }

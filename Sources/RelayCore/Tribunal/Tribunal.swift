@@ -61,9 +61,9 @@ public struct QuickResult: Sendable, Hashable {
     /// The model that answered, when the backend says.
     public var model: String?
     /// Wall time in seconds.
-    public var elapsed: Double
+    public var elapsed: Duration
 
-    public init(text: String, model: String? = nil, elapsed: Double) {
+    public init(text: String, model: String? = nil, elapsed: Duration) {
         self.text = text
         self.model = model
         self.elapsed = elapsed
@@ -126,13 +126,13 @@ public struct ConsensusResult: Sendable, Hashable {
     /// Models that answered, by name, when known.
     public var models: [String]
     /// Wall time in seconds.
-    public var elapsed: Double
+    public var elapsed: Duration
     public var scoreMeaning: ScoreMeaning
 
     public init(
         answer: String, verdict: Verdict? = nil, agreement: Double, confidence: Double? = nil,
         answered: Int, asked: Int, dissent: [Dissent] = [], models: [String] = [],
-        elapsed: Double, scoreMeaning: ScoreMeaning = .agreement
+        elapsed: Duration, scoreMeaning: ScoreMeaning = .agreement
     ) {
         self.answer = answer
         self.verdict = verdict

@@ -3,7 +3,7 @@ public enum TribunalError: Error, Sendable, Hashable {
     /// No connection could be made (refused, DNS, TLS).
     case unreachable(url: String, reason: String)
     /// No answer within the configured timeout.
-    case timedOut(url: String, seconds: Double)
+    case timedOut(url: String, after: Duration)
     /// 401: credentials missing or refused.
     case unauthorized(detail: String)
     /// 402: the account has no credits left.
@@ -26,8 +26,8 @@ public enum TribunalError: Error, Sendable, Hashable {
         switch self {
         case .unreachable(let url, let reason):
             "Could not reach the AI backend at \(url) (\(reason)). Check that it is running, or set TRIBUNAL_URL (tribunal.url in the config file) to a reachable backend."
-        case .timedOut(let url, let seconds):
-            "The AI backend at \(url) did not answer within \(Self.format(seconds)) s. Try again in a minute, or ask an admin to raise the timeout (tribunal.timeouts)."
+        case .timedOut(let url, let limit):
+            "The AI backend at \(url) did not answer within \(Self.format(limit)) s. Try again in a minute, or ask an admin to raise the timeout (tribunal.timeouts)."
         case .unauthorized(let detail):
             "The AI backend refused our credentials (\(detail)). Ask an admin to set TRIBUNAL_TOKEN or TRIBUNAL_API_KEY."
         case .paymentRequired(let detail):
@@ -63,7 +63,8 @@ public enum TribunalError: Error, Sendable, Hashable {
         }
     }
 
-    private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    private static func format(_ duration: Duration) -> String {
+        let seconds = duration.seconds
+        return seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }

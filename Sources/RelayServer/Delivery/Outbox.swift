@@ -5,12 +5,13 @@ public import RelayCore
 /// Adapters and the run dispatcher enqueue here; only `OutboxWorker` takes entries out.
 public final class Outbox: Sendable {
     public let store: any Store
+    /// The time every delivery decision is made by (due times, leases, backoff, pacing).
+    public let clock: any RelayClock
     let wakeSignal = WakeSignal()
-    let now: @Sendable () -> Date
 
-    public init(store: any Store, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(store: any Store, clock: any RelayClock = SystemClock()) {
         self.store = store
-        self.now = now
+        self.clock = clock
     }
 
     /// Writes the entry (durably) and wakes the worker.
@@ -23,7 +24,7 @@ public final class Outbox: Sendable {
     public func entry(
         platform: String, conversation: String, address: String, content: OutboxEntry.Content, replaces: String? = nil
     ) -> OutboxEntry {
-        let now = now()
+        let now = clock.now
         return OutboxEntry(
             id: Self.newID(), platform: platform, conversation: conversation, address: address, content: content,
             replaces: replaces, nextAttemptAt: now, createdAt: now)

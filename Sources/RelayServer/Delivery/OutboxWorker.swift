@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import RelayHTTP
 public import Logging
 public import RelayCore
 public import ServiceLifecycle
@@ -11,7 +12,8 @@ import Synchronization
 ///
 /// At start it drops leases left by a previous process, so whatever was stored but not
 /// confirmed is sent again. On graceful shutdown it stops claiming, lets deliveries in flight
-/// finish, then delivers what is already due for up to `drainTimeout` seconds.
+/// finish, then delivers what is already due for up to `drainTimeout`. Every decision by time
+/// (due, lease, backoff, pacing, drain) reads the outbox's clock.
 public final class OutboxWorker: Service, Sendable {
     public typealias ParkedRunHandler = @Sendable (OutboxEntry, Event) async -> Void
 
@@ -22,7 +24,7 @@ public final class OutboxWorker: Service, Sendable {
     let logger: Logger
     let pacer = ConversationPacer()
     private let inFlight = Mutex(0)
-    private let depthCheckedAt = Mutex(ContinuousClock.Instant.now - .seconds(3600))
+    private let depthCheckedAt = Mutex(Date.distantPast)
 
     /// `parkedRuns` receives runs parked at the last shutdown, to run them again.
     public init(
@@ -37,16 +39,17 @@ public final class OutboxWorker: Service, Sendable {
     }
 
     var store: any Store { outbox.store }
+    var clock: any RelayClock { outbox.clock }
 
     public func run() async throws {
         try await store.releaseOutboxLeases()
-        try? await store.purgeOutbox(before: outbox.now().addingTimeInterval(-policy.keepFinished))
+        try? await store.purgeOutbox(before: clock.now - policy.keepFinished)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
                     await claimAndStart(in: &group)
                     await recordDepth()
-                    await outbox.wakeSignal.wait(timeout: .seconds(policy.pollInterval))
+                    await outbox.wakeSignal.wait(until: clock.now + policy.pollInterval, clock: clock)
                 }
             }
         } onGracefulShutdown: {
@@ -60,10 +63,10 @@ public final class OutboxWorker: Service, Sendable {
     private func claimAndStart(in group: inout DiscardingTaskGroup) async {
         let room = policy.maxInFlight - inFlight.withLock { $0 }
         guard room > 0 else { return }
-        let now = outbox.now()
+        let now = clock.now
         let entries: [OutboxEntry]
         do {
-            entries = try await store.claimDueOutbox(now: now, leaseUntil: now.addingTimeInterval(policy.lease), limit: room)
+            entries = try await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: room)
         } catch {
             logger.error("outbox: could not read the store", metadata: ["error": "\(error)"])
             return
@@ -82,11 +85,11 @@ public final class OutboxWorker: Service, Sendable {
     /// At shutdown: delivers what is due now, oldest first, until nothing deliverable is left
     /// or the drain timeout passes. Parked runs stay for the next start.
     private func drain() async {
-        let end = ContinuousClock.now.advanced(by: .seconds(policy.drainTimeout))
+        let end = clock.now + policy.drainTimeout
         var parked: Set<String> = []
-        while ContinuousClock.now < end {
-            let now = outbox.now()
-            guard let entries = try? await store.claimDueOutbox(now: now, leaseUntil: now.addingTimeInterval(policy.lease), limit: policy.maxInFlight) else { return }
+        while clock.now < end {
+            let now = clock.now
+            guard let entries = try? await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight) else { return }
             var deliverable: [OutboxEntry] = []
             for entry in entries {
                 if case .parkedRun = entry.content {
@@ -108,7 +111,7 @@ public final class OutboxWorker: Service, Sendable {
     func deliver(_ entry: OutboxEntry) async {
         if case .parkedRun(let event) = entry.content {
             // Handed to the dispatcher, which runs it again and enqueues its reply.
-            await finish(entry) { try await store.markSent(id: entry.id, platformRef: nil, at: outbox.now()) }
+            await finish(entry) { try await store.markSent(id: entry.id, platformRef: nil, at: clock.now) }
             await parkedRuns(entry, event)
             return
         }
@@ -118,25 +121,27 @@ public final class OutboxWorker: Service, Sendable {
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
             return
         }
-        let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval(for: entry))
-        if wait > .zero { try? await Task.sleep(for: wait) }
+        let wait = pacer.reserve(entry.conversation, interval: .clampedSeconds(sender.minimumInterval(for: entry)), now: clock.now)
+        if wait > .zero { try? await clock.sleep(for: wait) }
 
         let earlier = try? await entry.replaces.asyncFlatMap { try await store.outboxEntry(id: $0) }
         let outcome = await sender.deliver(entry, earlier: earlier)
         let attempts = entry.attempts + 1
-        let now = outbox.now()
+        let now = clock.now
         switch outcome {
         case .sent(let platformRef):
             RelayMetrics.delivery(platform: entry.platform, outcome: "sent")
             await finish(entry) { try await store.markSent(id: entry.id, platformRef: platformRef, at: now) }
         case .rateLimited(let seconds, let reason):
             RelayMetrics.delivery(platform: entry.platform, outcome: "rate_limited")
-            pacer.hold(entry.conversation, seconds: seconds)
-            await retryOrGiveUp(entry, attempts: attempts, at: now.addingTimeInterval(seconds), reason: reason)
+            // Read from outside: clamped, so no server can park a conversation for long.
+            let wait = RetryAfter.clamp(seconds: seconds) ?? .seconds(1)
+            pacer.hold(entry.conversation, for: wait, now: now)
+            await retryOrGiveUp(entry, attempts: attempts, at: now + wait, reason: reason)
         case .retryable(let reason):
             RelayMetrics.delivery(platform: entry.platform, outcome: "retry")
             let delay = policy.retry.delay(afterAttempt: attempts)
-            await retryOrGiveUp(entry, attempts: attempts, at: now.addingTimeInterval(delay), reason: reason)
+            await retryOrGiveUp(entry, attempts: attempts, at: now + delay, reason: reason)
         case .rejected(let reason):
             RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
             logger.error("outbox: the platform refused a reply for good", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
@@ -165,9 +170,10 @@ public final class OutboxWorker: Service, Sendable {
     }
 
     private func recordDepth(force: Bool = false) async {
+        let now = clock.now
         let due = depthCheckedAt.withLock { last -> Bool in
-            guard force || ContinuousClock.now - last > .seconds(1) else { return false }
-            last = .now
+            guard force || now.duration(since: last) > .seconds(1) else { return false }
+            last = now
             return true
         }
         guard due, let depth = try? await store.pendingOutboxCount() else { return }

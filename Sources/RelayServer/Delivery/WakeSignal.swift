@@ -1,7 +1,10 @@
+public import struct Foundation.Date
+public import RelayCore
 import Synchronization
 
-/// Wakes the outbox worker early when something is enqueued, so a reply does not wait for the
-/// next poll. Signals coalesce: many signals while the worker is busy make one wake-up.
+/// Wakes a waiting loop early when something happens (an entry enqueued, the last run
+/// finished), so it does not wait for its next poll. Signals coalesce: many signals while the
+/// waiter is busy make one wake-up.
 final class WakeSignal: Sendable {
     private struct State {
         var pending = false
@@ -22,12 +25,12 @@ final class WakeSignal: Sendable {
         waiter?.resume()
     }
 
-    /// Returns at the next signal (or at once if one came since the last wait), after
-    /// `timeout`, or when the task is cancelled. One waiter at a time.
-    func wait(timeout: Duration) async {
+    /// Returns at the next signal (or at once if one came since the last wait), at `deadline`
+    /// on `clock`, or when the task is cancelled. One waiter at a time.
+    func wait(until deadline: Date, clock: any RelayClock) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { try? await clock.sleep(until: deadline) }
             await group.next()
             group.cancelAll()
         }

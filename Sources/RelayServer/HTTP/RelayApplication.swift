@@ -1,7 +1,9 @@
 public import Hummingbird
 public import Logging
 public import Prometheus
-import RelayCore
+public import RelayCore
+public import RelayHTTP
+public import RelayPlatform
 import ServiceLifecycle
 
 /// `rhea-relay serve`, assembled: the HTTP routes, the run dispatcher, the outbox worker and
@@ -10,30 +12,89 @@ import ServiceLifecycle
 public enum RelayApplication {
     public typealias App = Application<RouterResponder<BasicRequestContext>>
 
-    /// Builds the application; run it with `runService()` (SIGTERM/SIGINT shut it down
+    /// Everything the application is made of, already made: tests pass their own store, backend,
+    /// platforms and clock; `build(configuration:…)` makes them from configuration.
+    public struct Dependencies: Sendable {
+        /// Listening address, relay defaults, delivery policy, shutdown grace.
+        public var configuration: AppConfiguration
+        public var store: any Store
+        /// The backend as configured; the application counts its calls for metrics.
+        public var backend: any Tribunal
+        /// The configured platforms; those whose status is off are not connected.
+        public var platforms: [any ChatPlatform]
+        public var transport: HTTPTransport
+        public var clock: any RelayClock
+        public var registry: PrometheusCollectorRegistry
+        public var logger: Logger
+        /// Runs last at shutdown, after the outbox has drained (closes what the caller opened).
+        public var close: @Sendable () async -> Void
+
+        public init(
+            configuration: AppConfiguration, store: any Store, backend: any Tribunal, platforms: [any ChatPlatform],
+            transport: HTTPTransport, clock: any RelayClock = SystemClock(), registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+            logger: Logger, close: @escaping @Sendable () async -> Void = {}
+        ) {
+            self.configuration = configuration
+            self.store = store
+            self.backend = backend
+            self.platforms = platforms
+            self.transport = transport
+            self.clock = clock
+            self.registry = registry
+            self.logger = logger
+            self.close = close
+        }
+    }
+
+    /// Builds the application from configuration: opens the store, the transport and the
+    /// backend, then composes them. Run it with `runService()` (SIGTERM/SIGINT shut it down
     /// gracefully) or HummingbirdTesting's `test(.live)`.
-    public static func build(
-        configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger
-    ) async throws -> App {
+    public static func build(configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws -> App {
         let runtime = try await RelayRuntime.start(configuration, logger: logger)
-        let relay = Relay(tribunal: MeteredTribunal(runtime.relay.tribunal), store: runtime.store, configuration: configuration.relay)
-        let outbox = Outbox(store: runtime.store)
+        do {
+            return try build(
+                Dependencies(
+                    configuration: configuration, store: runtime.store, backend: runtime.tribunal, platforms: configuration.platforms,
+                    transport: runtime.transport, registry: registry, logger: logger, close: { await runtime.shutdown() }))
+        } catch {
+            await runtime.shutdown()
+            throw error
+        }
+    }
+
+    /// Composes the application from made dependencies: the one `Relay`, the outbox, the
+    /// dispatcher, every platform that is on, and the routes.
+    public static func build(_ dependencies: Dependencies) throws -> App {
+        let configuration = dependencies.configuration
+        let logger = dependencies.logger
+        let connected = try dependencies.platforms.filter(\.status.isOn).map { platform in
+            let name = type(of: platform).name
+            var platformLogger = logger
+            platformLogger[metadataKey: "platform"] = .string(name)
+            let context = PlatformContext(transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger)
+            return (name: name, connection: try platform.connect(context))
+        }
+        let readers = Dictionary(connected.compactMap { item in item.connection.reader.map { (item.name, $0) } }, uniquingKeysWith: { first, _ in first })
+        let relay = Relay(
+            tribunal: MeteredTribunal(dependencies.backend), store: dependencies.store, configuration: configuration.relay,
+            clock: dependencies.clock, readers: readers)
+        let outbox = Outbox(store: dependencies.store, clock: dependencies.clock)
         let dispatcher = RunDispatcher(relay: relay, outbox: outbox, grace: configuration.shutdownGrace, logger: logger)
-        let platforms = PlatformSetup(configuration: configuration, runtime: runtime, inbox: Inbox(dispatcher: dispatcher, outbox: outbox), logger: logger)
+        let inbox = Inbox(dispatcher: dispatcher, outbox: outbox)
 
         let router = Router()
         router.add(middleware: MetricsMiddleware())
-        HealthRoutes(store: runtime.store, tribunal: relay.tribunal, platforms: configuration.platformStatus, registry: registry)
+        HealthRoutes(store: dependencies.store, tribunal: relay.tribunal, platforms: configuration.platformStatus, registry: dependencies.registry)
             .add(to: router)
-        platforms.addRoutes(to: router)
+        for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }
 
         let worker = OutboxWorker(
-            outbox: outbox, senders: platforms.senders, policy: configuration.delivery,
+            outbox: outbox, senders: connected.map(\.connection.sender), policy: configuration.delivery,
             parkedRuns: { entry, event in await dispatcher.resume(entry, event: event) }, logger: logger)
         // Shut down in reverse: the server stops accepting first, then platform connections,
         // then runs are finished or parked, then the outbox drains, then the store closes.
-        var services: [any Service] = [RuntimeCloser(runtime: runtime), worker, dispatcher]
-        services += platforms.services
+        var services: [any Service] = [Closer(close: dependencies.close), worker, dispatcher]
+        services += connected.flatMap { $0.connection.services(inbox: inbox) }
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port), serverName: "rhea-relay"),
@@ -43,11 +104,11 @@ public enum RelayApplication {
 }
 
 /// Closes the store and the shared HTTP client once everything else has stopped.
-struct RuntimeCloser: Service {
-    let runtime: RelayRuntime
+struct Closer: Service {
+    let close: @Sendable () async -> Void
 
     func run() async throws {
         try? await gracefulShutdown()
-        await runtime.shutdown()
+        await close()
     }
 }

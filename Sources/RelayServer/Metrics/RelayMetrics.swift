@@ -8,10 +8,10 @@ enum RelayMetrics {
         Counter(label: "relay_commands_total", dimensions: [("command", name), ("outcome", outcome)]).increment()
     }
 
-    /// Seconds from an event's arrival to its reply being written to the outbox.
-    static func runDuration(_ seconds: Double, command: String) {
+    /// Time from an event's arrival to its reply being written to the outbox.
+    static func runDuration(_ duration: Duration, command: String) {
         Metrics.Timer(label: "relay_run_duration_seconds", dimensions: [("command", command)], preferredDisplayUnit: .seconds)
-            .recordNanoseconds(Int64(max(0, seconds) * 1e9))
+            .record(duration: duration)
     }
 
     /// Backend calls, by call (`quick`, `consensus`, `health`) and outcome (`ok` or the error kind).

@@ -8,17 +8,20 @@ import Synchronization
 /// acknowledge the platform at once and hand the event here.
 ///
 /// A chain's progress becomes one message that is edited ("Running… 2/5"), and the result
-/// replaces it. On graceful shutdown it stops starting runs, gives those in flight `grace`
-/// seconds to finish, and parks the rest in the outbox; the next start runs them again — so a
-/// restart never loses a request. Events submitted while shutting down are parked at once.
+/// replaces it. On graceful shutdown it stops starting runs, gives those in flight `grace` to
+/// finish, and parks the rest in the outbox; the next start runs them again — so a restart never
+/// loses a request. Events submitted while shutting down are parked at once. Grace and progress
+/// pacing read the outbox's clock, so tests decide time.
 public final class RunDispatcher: Service, Sendable {
     let relay: Relay
     let outbox: Outbox
     let logger: Logger
-    /// Seconds runs in flight get to finish at shutdown before they are parked.
-    let grace: Double
-    /// Least seconds between two progress edits of one run (Slack allows ~1 message a second).
-    let progressInterval: Double
+    /// How long runs in flight get to finish at shutdown before they are parked.
+    let grace: Duration
+    /// Least time between two progress edits of one run (Slack allows ~1 message a second).
+    let progressInterval: Duration
+    /// Signalled when the last run in flight finishes, so shutdown need not poll.
+    private let idle = WakeSignal()
 
     private enum RunState { case running, finished, parked }
 
@@ -33,7 +36,7 @@ public final class RunDispatcher: Service, Sendable {
     private let nextRunID = Atomic<Int>(0)
     private let accepting = Atomic<Bool>(true)
 
-    public init(relay: Relay, outbox: Outbox, grace: Double = 20, progressInterval: Double = 1, logger: Logger) {
+    public init(relay: Relay, outbox: Outbox, grace: Duration = .seconds(20), progressInterval: Duration = .seconds(1), logger: Logger) {
         self.relay = relay
         self.outbox = outbox
         self.grace = grace
@@ -68,9 +71,10 @@ public final class RunDispatcher: Service, Sendable {
     public func run() async throws {
         try? await gracefulShutdown()
         accepting.store(false, ordering: .releasing)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(grace))
-        while inFlight > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
+        let clock = outbox.clock
+        let deadline = clock.now + grace
+        while inFlight > 0 && clock.now < deadline {
+            await idle.wait(until: deadline, clock: clock)
         }
         // Whatever is still running is parked now; its task's late result is dropped.
         let leftovers = runs.withLock { runs -> [Run] in
@@ -91,21 +95,28 @@ public final class RunDispatcher: Service, Sendable {
     }
 
     private func execute(id: Int, event: Event, route: ReplyRoute) async {
-        let started = ContinuousClock.now
-        let progress = ProgressMessage(interval: progressInterval)
-        let reply = await relay.handle(event) { step in
+        let clock = outbox.clock
+        let started = clock.now
+        let progress = ProgressMessage(interval: progressInterval, clock: clock)
+        let outcome = await relay.run(event) { step in
             await self.showProgress(step, progress: progress, route: route, runID: id)
         }
-        let command = Self.metricName(event.text)
         // Only the state's owner writes the reply: a parked run's late result is dropped.
         let owned = runs.withLock { runs -> Bool in
             guard runs[id]?.state == .running else { return false }
             runs[id]?.state = .finished
             return true
         }
-        defer { _ = runs.withLock { $0.removeValue(forKey: id) } }
+        defer {
+            let empty = runs.withLock { runs in
+                runs.removeValue(forKey: id)
+                return runs.isEmpty
+            }
+            if empty { idle.signal() }
+        }
         guard owned else { return }
-        guard let reply else {
+        let command = outcome.metricName
+        guard let reply = outcome.reply else {
             RelayMetrics.command(command, outcome: "duplicate")
             return
         }
@@ -118,7 +129,7 @@ public final class RunDispatcher: Service, Sendable {
         } catch {
             logger.error("could not store a reply in the outbox", metadata: ["platform": "\(route.platform)", "error": "\(error)"])
         }
-        RelayMetrics.runDuration(started.duration(to: .now).inSeconds, command: command)
+        RelayMetrics.runDuration(clock.now.duration(since: started), command: command)
     }
 
     private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, runID: Int) async {
@@ -141,25 +152,23 @@ public final class RunDispatcher: Service, Sendable {
             logger.error("could not park a run at shutdown; it is lost", metadata: ["platform": "\(route.platform)", "error": "\(error)"])
         }
     }
-
-    /// The command's name for metrics: a built-in's canonical name, else `custom` (bounded labels).
-    static func metricName(_ text: String) -> String {
-        let word = text.split(separator: " ", maxSplits: 1).first.map { String($0.drop { $0 == "/" }).lowercased() } ?? ""
-        return CommandTable.spec(named: word)?.name ?? "custom"
-    }
 }
 
 /// The one progress message of a run: posted once, then edited at most every `interval` seconds.
 final class ProgressMessage: Sendable {
     private struct State {
         var messageID: String?
-        var lastShown: ContinuousClock.Instant?
+        var lastShown: Date?
     }
 
     private let state = Mutex(State())
-    let interval: Double
+    let interval: Duration
+    let clock: any RelayClock
 
-    init(interval: Double) { self.interval = interval }
+    init(interval: Duration, clock: any RelayClock) {
+        self.interval = interval
+        self.clock = clock
+    }
 
     /// The outbox entry the progress message was posted by, for the result to replace.
     var messageID: String? { state.withLock { $0.messageID } }
@@ -167,8 +176,8 @@ final class ProgressMessage: Sendable {
     /// Whether to show `step`: nil to skip it; "" to post the message; else the id to edit.
     func take(_ step: RunProgress) -> String? {
         state.withLock { state in
-            let now = ContinuousClock.now
-            if let last = state.lastShown, now - last < .seconds(interval) { return nil }
+            let now = clock.now
+            if let last = state.lastShown, now.duration(since: last) < interval { return nil }
             state.lastShown = now
             return state.messageID ?? ""
         }
@@ -176,11 +185,5 @@ final class ProgressMessage: Sendable {
 
     func posted(_ id: String) {
         state.withLock { $0.messageID = id }
-    }
-}
-
-extension Duration {
-    var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -18,10 +18,10 @@ public struct ChatCompletion: Sendable, Hashable {
     public var text: String
     /// The model id the server reports, if any.
     public var model: String?
-    /// Wall time in seconds.
-    public var elapsed: Double
+    /// Wall time of the exchange.
+    public var elapsed: Duration
 
-    public init(text: String, model: String?, elapsed: Double) {
+    public init(text: String, model: String?, elapsed: Duration) {
         self.text = text
         self.model = model
         self.elapsed = elapsed
@@ -35,13 +35,13 @@ public enum ModelCallError: Error, Sendable, Hashable {
     /// 404: wrong base URL or unknown model id.
     case notFound(detail: String)
     /// 429; `retryAfter` from the header when present.
-    case rateLimited(retryAfter: Double?)
+    case rateLimited(retryAfter: Duration?)
     /// 5xx.
     case serverError(status: Int, detail: String)
     /// Other 4xx.
     case rejected(status: Int, detail: String)
     /// No answer within the per-call timeout.
-    case timedOut(seconds: Double)
+    case timedOut(after: Duration)
     /// Connection refused, DNS, TLS.
     case unreachable(reason: String)
     /// A 200 whose body is not a chat completion, or has no text.

@@ -47,7 +47,7 @@ extension Council {
             answer: answer, verdict: outcome.verdict, agreement: outcome.agreement,
             confidence: outcome.supporters.first.map { _ in outcome.supporters.reduce(0) { $0 + $1.confidence } / Double(outcome.supporters.count) },
             answered: ballots.count, asked: judges.count, dissent: dissent, models: ballots.map(\.model),
-            elapsed: started.elapsedSeconds, scoreMeaning: .agreement)
+            elapsed: started.duration(to: .now), scoreMeaning: .agreement)
     }
 
     /// Asks every judge at once; at the deadline, cancels whoever has not answered.
@@ -67,7 +67,7 @@ extension Council {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(deadline))
+                try? await Task.sleep(for: deadline)
                 return .deadline
             }
             var votes: [Vote] = []
@@ -95,8 +95,8 @@ extension Council {
         guard let name = configuration.chairman, let chairman = configuration.models.first(where: { $0.name == name }) else {
             return fallback
         }
-        let remaining = configuration.deadline - started.elapsedSeconds
-        guard remaining > 0.5 else { return fallback }
+        let remaining = configuration.deadline - started.duration(to: .now)
+        guard remaining > .milliseconds(500) else { return fallback }
         let messages = CouncilPrompts.chairman(claim: claim, verdict: outcome.verdict, answers: ballots.map { ($0.model, $0.parsed.verdict, $0.parsed.answer) })
         do throws(ModelCallError) {
             let completion = try await client.complete(chairman, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(timeout(for: chairman), remaining))
@@ -112,7 +112,8 @@ extension Council {
         return line.count > 140 ? String(line.prefix(139)) + "…" : line
     }
 
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    static func seconds(_ duration: Duration) -> String {
+        let value = duration.seconds
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 }

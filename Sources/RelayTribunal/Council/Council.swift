@@ -29,7 +29,7 @@ public final class Council: Tribunal, Sendable {
             let messages: [ChatMessage] = [.system(CouncilPrompts.quick(request.action)), .user(request.text)]
             do throws(ModelCallError) {
                 let completion = try await client.complete(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model))
-                return QuickResult(text: completion.text, model: model.name, elapsed: started.elapsedSeconds)
+                return QuickResult(text: completion.text, model: model.name, elapsed: started.duration(to: .now))
             } catch {
                 logger.warning("council model failed", metadata: ["model": "\(model.name)", "reason": "\(error.reason)"])
                 failures.append((model, error))
@@ -47,7 +47,7 @@ public final class Council: Tribunal, Sendable {
         return .providerFailed(detail: "all \(failures.count) models failed (\(reasons))")
     }
 
-    func timeout(for model: CouncilModel) -> Double {
+    func timeout(for model: CouncilModel) -> Duration {
         model.timeout ?? configuration.defaultTimeout
     }
 
@@ -57,12 +57,5 @@ public final class Council: Tribunal, Sendable {
     public func health() async throws(TribunalError) -> BackendHealth {
         guard !configuration.models.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
         return BackendHealth(endpoint: "council of \(configuration.summary)", status: "ok", detail: "not probed")
-    }
-}
-
-extension ContinuousClock.Instant {
-    var elapsedSeconds: Double {
-        let duration = ContinuousClock.now - self
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

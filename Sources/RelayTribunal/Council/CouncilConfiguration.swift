@@ -6,14 +6,14 @@ public struct CouncilConfiguration: Sendable, Hashable {
     public var models: [CouncilModel]
     /// How many answers a consensus needs (capped by how many models are asked).
     public var quorum: Int
-    /// Overall consensus deadline in seconds: past it, the council answers with whoever replied.
-    public var deadline: Double
-    /// Per-call timeout in seconds for models without their own.
-    public var defaultTimeout: Double
+    /// Overall consensus deadline: past it, the council answers with whoever replied.
+    public var deadline: Duration
+    /// Per-call timeout for models without their own.
+    public var defaultTimeout: Duration
     /// The model that writes the consensus answer; nil: the most confident plurality answer.
     public var chairman: String?
 
-    public init(models: [CouncilModel], quorum: Int = 2, deadline: Double = 30, defaultTimeout: Double = 20, chairman: String? = nil) {
+    public init(models: [CouncilModel], quorum: Int = 2, deadline: Duration = .seconds(30), defaultTimeout: Duration = .seconds(20), chairman: String? = nil) {
         self.models = models
         self.quorum = quorum
         self.deadline = deadline

@@ -15,12 +15,12 @@ public struct CouncilModel: Sendable, Hashable {
     public var tier: Tier
     /// Voting weight in the agreement formula (> 0).
     public var weight: Double
-    /// Per-call timeout in seconds; nil uses the council's default.
-    public var timeout: Double?
+    /// Per-call timeout; nil uses the council's default.
+    public var timeout: Duration?
 
     public init(
         name: String, baseURL: String, apiKeyEnv: String? = nil, apiKey: String? = nil, model: String, tier: Tier,
-        weight: Double = 1, timeout: Double? = nil
+        weight: Double = 1, timeout: Duration? = nil
     ) {
         self.name = name
         self.baseURL = baseURL

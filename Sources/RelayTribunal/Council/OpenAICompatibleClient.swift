@@ -1,27 +1,27 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+public import RelayHTTP
 
 /// One chat-completion call to any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama,
 /// llama.cpp server, vLLM).
 ///
 /// There are no retries here: when a model fails, the council asks the next one, and it needs
-/// to know at once. Cancelling the calling task aborts the HTTP request. The `HTTPClient` is the
-/// caller's; prefer `RheaTribunalClient.makeHTTPClient()`, which fails refused connections at
-/// once and does not follow redirects (they would carry the key elsewhere).
+/// to know at once. Cancelling the calling task aborts the HTTP request. It sends through the
+/// relay's shared `HTTPTransport` (no redirects: they would carry the key elsewhere).
 public struct OpenAICompatibleClient: Sendable {
     /// Largest answer body read; a 512-token answer is a few kilobytes.
     static let maxResponseBytes = 4 * 1024 * 1024
 
-    let httpClient: HTTPClient
+    let transport: HTTPTransport
     let logger: Logger
 
-    /// Creates a client; `httpClient` stays owned (and shut down) by the caller.
-    public init(httpClient: HTTPClient, logger: Logger) {
-        self.httpClient = httpClient
+    /// Creates a client on the shared transport (whose `HTTPClient` the caller owns).
+    public init(transport: HTTPTransport, logger: Logger) {
+        self.transport = transport
         var logger = logger
         logger[metadataKey: "tribunal.backend"] = "council"
         self.logger = logger
@@ -30,43 +30,37 @@ public struct OpenAICompatibleClient: Sendable {
     /// Asks `model` once and returns `choices[0].message.content`, trimmed.
     ///
     /// - Parameters:
-    ///   - timeout: seconds for the whole exchange, reading the answer included.
+    ///   - timeout: the whole exchange, reading the answer included.
     /// - Throws: a `ModelCallError`; `.cancelled` when the calling task was cancelled.
     public func complete(
         _ model: CouncilModel,
         messages: [ChatMessage],
         temperature: Double = 0.3,
         maxTokens: Int = 512,
-        timeout: Double
+        timeout: Duration
     ) async throws(ModelCallError) -> ChatCompletion {
         let url = Self.endpoint(baseURL: model.baseURL)
         let request = try Self.request(
             url: url, model: model, messages: messages, temperature: temperature, maxTokens: maxTokens)
 
         let started = ContinuousClock.now
-        let response: RawResponse
+        let response: HTTPAnswer
         do {
             response = try await exchange(request, timeout: timeout)
         } catch {
             logger.debug(
                 "Council model call failed",
-                metadata: [
-                    "council.model": "\(model.name)", "council.error": "\(error.reason)",
-                    "council.elapsed": "\(ContinuousClock.now.secondsSince(started).rounded(toPlaces: 3))",
-                ])
+                metadata: ["council.model": "\(model.name)", "council.error": "\(error.reason)", "council.elapsed": "\(started.duration(to: .now))"])
             throw error
         }
-        let elapsed = ContinuousClock.now.secondsSince(started)
+        let elapsed = response.elapsed
         logger.debug(
             "Council model answered",
-            metadata: [
-                "council.model": "\(model.name)", "council.status": "\(response.status)",
-                "council.elapsed": "\(elapsed.rounded(toPlaces: 3))",
-            ])
+            metadata: ["council.model": "\(model.name)", "council.status": "\(response.status)", "council.elapsed": "\(elapsed)"])
 
-        guard (200..<300).contains(response.status) else {
+        guard response.isSuccess else {
             let detail = OpenAIErrorDetail.readable(from: response.body, status: response.status, apiKey: model.apiKey)
-            throw Self.error(status: response.status, retryAfter: response.retryAfter, detail: detail)
+            throw Self.error(status: response.status, retryAfter: response.retryAfter(), detail: detail)
         }
         switch OpenAIWire.answer(from: response.body) {
         case .text(let text, let answeredModel):

@@ -12,7 +12,7 @@ extension ModelCallError {
         case .rateLimited(nil): "rate limited"
         case .serverError(let status, let detail), .rejected(let status, let detail):
             status > 0 ? "HTTP \(status): \(detail)" : detail
-        case .timedOut(let seconds): "timed out after \(Self.format(seconds)) s"
+        case .timedOut(let limit): "timed out after \(Self.format(limit)) s"
         case .unreachable(let reason): reason
         case .malformed(let reason): reason
         case .cancelled: "cancelled"
@@ -24,7 +24,7 @@ extension ModelCallError {
     /// `.cancelled` becomes `.timedOut(url, deadline ?? 0)`: the council cancels a call only
     /// when its overall deadline has passed, so to the user the model did not answer in time.
     /// Pass the deadline so the message names it.
-    public func tribunalError(modelName: String, url: String, deadline: Double? = nil) -> TribunalError {
+    public func tribunalError(modelName: String, url: String, deadline: Duration? = nil) -> TribunalError {
         switch self {
         case .unauthorized(let detail):
             .unauthorized(detail: "model \(modelName): \(detail)")
@@ -33,26 +33,28 @@ extension ModelCallError {
         case .rateLimited(let retryAfter):
             .rateLimited(
                 detail: "model \(modelName) is rate-limited",
-                retryAfter: max(1, Int((retryAfter ?? 60).rounded(.up))))
+                retryAfter: max(1, Int((retryAfter ?? .seconds(60)).seconds.rounded(.up))))
         case .serverError(let status, let detail):
             .serverError(status: status, detail: "model \(modelName): \(detail)")
         case .rejected:
             .rejected(detail: "model \(modelName): \(reason)")
-        case .timedOut(let seconds):
-            .timedOut(url: url, seconds: seconds)
+        case .timedOut(let limit):
+            .timedOut(url: url, after: limit)
         case .unreachable(let reason):
             .unreachable(url: url, reason: reason)
         case .malformed(let reason):
             .malformedResponse(url: url, reason: "model \(modelName): \(reason)")
         case .cancelled:
-            .timedOut(url: url, seconds: deadline ?? 0)
+            .timedOut(url: url, after: deadline ?? .zero)
         }
     }
 
     /// "20", "2.5", "0.25": whole seconds without a fraction, short ones to the hundredth.
-    private static func format(_ seconds: Double) -> String {
+    private static func format(_ duration: Duration) -> String {
+        let seconds = duration.seconds
         guard seconds.isFinite, abs(seconds) < 1e9 else { return "\(seconds)" }
-        let rounded = seconds.rounded(toPlaces: seconds < 1 ? 2 : 1)
+        let factor = seconds < 1 ? 100.0 : 10.0
+        let rounded = (seconds * factor).rounded() / factor
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 }

@@ -1,0 +1,117 @@
+public import AsyncHTTPClient
+public import NIOCore
+public import NIOHTTP1
+public import struct Foundation.Date
+import RelayCore
+
+/// The relay's one outbound HTTP layer: the Rhea client, the council's model client and every
+/// platform's REST client send through it.
+///
+/// It owns what every client needs and none should repeat: one shared `HTTPClient` with a pool
+/// sized for load, one time limit for the whole exchange (head *and* body), one classification
+/// of failures (`HTTPFailure`), and one `Retry-After` reading (`RetryAfter`). Typed clients sit on
+/// top and map `HTTPFailure` to their own errors. It never retries: each client knows whether a
+/// retry is safe.
+public struct HTTPTransport: Sendable {
+    /// The shared client; owned (and shut down) by whoever made it, never by the transport.
+    public let client: HTTPClient
+
+    public init(client: HTTPClient) {
+        self.client = client
+    }
+
+    /// An `HTTPClient` for the relay; the caller owns it and must shut it down.
+    ///
+    /// - The pool holds `maxConnectionsPerHost` connections per host: replies and model calls
+    ///   are slow (up to 90 s), and AsyncHTTPClient's default of 8 would cap a busy relay at a
+    ///   few dozen replies a second. Slack, the backend and each model each get their own pool.
+    /// - A connection attempt is not retried inside the pool: a refused connection should fail
+    ///   in milliseconds and let the caller decide, not wait out the deadline.
+    /// - Redirects are refused: they would carry credentials to wherever they point.
+    public static func makeClient(maxConnectionsPerHost: Int = 256, connectTimeout: Duration = .seconds(5)) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maxConnectionsPerHost))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .milliseconds(Int64(max(1, (connectTimeout.seconds * 1000).rounded(.up))))
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// Sends `request` and reads the whole answer within `timeout`.
+    ///
+    /// AsyncHTTPClient's own deadline ends at the response head, so the exchange also runs under
+    /// a time limit that bounds a server that sends its head and then stalls. Cancelling the
+    /// calling task cancels the request (AsyncHTTPClient then closes the connection).
+    ///
+    /// - Returns: whatever status came back; `HTTPAnswer.requireSuccess()` turns a non-2xx into
+    ///   `HTTPFailure.status`.
+    /// - Throws: `HTTPFailure` for everything that produced no status.
+    public func exchange(
+        _ request: HTTPClientRequest, timeout: Duration, maxBodyBytes: Int = 4 * 1024 * 1024
+    ) async throws(HTTPFailure) -> HTTPAnswer {
+        if Task.isCancelled { throw .cancelled }
+        let limit = timeout > .zero ? timeout : .milliseconds(1)
+        let client = client
+        let started = ContinuousClock.now
+        // A little later than the time limit, so the limit decides and this is a safety net.
+        let deadline = NIODeadline.now() + .milliseconds(Int64((limit.seconds * 1000).rounded(.up)) + 1000)
+        do {
+            return try await withTimeLimit(limit) {
+                let response = try await client.execute(request, deadline: deadline)
+                let body = try await response.body.collect(upTo: maxBodyBytes)
+                return HTTPAnswer(
+                    status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView),
+                    elapsed: started.duration(to: .now))
+            }
+        } catch {
+            throw HTTPFailure.classify(error, timeout: limit, maxBodyBytes: maxBodyBytes)
+        }
+    }
+}
+
+/// A whole answer: its status, headers and body, and how long the exchange took.
+public struct HTTPAnswer: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    public var elapsed: Duration
+
+    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], elapsed: Duration = .zero) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.elapsed = elapsed
+    }
+
+    /// A 2xx status.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The answer itself when its status is 2xx; `HTTPFailure.status` otherwise.
+    public func requireSuccess() throws(HTTPFailure) -> HTTPAnswer {
+        guard isSuccess else { throw .status(self) }
+        return self
+    }
+
+    /// The `Retry-After` header, read and clamped (see `RetryAfter`); nil when absent or unreadable.
+    public func retryAfter(now: Date = Date()) -> Duration? {
+        RetryAfter.parse(headers.first(name: "Retry-After"), now: now)
+    }
+}
+
+/// The time limit ran out before the whole answer arrived.
+struct TimeLimitExceeded: Error {}
+
+/// Runs `operation`, throwing `TimeLimitExceeded` (and cancelling it) after `limit`.
+func withTimeLimit<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw TimeLimitExceeded()
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw TimeLimitExceeded() }
+        return first
+    }
+}

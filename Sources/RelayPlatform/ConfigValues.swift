@@ -1,0 +1,103 @@
+public import Configuration
+import Foundation
+
+/// Typed reads of the relay's configuration (YAML plus environment, environment first), with
+/// errors that name the key and its environment variable and say what is accepted.
+///
+/// Keys are dotted paths (`slack.apiURL`); the environment spells them in capitals with
+/// underscores (`SLACK_API_URL`). Secrets are read only from the environment or from a file the
+/// configuration names, never from the YAML itself.
+public struct ConfigValues: Sendable {
+    let reader: ConfigReader
+    let secrets: ConfigReader
+    /// The process environment, for values that name a variable (council `apiKeyEnv`).
+    public let environment: [String: String]
+
+    public init(reader: ConfigReader, secrets: ConfigReader, environment: [String: String]) {
+        self.reader = reader
+        self.secrets = secrets
+        self.environment = environment
+    }
+
+    /// A non-empty string, or nil.
+    public func string(_ key: String) -> String? {
+        reader.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A list of strings (YAML list, or comma-separated in the environment).
+    public func strings(_ key: String) -> [String]? {
+        reader.stringArray(forKey: ConfigKey(key))
+    }
+
+    public func int(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let raw = string(key) else { return nil }
+        guard let value = Int(raw), range.contains(value) else {
+            throw ConfigurationError("\(key) (\(Self.envName(key))) must be a whole number from \(range.lowerBound) to \(range.upperBound), got `\(raw)`.")
+        }
+        return value
+    }
+
+    /// A duration written in seconds (`20`, `0.5`), above 0 and at most an hour.
+    public func seconds(_ key: String) throws -> Duration? {
+        guard let raw = string(key) else { return nil }
+        guard let value = Double(raw), value > 0, value <= 3600 else {
+            throw ConfigurationError("\(key) (\(Self.envName(key))) must be a number of seconds above 0 and at most 3600, got `\(raw)`.")
+        }
+        return .milliseconds(Int64((value * 1000).rounded(.up)))
+    }
+
+    public func bool(_ key: String) throws -> Bool? {
+        guard let raw = string(key)?.lowercased() else { return nil }
+        switch raw {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ConfigurationError("\(key) (\(Self.envName(key))) must be true or false, got `\(raw)`.")
+        }
+    }
+
+    /// An http(s) URL with a host, or nil when unset.
+    public func url(_ key: String) throws -> String? {
+        guard let value = string(key) else { return nil }
+        guard let parsed = URL(string: value), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
+            throw ConfigurationError("\(key) (\(Self.envName(key))) must be an http:// or https:// URL, got `\(value)`.")
+        }
+        return value
+    }
+
+    /// A secret: from the environment variable, else from the file the configuration names.
+    public func secret(_ key: String, fileKey: String) throws -> String? {
+        if let value = secrets.string(forKey: ConfigKey(key), isSecret: true), !value.isEmpty { return value }
+        guard let path = string(fileKey) else { return nil }
+        guard let contents = FileManager.default.contents(atPath: path), let text = String(data: contents, encoding: .utf8) else {
+            throw ConfigurationError("\(fileKey) (\(Self.envName(fileKey))) names \(path), which cannot be read.")
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// `tribunal.apiKey` → `TRIBUNAL_API_KEY`, `slack.apiURL` → `SLACK_API_URL`, as
+    /// swift-configuration's environment provider spells it (an underscore only where a
+    /// lower-case letter meets an upper-case one).
+    public static func envName(_ key: String) -> String {
+        var out = ""
+        var previous: Character?
+        for char in key {
+            if let previous, previous.isLowercase, char.isUppercase { out.append("_") }
+            out.append(char.isLetter || char.isNumber ? char : "_")
+            previous = char
+        }
+        return out.uppercased()
+    }
+}
+
+/// A configuration value that is missing, malformed or out of range: names the key and its
+/// environment variable, and says what is accepted. Start-up stops with it (exit code 2).
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

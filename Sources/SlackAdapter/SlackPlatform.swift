@@ -1,0 +1,106 @@
+import Foundation
+public import Hummingbird
+import Logging
+public import RelayCore
+import RelayHTTP
+public import RelayPlatform
+public import ServiceLifecycle
+
+/// Slack, as the server composes it: reads the `slack.*` section, and when connected serves
+/// `/slack/*` over HTTP (with a signing secret), runs Socket Mode (with an app token), delivers
+/// the outbox through the Web API and `response_url`s, and answers the relay's questions about
+/// admins and threads.
+public struct SlackPlatform: ChatPlatform {
+    public static let name = SlackEventMapping.platform
+    public static let secretVariables = ["SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"]
+
+    public let configuration: SlackConfiguration
+
+    public init(configuration: SlackConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Secrets from the environment or files, never from the YAML itself.
+    public init(configuration values: ConfigValues) throws {
+        var slack = SlackConfiguration(
+            signingSecret: try values.secret("slack.signingSecret", fileKey: "slack.signingSecretFile"),
+            botToken: try values.secret("slack.botToken", fileKey: "slack.botTokenFile"),
+            appToken: try values.secret("slack.appToken", fileKey: "slack.appTokenFile"),
+            apiURL: try values.url("slack.apiURL") ?? SlackConfiguration.defaultAPIURL)
+        if let reaction = values.string("slack.reaction") {
+            slack.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+        }
+        if let token = slack.botToken, !token.hasPrefix("xoxb-") {
+            throw ConfigurationError("SLACK_BOT_TOKEN (slack.botToken) must be a bot token starting with `xoxb-`.")
+        }
+        if let token = slack.appToken, !token.hasPrefix("xapp-") {
+            throw ConfigurationError("SLACK_APP_TOKEN (slack.appToken) must be an app-level token starting with `xapp-` (Socket Mode).")
+        }
+        self.configuration = slack
+    }
+
+    public var status: PlatformStatus {
+        let modes = [configuration.httpModeEnabled ? "HTTP" : nil, configuration.socketModeEnabled ? "Socket Mode" : nil].compactMap { $0 }
+        switch (configuration.isEnabled, configuration.botToken != nil) {
+        case (false, _):
+            return .off("set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode), and SLACK_BOT_TOKEN")
+        case (true, false):
+            return .on(
+                modes.joined(separator: " + "),
+                but: "SLACK_BOT_TOKEN is not set: replies go only through response_url, so mentions, DMs and reactions cannot be answered")
+        case (true, true):
+            return .on(modes.joined(separator: " + "))
+        }
+    }
+
+    public func connect(_ context: PlatformContext) throws -> any PlatformConnection {
+        // Any Slack secret keys the box that seals response URLs in the outbox.
+        guard let secret = configuration.signingSecret ?? configuration.appToken ?? configuration.botToken else {
+            throw ConfigurationError("Slack is off: set SLACK_SIGNING_SECRET or SLACK_APP_TOKEN.")
+        }
+        let api = SlackWebClient(httpClient: context.transport.client, configuration: configuration, logger: context.logger)
+        return SlackConnection(
+            configuration: configuration, api: api, box: SlackSecretBox(secret: secret), logger: context.logger)
+    }
+}
+
+/// A connected Slack: its clients, and what it adds to the server.
+struct SlackConnection: PlatformConnection {
+    let configuration: SlackConfiguration
+    let api: SlackWebClient
+    let box: SlackSecretBox
+    let logger: Logger
+
+    var sender: any ReplySender {
+        SlackReplySender(api: api, canPost: configuration.botToken != nil, box: box, logger: logger)
+    }
+
+    func inbound(_ inbox: any RelayInbox) -> SlackInbound {
+        SlackInbound(inbox: inbox, api: api, box: box, configuration: configuration, logger: logger)
+    }
+
+    func addRoutes(to router: Router<BasicRequestContext>, inbox: any RelayInbox) {
+        guard let signingSecret = configuration.signingSecret else { return }
+        SlackHTTPRoutes(verifier: SlackRequestVerifier(signingSecret: signingSecret), inbound: inbound(inbox)).add(to: router)
+    }
+
+    func services(inbox: any RelayInbox) -> [any Service] {
+        guard let appToken = configuration.appToken else { return [] }
+        let handler = SlackSocketModeHandler(inbound: inbound(inbox), logger: logger)
+        let client = SocketModeClient(appToken: appToken, web: api, logger: logger) { envelope in await handler.handle(envelope) }
+        return [SocketModeService(client: client)]
+    }
+}
+
+/// Slack Socket Mode as a service: connects at start, closes its sockets at shutdown.
+struct SocketModeService: Service {
+    let client: SocketModeClient
+
+    func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await client.run()
+        } onGracefulShutdown: {
+            client.stop()
+        }
+    }
+}

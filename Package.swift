@@ -167,7 +167,7 @@ let package = Package(
         .target(
             name: "RelayTestSupport",
             dependencies: [
-                "RelayCore",
+                "RelayCore", "RelayPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -209,6 +209,7 @@ let package = Package(
             name: "RelayServerTests",
             dependencies: [
                 "RelayCore", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "SlackAdapter",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -251,16 +251,6 @@ func quietWindow(_ seconds: Double = 1) async throws {
     try await Task.sleep(for: .seconds(seconds))
 }
 
-/// Calls `condition` every 20 ms until it holds, for at most `timeout` seconds.
-func eventually(_ what: String, timeout: Double = 5, _ condition: () async throws -> Bool) async throws {
-    let end = ContinuousClock.now.advanced(by: .seconds(timeout))
-    while ContinuousClock.now < end {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    struct Timeout: Error, CustomStringConvertible { var description: String }
-    throw Timeout(description: "timed out after \(timeout) s waiting for \(what)")
-}
 
 extension AppConfiguration {
     /// The signing secret of the configured Slack platform, to sign requests as Slack would.

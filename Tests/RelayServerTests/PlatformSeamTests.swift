@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import RelayCore
+import RelayHTTP
+import RelayPlatform
+import RelayServer
+import RelayStore
+import RelayTestSupport
+import SlackAdapter
+import Testing
+
+/// The platform seam: a platform the server has never heard of plugs into `serve` by being
+/// added to the list, and a command sent to it runs end to end through the real server,
+/// dispatcher and outbox.
+@Suite("The platform seam")
+struct PlatformSeamTests {
+    static let token = "seam-token"
+    static let logger = {
+        var logger = Logger(label: "test.seam")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// `serve` as the CLI builds it: configuration from the environment with the platform list,
+    /// then `RelayApplication.build(configuration:…)`.
+    @Test func aPlatformAddedToTheListRunsACommandThroughTheRealServer() async throws {
+        try await TemporaryDatabase.with { db in
+            let environment = ["STORE_PATH": db.path, "TESTHOOK_TOKEN": Self.token, "TRIBUNAL_URL": "http://127.0.0.1:1"]
+            let configuration = try await ConfigurationLoader.load(
+                file: nil, environment: environment, platforms: [SlackPlatform.self, WebhookTestPlatform.self])
+            #expect(configuration.platformStatus["testhook"] == "on (webhook)")
+            #expect(configuration.platformStatus["slack"]?.hasPrefix("off:") == true)
+            let platform = try #require(configuration.platforms.compactMap { $0 as? WebhookTestPlatform }.first)
+
+            let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: Self.logger)
+            try await app.test(.live) { client in
+                try await client.execute(uri: "/readyz", method: .get) { response in
+                    let body = JSONValue.parse(response.body.readableBytesView)
+                    #expect(body?["platforms"]?["testhook"]?.stringValue == "on (webhook)")
+                }
+                // /help needs no backend: the reply comes from the relay itself.
+                try await send(client, ["id": "m1", "channel": "C1", "user": "U1", "text": "/help"]) { #expect($0 == .accepted) }
+                let reply = try #require(await platform.sent.next("C1"))
+                #expect(reply.text.contains("/translate"))
+                #expect(!reply.isProgress)
+            }
+        }
+    }
+
+    /// Built from made dependencies: an in-process backend and a manual clock.
+    @Test func aPlatformRunsAModelCommandWithMadeDependencies() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await SQLiteStore.open(path: db.path)
+            let http = HTTPTransport.makeClient()
+            let platform = WebhookTestPlatform(token: Self.token)
+            var configuration = AppConfiguration(storePath: db.path)
+            configuration.http.port = 0
+            let app = try RelayApplication.build(
+                .init(
+                    configuration: configuration, store: store, backend: ScriptedTribunal(), platforms: [platform],
+                    transport: HTTPTransport(client: http), registry: TestMetrics.registry, logger: Self.logger,
+                    close: {
+                        try? await store.close()
+                        try? await http.shutdown()
+                    }))
+            try await app.test(.live) { client in
+                // Refused before anything runs, as a forged platform request would be.
+                try await send(client, ["id": "x", "channel": "C2", "user": "U1", "text": "/fix teh"], token: "wrong") { #expect($0 == .unauthorized) }
+                try await send(client, ["id": "m2", "channel": "C2", "user": "U1", "text": "/fix teh cat"]) { #expect($0 == .accepted) }
+                // The platform retries the same message: answered once.
+                try await send(client, ["id": "m2", "channel": "C2", "user": "U1", "text": "/fix teh cat"]) { #expect($0 == .accepted) }
+                try await send(client, ["id": "m3", "channel": "C2", "user": "U1", "text": "/translate fr hello"]) { #expect($0 == .accepted) }
+                let first = try #require(await platform.sent.next("C2"))
+                #expect(first.text.contains("[grammar@cheap] teh cat"))
+                let second = try #require(await platform.sent.next("C2"))
+                #expect(second.text.contains("[translate:fr@cheap] hello"))
+            }
+            #expect(platform.sent.records("C2").count == 2)
+        }
+    }
+
+    private func send(
+        _ client: some TestClientProtocol, _ message: [String: String], token: String = Self.token,
+        _ check: @escaping @Sendable (HTTPResponse.Status) -> Void
+    ) async throws {
+        let body = JSONValue.object(message.mapValues { .string($0) }).encoded()
+        try await client.execute(
+            uri: "/testhook/messages", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+            body: ByteBuffer(bytes: body)
+        ) { response in check(response.status) }
+    }
+}

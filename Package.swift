@@ -185,6 +185,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "RelayHTTPTests",
+            dependencies: [
+                "RelayHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "RelayTribunalTests",
             dependencies: [
                 "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport",

@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import RelayServer
 import RelayStore
+import RelayTestSupport
 import Synchronization
 
 /// A temporary SQLite file that can be opened, closed and opened again (a restart).
@@ -22,24 +23,29 @@ struct TemporaryDatabase {
 }
 
 /// A platform that records what it is asked to deliver and answers from a script
-/// (then `.sent` with a made-up message id).
+/// (then `.sent` with a made-up message id). Each delivery is stamped with the clock's time.
 final class RecordingSender: ReplySender {
     struct Delivery: Sendable {
         var entry: OutboxEntry
         var earlier: OutboxEntry?
-        var at: ContinuousClock.Instant
+        var at: Date
     }
 
     let platform: String
     let interval: Double
+    let clock: any RelayClock
     private let script: Mutex<[DeliveryOutcome]>
     /// Scripts of single conversations, which are delivered in parallel (in no fixed order).
     private let scripts: Mutex<[String: [DeliveryOutcome]]>
-    private let log = Mutex<[Delivery]>([])
+    private let log = RequestLog<Delivery>()
 
     /// `script` answers deliveries in the order they come; `scripts` per conversation first.
-    init(platform: String = "test", minimumInterval: Double = 0, script: [DeliveryOutcome] = [], scripts: [String: [DeliveryOutcome]] = [:]) {
+    init(
+        platform: String = "test", clock: any RelayClock = SystemClock(), minimumInterval: Double = 0, script: [DeliveryOutcome] = [],
+        scripts: [String: [DeliveryOutcome]] = [:]
+    ) {
         self.platform = platform
+        self.clock = clock
         self.interval = minimumInterval
         self.script = Mutex(script)
         self.scripts = Mutex(scripts)
@@ -48,7 +54,7 @@ final class RecordingSender: ReplySender {
     func minimumInterval(for entry: OutboxEntry) -> Double { interval }
 
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
-        log.withLock { $0.append(Delivery(entry: entry, earlier: earlier, at: .now)) }
+        log.append(Delivery(entry: entry, earlier: earlier, at: clock.now), key: "")
         let scripted = scripts.withLock { scripts -> DeliveryOutcome? in
             guard var queue = scripts[entry.conversation], !queue.isEmpty else { return nil }
             defer { scripts[entry.conversation] = queue }
@@ -57,31 +63,37 @@ final class RecordingSender: ReplySender {
         return scripted ?? script.withLock { $0.isEmpty ? nil : $0.removeFirst() } ?? .sent(platformRef: "msg-\(entry.id.prefix(8))")
     }
 
-    var deliveries: [Delivery] { log.withLock { $0 } }
+    var deliveries: [Delivery] { log.all }
 
-    /// Waits (bounded) until at least `count` deliveries were attempted.
-    func wait(for count: Int, timeout: Double = 5) async throws -> [Delivery] {
-        let end = ContinuousClock.now.advanced(by: .seconds(timeout))
-        while ContinuousClock.now < end {
-            let now = deliveries
-            if now.count >= count { return now }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        struct Timeout: Error, CustomStringConvertible { var description: String }
-        throw Timeout(description: "expected \(count) deliveries, saw \(deliveries.count)")
+    /// The next delivery attempt (in order), waiting for it to happen.
+    func next() async throws -> Delivery {
+        guard let delivery = await log.next("") else { throw EventuallyTimedOut(what: "a delivery (\(deliveries.count) so far)") }
+        return delivery
+    }
+
+    /// The first `count` delivery attempts, waiting for them.
+    func first(_ count: Int) async throws -> [Delivery] {
+        var out: [Delivery] = []
+        for _ in 0..<count { out.append(try await next()) }
+        return out
     }
 }
 
-/// Waits (bounded) until no entry of `store` is pending: the worker has written back every
-/// outcome, which happens just after the sender returned (stopping it sooner cancels the write).
-func waitUntilNothingPending(_ store: any Store, timeout: Double = 5) async throws {
-    let end = ContinuousClock.now.advanced(by: .seconds(timeout))
-    while ContinuousClock.now < end {
-        if try await store.pendingOutboxCount() == 0 { return }
-        try await Task.sleep(for: .milliseconds(10))
+/// Waits until no entry of `store` is pending: the worker has written back every outcome,
+/// which happens just after the sender returned (stopping it sooner cancels the write).
+func waitUntilNothingPending(_ store: any Store) async throws {
+    try await eventually("no outbox entry pending") { try await store.pendingOutboxCount() == 0 }
+}
+
+/// Moves `clock` forward in `step`s, letting the code under test run between steps, until
+/// `done` holds. Times the code records are then clock times, exact whatever the machine's load.
+func advance(_ clock: ManualClock, by step: Duration, until what: String, _ done: () async throws -> Bool) async throws {
+    for _ in 0..<10_000 {
+        if try await done() { return }
+        clock.advance(by: step)
+        try await Task.sleep(for: .milliseconds(2))
     }
-    struct Timeout: Error, CustomStringConvertible { var description: String }
-    throw Timeout(description: "entries still pending after \(timeout) s")
+    throw EventuallyTimedOut(what: what)
 }
 
 /// Runs `worker` in the background while `body` runs, then stops it.

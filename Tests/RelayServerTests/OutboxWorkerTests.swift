@@ -3,8 +3,11 @@ import Logging
 import RelayCore
 import RelayServer
 import RelayStore
+import RelayTestSupport
 import Testing
 
+/// The outbox worker on a manual clock: retries, Retry-After and pacing are checked in clock
+/// time, which the tests advance; nothing waits for real time to pass.
 @Suite("Outbox worker")
 struct OutboxWorkerTests {
     let logger = Logger(label: "test.outbox")
@@ -16,12 +19,13 @@ struct OutboxWorkerTests {
     @Test func repliesOfOneConversationGoOutInOrderAndAreMarkedSent() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let outbox = Outbox(store: store)
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
             let entries = [outbox.reply("one"), outbox.reply("two"), outbox.reply("elsewhere", conversation: "t:other"), outbox.reply("three")]
             for entry in entries { try await outbox.enqueue(entry) }
-            let sender = RecordingSender()
+            let sender = RecordingSender(clock: clock)
             let deliveries = try await whileRunning(worker(outbox, sender)) {
-                let deliveries = try await sender.wait(for: 4)
+                let deliveries = try await sender.first(4)
                 try await waitUntilNothingPending(store)
                 return deliveries
             }
@@ -32,7 +36,7 @@ struct OutboxWorkerTests {
                 #expect(stored?.state == .sent)
                 #expect(stored?.platformRef == "msg-\(entry.id.prefix(8))")
             }
-            #expect(try await store.pendingOutboxCount() == 0)
+            #expect(sender.deliveries.count == 4)
             try await store.close()
         }
     }
@@ -40,16 +44,19 @@ struct OutboxWorkerTests {
     @Test func aRateLimitedReplyIsRetriedNoSoonerThanRetryAfter() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let outbox = Outbox(store: store)
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
             let entry = outbox.reply("hello")
             try await outbox.enqueue(entry)
-            let sender = RecordingSender(script: [.rateLimited(retryAfter: 1, reason: "HTTP 429")])
-            let deliveries = try await whileRunning(worker(outbox, sender)) {
-                let deliveries = try await sender.wait(for: 2)
+            let sender = RecordingSender(clock: clock, script: [.rateLimited(retryAfter: 1, reason: "HTTP 429")])
+            try await whileRunning(worker(outbox, sender)) {
+                _ = try await sender.next()
+                try await advance(clock, by: .milliseconds(100), until: "the retry") { sender.deliveries.count >= 2 }
                 try await waitUntilNothingPending(store)
-                return deliveries
             }
-            #expect(deliveries[0].at.duration(to: deliveries[1].at) >= .seconds(1))
+            let deliveries = sender.deliveries
+            #expect(deliveries.count == 2)
+            #expect(deliveries[1].at.duration(since: deliveries[0].at) >= .seconds(1) - .microseconds(1))
             let stored = try await store.outboxEntry(id: entry.id)
             #expect(stored?.state == .sent)
             #expect(stored?.attempts == 1)
@@ -57,22 +64,42 @@ struct OutboxWorkerTests {
         }
     }
 
+    @Test(arguments: [Double.nan, .infinity, -5, 1e12])
+    func aHostileRetryAfterNeverTrapsNorParksTheConversationForLong(retryAfter: Double) async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
+            try await outbox.enqueue(outbox.reply("hello"))
+            let sender = RecordingSender(clock: clock, script: [.rateLimited(retryAfter: retryAfter, reason: "HTTP 429")])
+            try await whileRunning(worker(outbox, sender)) {
+                _ = try await sender.next()
+                try await advance(clock, by: .seconds(10), until: "the retry") { sender.deliveries.count >= 2 }
+            }
+            let deliveries = sender.deliveries
+            #expect(deliveries[1].at.duration(since: deliveries[0].at) <= .seconds(15 * 60 + 10))
+            try await store.close()
+        }
+    }
+
     @Test func passingFailuresAreRetriedThenGivenUpWithTheReason() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let outbox = Outbox(store: store)
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
             let doomed = outbox.reply("never", conversation: "t:a")
             let refused = outbox.reply("refused", conversation: "t:b")
             try await outbox.enqueue(doomed)
             try await outbox.enqueue(refused)
-            let sender = RecordingSender(scripts: [
+            let sender = RecordingSender(clock: clock, scripts: [
                 "t:a": [.retryable(reason: "HTTP 503"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")],
                 "t:b": [.rejected(reason: "channel_not_found")],
             ])
             try await whileRunning(worker(outbox, sender)) {
-                _ = try await sender.wait(for: 4)
+                try await advance(clock, by: .milliseconds(10), until: "every attempt") { sender.deliveries.count >= 4 }
                 try await waitUntilNothingPending(store)
-                try await Task.sleep(for: .milliseconds(100))
+                // Nothing is pending, so nothing can be delivered again, however long we wait.
+                clock.advance(by: .seconds(3600))
             }
             #expect(sender.deliveries.count == 4, "3 tries of one, 1 of the refused one, no more")
             let failed = try await store.outboxEntry(id: doomed.id)
@@ -88,20 +115,20 @@ struct OutboxWorkerTests {
     @Test func aReplyStoredButNotSentBeforeACrashIsDeliveredExactlyOnceAfterRestart() async throws {
         try await TemporaryDatabase.with { db in
             var store = try await db.open()
-            var outbox = Outbox(store: store)
+            let clock = ManualClock()
+            var outbox = Outbox(store: store, clock: clock)
             let entry = outbox.reply("survives")
             try await outbox.enqueue(entry)
             // The crashed process had claimed it (a long lease) and died before sending.
-            _ = try await store.claimDueOutbox(now: Date(), leaseUntil: Date().addingTimeInterval(3600), limit: 10)
+            _ = try await store.claimDueOutbox(now: clock.now, leaseUntil: clock.now + .seconds(3600), limit: 10)
             try await store.close()
 
             store = try await db.open()
-            outbox = Outbox(store: store)
-            let sender = RecordingSender()
+            outbox = Outbox(store: store, clock: clock)
+            let sender = RecordingSender(clock: clock)
             try await whileRunning(worker(outbox, sender)) {
-                _ = try await sender.wait(for: 1)
+                _ = try await sender.next()
                 try await waitUntilNothingPending(store)
-                try await Task.sleep(for: .milliseconds(300))
             }
             #expect(sender.deliveries.map(\.entry.id) == [entry.id])
             #expect(try await store.outboxEntry(id: entry.id)?.state == .sent)
@@ -112,13 +139,11 @@ struct OutboxWorkerTests {
     @Test func aReplyForAPlatformThatIsNotRunningFailsWithTheReason() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let outbox = Outbox(store: store)
+            let outbox = Outbox(store: store, clock: ManualClock())
             let entry = outbox.entry(platform: "discord", conversation: "x", address: "", content: .reply(.info("hi")))
             try await outbox.enqueue(entry)
             try await whileRunning(worker(outbox, RecordingSender())) {
-                for _ in 0..<100 where try await store.outboxEntry(id: entry.id)?.state == .pending {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                try await eventually("the entry to be given up") { try await store.outboxEntry(id: entry.id)?.state != .pending }
             }
             let stored = try await store.outboxEntry(id: entry.id)
             #expect(stored?.state == .failed)
@@ -130,11 +155,17 @@ struct OutboxWorkerTests {
     @Test func sendsToOneConversationAreSpacedByTheSendersInterval() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let outbox = Outbox(store: store)
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
             for text in ["a", "b", "c"] { try await outbox.enqueue(outbox.reply(text)) }
-            let sender = RecordingSender(minimumInterval: 0.2)
-            let deliveries = try await whileRunning(worker(outbox, sender)) { try await sender.wait(for: 3) }
-            #expect(deliveries[0].at.duration(to: deliveries[2].at) >= .milliseconds(400))
+            let sender = RecordingSender(clock: clock, minimumInterval: 0.2)
+            try await whileRunning(worker(outbox, sender)) {
+                try await advance(clock, by: .milliseconds(50), until: "three sends") { sender.deliveries.count >= 3 }
+            }
+            let deliveries = sender.deliveries
+            // Within a microsecond: clock instants are `Date`s, whose Double loses a little.
+            #expect(deliveries[1].at.duration(since: deliveries[0].at) >= .milliseconds(200) - .microseconds(1))
+            #expect(deliveries[2].at.duration(since: deliveries[1].at) >= .milliseconds(200) - .microseconds(1))
             try await store.close()
         }
     }

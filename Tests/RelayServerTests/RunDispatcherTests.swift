@@ -8,18 +8,17 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// A backend whose quick calls take `delay` seconds (or until cancelled).
-struct SlowTribunal: Tribunal {
+/// A backend whose calls never finish until cancelled: a run that is still going at shutdown.
+struct HangingTribunal: Tribunal {
     let base = ScriptedTribunal()
-    let delay: Double
 
     func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
-        try? await Task.sleep(for: .seconds(delay))
+        try? await Task.sleep(for: .seconds(3600))
         return try await base.quick(request)
     }
 
     func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
-        try? await Task.sleep(for: .seconds(delay))
+        try? await Task.sleep(for: .seconds(3600))
         return try await base.consensus(request)
     }
 
@@ -38,19 +37,18 @@ struct RunDispatcherTests {
     @Test func aChainShowsProgressInOneMessageThatTheResultReplaces() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let outbox = Outbox(store: store)
-            let relay = Relay(tribunal: ScriptedTribunal(), store: store)
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
+            let relay = Relay(tribunal: ScriptedTribunal(), store: store, clock: clock)
             _ = await relay.handle(event("/chain save polish = input > grammar > rewrite:formal > output"))
             let dispatcher = RunDispatcher(relay: relay, outbox: outbox, progressInterval: .zero, logger: logger)
-            let sender = RecordingSender()
+            let sender = RecordingSender(clock: clock)
             let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
-            let deliveries = try await whileRunning(worker) {
+            try await whileRunning(worker) {
                 await dispatcher.submit(event("/run polish we has shipped"), route: route)
-                for _ in 0..<500 where !(sender.deliveries.contains { $0.entry.replyBody != nil }) {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
-                return sender.deliveries
+                try await eventually("the result") { sender.deliveries.contains { $0.entry.replyBody != nil } }
             }
+            let deliveries = sender.deliveries
             let progress = deliveries.filter { if case .progress = $0.entry.content { true } else { false } }
             let first = try #require(progress.first)
             #expect(first.entry.replaces == nil)
@@ -69,14 +67,17 @@ struct RunDispatcherTests {
     @Test func aRetriedPlatformEventGetsOneReply() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let outbox = Outbox(store: store)
+            let outbox = Outbox(store: store, clock: ManualClock())
             let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: outbox, logger: logger)
             let sender = RecordingSender()
             let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
             try await whileRunning(worker) {
                 for _ in 0..<3 { await dispatcher.submit(event("/fix teh cat", key: "Ev1"), route: route) }
-                _ = try await sender.wait(for: 1)
-                try await Task.sleep(for: .milliseconds(300))
+                // Every run has finished and everything it wrote is delivered: nothing more can come.
+                try await eventually("every run to finish and its reply to be delivered") {
+                    let pending = try await store.pendingOutboxCount()
+                    return dispatcher.inFlight == 0 && pending == 0
+                }
             }
             #expect(sender.deliveries.count == 1)
             try await store.close()
@@ -85,36 +86,43 @@ struct RunDispatcherTests {
 
     @Test func shutdownParksUnfinishedRunsAndTheNextStartRunsThemOnce() async throws {
         try await TemporaryDatabase.with { db in
-            // First life: the backend is slow; shutdown comes after a 0.2 s grace.
+            // First life: the backend never answers; shutdown comes after a 20 s grace on the clock.
             var store = try await db.open()
-            var outbox = Outbox(store: store)
-            let slow = RunDispatcher(relay: Relay(tribunal: SlowTribunal(delay: 30), store: store), outbox: outbox, grace: .milliseconds(200), logger: logger)
+            let clock = ManualClock()
+            var outbox = Outbox(store: store, clock: clock)
+            let slow = RunDispatcher(relay: Relay(tribunal: HangingTribunal(), store: store), outbox: outbox, grace: .seconds(20), logger: logger)
             let group = ServiceGroup(services: [slow], logger: logger)
             let running = Task { try await group.run() }
             await slow.submit(event("/fix teh cat", key: "Ev9"), route: route)
             #expect(slow.inFlight == 1)
             await group.triggerGracefulShutdown()
+            // The grace is measured on the clock: nothing is parked before it has passed.
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(19))
+            #expect(try await store.pendingOutboxCount() == 0, "still within the grace")
+            try await advance(clock, by: .seconds(1), until: "the run to be parked") { try await store.pendingOutboxCount() == 1 }
             try await running.value
             #expect(try await store.pendingOutboxCount() == 1, "the run is parked")
             try await store.close()
 
             // Second life: the parked run runs again and its reply goes out once.
             store = try await db.open()
-            outbox = Outbox(store: store)
+            outbox = Outbox(store: store, clock: clock)
             let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: outbox, logger: logger)
-            let sender = RecordingSender()
+            let sender = RecordingSender(clock: clock)
             let worker = OutboxWorker(
                 outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { entry, event in await dispatcher.resume(entry, event: event) },
                 logger: logger)
             try await whileRunning(worker) {
-                _ = try await sender.wait(for: 1)
-                try await waitUntilNothingPending(store)
-                try await Task.sleep(for: .milliseconds(300))
+                _ = try await sender.next()
+                try await eventually("the rerun to finish and be delivered") {
+                    let pending = try await store.pendingOutboxCount()
+                    return dispatcher.inFlight == 0 && pending == 0
+                }
             }
             #expect(sender.deliveries.count == 1)
             #expect(sender.deliveries.first?.entry.replyBody?.contains("teh cat") == true)
             #expect(sender.deliveries.first?.entry.conversation == "t:c")
-            #expect(try await store.pendingOutboxCount() == 0)
             try await store.close()
         }
     }
@@ -122,7 +130,7 @@ struct RunDispatcherTests {
     @Test func eventsArrivingDuringShutdownAreParkedNotLost() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: Outbox(store: store), grace: .milliseconds(100), logger: logger)
+            let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: Outbox(store: store, clock: ManualClock()), logger: logger)
             let group = ServiceGroup(services: [dispatcher], logger: logger)
             let running = Task { try await group.run() }
             await group.triggerGracefulShutdown()

@@ -7,6 +7,7 @@ import Prometheus
 import RelayCore
 import RelayServer
 import RelayTribunal
+import RelayTestSupport
 import SlackAdapter
 import Testing
 
@@ -69,12 +70,10 @@ struct ServerRoutesTests {
             }
             // The outbox worker records its depth when it first looks, which may come a moment
             // after the server answers (services start concurrently).
-            var text = ""
-            for _ in 0..<250 {
-                text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
-                if text.contains("relay_outbox_depth") { break }
-                try await Task.sleep(for: .milliseconds(20))
+            try await eventually("the outbox depth gauge") {
+                String(buffer: try await client.execute(uri: "/metrics", method: .get).body).contains("relay_outbox_depth")
             }
+            let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(text.contains("# TYPE relay_outbox_depth gauge"))
         }
     }

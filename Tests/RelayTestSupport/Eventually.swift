@@ -1,6 +1,7 @@
 /// A condition did not become true in time.
 public struct EventuallyTimedOut: Error, CustomStringConvertible {
     public var what: String
+    public init(what: String) { self.what = what }
     public var description: String { "timed out waiting for \(what)" }
 }
 

@@ -66,6 +66,8 @@ extension Date {
 
     /// The duration from `earlier` to this instant (negative when `earlier` is later).
     public func duration(since earlier: Date) -> Duration {
-        .milliseconds(Int64((timeIntervalSince(earlier) * 1000).rounded()))
+        let seconds = timeIntervalSince(earlier)
+        guard seconds.isFinite, abs(seconds) < 9e9 else { return seconds < 0 ? .seconds(-9e9) : .seconds(9e9) }
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 }

@@ -1,3 +1,5 @@
+public import struct Foundation.Date
+import RelayCore
 import Synchronization
 
 /// Remembers 429s per endpoint and refuses calls locally until the cooldown has passed.
@@ -7,27 +9,27 @@ import Synchronization
 /// `/keyboard/quick` and `/dialog` are not limited by the server at all.
 final class RateLimitGate: Sendable {
     private struct Hold {
-        var until: ContinuousClock.Instant
+        var until: Date
         var detail: String
     }
 
     private let holds = Mutex<[String: Hold]>([:])
 
     /// If `path` is held back, the error to answer with instead of calling the server.
-    func refusal(for path: String, now: ContinuousClock.Instant = .now) -> RateLimitHold? {
+    func refusal(for path: String, now: Date) -> RateLimitHold? {
         holds.withLock { holds in
             guard let hold = holds[path] else { return nil }
             guard now < hold.until else {
                 holds[path] = nil
                 return nil
             }
-            return RateLimitHold(detail: hold.detail, remaining: now.duration(to: hold.until))
+            return RateLimitHold(detail: hold.detail, remaining: hold.until.duration(since: now))
         }
     }
 
     /// Holds `path` back for `duration` after a 429.
-    func hold(_ path: String, for duration: Duration, detail: String, now: ContinuousClock.Instant = .now) {
-        let until = now.advanced(by: duration)
+    func hold(_ path: String, for duration: Duration, detail: String, now: Date) {
+        let until = now + duration
         holds.withLock { holds in
             // Never shorten a hold another concurrent request has already set.
             if let existing = holds[path], existing.until > until { return }

@@ -38,7 +38,7 @@ extension RheaTribunalClient {
         while true {
             attempt += 1
             // Checked before every attempt: a concurrent call may have hit a 429 meanwhile.
-            if let hold = rateLimitGate.refusal(for: path) {
+            if let hold = rateLimitGate.refusal(for: path, now: clock.now) {
                 logger.info(
                     "Rhea call held back by an earlier 429",
                     metadata: ["tribunal.path": "\(path)", "tribunal.retry_after": "\(hold.remainingSeconds)"])
@@ -108,7 +108,7 @@ extension RheaTribunalClient {
         if answer.status == 429 {
             // The gateway sends no Retry-After; if a proxy does, honour it when it asks for longer.
             let wait = max(answer.retryAfter() ?? .zero, configuration.rateLimitCooldown)
-            rateLimitGate.hold(path, for: wait, detail: ErrorDetail.readable(from: answer.body, status: 429))
+            rateLimitGate.hold(path, for: wait, detail: ErrorDetail.readable(from: answer.body, status: 429), now: clock.now)
         }
         return try answer.requireSuccess()
     }
@@ -157,7 +157,7 @@ extension RheaTribunalClient {
         case 402:
             return .paymentRequired(detail: detail)
         case 429:
-            let seconds = rateLimitGate.refusal(for: path)?.remainingSeconds ?? Int(configuration.rateLimitCooldown.seconds.rounded(.up))
+            let seconds = rateLimitGate.refusal(for: path, now: clock.now)?.remainingSeconds ?? Int(configuration.rateLimitCooldown.seconds.rounded(.up))
             return .rateLimited(detail: detail, retryAfter: max(1, seconds))
         case 500...:
             return .serverError(status: status, detail: detail)
@@ -174,7 +174,7 @@ extension RheaTribunalClient {
             "Retrying Rhea request",
             metadata: ["tribunal.path": "\(path)", "tribunal.attempt": "\(attempt)", "tribunal.reason": "\(reason)", "tribunal.delay": "\(delay)"])
         do {
-            try await Task.sleep(for: delay)
+            try await clock.sleep(for: delay)
         } catch {
             throw .unreachable(url: configuration.normalizedBaseURL, reason: "request cancelled")
         }

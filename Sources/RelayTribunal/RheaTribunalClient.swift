@@ -17,6 +17,8 @@ public final class RheaTribunalClient: Tribunal, Sendable {
     /// The values this client was created with.
     public let configuration: RheaTribunalConfiguration
     let transport: HTTPTransport
+    /// Decides when a 429's hold ends and how long a retry waits.
+    let clock: any RelayClock
     let logger: Logger
     let rateLimitGate = RateLimitGate()
 
@@ -24,9 +26,10 @@ public final class RheaTribunalClient: Tribunal, Sendable {
     static let dialogSender = "rhea-relay"
 
     /// Creates a client on the shared transport (whose `HTTPClient` the caller owns).
-    public init(configuration: RheaTribunalConfiguration, transport: HTTPTransport, logger: Logger) {
+    public init(configuration: RheaTribunalConfiguration, transport: HTTPTransport, clock: any RelayClock = SystemClock(), logger: Logger) {
         self.configuration = configuration
         self.transport = transport
+        self.clock = clock
         var logger = logger
         logger[metadataKey: "tribunal.backend"] = "rhea"
         self.logger = logger

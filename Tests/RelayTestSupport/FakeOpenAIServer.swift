@@ -52,6 +52,7 @@ public final class FakeOpenAIServer: Sendable {
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             let recorded = try await RecordedRequest.read(request)
             state.record(recorded)
+            state.arrivals.append(recorded, key: recorded.path)
             let reply = FakeOpenAIReplies.reply(to: recorded, state: state)
             if reply.delay > 0 {
                 // Throws when the server stops, which cuts the answer off.
@@ -85,6 +86,12 @@ public final class FakeOpenAIServer: Sendable {
 
     /// Requests received (every route, refused ones too), oldest first.
     public func requests() -> [RecordedRequest] { state.requests }
+
+    /// The next request to `path` (in arrival order, each handed out once), waiting for it to
+    /// arrive; nil only if none comes within a generous safety limit.
+    public func next(path: String = "/v1/chat/completions") async -> RecordedRequest? {
+        await state.arrivals.next(path)
+    }
 
     /// How many requests arrived.
     public func requestCount() -> Int { state.requestCount }

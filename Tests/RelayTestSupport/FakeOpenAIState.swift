@@ -5,6 +5,8 @@ import Synchronization
 /// A `Mutex` rather than an actor: every request touches it once, and a benchmark sends
 /// thousands of them, so no executor hop per request.
 final class FakeOpenAIState: Sendable {
+    /// Every request, for awaiting the next one at a path.
+    let arrivals = RequestLog<RecordedRequest>()
     struct Values {
         var persona: FakeOpenAIPersona
         /// Chat requests answered by the current persona; indexes `.sequence`.

@@ -84,6 +84,7 @@ public final class FakeRheaTribunal: Sendable {
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             let recorded = try await RecordedRequest.read(request)
             let reply = await state.handle(recorded)
+            state.arrivals.append(recorded, key: recorded.path)
             if reply.delay > 0 {
                 try await stopFlag.delay(reply.delay)
             }
@@ -206,6 +207,12 @@ public final class FakeRheaTribunal: Sendable {
         let all = await state.requests
         guard let path else { return all }
         return all.filter { $0.path == path }
+    }
+
+    /// The next request to `path` (in arrival order, each handed out once), waiting for it to
+    /// arrive; nil only if none comes within a generous safety limit.
+    public func next(path: String) async -> RecordedRequest? {
+        await state.arrivals.next(path)
     }
 
     /// How many requests reached `path` (all paths when nil).

@@ -32,6 +32,8 @@ actor FakeRheaTribunalState {
     }
 
     private(set) var requests: [RecordedRequest] = []
+    /// The same requests, for awaiting the next one at a path.
+    nonisolated let arrivals = RequestLog<RecordedRequest>()
     var auth: Auth
     var failures: [String: [FakeFailure]] = [:]
     var delays: [String: Double] = [:]

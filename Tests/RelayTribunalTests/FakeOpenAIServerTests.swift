@@ -158,10 +158,9 @@ struct FakeOpenAIServerTests {
     @Test func stopCutsOffAHangingAnswer() async throws {
         let server = try await FakeOpenAIServer.start(persona: .hang)
         let call = Task { try await send(server) }
-        while server.requestCount() == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let started = ContinuousClock.now
+        _ = try #require(await server.next())
+        // `stop` returns (it cuts the hanging answer off) and the call ends without an answer.
         await server.stop()
-        #expect(ContinuousClock.now - started < .seconds(2))
         let result = await call.result
         #expect((try? result.get())?.status != 200)
     }

@@ -201,10 +201,9 @@ struct OpenAICompatibleClientTests {
         await fake.stop()
         try await withOpenAIFake { _, client, _ in
             let model = CouncilModel(name: "gone", baseURL: "http://127.0.0.1:\(port)/v1", model: "m", tier: .cheap)
-            let started = ContinuousClock.now
+            // Refused, not timed out: the call did not wait for its deadline.
             let error = await client.outcome(model, messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error == .unreachable(reason: "connection refused"))
-            #expect(ContinuousClock.now - started < .seconds(2))
         }
     }
 
@@ -218,11 +217,9 @@ struct OpenAICompatibleClientTests {
 
     @Test func slowAnswerTimesOut() async throws {
         try await withOpenAIFake(persona: .slow(seconds: 5, then: .agree)) { fake, client, _ in
-            let started = ContinuousClock.now
             let error = await client.outcome(fake.model(), messages: Self.messages, timeout: .milliseconds(300)).failure
             #expect(error == .timedOut(after: .milliseconds(300)))
             #expect(error?.reason == "timed out after 0.3 s")
-            #expect(ContinuousClock.now - started < .seconds(2))
         }
     }
 
@@ -230,17 +227,12 @@ struct OpenAICompatibleClientTests {
         try await withOpenAIFake(persona: .hang) { fake, client, _ in
             let model = fake.model()
             let call = Task { await client.outcome(model, messages: Self.messages, timeout: .seconds(30)) }
-            try await Task.sleep(for: .milliseconds(200))
-            // Under a loaded parallel run the request may still be on its way: cancel it in flight.
-            let waitLimit = ContinuousClock.now + .seconds(5)
-            while fake.requestCount() == 0, ContinuousClock.now < waitLimit {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let cancelled = ContinuousClock.now
+            // Cancel it in flight: once the fake holds the request (it never answers).
+            _ = try #require(await fake.next())
             call.cancel()
+            // Cancelled, not timed out after its 30 s: the call ended when it was cancelled.
             let result = await call.value
             #expect(result.failure == .cancelled)
-            #expect(ContinuousClock.now - cancelled < .seconds(1))
             #expect(fake.requestCount() == 1)
         }
     }

@@ -32,6 +32,7 @@ func withTribunal<T>(
     rateLimitCooldown: Duration = .seconds(60),
     baseURL: ((FakeRheaTribunal) -> String)? = nil,
     allowDevBypass: Bool = true,
+    clock: any RelayClock = SystemClock(),
     isolation: isolated (any Actor)? = #isolation,
     _ body: (TribunalHarness) async throws -> T
 ) async throws -> T {
@@ -42,7 +43,7 @@ func withTribunal<T>(
             let configuration = RheaTribunalConfiguration(
                 baseURL: baseURL?(fake) ?? fake.url, token: token, apiKey: apiKey, developmentMode: developmentMode,
                 timeouts: timeouts, retry: retry, rateLimitCooldown: rateLimitCooldown)
-            let client = RheaTribunalClient(configuration: configuration, transport: HTTPTransport(client: http), logger: logs.logger)
+            let client = RheaTribunalClient(configuration: configuration, transport: HTTPTransport(client: http), clock: clock, logger: logs.logger)
             return try await body(
                 TribunalHarness(fake: fake, client: client, logs: logs, configuration: configuration))
         }

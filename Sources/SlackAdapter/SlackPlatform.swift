@@ -53,6 +53,11 @@ public struct SlackPlatform: ChatPlatform {
         }
     }
 
+    /// The app manifest to paste at api.slack.com, pointing at `publicURL`.
+    public func commandRegistration(publicURL: String) -> String? {
+        SlackManifest.yaml(publicURL: publicURL)
+    }
+
     public func connect(_ context: PlatformContext) throws -> any PlatformConnection {
         // Any Slack secret keys the box that seals response URLs in the outbox.
         guard let secret = configuration.signingSecret ?? configuration.appToken ?? configuration.botToken else {

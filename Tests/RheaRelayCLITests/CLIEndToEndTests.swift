@@ -132,4 +132,22 @@ struct CLIEndToEndTests {
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("/nonexistent/relay.yaml does not exist"))
     }
+
+    /// The checked-in Slack manifest is exactly what `register slack` prints for the example URL,
+    /// so the file and the code cannot drift apart.
+    @Test func registerSlackPrintsTheCheckedInManifest() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let out = try await cli.run(["register", "slack", "--url", "https://relay.example.com"], environment: [:])
+        #expect(out.status == 0, "\(out.stderr)")
+        let manifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../bots/slack/manifest.yaml")
+        #expect(out.stdout == (try String(contentsOf: manifest, encoding: .utf8)))
+        let elsewhere = try await cli.run(["register", "slack", "--url", "https://relay.acme.test/"], environment: [:])
+        #expect(elsewhere.stdout.contains("url: https://relay.acme.test/slack/commands"))
+        #expect(elsewhere.stdout.contains("request_url: https://relay.acme.test/slack/events"))
+        #expect(elsewhere.stdout.contains("- users:read"))
+        let unknown = try await cli.run(["register", "myspace", "--url", "https://x.test"], environment: [:])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown platform `myspace`; known: slack"))
+    }
 }

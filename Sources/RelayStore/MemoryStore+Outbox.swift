@@ -38,6 +38,9 @@ extension MemoryStore {
         guard limit > 0 else { return [] }
         let (now, leaseUntil) = (now.asKeptBySQLite, leaseUntil.asKeptBySQLite)
         return try withOpenContents { contents throws(StoreError) in
+            // A scan per claim: the outbox holds a backlog of replies, not a database, and a scan
+            // cannot drift from the entries the way a separate index could. Heads are picked before
+            // the due and lease filters, so a waiting head holds back its conversation.
             var heads: [ExactText: OutboxRecord] = [:]
             for record in contents.outbox.values where record.entry.state == .pending {
                 let conversation = ExactText(record.entry.conversation)
@@ -55,7 +58,8 @@ extension MemoryStore {
         }
     }
 
-    /// Delivered: state sent and the platform's message id kept, lease dropped.
+    /// Delivered: state sent and the platform's message id kept, lease dropped. `at` is not kept:
+    /// SQLiteStore writes it to a column that nothing reads back.
     public func markSent(id: String, platformRef: String?, at: Date) throws {
         try update(id: id, operation: "mark outbox entry \(id) sent") { record in
             record.entry.state = .sent

@@ -11,7 +11,7 @@ import Synchronization
 /// Every operation is one short critical section under a mutex, and synchronous, so a call through
 /// ``Store`` does not hop to another executor.
 public final class MemoryStore: Store, Sendable {
-    let state = Mutex(Contents())
+    private let state = Mutex(Contents())
 
     /// An empty store.
     public init() {}

@@ -193,3 +193,30 @@ extension SQLiteStore {
         }
     }
 }
+
+extension OutboxEntry {
+    /// Reads a row of the `outbox` table. Content that does not decode throws
+    /// ``StoreError/unreadableOutboxEntry(id:reason:)`` naming the entry, so callers can tell it from
+    /// a broken file (a missing or mistyped column, which throws ``UnexpectedColumnError``).
+    init(row: SQLiteRow) throws {
+        let id = try row.text("id")
+        let rawState = try row.text("state")
+        guard let state = State(rawValue: rawState) else {
+            throw UnexpectedColumnError(column: "state", expected: "pending, sent or failed")
+        }
+        let content: Content
+        do {
+            content = try OutboxContentCoding.decode(try row.text("content"))
+        } catch let error as UnexpectedColumnError {
+            throw error
+        } catch {
+            throw StoreError.unreadableOutboxEntry(id: id, reason: OutboxContentCoding.reason(for: error))
+        }
+        self.init(
+            id: id, platform: try row.text("platform"), conversation: try row.text("conversation"),
+            address: try row.text("address"), content: content, replaces: row.optionalText("replaces"),
+            state: state, attempts: try row.int("attempts"), nextAttemptAt: try row.date("next_attempt_at"),
+            createdAt: try row.date("created_at"), platformRef: row.optionalText("platform_ref"),
+            lastError: row.optionalText("last_error"))
+    }
+}

@@ -1,6 +1,6 @@
 public import protocol Foundation.LocalizedError
 
-/// Why the SQLite store failed, phrased for the operator who has to fix it.
+/// Why a store (``SQLiteStore`` or ``MemoryStore``) failed, phrased for the operator who has to fix it.
 ///
 /// Every message names what failed and what to do next, because these errors surface at
 /// start-up (printed, then the process exits) or in logs, not to chat users.
@@ -32,7 +32,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             "Migrating the database at \(path) to schema version \(version) failed: \(reason). The migration was "
                 + "rolled back, so the file keeps its previous version; restore a backup or report the bug."
         case .closed:
-            "The store is closed and cannot be used after close(). Open a new SQLiteStore."
+            "The store is closed and cannot be used after close(). Open a new store."
         case .operationFailed(let operation, let reason):
             "Could not \(operation): \(reason)."
         case .unreadableOutboxEntry(let id, let reason):

@@ -2,7 +2,7 @@ import RelayCore
 import RelayStore
 import Testing
 
-@Suite("Custom commands in the SQLite store")
+@Suite("Custom commands, in every store")
 struct CustomCommandStoreTests {
     static func command(_ name: String, team: String = "T1", template: String = "Explain like I'm five: {input}")
         -> CustomCommand
@@ -10,9 +10,9 @@ struct CustomCommandStoreTests {
         CustomCommand(team: team, name: name, template: template, creator: "U1", createdAt: instant())
     }
 
-    @Test("Save, read, list by name, delete")
-    func crud() async throws {
-        try await withTemporaryStore { store in
+    @Test("Save, read, list by name, delete", arguments: StoreKind.allCases)
+    func crud(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             #expect(try await store.customCommand(team: "T1", name: "eli5") == nil)
             for name in ["eli5", "bullet", "haiku"] {
                 try await store.saveCustomCommand(Self.command(name))
@@ -26,9 +26,9 @@ struct CustomCommandStoreTests {
         }
     }
 
-    @Test("Teams do not see each other's commands")
-    func teamIsolation() async throws {
-        try await withTemporaryStore { store in
+    @Test("Teams do not see each other's commands", arguments: StoreKind.allCases)
+    func teamIsolation(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.saveCustomCommand(Self.command("eli5", team: "T1"))
             try await store.saveCustomCommand(Self.command("eli5", team: "T2", template: "Simply: {input}"))
 
@@ -39,9 +39,9 @@ struct CustomCommandStoreTests {
         }
     }
 
-    @Test("Saving an existing name replaces the template and keeps the owner")
-    func upsert() async throws {
-        try await withTemporaryStore { store in
+    @Test("Saving an existing name replaces the template and keeps the owner", arguments: StoreKind.allCases)
+    func upsert(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.saveCustomCommand(Self.command("eli5"))
             var edited = Self.command("eli5", template: "Explain to a child, in {lang}: {input}")
             edited.creator = "ADMIN"

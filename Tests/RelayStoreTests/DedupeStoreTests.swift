@@ -2,11 +2,11 @@ import RelayCore
 import RelayStore
 import Testing
 
-@Suite("Event dedupe in the SQLite store")
+@Suite("Event dedupe, in every store")
 struct DedupeStoreTests {
-    @Test("First claim wins, a retry is dropped, an expired claim can be made again")
-    func claimLifecycle() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("First claim wins, a retry is dropped, an expired claim can be made again", arguments: StoreKind.allCases)
+    func claimLifecycle(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             #expect(try await store.claimEvent(key: "slack:Ev1", expiresAt: instant(600), now: instant()))
             #expect(try await !store.claimEvent(key: "slack:Ev1", expiresAt: instant(660), now: instant(60)))
             // The retry did not extend the claim: it still expires at 600.
@@ -16,18 +16,18 @@ struct DedupeStoreTests {
         }
     }
 
-    @Test("Keys are independent")
-    func independentKeys() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("Keys are independent", arguments: StoreKind.allCases)
+    func independentKeys(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             #expect(try await store.claimEvent(key: "telegram:1", expiresAt: instant(600), now: instant()))
             #expect(try await store.claimEvent(key: "telegram:2", expiresAt: instant(600), now: instant()))
             #expect(try await !store.claimEvent(key: "telegram:1", expiresAt: instant(600), now: instant(1)))
         }
     }
 
-    @Test("Many concurrent claims of one key yield exactly one true")
-    func concurrentClaims() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("Many concurrent claims of one key yield exactly one true", arguments: StoreKind.allCases)
+    func concurrentClaims(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<64 {
                     group.addTask {
@@ -40,9 +40,9 @@ struct DedupeStoreTests {
         }
     }
 
-    @Test("Concurrent claims of distinct keys all succeed")
-    func concurrentDistinctKeys() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("Concurrent claims of distinct keys all succeed", arguments: StoreKind.allCases)
+    func concurrentDistinctKeys(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<32 {
                     group.addTask {

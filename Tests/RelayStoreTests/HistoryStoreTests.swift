@@ -2,7 +2,7 @@ import RelayCore
 import RelayStore
 import Testing
 
-@Suite("Run history in the SQLite store")
+@Suite("Run history, in every store")
 struct HistoryStoreTests {
     static func entry(
         _ command: String, at offset: Double, team: String = "T1", user: String = "alice"
@@ -12,9 +12,9 @@ struct HistoryStoreTests {
             resultText: "result of \(command)", succeeded: true, elapsed: 1.5, createdAt: instant(offset))
     }
 
-    @Test("Newest first, limited, only the user's runs in that team")
-    func orderingAndLimit() async throws {
-        try await withTemporaryStore { store in
+    @Test("Newest first, limited, only the user's runs in that team", arguments: StoreKind.allCases)
+    func orderingAndLimit(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             // Recorded out of order on purpose.
             for (command, offset) in [("fix", 20.0), ("translate", 10), ("explain", 30), ("ai", 5)] {
                 try await store.recordRun(Self.entry(command, at: offset))
@@ -32,18 +32,18 @@ struct HistoryStoreTests {
         }
     }
 
-    @Test("Runs recorded at the same time come back latest-recorded first")
-    func sameTime() async throws {
-        try await withTemporaryStore { store in
+    @Test("Runs recorded at the same time come back latest-recorded first", arguments: StoreKind.allCases)
+    func sameTime(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.recordRun(Self.entry("first", at: 0))
             try await store.recordRun(Self.entry("second", at: 0))
             #expect(try await store.history(team: "T1", user: "alice", limit: 5).map(\.command) == ["second", "first"])
         }
     }
 
-    @Test("Every field round-trips; nil texts and scores stay nil")
-    func roundTrip() async throws {
-        try await withTemporaryStore { store in
+    @Test("Every field round-trips; nil texts and scores stay nil", arguments: StoreKind.allCases)
+    func roundTrip(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let consensus = HistoryEntry(
                 team: "T1", user: "alice", channel: "C1", command: "tribunal",
                 commandLine: "/tribunal The Eiffel Tower is in Berlin", resultText: "False: it is in Paris.",
@@ -61,6 +61,25 @@ struct HistoryStoreTests {
             #expect(stored.last?.resultText == nil)
             #expect(stored.last?.agreement == nil)
             #expect(stored.last?.modelsAsked == nil)
+        }
+    }
+
+    @Test("A NaN agreement reads back as none; a NaN elapsed time is refused", arguments: StoreKind.allCases)
+    func notANumber(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            var noScore = Self.entry("tribunal", at: 1)
+            noScore.agreement = .nan
+            try await store.recordRun(noScore)
+            var noTime = Self.entry("fix", at: 2)
+            noTime.elapsed = .nan
+            let error = try await #require(throws: StoreError.self) {
+                try await store.recordRun(noTime)
+            }
+            #expect(error.description.contains("elapsed"))
+
+            let stored = try await store.history(team: "T1", user: "alice", limit: 10)
+            #expect(stored.map(\.command) == ["tribunal"])
+            #expect(stored.first?.agreement == nil)
         }
     }
 }

@@ -3,7 +3,7 @@ import RelayCore
 import Testing
 import RelayStore
 
-@Suite("Failing to open, and using a closed store")
+@Suite("Failing to open the SQLite store")
 struct OpenErrorTests {
     @Test("A path under a regular file gives a StoreError naming the path and the setting to change")
     func pathUnderAFile() async throws {
@@ -60,22 +60,6 @@ struct OpenErrorTests {
             }
             #expect(error.description.contains("not an SQLite database"))
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
-        }
-    }
-
-    @Test("Operations after close() fail with StoreError.closed; closing twice is harmless")
-    func useAfterClose() async throws {
-        try await withTemporaryFolder { folder in
-            let store = try await SQLiteStore.open(path: folder.path("relay.sqlite"))
-            try await store.close()
-            try await store.close()
-            await #expect(throws: StoreError.closed) {
-                try await store.chains(team: "T")
-            }
-            await #expect(throws: StoreError.closed) {
-                try await store.claimEvent(key: "k", expiresAt: instant(60), now: instant())
-            }
-            #expect(StoreError.closed.description.contains("close()"))
         }
     }
 }

@@ -50,3 +50,8 @@ enum OutboxFixtures {
             content: .parkedRun(parkedEvent), nextAttemptAt: instant(5), createdAt: instant(5)),
     ]
 }
+
+/// Claims with a one-minute lease from `now`, as a delivery worker would, and returns the ids.
+func claim(_ store: any OutboxStore, at now: TimeInterval, limit: Int = 10) async throws -> [String] {
+    try await store.claimDueOutbox(now: instant(now), leaseUntil: instant(now + 60), limit: limit).map(\.id)
+}

@@ -1,31 +1,28 @@
 import Foundation
 import RelayCore
 import Testing
-@testable import RelayStore
+import RelayStore
 
-@Suite("The outbox in the SQLite store")
+@Suite("The outbox, in every store")
 struct OutboxStoreTests {
     typealias Fixtures = OutboxFixtures
 
-    /// Claims with a one-minute lease from `now`, as a delivery worker would.
-    private func claim(_ store: SQLiteStore, at now: TimeInterval, limit: Int = 10) async throws -> [String] {
-        try await store.claimDueOutbox(now: instant(now), leaseUntil: instant(now + 60), limit: limit).map(\.id)
-    }
-
     // MARK: Round trip
 
-    @Test("Every kind of content comes back from the store as it was enqueued", arguments: Fixtures.everyContent)
-    func roundTrip(entry: OutboxEntry) async throws {
-        try await withTemporaryStore { store in
+    @Test(
+        "Every kind of content comes back from the store as it was enqueued",
+        arguments: StoreKind.allCases, Fixtures.everyContent)
+    func roundTrip(kind: StoreKind, entry: OutboxEntry) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(entry)
             #expect(try await store.outboxEntry(id: entry.id) == entry)
             #expect(try await store.outboxEntry(id: "no-such-entry") == nil)
         }
     }
 
-    @Test("A claimed entry is returned whole")
-    func claimReturnsWholeEntries() async throws {
-        try await withTemporaryStore { store in
+    @Test("A claimed entry is returned whole", arguments: StoreKind.allCases)
+    func claimReturnsWholeEntries(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             for entry in Fixtures.everyContent {
                 try await store.enqueue(entry)
             }
@@ -35,9 +32,11 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Enqueuing an id that is already in the outbox fails and keeps the first entry")
-    func duplicateId() async throws {
-        try await withTemporaryStore { store in
+    @Test(
+        "Enqueuing an id that is already in the outbox fails and keeps the first entry",
+        arguments: StoreKind.allCases)
+    func duplicateId(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let first = Fixtures.entry("e1")
             try await store.enqueue(first)
             let error = try await #require(throws: StoreError.self) {
@@ -52,9 +51,11 @@ struct OutboxStoreTests {
 
     // MARK: Order
 
-    @Test("A conversation's entries come out one at a time, in order, each after the previous is done")
-    func oneConversationInOrder() async throws {
-        try await withTemporaryStore { store in
+    @Test(
+        "A conversation's entries come out one at a time, in order, each after the previous is done",
+        arguments: StoreKind.allCases)
+    func oneConversationInOrder(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             // The first two share a creation instant, so enqueue order decides between them. The ids
             // sort the other way on purpose, so a result in id order would fail.
             try await store.enqueue(Fixtures.entry("c-first", created: 0))
@@ -78,9 +79,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Creation time orders a conversation before enqueue order does")
-    func creationTimeFirst() async throws {
-        try await withTemporaryStore { store in
+    @Test("Creation time orders a conversation before enqueue order does", arguments: StoreKind.allCases)
+    func creationTimeFirst(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("later", created: 5))
             try await store.enqueue(Fixtures.entry("earlier", created: 1))
             #expect(try await claim(store, at: 10) == ["earlier"])
@@ -89,9 +90,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Different conversations come out together, oldest first")
-    func conversationsTogether() async throws {
-        try await withTemporaryStore { store in
+    @Test("Different conversations come out together, oldest first", arguments: StoreKind.allCases)
+    func conversationsTogether(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("c1-a", conversation: "C1", created: 0))
             try await store.enqueue(Fixtures.entry("c1-b", conversation: "C1", created: 1))
             try await store.enqueue(Fixtures.entry("c2-a", conversation: "C2", created: -1))
@@ -102,9 +103,9 @@ struct OutboxStoreTests {
 
     // MARK: Retry and leases
 
-    @Test("Rescheduling into the future hides the entry and its conversation until then")
-    func rescheduleHides() async throws {
-        try await withTemporaryStore { store in
+    @Test("Rescheduling into the future hides the entry and its conversation until then", arguments: StoreKind.allCases)
+    func rescheduleHides(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("c1-a", conversation: "C1", created: 0))
             try await store.enqueue(Fixtures.entry("c1-b", conversation: "C1", created: 1))
             try await store.enqueue(Fixtures.entry("c2-a", conversation: "C2", created: 2))
@@ -126,9 +127,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("A live lease hides an entry; an ended one does not")
-    func leases() async throws {
-        try await withTemporaryStore { store in
+    @Test("A live lease hides an entry; an ended one does not", arguments: StoreKind.allCases)
+    func leases(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("e1"))
             let claimed = try await store.claimDueOutbox(now: instant(0), leaseUntil: instant(60), limit: 10)
             #expect(claimed.map(\.id) == ["e1"])
@@ -139,9 +140,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Rescheduling drops the lease: a due retry is claimable at once")
-    func rescheduleDropsLease() async throws {
-        try await withTemporaryStore { store in
+    @Test("Rescheduling drops the lease: a due retry is claimable at once", arguments: StoreKind.allCases)
+    func rescheduleDropsLease(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("e1"))
             #expect(try await claim(store, at: 0) == ["e1"])
             try await store.reschedule(id: "e1", attempts: 1, nextAttemptAt: instant(5), lastError: "timeout")
@@ -149,9 +150,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Releasing leases makes leased entries claimable again")
-    func releaseLeases() async throws {
-        try await withTemporaryStore { store in
+    @Test("Releasing leases makes leased entries claimable again", arguments: StoreKind.allCases)
+    func releaseLeases(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("c1", conversation: "C1"))
             try await store.enqueue(Fixtures.entry("c2", conversation: "C2"))
             let claimed = try await store.claimDueOutbox(now: instant(0), leaseUntil: instant(3600), limit: 10)
@@ -164,9 +165,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Concurrent claims never hand out the same entry twice")
-    func concurrentClaims() async throws {
-        try await withTemporaryStore { store in
+    @Test("Concurrent claims never hand out the same entry twice", arguments: StoreKind.allCases)
+    func concurrentClaims(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             for index in 0..<40 {
                 try await store.enqueue(Fixtures.entry("e\(index)", conversation: "C\(index)", created: Double(index)))
             }
@@ -184,48 +185,11 @@ struct OutboxStoreTests {
         }
     }
 
-    // MARK: Restart
-
-    @Test("Entries survive closing and reopening the file, and are claimable after a restart")
-    func survivesRestart() async throws {
-        try await withTemporaryFolder { folder in
-            let path = folder.path("relay.sqlite")
-            let waiting = Fixtures.entry("waiting", conversation: "C1", content: .reply(Fixtures.fullReply))
-            let inFlight = Fixtures.entry("in-flight", conversation: "C2", created: 1)
-            let sent = Fixtures.entry("sent", conversation: "C3", created: 2)
-
-            let first = try await SQLiteStore.open(path: path)
-            for entry in [waiting, inFlight, sent] {
-                try await first.enqueue(entry)
-            }
-            // in-flight and sent are claimed; only sent is confirmed before the "crash".
-            _ = try await first.claimDueOutbox(now: instant(10), leaseUntil: instant(3600), limit: 10)
-            try await first.reschedule(id: "waiting", attempts: 1, nextAttemptAt: instant(10), lastError: "HTTP 500")
-            try await first.markSent(id: "sent", platformRef: "ts-3", at: instant(11))
-            try await first.close()
-
-            let second = try await SQLiteStore.open(path: path)
-            #expect(try await second.pendingOutboxCount() == 2)
-            #expect(try await second.outboxEntry(id: "sent")?.state == .sent)
-            // Without a release, the dead process's lease still holds in-flight back.
-            #expect(try await claim(second, at: 20) == ["waiting"])
-            try await second.releaseOutboxLeases()
-            let claimed = try await second.claimDueOutbox(now: instant(20), leaseUntil: instant(80), limit: 10)
-            #expect(claimed.map(\.id) == ["waiting", "in-flight"])
-            var expected = waiting
-            expected.attempts = 1
-            expected.nextAttemptAt = instant(10)
-            expected.lastError = "HTTP 500"
-            #expect(claimed.first == expected)
-            try await second.close()
-        }
-    }
-
     // MARK: Outcomes
 
-    @Test("A sent entry keeps the platform's message id, and is not claimed again")
-    func markSentKeepsPlatformRef() async throws {
-        try await withTemporaryStore { store in
+    @Test("A sent entry keeps the platform's message id, and is not claimed again", arguments: StoreKind.allCases)
+    func markSentKeepsPlatformRef(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("with-ref", conversation: "C1"))
             try await store.enqueue(Fixtures.entry("without-ref", conversation: "C2"))
             #expect(try await claim(store, at: 0) == ["with-ref", "without-ref"])
@@ -242,9 +206,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("A failed entry keeps its attempts and reason, and is not claimed again")
-    func markFailedKeepsReason() async throws {
-        try await withTemporaryStore { store in
+    @Test("A failed entry keeps its attempts and reason, and is not claimed again", arguments: StoreKind.allCases)
+    func markFailedKeepsReason(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             try await store.enqueue(Fixtures.entry("e1"))
             #expect(try await claim(store, at: 0) == ["e1"])
             try await store.markFailed(id: "e1", attempts: 6, lastError: "gave up after 6 attempts: HTTP 503")
@@ -256,9 +220,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Updating an id that is not in the outbox fails, naming the id")
-    func unknownId() async throws {
-        try await withTemporaryStore { store in
+    @Test("Updating an id that is not in the outbox fails, naming the id", arguments: StoreKind.allCases)
+    func unknownId(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let sent = try await #require(throws: StoreError.self) {
                 try await store.markSent(id: "ghost", platformRef: nil, at: instant())
             }
@@ -272,9 +236,30 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("The pending count includes leased entries and drops as entries finish")
-    func pendingCount() async throws {
-        try await withTemporaryStore { store in
+    @Test("A negative attempt count is refused, and the entry is left as it was", arguments: StoreKind.allCases)
+    func negativeAttempts(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            var negative = Fixtures.entry("e0", conversation: "C0")
+            negative.attempts = -1
+            let refused = try await #require(throws: StoreError.self) { try await store.enqueue(negative) }
+            #expect(refused.description.contains("e0"))
+            #expect(try await store.outboxEntry(id: "e0") == nil)
+
+            let entry = Fixtures.entry("e1")
+            try await store.enqueue(entry)
+            await #expect(throws: StoreError.self) {
+                try await store.reschedule(id: "e1", attempts: -1, nextAttemptAt: instant(5), lastError: "x")
+            }
+            await #expect(throws: StoreError.self) {
+                try await store.markFailed(id: "e1", attempts: -1, lastError: "x")
+            }
+            #expect(try await store.outboxEntry(id: "e1") == entry)
+        }
+    }
+
+    @Test("The pending count includes leased entries and drops as entries finish", arguments: StoreKind.allCases)
+    func pendingCount(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             #expect(try await store.pendingOutboxCount() == 0)
             for (index, conversation) in ["C1", "C2", "C3"].enumerated() {
                 try await store.enqueue(Fixtures.entry("e\(index)", conversation: conversation))
@@ -291,9 +276,11 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("Purging deletes old sent and failed entries and keeps pending ones, however old")
-    func purgeKeepsPending() async throws {
-        try await withTemporaryStore { store in
+    @Test(
+        "Purging deletes old sent and failed entries and keeps pending ones, however old",
+        arguments: StoreKind.allCases)
+    func purgeKeepsPending(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let created: [(id: String, at: TimeInterval)] = [
                 ("old-sent", 0), ("old-failed", 0), ("old-pending", 0), ("old-leased", 0), ("new-sent", 100),
                 ("edge-sent", 50),
@@ -320,9 +307,9 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("The limit is honoured, and entries left out are not leased")
-    func limit() async throws {
-        try await withTemporaryStore { store in
+    @Test("The limit is honoured, and entries left out are not leased", arguments: StoreKind.allCases)
+    func limit(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             for index in 0..<5 {
                 try await store.enqueue(Fixtures.entry("e\(index)", conversation: "C\(index)", created: Double(index)))
             }
@@ -331,41 +318,6 @@ struct OutboxStoreTests {
             #expect(try await claim(store, at: 10, limit: 2) == ["e0", "e1"])
             #expect(try await claim(store, at: 11, limit: 1) == ["e2"])
             #expect(try await claim(store, at: 12, limit: 10) == ["e3", "e4"])
-        }
-    }
-
-    // MARK: Unreadable content
-
-    @Test("Content this version cannot decode gives a clear StoreError, and does not stall the outbox")
-    func unreadableContent() async throws {
-        try await withTemporaryFolder { folder in
-            let path = folder.path("relay.sqlite")
-            let first = try await SQLiteStore.open(path: path)
-            try await first.enqueue(Fixtures.entry("future", conversation: "C1", created: 0))
-            try await first.enqueue(Fixtures.entry("after-future", conversation: "C1", created: 1))
-            try await first.enqueue(Fixtures.entry("elsewhere", conversation: "C2", created: 2))
-            try await first.close()
-
-            // A newer rhea-relay writes a kind of content this one does not know.
-            let newer = Migration(
-                version: SQLiteStore.supportedSchemaVersion + 1,
-                statements: [#"UPDATE outbox SET content = '{"poll":{"question":"Lunch?"}}' WHERE id = 'future'"#])
-            let store = try await SQLiteStore.open(path: path, migrations: Migration.all + [newer])
-            let error = try await #require(throws: StoreError.self) {
-                try await store.outboxEntry(id: "future")
-            }
-            guard case .unreadableOutboxEntry(let id, _) = error else {
-                Issue.record("Expected unreadableOutboxEntry, got \(error)")
-                try await store.close()
-                return
-            }
-            #expect(id == "future")
-            #expect(error.description.contains("future"))
-
-            // The unreadable head is given up on, so the conversation and the others go on.
-            #expect(try await claim(store, at: 10) == ["after-future", "elsewhere"])
-            #expect(try await store.pendingOutboxCount() == 2)
-            try await store.close()
         }
     }
 }

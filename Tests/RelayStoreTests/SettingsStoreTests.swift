@@ -2,22 +2,22 @@ import RelayCore
 import RelayStore
 import Testing
 
-@Suite("Settings in the SQLite store")
+@Suite("Settings, in every store")
 struct SettingsStoreTests {
     let alice = SettingsScope.user(team: "T1", user: "alice")
     let general = SettingsScope.channel(team: "T1", channel: "general")
 
-    @Test("Nothing stored reads as empty settings")
-    func emptyByDefault() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("Nothing stored reads as empty settings", arguments: StoreKind.allCases)
+    func emptyByDefault(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             #expect(try await store.settings(alice) == Settings())
             #expect(try await store.settings(general) == Settings())
         }
     }
 
-    @Test("User and channel settings are stored apart, per team")
-    func perScope() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("User and channel settings are stored apart, per team", arguments: StoreKind.allCases)
+    func perScope(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             try await store.saveSettings(Settings(lang: "fr", tier: .frontier), for: alice)
             try await store.saveSettings(Settings(retention: .metadata), for: general)
 
@@ -30,18 +30,18 @@ struct SettingsStoreTests {
         }
     }
 
-    @Test("Saving replaces the scope's settings; nil fields become unset")
-    func update() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("Saving replaces the scope's settings; nil fields become unset", arguments: StoreKind.allCases)
+    func update(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             try await store.saveSettings(Settings(lang: "fr", tier: .cheap, retention: .full), for: alice)
             try await store.saveSettings(Settings(lang: "de", retention: .off), for: alice)
             #expect(try await store.settings(alice) == Settings(lang: "de", retention: .off))
         }
     }
 
-    @Test("Saving empty settings clears the scope")
-    func clearing() async throws {
-        try await withTemporaryStore { store throws in
+    @Test("Saving empty settings clears the scope", arguments: StoreKind.allCases)
+    func clearing(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
             try await store.saveSettings(Settings(lang: "es"), for: alice)
             try await store.saveSettings(Settings(tier: .mid), for: general)
             try await store.saveSettings(Settings(), for: alice)
@@ -52,10 +52,14 @@ struct SettingsStoreTests {
         }
     }
 
-    @Test("Every tier and retention round-trips", arguments: Tier.allCases, Retention.allCases)
-    func roundTrip(tier: Tier, retention: Retention) async throws {
-        try await withTemporaryStore { store throws in
-            let settings = Settings(lang: "ja", tier: tier, retention: retention)
+    /// Every tier with every retention, in one argument list: Swift Testing combines at most two.
+    static let everyTierAndRetention: [Settings] = Tier.allCases.flatMap { tier in
+        Retention.allCases.map { Settings(lang: "ja", tier: tier, retention: $0) }
+    }
+
+    @Test("Every tier and retention round-trips", arguments: StoreKind.allCases, everyTierAndRetention)
+    func roundTrip(kind: StoreKind, settings: Settings) async throws {
+        try await withStore(kind) { store throws in
             try await store.saveSettings(settings, for: general)
             #expect(try await store.settings(general) == settings)
         }

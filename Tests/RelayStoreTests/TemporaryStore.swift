@@ -1,5 +1,33 @@
 import Foundation
+import RelayCore
 @testable import RelayStore
+import Testing
+
+/// The stores that behaviour tests run against. SQLite is the reference; the memory store must
+/// behave exactly as it does, so every test of the `Store` protocol runs on both.
+enum StoreKind: CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case memory
+
+    var testDescription: String {
+        switch self {
+        case .sqlite: "SQLiteStore"
+        case .memory: "MemoryStore"
+        }
+    }
+}
+
+/// Runs `body` with a fresh, empty store of `kind` (SQLite: on its own file), then closes it.
+func withStore(_ kind: StoreKind, _ body: (any Store) async throws -> Void) async throws {
+    switch kind {
+    case .sqlite:
+        try await withTemporaryStore(body)
+    case .memory:
+        let store = MemoryStore()
+        defer { store.close() }
+        try await body(store)
+    }
+}
 
 /// A folder of its own under the temporary directory, so tests running in parallel never share a file.
 struct TemporaryFolder {

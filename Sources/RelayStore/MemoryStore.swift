@@ -1,0 +1,239 @@
+public import RelayCore
+public import struct Foundation.Date
+import Synchronization
+
+/// A ``Store`` kept in memory that behaves exactly as ``SQLiteStore`` does: for unit tests of the
+/// core (no files, no SQLite), and for throwaway sessions such as the terminal adapter's.
+///
+/// Not durable: everything is lost when the process ends, so a restart resends nothing. SQLiteStore
+/// is the reference; the store tests run against both, so a difference is a bug here.
+///
+/// Every operation is one short critical section under a mutex, and synchronous, so a call through
+/// ``Store`` does not hop to another executor.
+public final class MemoryStore: Store, Sendable {
+    private let state = Mutex(Contents())
+
+    /// An empty store.
+    public init() {}
+
+    /// Everything the store holds, keyed as SQLite keys it.
+    struct Contents {
+        var isClosed = false
+        var chains = TeamShelf<SavedChain>()
+        var customCommands = TeamShelf<CustomCommand>()
+        var settings: [[ExactText]: Settings] = [:]
+        /// Per team and user, in the order recorded.
+        var history: [[ExactText]: [HistoryEntry]] = [:]
+        /// Event keys and when their claims expire.
+        var dedupe: [ExactText: Date] = [:]
+        var outbox: [ExactText: OutboxRecord] = [:]
+        /// The enqueue order of the next outbox entry.
+        var nextSequence = 1
+    }
+
+    /// Runs `body` on the contents, or throws ``StoreError/closed`` once the store is closed.
+    func withOpenContents<T: Sendable>(_ body: (inout Contents) throws(StoreError) -> T) throws(StoreError) -> T {
+        try state.withLock { contents throws(StoreError) in
+            guard !contents.isClosed else { throw .closed }
+            return try body(&contents)
+        }
+    }
+
+    /// Drops everything; later calls throw ``StoreError/closed``, as SQLiteStore's do. Closing again
+    /// does nothing.
+    public func close() {
+        state.withLock { $0 = Contents(isClosed: true) }
+    }
+
+    // MARK: Chains
+
+    /// Inserts the chain, or replaces the source and `updatedAt` of the team's chain by that name,
+    /// keeping its `creator` and `createdAt` (editing does not transfer ownership).
+    public func saveChain(_ chain: SavedChain) throws {
+        var chain = chain
+        chain.createdAt = chain.createdAt.asKeptBySQLite
+        chain.updatedAt = chain.updatedAt.asKeptBySQLite
+        try withOpenContents { contents throws(StoreError) in
+            contents.chains.save(chain, team: chain.team, name: chain.name) {
+                $0.source = chain.source
+                $0.updatedAt = chain.updatedAt
+            }
+        }
+    }
+
+    public func chain(team: String, name: String) throws -> SavedChain? {
+        try withOpenContents { $0.chains.item(team: team, name: name) }
+    }
+
+    /// All chains of a team, ordered by name.
+    public func chains(team: String) throws -> [SavedChain] {
+        try withOpenContents { $0.chains.items(team: team) }
+    }
+
+    public func deleteChain(team: String, name: String) throws -> Bool {
+        try withOpenContents { $0.chains.delete(team: team, name: name) }
+    }
+
+    // MARK: Custom commands
+
+    /// Inserts the command, or replaces the template of the team's command by that name, keeping its
+    /// `creator` and `createdAt`.
+    public func saveCustomCommand(_ command: CustomCommand) throws {
+        var command = command
+        command.createdAt = command.createdAt.asKeptBySQLite
+        try withOpenContents { contents throws(StoreError) in
+            contents.customCommands.save(command, team: command.team, name: command.name) {
+                $0.template = command.template
+            }
+        }
+    }
+
+    public func customCommand(team: String, name: String) throws -> CustomCommand? {
+        try withOpenContents { $0.customCommands.item(team: team, name: name) }
+    }
+
+    /// All custom commands of a team, ordered by name.
+    public func customCommands(team: String) throws -> [CustomCommand] {
+        try withOpenContents { $0.customCommands.items(team: team) }
+    }
+
+    public func deleteCustomCommand(team: String, name: String) throws -> Bool {
+        try withOpenContents { $0.customCommands.delete(team: team, name: name) }
+    }
+
+    // MARK: Settings
+
+    /// The settings stored for one scope; empty settings when none are stored.
+    public func settings(_ scope: SettingsScope) throws -> Settings {
+        try withOpenContents { $0.settings[Self.key(scope)] ?? Settings() }
+    }
+
+    /// Stores exactly `settings` for the scope; empty settings remove the scope's entry.
+    public func saveSettings(_ settings: Settings, for scope: SettingsScope) throws {
+        try withOpenContents { $0.settings[Self.key(scope)] = settings.isEmpty ? nil : settings }
+    }
+
+    private static func key(_ scope: SettingsScope) -> [ExactText] {
+        switch scope {
+        case .user(let team, let user): [ExactText("user"), ExactText(team), ExactText(user)]
+        case .channel(let team, let channel): [ExactText("channel"), ExactText(team), ExactText(channel)]
+        }
+    }
+
+    // MARK: History
+
+    /// Appends a finished run. What the entry holds is what is kept: the caller applies retention.
+    ///
+    /// A NaN is kept as SQLite keeps it, as NULL: a NaN agreement reads back as none, and a NaN
+    /// elapsed time is refused like any missing required value.
+    public func recordRun(_ entry: HistoryEntry) throws {
+        var entry = entry
+        entry.createdAt = entry.createdAt.asKeptBySQLite
+        if entry.agreement?.isNaN == true { entry.agreement = nil }
+        try withOpenContents { contents throws(StoreError) in
+            guard !entry.elapsed.isNaN else {
+                throw .operationFailed(
+                    operation: "record a \(entry.command) run in team \(entry.team)",
+                    reason: "NOT NULL constraint failed: history.elapsed")
+            }
+            contents.history[[ExactText(entry.team), ExactText(entry.user)], default: []].append(entry)
+        }
+    }
+
+    /// A user's newest runs in a team, newest first (runs recorded with the same time: the later
+    /// recorded first); at most `limit`, none when `limit` is not positive.
+    public func history(team: String, user: String, limit: Int) throws -> [HistoryEntry] {
+        guard limit > 0 else { return [] }
+        return try withOpenContents { contents throws(StoreError) in
+            let runs = contents.history[[ExactText(team), ExactText(user)]] ?? []
+            let newestFirst = runs.indices.sorted { left, right in
+                runs[left].createdAt == runs[right].createdAt
+                    ? left > right : runs[left].createdAt > runs[right].createdAt
+            }
+            return newestFirst.prefix(limit).map { runs[$0] }
+        }
+    }
+
+    // MARK: Dedupe
+
+    /// Claims an inbound event key: true the first time, false while an unexpired claim exists, true
+    /// again once it has expired (a claim expires when `now` reaches its `expiresAt`). Expired
+    /// claims of every key are purged first.
+    public func claimEvent(key: String, expiresAt: Date, now: Date) throws -> Bool {
+        let (expiresAt, now) = (expiresAt.asKeptBySQLite, now.asKeptBySQLite)
+        return try withOpenContents { contents throws(StoreError) in
+            contents.dedupe = contents.dedupe.filter { $0.value > now }
+            guard contents.dedupe[ExactText(key)] == nil else { return false }
+            contents.dedupe[ExactText(key)] = expiresAt
+            return true
+        }
+    }
+}
+
+/// Text compared as SQLite compares it (the BINARY collation: byte by byte, in UTF-8).
+///
+/// A `String` key would not do: Swift's string equality is canonical equivalence, which merges
+/// names SQLite keeps apart (a precomposed "é" and "e" with a combining accent), and its ordering
+/// differs from SQLite's outside ASCII.
+struct ExactText: Hashable, Comparable, Sendable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+
+    static func == (left: ExactText, right: ExactText) -> Bool {
+        left.text.utf8.elementsEqual(right.text.utf8)
+    }
+
+    static func < (left: ExactText, right: ExactText) -> Bool {
+        left.text.utf8.lexicographicallyPrecedes(right.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(text.utf8.count)
+        for byte in text.utf8 {
+            hasher.combine(byte)
+        }
+    }
+}
+
+/// Items saved per team under a name (chains, custom commands), listed by name.
+struct TeamShelf<Item: Sendable>: Sendable {
+    private var teams: [ExactText: [ExactText: Item]] = [:]
+
+    func item(team: String, name: String) -> Item? {
+        teams[ExactText(team)]?[ExactText(name)]
+    }
+
+    /// The team's items ordered by name, byte by byte as SQLite orders them.
+    func items(team: String) -> [Item] {
+        (teams[ExactText(team)] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Inserts `item`, or applies `update` to the item already saved under that name.
+    mutating func save(_ item: Item, team: String, name: String, update: (inout Item) -> Void) {
+        let (team, name) = (ExactText(team), ExactText(name))
+        if teams[team]?[name] != nil {
+            update(&teams[team]![name]!)
+        } else {
+            teams[team, default: [:]][name] = item
+        }
+    }
+
+    mutating func delete(team: String, name: String) -> Bool {
+        let (team, name) = (ExactText(team), ExactText(name))
+        guard teams[team]?.removeValue(forKey: name) != nil else { return false }
+        if teams[team]?.isEmpty == true { teams[team] = nil }
+        return true
+    }
+}
+
+extension Date {
+    /// This instant as SQLiteStore reads it back: it keeps dates as unix seconds in a Double, and
+    /// the conversion can move a date by a rounding step. Dates kept in that form here compare and
+    /// read back exactly as they do there.
+    var asKeptBySQLite: Date {
+        Date(timeIntervalSince1970: timeIntervalSince1970)
+    }
+}

@@ -1,7 +1,7 @@
 public import Hummingbird
 import Logging
 import NIOCore
-import RelayCore
+public import RelayCore
 
 /// Slack over HTTP: `POST /slack/commands`, `/slack/events`, `/slack/interactive`.
 ///
@@ -59,5 +59,36 @@ public struct SlackHTTPRoutes: Sendable {
         Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.encoded())))
+    }
+}
+
+/// Immediate answers to Slack's HTTP requests (within its 3-second deadline), and small
+/// `response_url` bodies.
+public enum SlackAck {
+    /// The slash-command answer sent while the real one is computed: ephemeral, so the
+    /// channel is not disturbed by it.
+    public static func workingOnIt(_ text: String = "Working on it…") -> JSONValue {
+        ["response_type": .string(SlackResponseType.ephemeral.rawValue), "text": .string("⏳ " + SlackMrkdwn.escape(text))]
+    }
+
+    /// The answer to the Events API `url_verification` handshake.
+    public static func challenge(_ challenge: String) -> JSONValue {
+        ["challenge": .string(challenge)]
+    }
+
+    /// A `response_url` body that deletes the message holding the button (an ephemeral result
+    /// once "Post to channel" has posted it for everyone).
+    public static let deleteOriginal: JSONValue = ["delete_original": true]
+}
+
+/// The JSON error bodies the Slack routes answer with.
+enum SlackErrorResponse {
+    /// `{"error": "<message>"}` with the given status; `noRetry` adds `X-Slack-No-Retry: 1`, which
+    /// stops Slack from redelivering an event that can only fail again.
+    static func json(status: HTTPResponse.Status, error message: String, noRetry: Bool = false) -> Response {
+        let body: JSONValue = ["error": .string(message)]
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if noRetry { headers[SlackHeaders.noRetry] = "1" }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.encoded())))
     }
 }

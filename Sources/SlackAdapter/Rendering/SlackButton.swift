@@ -1,5 +1,3 @@
-public import RelayCore
-
 /// The buttons the renderer puts under replies, as they come back in `block_actions`.
 public enum SlackButton: Sendable, Hashable {
     /// "Post to channel": `id` is what the caller passed to the renderer (an outbox entry id…).
@@ -29,16 +27,4 @@ public enum SlackButton: Sendable, Hashable {
 extension SlackBlockActions {
     /// The used elements, read as this adapter's buttons.
     public var buttons: [SlackButton] { actions.map(SlackButton.init) }
-
-    /// The relay event for "Run again": the command line, run as if the user typed it again
-    /// where the button is (in its thread, if any).
-    ///
-    /// Nil when the button is outside a conversation. The dedupe key is the `trigger_id`, new on
-    /// every click, so a second click runs again while a redelivered envelope does not.
-    public func relayEvent(runAgain commandLine: String) -> Event? {
-        guard let channelID else { return nil }
-        return Event(
-            platform: SlackEventMapping.platform, team: teamID, channel: channelID, thread: threadTS, user: userID,
-            userName: userName, text: commandLine, eventKey: triggerID.map { "trigger:" + $0 })
-    }
 }

@@ -75,10 +75,6 @@ public enum SlackAck {
     public static func challenge(_ challenge: String) -> JSONValue {
         ["challenge": .string(challenge)]
     }
-
-    /// A `response_url` body that deletes the message holding the button (an ephemeral result
-    /// once "Post to channel" has posted it for everyone).
-    public static let deleteOriginal: JSONValue = ["delete_original": true]
 }
 
 /// The JSON error bodies the Slack routes answer with.

@@ -53,13 +53,6 @@ public struct SlackRequestVerifier: Sendable {
         }
     }
 
-    /// The `X-Slack-Signature` value for a body signed at `timestamp`, as Slack computes it;
-    /// for fakes that play Slack and for tests.
-    public func signature(timestamp: String, body: [UInt8]) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Self.baseString(timestamp: timestamp, body: body), using: key)
-        return "v0=" + Self.hex(Array(mac))
-    }
-
     private static func baseString(timestamp: String, body: [UInt8]) -> [UInt8] {
         Array("v0:\(timestamp):".utf8) + body
     }
@@ -95,17 +88,6 @@ public struct SlackRequestVerifier: Sendable {
         default: nil
         }
     }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }
 
 extension SlackRequestVerifier: CustomStringConvertible {
@@ -138,19 +120,6 @@ public enum SlackVerificationError: Error, Sendable, Hashable, CustomStringConve
         case .staleTimestamp(let seconds): "X-Slack-Request-Timestamp is \(seconds) s old, beyond the replay window (stale or replayed)"
         case .futureTimestamp(let seconds): "X-Slack-Request-Timestamp is \(seconds) s in the future, beyond the replay window"
         case .signatureMismatch: "X-Slack-Signature does not match the body (wrong signing secret, or the body was altered)"
-        }
-    }
-
-    /// A bounded label for metrics (`missing_timestamp`, `stale`…).
-    public var metricLabel: String {
-        switch self {
-        case .missingTimestamp: "missing_timestamp"
-        case .malformedTimestamp: "malformed_timestamp"
-        case .missingSignature: "missing_signature"
-        case .malformedSignature: "malformed_signature"
-        case .staleTimestamp: "stale"
-        case .futureTimestamp: "future"
-        case .signatureMismatch: "bad_signature"
         }
     }
 }

@@ -11,12 +11,6 @@ public struct SlackMessage: Sendable, Hashable {
         self.blocks = blocks
     }
 
-    /// `{"text": …, "blocks": […]}`: add `channel` (and `thread_ts`) for `chat.postMessage`,
-    /// `channel` and `ts` for `chat.update`.
-    public var json: JSONValue {
-        ["text": .string(text), "blocks": .array(blocks)]
-    }
-
     /// The message as a `response_url` body: visible to the caller only or to the channel,
     /// and either a new message or the one holding the button, replaced.
     public func responseURLBody(_ type: SlackResponseType, replaceOriginal: Bool = false) -> JSONValue {
@@ -30,9 +24,4 @@ public enum SlackResponseType: String, Sendable, Hashable {
     case ephemeral
     /// Everyone in the channel.
     case inChannel = "in_channel"
-
-    /// Private replies go to their caller only, the others to the channel.
-    public init(_ reply: Reply) {
-        self = reply.isPrivate ? .ephemeral : .inChannel
-    }
 }

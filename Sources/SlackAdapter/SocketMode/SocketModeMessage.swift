@@ -1,4 +1,3 @@
-import Foundation
 public import RelayCore
 
 /// One frame a Socket Mode server sends, read.
@@ -45,7 +44,8 @@ public enum SocketModeMessage: Sendable, Hashable {
 /// One Socket Mode envelope: an event, a slash command or an interaction, as Slack wraps it.
 ///
 /// The driver acknowledges it before handing it on, so a handler only decides what to do with
-/// `payload`, which is kept raw: the relay decodes payloads elsewhere (`decodePayload(as:)`).
+/// `payload`, which is kept raw: `SlackSocketModeHandler` decodes it as the HTTP routes decode
+/// a request body.
 public struct SocketModeEnvelope: Sendable, Hashable {
     /// What the payload holds.
     public enum Kind: Sendable, Hashable, CustomStringConvertible {
@@ -121,10 +121,5 @@ public struct SocketModeEnvelope: Sendable, Hashable {
         var members: [String: JSONValue] = ["envelope_id": .string(envelopeID)]
         if acceptsResponsePayload, let response { members["payload"] = response }
         return String(decoding: JSONValue.object(members).encoded(), as: UTF8.self)
-    }
-
-    /// `payload` decoded as `T`, e.g. the relay's own type for an Events API callback.
-    public func decodePayload<T: Decodable>(as type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: JSONEncoder().encode(payload))
     }
 }

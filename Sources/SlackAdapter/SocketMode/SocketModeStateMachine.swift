@@ -108,12 +108,6 @@ public struct SocketModeStateMachine: Sendable {
     /// Stopped, with every connection closed.
     public var isFinished: Bool { state == .stopped && openConnections.isEmpty }
 
-    /// The connection that is ready, if one is.
-    public var connectedID: ConnectionID? {
-        if case .connected(let id) = state { return id }
-        return nil
-    }
-
     /// Advances on `event` and returns what to do, in order.
     public mutating func handle(_ event: Event) -> [Action] {
         switch event {

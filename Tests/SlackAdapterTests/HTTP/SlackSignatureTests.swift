@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import RelayTestSupport
 import SlackAdapter
 import Testing
 
@@ -35,7 +36,6 @@ struct SlackSignatureTests {
 
     @Test func thePublishedExampleVerifies() {
         #expect(verify(verifier()) == nil)
-        #expect(verifier().signature(timestamp: Example.timestamp, body: Array(Example.body.utf8)) == Example.signature)
     }
 
     @Test func theReplayWindowIsFiveMinutesEitherWay() {
@@ -98,7 +98,6 @@ struct SlackSignatureTests {
             #expect(!error.description.contains("a2114d57"))
             #expect(error.status == .unauthorized)
         }
-        #expect(Set(all.map(\.metricLabel)).count == all.count)
         #expect(!"\(verifier())".contains(Example.signingSecret))
         #expect(!String(reflecting: verifier()).contains(Example.signingSecret))
     }
@@ -130,7 +129,7 @@ struct SlackSignatureTests {
             #expect(String(buffer: forged.body) == #"{"error":"invalid request"}"#)
 
             let broken = "team_id=T1&user_id=U1"
-            let signed = try await post(broken, signature: verifier.signature(timestamp: Example.timestamp, body: Array(broken.utf8)))
+            let signed = try await post(broken, signature: SlackSigner(signingSecret: Example.signingSecret).signature(body: broken, timestamp: Int(Example.timestamp)!))
             #expect(signed.status == .badRequest)
             #expect(String(buffer: signed.body).contains("missing field `channel_id`"))
             #expect(signed.headers[values: SlackHeaders.noRetry] == ["1"])

@@ -4,7 +4,9 @@ import SlackAdapter
 import Synchronization
 import Testing
 
-@Suite("Socket Mode client against the fakes")
+// The time limit only stops a hung `run()` from holding up the whole test run; no test here
+// asserts how fast anything happens.
+@Suite("Socket Mode client against the fakes", .timeLimit(.minutes(1)))
 struct SocketModeClientTests {
     @Test func envelopesAreAcknowledgedAndHandedOn() async throws {
         try await withSocketMode { harness in
@@ -38,7 +40,7 @@ struct SocketModeClientTests {
         try await withSocketMode { harness in
             try await harness.socketMode.waitForConnections(count: 1)
             harness.client.stop()
-            try await finish(harness.run, within: 10)
+            try await harness.run.value
             try await harness.socketMode.waitForClose(of: 1)
             #expect(harness.socketMode.timeline.contains(.closed(1, byServer: false)), "a clean close from the client")
             #expect(harness.client.state == .stopped)
@@ -177,7 +179,7 @@ struct SocketModeClientTests {
                 await #expect(throws: SocketModeClientError.alreadyRunning) { try await client.run() }
 
                 run.cancel()
-                try await finish(run, within: 10)
+                try await run.value
                 try await socketMode.waitForClose(of: 1)
                 #expect(!client.isConnected)
             }

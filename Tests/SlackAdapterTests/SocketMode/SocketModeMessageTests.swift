@@ -30,10 +30,7 @@ struct SocketModeMessageTests {
         #expect(!envelope.acceptsResponsePayload)
         #expect(envelope.eventID == "Ev08MFMKH6")
         #expect(envelope.payload["event"]?["text"] == "<@U1> hi")
-
-        struct Callback: Decodable { var event_id: String; var team_id: String }
-        let decoded = try envelope.decodePayload(as: Callback.self)
-        #expect(decoded.event_id == "Ev08MFMKH6" && decoded.team_id == "T1")
+        #expect(envelope.payload["team_id"] == "T1")
     }
 
     @Test func slashCommandsAndInteractionsAreEnvelopesToo() {

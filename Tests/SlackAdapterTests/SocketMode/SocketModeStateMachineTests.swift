@@ -40,11 +40,9 @@ struct SocketModeStateMachineTests {
         #expect(machine.handle(.urlOpened("wss://example/1")) == [.connect(1, url: "wss://example/1")])
         #expect(machine.state == .connecting(1, replacing: nil))
         #expect(machine.openConnections == [1])
-        #expect(machine.connectedID == nil)
 
         #expect(machine.handle(.received(.hello(numConnections: 1), on: 1)) == [])
         #expect(machine.state == .connected(1))
-        #expect(machine.connectedID == 1)
     }
 
     @Test func everyEnvelopeIsAcknowledgedAtOnceAndHandedOn() {

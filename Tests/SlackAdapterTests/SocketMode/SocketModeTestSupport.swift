@@ -20,8 +20,8 @@ let fastSocketMode = SocketModeClient.Configuration(
     backoff: Backoff(initial: 0.05, multiplier: 2, maximum: 0.2, jitter: 0.5),
     healthyUptime: 30, helloTimeout: 5, pingInterval: 5, closeTimeout: 2)
 
-/// Starts both fakes and a running client, runs `body`, then stops the client (checking that
-/// `run()` returns) and the fakes, and checks no credential was logged.
+/// Starts both fakes and a running client, runs `body`, then stops the client (waiting for
+/// `run()` to return) and the fakes, and checks no credential was logged.
 ///
 /// - Parameters:
 ///   - handler: what the client's handler does after recording the envelope.
@@ -48,7 +48,7 @@ func withSocketMode<T>(
             do {
                 let result = try await body(harness)
                 client.stop()
-                try await finish(run, within: 10)
+                try await run.value
                 #expect(!web.logs.text.contains("ticket="), "a connection URL was logged")
                 return result
             } catch {
@@ -58,28 +58,6 @@ func withSocketMode<T>(
             }
         }
     }
-}
-
-/// Waits for `task` to end, at most `seconds`; records an issue and cancels it otherwise.
-func finish(_ task: Task<Void, any Error>, within seconds: Double) async throws {
-    let ended = await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            _ = await task.result
-            return true
-        }
-        group.addTask {
-            try? await Task.sleep(for: .seconds(seconds))
-            return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
-    }
-    if !ended {
-        Issue.record("run() did not return within \(seconds) s")
-        task.cancel()
-    }
-    try await task.value
 }
 
 /// Envelopes a handler received, with continuation-based waiting.

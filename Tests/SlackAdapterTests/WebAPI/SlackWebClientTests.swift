@@ -118,12 +118,12 @@ struct SlackWebClientTests {
 
     @Test func aSlowAnswerTimesOutAndIsRetryable() async throws {
         try await withSlackWeb(timeout: 0.3) { harness in
+            // The fake answers `ok` after 3 s: a call that waited for it would succeed, so a
+            // timeout error shows the client gave up at its own limit.
             harness.fake.failNext(with: .slow(seconds: 3))
-            let started = ContinuousClock.now
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
             #expect(error == .timedOut(method: "chat.postMessage", seconds: 0.3))
             #expect(error?.isRetryable == true)
-            #expect(ContinuousClock.now - started < .seconds(2.5))
 
             // A request's own timeout wins over the client's.
             harness.fake.failNext(with: .slow(seconds: 0.5))

@@ -52,4 +52,54 @@ struct FakeSlackWebAPITests {
             #expect(harness.logs.text.contains("message_truncated"))
         }
     }
+
+    @Test func usersInfoAnswersSeededMembersInSlacksShapeAndOthersAreNotFound() async throws {
+        try await withSlackWeb { harness in
+            harness.fake.seed(FakeSlackUser(id: "U0OWNER", name: "olga", isOwner: true))
+            let answer = try await harness.client.send(
+                SlackWebRequest(.method("users.info"), body: ["user": "U0OWNER"], encoding: .form))
+            #expect(answer["ok"] == true)
+            #expect(answer["user"]?["id"] == "U0OWNER")
+            #expect(answer["user"]?["team_id"] == "T0FAKE")
+            #expect(answer["user"]?["name"] == "olga")
+            #expect(answer["user"]?["is_owner"] == true)
+            #expect(answer["user"]?["is_admin"] == false)
+            #expect(answer["user"]?["is_primary_owner"] == false)
+            #expect(answer["user"]?["profile"]?["display_name"] == "olga")
+
+            let user = try await harness.client.userInfo(user: "U0OWNER")
+            #expect(user == SlackUserInfo(id: "U0OWNER", teamID: "T0FAKE", name: "olga", isOwner: true))
+            #expect(user.administersWorkspace)
+
+            let unknown = await slackError { try await harness.client.userInfo(user: "U0NOBODY") }
+            #expect(unknown == .api(method: "users.info", code: "user_not_found", status: 200))
+        }
+    }
+
+    @Test func repliesComeInPagesLinkedByACursor() async throws {
+        try await withSlackWeb { harness in
+            let parent = "1700000100.000100"
+            harness.fake.seed(FakeSlackMessage(channel: "C1", ts: parent, text: "parent", user: "U0ANN"))
+            for index in 1...2 {
+                harness.fake.seed(
+                    FakeSlackMessage(channel: "C1", ts: "170000010\(index).000100", text: "reply \(index)", threadTS: parent, user: "U0BOB"))
+            }
+            let first = try await harness.client.send(
+                SlackWebRequest(.method("conversations.replies"), body: ["channel": "C1", "ts": .string(parent), "limit": 2], encoding: .form))
+            #expect(first["has_more"] == true)
+            #expect(first["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["parent", "reply 1"])
+            #expect(first["messages"]?[0]?["reply_count"] == 2)
+            #expect(first["messages"]?[0]?["thread_ts"]?.stringValue == parent)
+            #expect(first["messages"]?[1]?["parent_user_id"] == "U0ANN")
+            let cursor = try #require(first["response_metadata"]?["next_cursor"]?.stringValue)
+
+            let second = try await harness.client.threadReplies(channel: "C1", ts: parent, cursor: cursor, limit: 2)
+            #expect(second.messages.map(\.text) == ["reply 2"])
+            #expect(second.messages.first?.user == "U0BOB")
+            #expect(second.nextCursor == nil, "the last page")
+
+            let wrong = await slackError { try await harness.client.threadReplies(channel: "C1", ts: parent, cursor: "bm9wZQ==") }
+            #expect(wrong?.code == "invalid_cursor")
+        }
+    }
 }

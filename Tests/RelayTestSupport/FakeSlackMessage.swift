@@ -13,10 +13,12 @@ public struct FakeSlackMessage: Sendable, Hashable {
     public var ephemeralUser: String?
     /// How many times `chat.update` changed it.
     public var updates: Int
+    /// Who wrote it: the bot for what it posted, a person for what a test seeds.
+    public var user: String?
 
     public init(
         channel: String, ts: String, text: String, blocks: JSONValue? = nil, threadTS: String? = nil,
-        ephemeralUser: String? = nil, updates: Int = 0
+        ephemeralUser: String? = nil, updates: Int = 0, user: String? = nil
     ) {
         self.channel = channel
         self.ts = ts
@@ -25,5 +27,6 @@ public struct FakeSlackMessage: Sendable, Hashable {
         self.threadTS = threadTS
         self.ephemeralUser = ephemeralUser
         self.updates = updates
+        self.user = user
     }
 }

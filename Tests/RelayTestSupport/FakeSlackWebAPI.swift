@@ -15,8 +15,11 @@ import Synchronization
 /// ```
 ///
 /// Serves `POST /api/chat.postMessage`, `/api/chat.update`, `/api/chat.postEphemeral`,
-/// `/api/apps.connections.open` (the URL of the attached `FakeSocketModeServer`) and response
-/// URLs (`POST /response/<id>`, from `makeResponseURL()`). Checks, in order: method and route
+/// `/api/apps.connections.open` (the URL of the attached `FakeSocketModeServer`), the read
+/// methods `/api/conversations.replies` (threads of seeded and posted messages, in pages with
+/// `response_metadata.next_cursor`) and `/api/users.info` (seeded users; others are
+/// `user_not_found`), and response URLs (`POST /response/<id>`, from `makeResponseURL()`).
+/// Checks, in order: method and route
 /// (404 `unknown_method`), a scripted failure, the bearer token (missing: `not_authed`; the
 /// other kind of token: `not_allowed_token_type`; wrong: `invalid_auth`, all with HTTP 200),
 /// then the body as Slack does (`invalid_json`, `channel_not_found`, `no_text`,
@@ -26,7 +29,7 @@ public final class FakeSlackWebAPI: Sendable {
     /// The methods served, as paths.
     static let methods: Set<String> = [
         "/api/chat.postMessage", "/api/chat.update", "/api/chat.postEphemeral", "/api/apps.connections.open",
-        "/api/conversations.replies",
+        "/api/conversations.replies", "/api/users.info",
     ]
     /// The bot's user and bot ids in posted messages.
     public static let botUserID = "U0FAKEBOT"
@@ -106,18 +109,26 @@ public final class FakeSlackWebAPI: Sendable {
         state.update { $0.messages.append(message) }
     }
 
+    /// Adds a workspace member for `users.info` to answer about (replacing one with its id).
+    public func seed(_ user: FakeSlackUser) {
+        state.update { $0.users[user.id] = user }
+    }
+
     /// Points `apps.connections.open` at `socketMode`.
     public func attach(socketMode: FakeSocketModeServer) {
         state.update { $0.socketMode = socketMode }
     }
 
-    /// Answers the next `count` requests (to `path` only, when given) with `failure`.
+    /// Answers the next `count` requests (to `path` only, when given) with `failure`, once
+    /// `after` of them have been answered normally (a failure on a later page, say).
     ///
     /// `path` is a full path (`/api/chat.postMessage`) or a method name (`chat.postMessage`).
-    public func failNext(_ count: Int = 1, with failure: FakeSlackFailure, path: String? = nil) {
+    public func failNext(_ count: Int = 1, with failure: FakeSlackFailure, path: String? = nil, after: Int = 0) {
         let path = path.map(Self.normalized)
         state.update { state in
-            for _ in 0..<max(0, count) { state.failures.append(.init(path: path, failure: failure)) }
+            for index in 0..<max(0, count) {
+                state.failures.append(.init(path: path, failure: failure, skip: index == 0 ? max(0, after) : 0))
+            }
         }
     }
 
@@ -180,6 +191,11 @@ public final class FakeSlackWebAPI: Sendable {
             describe: { state in "\(matching(state).count) matching of \(state.requests.map(\.path))" },
             until: { matching($0).count >= count })
         return matching(state)
+    }
+
+    /// The fields of a form body (a read method's request), as the fake reads them.
+    public static func formFields(_ body: String) -> [String: String] {
+        FakeSlackWebAPIState.form(body)
     }
 
     /// `chat.postMessage` → `/api/chat.postMessage`; paths stay as they are.

@@ -7,6 +7,8 @@ struct FakeSlackWebAPIState: Sendable {
         /// The path it applies to; nil for any.
         var path: String?
         var failure: FakeSlackFailure
+        /// Matching requests still to answer normally before this failure applies.
+        var skip = 0
     }
 
     let botToken: String
@@ -19,6 +21,8 @@ struct FakeSlackWebAPIState: Sendable {
     var arrivals: [ContinuousClock.Instant] = []
     var failures: [ScriptedFailure] = []
     var messages: [FakeSlackMessage] = []
+    /// Members `users.info` knows, by id.
+    var users: [String: FakeSlackUser] = [:]
     /// Messages posted so far; numbers the `ts`s.
     var posted = 0
     /// Response URL ids handed out, with how often each was used.
@@ -48,20 +52,23 @@ struct FakeSlackWebAPIState: Sendable {
         }
         var delay = 0.0
         if let index = failures.firstIndex(where: { $0.path == nil || $0.path == path }) {
-            let scripted = failures.remove(at: index)
-            switch scripted.failure {
-            case .rateLimited(let retryAfter):
-                var reply = FakeSlackReply.json(["ok": false, "error": "ratelimited"], status: 429)
-                reply.retryAfter = retryAfter
-                return reply
-            case .status(let status):
-                return FakeSlackReply(status: status, contentType: "text/plain", body: Array("HTTP \(status)".utf8))
-            case .error(let code):
-                return .json(["ok": false, "error": .string(code)])
-            case .malformed:
-                return FakeSlackReply(status: 200, contentType: "text/html", body: Array("<html>oops</html>".utf8))
-            case .slow(let seconds):
-                delay = seconds
+            if failures[index].skip > 0 {
+                failures[index].skip -= 1
+            } else {
+                switch failures.remove(at: index).failure {
+                case .rateLimited(let retryAfter):
+                    var reply = FakeSlackReply.json(["ok": false, "error": "ratelimited"], status: 429)
+                    reply.retryAfter = retryAfter
+                    return reply
+                case .status(let status):
+                    return FakeSlackReply(status: status, contentType: "text/plain", body: Array("HTTP \(status)".utf8))
+                case .error(let code):
+                    return .json(["ok": false, "error": .string(code)])
+                case .malformed:
+                    return FakeSlackReply(status: 200, contentType: "text/html", body: Array("<html>oops</html>".utf8))
+                case .slow(let seconds):
+                    delay = seconds
+                }
             }
         }
         var reply = isResponseURL ? respond(request) : call(request)
@@ -86,6 +93,7 @@ struct FakeSlackWebAPIState: Sendable {
             return .json(["ok": true, "url": .string(socketMode.makeConnectionURL())])
         }
         if method == "conversations.replies" { return replies(Self.form(request.rawBody)) }
+        if method == "users.info" { return userInfo(Self.form(request.rawBody)) }
         guard let body = request.body else { return .error("invalid_json") }
         guard case .object = body else { return .error("invalid_arguments") }
         switch body["channel"] {
@@ -109,20 +117,66 @@ struct FakeSlackWebAPIState: Sendable {
     }
 
     /// `conversations.replies`: the thread `ts` belongs to (its parent first), from a form body
-    /// as Slack's read methods take it.
+    /// as Slack's read methods take it, `limit` messages a page (Slack's default and most: 1000).
+    /// A page with more after it says `has_more` and gives `response_metadata.next_cursor`,
+    /// which the next request passes as `cursor`.
     private func replies(_ form: [String: String]) -> FakeSlackReply {
         guard let channel = form["channel"], !channel.isEmpty else { return .error("channel_not_found") }
         guard let ts = form["ts"], !ts.isEmpty else { return .error("invalid_arguments") }
         let inChannel = messages.filter { $0.channel == channel && $0.ephemeralUser == nil }
         guard let target = inChannel.first(where: { $0.ts == ts }) else { return .error("thread_not_found") }
-        let parent = target.threadTS ?? target.ts
-        let thread = inChannel.filter { $0.ts == parent || $0.threadTS == parent }.sorted { $0.ts < $1.ts }
-        let items: [JSONValue] = thread.map { message in
+        let parentTS = target.threadTS ?? target.ts
+        let thread = inChannel.filter { $0.ts == parentTS || $0.threadTS == parentTS }.sorted { $0.ts < $1.ts }
+        let limit = min(1000, max(1, form["limit"].flatMap { Int($0) } ?? 1000))
+        var start = 0
+        if let cursor = form["cursor"], !cursor.isEmpty {
+            guard let from = Self.cursorTS(cursor), let index = thread.firstIndex(where: { $0.ts >= from }) else {
+                return .error("invalid_cursor")
+            }
+            start = index
+        }
+        let end = min(thread.count, start + limit)
+        let parent = thread.first { $0.ts == parentTS }
+        let replies = thread.filter { $0.ts != parentTS }
+        let items: [JSONValue] = thread[start..<end].map { message in
             var item: [String: JSONValue] = ["type": "message", "ts": .string(message.ts), "text": .string(message.text)]
-            if let threadTS = message.threadTS { item["thread_ts"] = .string(threadTS) }
+            if let user = message.user { item["user"] = .string(user) }
+            if message.user == FakeSlackWebAPI.botUserID { item["bot_id"] = .string(FakeSlackWebAPI.botID) }
+            if message.ts == parentTS, !replies.isEmpty {
+                // A parent with replies carries its thread's summary, and its own ts as thread_ts.
+                item["thread_ts"] = .string(parentTS)
+                item["reply_count"] = .int(replies.count)
+                item["reply_users_count"] = .int(Set(replies.compactMap(\.user)).count)
+                item["latest_reply"] = .string(replies.last?.ts ?? parentTS)
+            } else if let threadTS = message.threadTS {
+                item["thread_ts"] = .string(threadTS)
+                if let parentUser = parent?.user { item["parent_user_id"] = .string(parentUser) }
+            }
             return .object(item)
         }
-        return .json(["ok": true, "messages": .array(items), "has_more": false])
+        var answer: [String: JSONValue] = ["ok": true, "messages": .array(items), "has_more": .bool(end < thread.count)]
+        if end < thread.count {
+            answer["response_metadata"] = ["next_cursor": .string(Self.cursor(from: thread[end].ts))]
+        }
+        return .json(.object(answer))
+    }
+
+    /// A cursor in Slack's style, base64 of `next_ts:<ts>`: where the next page starts.
+    static func cursor(from ts: String) -> String {
+        Data("next_ts:\(ts)".utf8).base64EncodedString()
+    }
+
+    static func cursorTS(_ cursor: String) -> String? {
+        guard let data = Data(base64Encoded: cursor) else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.hasPrefix("next_ts:") else { return nil }
+        return String(text.dropFirst("next_ts:".count))
+    }
+
+    /// `users.info`: the seeded member, in Slack's user object.
+    private func userInfo(_ form: [String: String]) -> FakeSlackReply {
+        guard let id = form["user"], let user = users[id] else { return .error("user_not_found") }
+        return .json(["ok": true, "user": user.json])
     }
 
     /// A form body's fields (`+` is a space, `%XX` a byte).
@@ -142,7 +196,7 @@ struct FakeSlackWebAPIState: Sendable {
         let (stored, truncated) = Self.truncated(text)
         let message = FakeSlackMessage(
             channel: channel, ts: ts, text: stored, blocks: body["blocks"], threadTS: body["thread_ts"]?.stringValue,
-            ephemeralUser: ephemeralUser)
+            ephemeralUser: ephemeralUser, user: FakeSlackWebAPI.botUserID)
         messages.append(message)
         var answer: [String: JSONValue]
         if ephemeralUser != nil {

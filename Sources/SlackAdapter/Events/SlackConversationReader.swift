@@ -1,0 +1,131 @@
+import Foundation
+public import Logging
+public import RelayCore
+import Synchronization
+
+/// What the relay may ask Slack about an event's surroundings (`ConversationReader`): whether
+/// its user is a workspace admin (`users.info`) and what its thread says
+/// (`conversations.replies`).
+///
+/// Asked from a run, never while Slack waits for an acknowledgement. Admin answers are cached
+/// per workspace and user for `Limits.adminTTL`, in at most `Limits.adminCacheCapacity`
+/// entries; a failed call answers false and is not cached, so the next ask tries again. Thread
+/// reads are bounded by `Limits.threadPageSize` and `Limits.maxThreadPages`. Failures are
+/// logged with Slack's reason only, never a token.
+public final class SlackConversationReader: ConversationReader {
+    /// How much the reader keeps and reads.
+    public struct Limits: Sendable, Hashable {
+        /// How long an admin answer is trusted; a promotion or demotion shows after at most this.
+        public var adminTTL: Duration
+        /// Most cached admin answers; past it the ones closest to expiry go first.
+        public var adminCacheCapacity: Int
+        /// Messages asked for per `conversations.replies` page (Slack suggests at most 200).
+        public var threadPageSize: Int
+        /// Pages read for one thread at most, whatever `limit` asks.
+        public var maxThreadPages: Int
+
+        public init(
+            adminTTL: Duration = .seconds(600), adminCacheCapacity: Int = 10_000, threadPageSize: Int = 200,
+            maxThreadPages: Int = 10
+        ) {
+            self.adminTTL = adminTTL
+            self.adminCacheCapacity = max(1, adminCacheCapacity)
+            self.threadPageSize = min(200, max(1, threadPageSize))
+            self.maxThreadPages = max(1, maxThreadPages)
+        }
+    }
+
+    private struct CachedAnswer {
+        var isAdmin: Bool
+        var expires: Date
+    }
+
+    private let api: any SlackWebAPI
+    private let clock: any RelayClock
+    private let logger: Logger
+    /// The limits it was made with.
+    public let limits: Limits
+    /// Admin answers by workspace and user.
+    private let admins = Mutex<[String: CachedAnswer]>([:])
+
+    /// Creates a reader.
+    ///
+    /// - Parameters:
+    ///   - api: the Web API client, with a bot token that has `users:read` and the
+    ///     `*:history` scopes of the conversations it reads.
+    ///   - clock: the time admin answers expire by.
+    public init(api: any SlackWebAPI, clock: any RelayClock, logger: Logger, limits: Limits = Limits()) {
+        self.api = api
+        self.clock = clock
+        var logger = logger
+        logger[metadataKey: "platform"] = "slack"
+        self.logger = logger
+        self.limits = limits
+    }
+
+    public func isAdmin(_ event: Event) async -> Bool {
+        // A NUL cannot occur in Slack ids, so team and user cannot run into each other.
+        let key = event.team + "\u{0}" + event.user
+        let now = clock.now
+        if let cached = admins.withLock({ $0[key] }), cached.expires > now {
+            return cached.isAdmin
+        }
+        let answer: Bool
+        do throws(SlackAPIError) {
+            answer = try await api.userInfo(user: event.user).administersWorkspace
+        } catch {
+            // Not remembered: an outage must not leave admins unable to act for the whole TTL.
+            logger.warning(
+                "slack: could not tell whether a user is a workspace admin",
+                metadata: ["slack.user": "\(event.user)", "reason": "\(error.reason)"])
+            return false
+        }
+        remember(answer, for: key, now: clock.now)
+        return answer
+    }
+
+    public func threadMessages(_ event: Event, limit: Int) async -> [String] {
+        guard let thread = event.thread, limit > 0 else { return [] }
+        var texts: [String] = []
+        // Whether Slack repeats the parent at the head of later pages is not documented: each
+        // message is read once, whatever page it comes on.
+        var seen = Set<String>()
+        var cursor: String?
+        do throws(SlackAPIError) {
+            for _ in 0..<limits.maxThreadPages {
+                let page = try await api.threadReplies(
+                    channel: event.channel, ts: thread, cursor: cursor, limit: min(limits.threadPageSize, limit - texts.count))
+                for message in page.messages where seen.insert(message.ts).inserted {
+                    let text = SlackIncomingText.normalize(message.text).trimmingCharacters(in: .whitespacesAndNewlines)
+                    // A file or an attachment without words says nothing a model could read.
+                    guard !text.isEmpty else { continue }
+                    texts.append(text)
+                    if texts.count == limit { return texts }
+                }
+                guard let next = page.nextCursor else { break }
+                cursor = next
+            }
+        } catch {
+            // A thread read in part could be taken for the whole: none is better.
+            logger.warning(
+                "slack: could not read a thread",
+                metadata: ["slack.channel": "\(event.channel)", "slack.thread": "\(thread)", "reason": "\(error.reason)"])
+            return []
+        }
+        return texts
+    }
+
+    /// Caches `answer`, making room first: expired answers go, then those closest to expiry.
+    private func remember(_ answer: Bool, for key: String, now: Date) {
+        let capacity = limits.adminCacheCapacity
+        let expires = now + limits.adminTTL
+        admins.withLock { cache in
+            cache[key] = CachedAnswer(isAdmin: answer, expires: expires)
+            guard cache.count > capacity else { return }
+            cache = cache.filter { $0.value.expires > now }
+            while cache.count > capacity, let oldest = cache.min(by: { $0.value.expires < $1.value.expires })?.key {
+                cache.removeValue(forKey: oldest)
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+public import RelayCore
+
+/// The Socket Mode connection lifecycle, without any I/O: events in, actions out.
+///
+/// ```
+/// idle ─start→ requestingURL ─urlOpened→ connecting ─hello→ connected
+///                  ↑  │urlFailed              │closed/hello timeout   │closed (unexpected)
+///                  │  ↓                       ↓                       ↓
+///                  └─ waitingToRetry ←──── (backoff) ←────────────────┘
+/// connected ─disconnect→ requestingURL(replacing: old) → connecting(new, replacing: old)
+///           ─hello on new→ connected(new) + close(old)
+/// ```
+///
+/// - Every envelope is acknowledged at once on the connection it came on, whatever the state,
+///   and handed on unless it was already handed on (same `envelope_id`, or a retry of the same
+///   Events API `event_id`).
+/// - On `disconnect` (Slack recycles connections every few hours, or warns before it does) the
+///   old connection stays open until the new one has said `hello`, so nothing sent in between
+///   is lost; envelopes that still arrive on the old one are acknowledged and handed on.
+/// - Unexpected closes and failed attempts wait with `Backoff`, which starts over once a
+///   connection has stayed up `healthyUptime` seconds; a refresh does not wait.
+/// - `stop` closes every connection; `isFinished` says when all have closed.
+public struct SocketModeStateMachine: Sendable {
+    /// Numbers the connections, from 1, in the order they are opened.
+    public typealias ConnectionID = Int
+
+    public enum State: Sendable, Hashable {
+        /// Not started.
+        case idle
+        /// Waiting for `apps.connections.open`. `replacing` is a connection that is still up
+        /// and will be closed once the new one is ready.
+        case requestingURL(replacing: ConnectionID?)
+        /// Waiting for the retry timer before asking for a URL again.
+        case waitingToRetry(replacing: ConnectionID?)
+        /// The socket is opening, or open without a `hello` yet.
+        case connecting(ConnectionID, replacing: ConnectionID?)
+        /// Ready: `hello` received.
+        case connected(ConnectionID)
+        /// Stopped; connections may still be closing (see `isFinished`).
+        case stopped
+    }
+
+    public enum Event: Sendable, Hashable {
+        /// Begin.
+        case start
+        /// `apps.connections.open` answered this URL.
+        case urlOpened(String)
+        /// `apps.connections.open` failed; `retryAfter` when Slack rate-limited it.
+        case urlFailed(retryAfter: Double?)
+        /// The delay asked for by `.retry(after:)` has passed.
+        case retryTimerFired
+        /// A frame arrived on a connection.
+        case received(SocketModeMessage, on: ConnectionID)
+        /// A connection did not say `hello` in time.
+        case helloTimedOut(ConnectionID)
+        /// A connection ended (closed by either side, or never opened); `uptime` in seconds
+        /// from the connection attempt.
+        case closed(ConnectionID, uptime: Double)
+        /// Stop: close everything.
+        case stop
+    }
+
+    public enum Action: Sendable, Hashable {
+        /// Call `apps.connections.open`, then report `.urlOpened` or `.urlFailed`.
+        case requestURL
+        /// Open a websocket to `url` for connection `id`; report frames, then `.closed`.
+        case connect(ConnectionID, url: String)
+        /// Send `{"envelope_id":…}` for `envelope` on that connection, now.
+        case acknowledge(SocketModeEnvelope, on: ConnectionID)
+        /// Hand `envelope` to the relay.
+        case deliver(SocketModeEnvelope)
+        /// Close the connection; report `.closed` when it has.
+        case close(ConnectionID)
+        /// Report `.retryTimerFired` after this many seconds.
+        case retry(after: Double)
+    }
+
+    /// Where the lifecycle is.
+    public private(set) var state: State = .idle
+    /// Connections asked for (`.connect`) and not yet reported closed.
+    public private(set) var openConnections: Set<ConnectionID> = []
+    /// The delays for the next retries.
+    public private(set) var backoff: Backoff
+    /// Seconds a connection must stay up for the backoff to start over after it closes.
+    public let healthyUptime: Double
+    /// Connections asked to close: their end is expected, not a failure.
+    private var closing: Set<ConnectionID> = []
+    private var deduplicator: SocketModeDeduplicator
+    private let unitRandom: @Sendable () -> Double
+    private var nextID: ConnectionID = 1
+
+    /// A machine in `.idle`.
+    ///
+    /// - Parameters:
+    ///   - unitRandom: a number in `0...1` for each backoff's jitter; tests pass a constant.
+    public init(
+        backoff: Backoff = Backoff(),
+        healthyUptime: Double = 30,
+        deduplicationCapacity: Int = 4096,
+        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        self.backoff = backoff
+        self.healthyUptime = healthyUptime
+        self.deduplicator = SocketModeDeduplicator(capacity: deduplicationCapacity)
+        self.unitRandom = unitRandom
+    }
+
+    /// Stopped, with every connection closed.
+    public var isFinished: Bool { state == .stopped && openConnections.isEmpty }
+
+    /// Advances on `event` and returns what to do, in order.
+    public mutating func handle(_ event: Event) -> [Action] {
+        switch event {
+        case .start:
+            guard state == .idle else { return [] }
+            state = .requestingURL(replacing: nil)
+            return [.requestURL]
+
+        case .urlOpened(let url):
+            // Stale after a stop: nothing to connect.
+            guard case .requestingURL(let replacing) = state else { return [] }
+            let id = nextID
+            nextID += 1
+            openConnections.insert(id)
+            state = .connecting(id, replacing: replacing)
+            return [.connect(id, url: url)]
+
+        case .urlFailed(let retryAfter):
+            guard case .requestingURL(let replacing) = state else { return [] }
+            return waitToRetry(replacing: replacing, atLeast: retryAfter ?? 0)
+
+        case .retryTimerFired:
+            guard case .waitingToRetry(let replacing) = state else { return [] }
+            state = .requestingURL(replacing: replacing)
+            return [.requestURL]
+
+        case .received(let message, let id):
+            return receive(message, on: id)
+
+        case .helloTimedOut(let id):
+            guard case .connecting(id, let replacing) = state else { return [] }
+            closing.insert(id)
+            return [.close(id)] + waitToRetry(replacing: replacing, atLeast: 0)
+
+        case .closed(let id, let uptime):
+            return closed(id, uptime: uptime)
+
+        case .stop:
+            guard state != .stopped else { return [] }
+            state = .stopped
+            let toClose = openConnections.subtracting(closing).sorted()
+            closing.formUnion(toClose)
+            return toClose.map { .close($0) }
+        }
+    }
+
+    private mutating func receive(_ message: SocketModeMessage, on id: ConnectionID) -> [Action] {
+        switch message {
+        case .hello:
+            guard case .connecting(id, let replacing) = state else { return [] }
+            state = .connected(id)
+            // The new connection is ready: only now may the old one go.
+            guard let old = replacing, closing.insert(old).inserted else { return [] }
+            return [.close(old)]
+
+        case .disconnect:
+            switch state {
+            case .connected(id):
+                // Keep this one open until its successor says hello.
+                state = .requestingURL(replacing: id)
+                return [.requestURL]
+            case .connecting(id, let replacing):
+                // Going away before it was even ready: drop it and ask again at once.
+                closing.insert(id)
+                state = .requestingURL(replacing: replacing)
+                return [.close(id), .requestURL]
+            default:
+                // The old connection of a refresh under way, or one already closing.
+                return []
+            }
+
+        case .envelope(let envelope):
+            // Acknowledged on every connection in every state: an unacknowledged envelope is
+            // sent again, and a closing connection may still carry one.
+            var actions: [Action] = [.acknowledge(envelope, on: id)]
+            if deduplicator.isFirstDelivery(of: envelope) {
+                actions.append(.deliver(envelope))
+            }
+            return actions
+
+        case .other:
+            return []
+        }
+    }
+
+    private mutating func closed(_ id: ConnectionID, uptime: Double) -> [Action] {
+        openConnections.remove(id)
+        if closing.remove(id) != nil {
+            // Asked for: after a refresh, a hello timeout or a stop.
+            return []
+        }
+        switch state {
+        case .connected(id):
+            if uptime >= healthyUptime { backoff.reset() }
+            return waitToRetry(replacing: nil, atLeast: 0)
+        case .connecting(id, let replacing):
+            return waitToRetry(replacing: replacing, atLeast: 0)
+        case .connecting(let current, replacing: id):
+            // The old connection of a refresh went first; the new one is on its way.
+            state = .connecting(current, replacing: nil)
+        case .requestingURL(replacing: id):
+            state = .requestingURL(replacing: nil)
+        case .waitingToRetry(replacing: id):
+            state = .waitingToRetry(replacing: nil)
+        default:
+            break
+        }
+        return []
+    }
+
+    private mutating func waitToRetry(replacing: ConnectionID?, atLeast minimum: Double) -> [Action] {
+        state = .waitingToRetry(replacing: replacing)
+        let delay = max(minimum, backoff.next(unitRandom: unitRandom()))
+        return [.retry(after: delay)]
+    }
+}
+
+/// Remembers the envelopes (and Events API events) recently handed on, so one delivered twice
+/// is acknowledged again but not handed on again.
+///
+/// Slack sends an envelope again when its acknowledgement came late or was lost, for example
+/// on a connection that was closing: with the same `envelope_id`, or as a retry
+/// (`retry_attempt` > 0) under a new one that carries the same `event_id`. Memory is bounded:
+/// the oldest keys are forgotten first.
+public struct SocketModeDeduplicator: Sendable, Hashable {
+    /// How many keys are remembered.
+    public let capacity: Int
+    private var keys: Set<String> = []
+    private var order: [String] = []
+    /// Where the next key goes in `order` once it is full (a ring).
+    private var oldest = 0
+
+    /// Remembers up to `capacity` keys (at least 1).
+    public init(capacity: Int = 4096) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records `envelope` and returns whether it is new, i.e. should be handed on.
+    public mutating func isFirstDelivery(of envelope: SocketModeEnvelope) -> Bool {
+        let envelopeKey = "envelope:\(envelope.envelopeID)"
+        let eventKey = envelope.eventID.map { "event:\($0)" }
+        let seen = keys.contains(envelopeKey) || eventKey.map(keys.contains) == true
+        remember(envelopeKey)
+        if let eventKey { remember(eventKey) }
+        return !seen
+    }
+
+    private mutating func remember(_ key: String) {
+        guard keys.insert(key).inserted else { return }
+        if order.count < capacity {
+            order.append(key)
+        } else {
+            keys.remove(order[oldest])
+            order[oldest] = key
+            oldest = (oldest + 1) % capacity
+        }
+    }
+}

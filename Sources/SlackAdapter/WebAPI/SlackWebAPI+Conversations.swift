@@ -1,0 +1,68 @@
+import RelayCore
+
+/// A message as `conversations.replies` returns it.
+public struct SlackFetchedMessage: Sendable, Hashable {
+    public var ts: String
+    /// As Slack sends it: escaped, with its `<…>` markup (see `SlackIncomingText`).
+    public var text: String
+    /// Its thread's parent `ts`, when it is in a thread.
+    public var threadTS: String?
+    /// Who wrote it; absent for some bot and app messages.
+    public var user: String?
+
+    public init(ts: String, text: String, threadTS: String? = nil, user: String? = nil) {
+        self.ts = ts
+        self.text = text
+        self.threadTS = threadTS
+        self.user = user
+    }
+}
+
+/// One page of a thread from `conversations.replies`.
+public struct SlackThreadPage: Sendable, Hashable {
+    /// Oldest first, as Slack orders them.
+    public var messages: [SlackFetchedMessage]
+    /// The `cursor` for the next page; nil on the last one (Slack sends an empty one, or none).
+    public var nextCursor: String?
+
+    public init(messages: [SlackFetchedMessage], nextCursor: String? = nil) {
+        self.messages = messages
+        self.nextCursor = nextCursor
+    }
+}
+
+extension SlackWebAPI {
+    /// One page of the thread `ts` belongs to (its parent, then the replies), with
+    /// `conversations.replies`. Read methods take a form, not JSON.
+    ///
+    /// - Parameters:
+    ///   - ts: the thread's parent, or any message in it.
+    ///   - cursor: the previous page's `nextCursor`; nil for the first page.
+    ///   - limit: the most messages on this page (Slack may send fewer).
+    public func threadReplies(
+        channel: String, ts: String, cursor: String? = nil, limit: Int = 200
+    ) async throws(SlackAPIError) -> SlackThreadPage {
+        var body: [String: JSONValue] = ["channel": .string(channel), "ts": .string(ts), "limit": .int(max(1, limit))]
+        if let cursor { body["cursor"] = .string(cursor) }
+        let answer = try await send(SlackWebRequest(.method("conversations.replies"), body: .object(body), encoding: .form))
+        let messages = (answer["messages"]?.arrayValue ?? []).compactMap { message -> SlackFetchedMessage? in
+            guard let messageTS = message["ts"]?.stringValue else { return nil }
+            return SlackFetchedMessage(
+                ts: messageTS, text: message["text"]?.stringValue ?? "", threadTS: message["thread_ts"]?.stringValue,
+                user: message["user"]?.stringValue)
+        }
+        let next = answer["response_metadata"]?["next_cursor"]?.stringValue
+        return SlackThreadPage(messages: messages, nextCursor: next.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// One message's text and thread, for the tribunal reaction (which names only the
+    /// message's `ts`). `conversations.replies` finds a message whether or not it is in a
+    /// thread.
+    public func message(channel: String, ts: String) async throws(SlackAPIError) -> SlackFetchedMessage {
+        let page = try await threadReplies(channel: channel, ts: ts)
+        guard let message = page.messages.first(where: { $0.ts == ts }) else {
+            throw .malformed(method: "conversations.replies", reason: "the message is not in the answer")
+        }
+        return message
+    }
+}

@@ -64,8 +64,10 @@ public struct SlackPlatform: ChatPlatform {
             throw ConfigurationError("Slack is off: set SLACK_SIGNING_SECRET or SLACK_APP_TOKEN.")
         }
         let api = SlackWebClient(httpClient: context.transport.client, configuration: configuration, logger: context.logger)
+        // Admins and threads are read with the bot token; without one the relay asks nothing.
+        let reader = configuration.botToken == nil ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger)
         return SlackConnection(
-            configuration: configuration, api: api, box: SlackSecretBox(secret: secret), logger: context.logger)
+            configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, logger: context.logger)
     }
 }
 
@@ -74,6 +76,7 @@ struct SlackConnection: PlatformConnection {
     let configuration: SlackConfiguration
     let api: SlackWebClient
     let box: SlackSecretBox
+    let reader: (any ConversationReader)?
     let logger: Logger
 
     var sender: any ReplySender {

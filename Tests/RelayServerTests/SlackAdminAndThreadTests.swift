@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RelayCore
+import RelayTestSupport
+import Testing
+
+/// What the relay asks Slack only when a command needs it: whether the user is a workspace
+/// admin (`users.info`) and what a thread says (`conversations.replies`).
+@Suite("Slack: admins and threads, through the server")
+struct SlackAdminAndThreadTests {
+    static func path(of url: String) -> String { URL(string: url)?.path ?? url }
+
+    /// The reply text posted to `responseURL`.
+    static func reply(at responseURL: String, _ relay: RelayUnderTest) async throws -> String {
+        let posts = try await relay.slack.waitForRequests(count: 1, path: path(of: responseURL))
+        return try #require(posts.first?["text"]?.stringValue)
+    }
+
+    @Test func aWorkspaceAdminCanChangeChannelSettingsAndAMemberIsToldWhyNot() async throws {
+        try await SlackFakes.with { fakes in
+            fakes.slack.seed(.admin("U0ADMIN", teamID: SlackWire.team))
+            fakes.slack.seed(.member("U0MEMBER", teamID: SlackWire.team))
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let refusedURL = relay.slack.makeResponseURL()
+                _ = try await relay.slashCommand("/rhea", text: "settings channel lang fr", responseURL: refusedURL, user: "U0MEMBER")
+                let refused = try await Self.reply(at: refusedURL, relay)
+                #expect(refused.contains("Only team admins can change this channel's settings"), "\(refused)")
+
+                let acceptedURL = relay.slack.makeResponseURL()
+                _ = try await relay.slashCommand("/rhea", text: "settings channel lang fr", responseURL: acceptedURL, user: "U0ADMIN")
+                let accepted = try await Self.reply(at: acceptedURL, relay)
+                #expect(accepted.contains("This channel's lang is now French (fr)."), "\(accepted)")
+
+                // The channel's language now applies to everyone in it.
+                let translatedURL = relay.slack.makeResponseURL()
+                _ = try await relay.slashCommand("/translate", text: "Good morning", responseURL: translatedURL, user: "U0MEMBER")
+                #expect(try await Self.reply(at: translatedURL, relay).contains("[translate:fr] Good morning"))
+                // Asked once per user: commands that change nothing team-wide ask nothing.
+                #expect(relay.slack.requests(path: "users.info").count == 2)
+            }
+        }
+    }
+
+    @Test func summarizeInAThreadReadsTheThread() async throws {
+        try await SlackFakes.with { fakes in
+            let root = "1700000000.000100"
+            fakes.slack.seed(FakeSlackMessage(channel: "C0THREAD", ts: root, text: "Shall we ship *Friday*?", user: "U0A"))
+            fakes.slack.seed(FakeSlackMessage(channel: "C0THREAD", ts: "1700000000.000200", text: "Only if QA signs off", threadTS: root, user: "U0B"))
+            fakes.slack.seed(FakeSlackMessage(channel: "C0THREAD", ts: "1700000000.000300", text: "QA signed off &amp; we ship", threadTS: root, user: "U0C"))
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let mention = SlackWire.appMention(eventID: "Ev0THREAD1", text: "summarize", channel: "C0THREAD", ts: "1700000000.000400", threadTS: root)
+                #expect(try await relay.event(mention).status == .ok)
+                let posts = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+                #expect(posts.first?["thread_ts"]?.stringValue == root)
+
+                let asked = try #require(await relay.tribunal.next(path: FakeRheaTribunal.quickPath))
+                #expect(asked["action"]?.stringValue == "summarize")
+                let text = try #require(asked["text"]?.stringValue)
+                #expect(text.contains("Shall we ship *Friday*?"))
+                #expect(text.contains("Only if QA signs off"))
+                #expect(text.contains("QA signed off & we ship"), "Slack's escapes are undone: \(text)")
+                #expect(text.firstRange(of: "Shall we ship")!.lowerBound < text.firstRange(of: "QA signed off")!.lowerBound, "oldest first")
+            }
+        }
+    }
+
+    @Test func aCommandWithItsOwnTextInAThreadDoesNotReadTheThread() async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let mention = SlackWire.appMention(
+                    eventID: "Ev0THREAD2", text: "summarize the meeting moved to Tuesday", channel: "C0THREAD", ts: "1700000000.000900",
+                    threadTS: "1700000000.000800")
+                #expect(try await relay.event(mention).status == .ok)
+                _ = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+                #expect(relay.slack.requests(path: "conversations.replies").isEmpty)
+            }
+        }
+    }
+}

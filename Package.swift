@@ -177,6 +177,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/RelayTestSupport",
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -13,16 +13,16 @@ import Synchronization
 /// reads are bounded by `Limits.threadPageSize` and `Limits.maxThreadPages`. Failures are
 /// logged with Slack's reason only, never a token.
 public final class SlackConversationReader: ConversationReader {
-    /// How much the reader keeps and reads.
+    /// How much the reader keeps and reads; out-of-range values are brought into range.
     public struct Limits: Sendable, Hashable {
         /// How long an admin answer is trusted; a promotion or demotion shows after at most this.
-        public var adminTTL: Duration
+        public let adminTTL: Duration
         /// Most cached admin answers; past it the ones closest to expiry go first.
-        public var adminCacheCapacity: Int
+        public let adminCacheCapacity: Int
         /// Messages asked for per `conversations.replies` page (Slack suggests at most 200).
-        public var threadPageSize: Int
+        public let threadPageSize: Int
         /// Pages read for one thread at most, whatever `limit` asks.
-        public var maxThreadPages: Int
+        public let maxThreadPages: Int
 
         public init(
             adminTTL: Duration = .seconds(600), adminCacheCapacity: Int = 10_000, threadPageSize: Int = 200,

@@ -62,8 +62,7 @@ public struct SlackHTTPRoutes: Sendable {
     }
 }
 
-/// Immediate answers to Slack's HTTP requests (within its 3-second deadline), and small
-/// `response_url` bodies.
+/// Immediate answers to Slack's HTTP requests, sent within its 3-second deadline.
 public enum SlackAck {
     /// The slash-command answer sent while the real one is computed: ephemeral, so the
     /// channel is not disturbed by it.

@@ -1,8 +1,9 @@
 public import RelayCore
 
 /// Slack's Web API as the adapter sees it: one primitive, with typed helpers in extensions
-/// (`postMessage`, `update`, `postEphemeral`, `respond(to:body:)`,
-/// `openSocketModeConnection(appToken:)`), so a test double implements a single method.
+/// (`postMessage`, `update`, `postEphemeral`, `respond(to:body:)`; `threadReplies`,
+/// `message(channel:ts:)`, `userInfo(user:)`; `openSocketModeConnection(appToken:)`), so a test
+/// double implements a single method.
 ///
 /// `SlackWebClient` is the implementation over HTTP.
 public protocol SlackWebAPI: Sendable {

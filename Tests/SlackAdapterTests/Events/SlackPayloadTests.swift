@@ -1,18 +1,17 @@
-import Foundation
 import Hummingbird
 import RelayCore
+import RelayTestSupport
 import SlackAdapter
 import Testing
 
 @Suite("Slack payloads: slash commands")
 struct SlackSlashCommandTests {
-    /// Shaped like Slack's: every field Slack sends, `+` for spaces, Slack's own `&amp;` inside
-    /// the percent-encoding.
-    static let translateForm =
-        "token=gIkuvaNzQIHg97ATvDxqgjtO&team_id=T0001&team_domain=example&enterprise_id=E0001&enterprise_name=Globular+Construct+Inc&channel_id=C2147483705&channel_name=test&user_id=U2147483697&user_name=Steve&command=%2Ftranslate&text=fr+Good+morning+%26amp%3B+caf%C3%A9+at+100%25+%3C%40U0AB12%7Cann%3E&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2F1234%2F5678&trigger_id=13345224609.738474920.8088930838d88f008e0&api_app_id=A123456&is_enterprise_install=false"
+    /// Slack's recorded form: every field Slack sends, `+` for spaces, Slack's own `&amp;`
+    /// inside the percent-encoding.
+    static let translateForm = Array(SlackPayloads.slashCommand().utf8)
 
     @Test func decodesEveryFieldOfARealisticForm() throws {
-        let command = try SlackSlashCommand.decode(form: Array(Self.translateForm.utf8))
+        let command = try SlackSlashCommand.decode(form: Self.translateForm)
         #expect(command.teamID == "T0001")
         #expect(command.teamDomain == "example")
         #expect(command.enterpriseID == "E0001")
@@ -28,7 +27,7 @@ struct SlackSlashCommandTests {
     }
 
     @Test func becomesARelayEventWithThePlainCommandLine() throws {
-        let event = try SlackSlashCommand.decode(form: Array(Self.translateForm.utf8)).relayEvent()
+        let event = try SlackSlashCommand.decode(form: Self.translateForm).relayEvent()
         #expect(event.platform == "slack")
         #expect(event.team == "T0001")
         #expect(event.channel == "C2147483705")
@@ -56,44 +55,50 @@ struct SlackSlashCommandTests {
     }
 
     @Test func optionalFieldsMayBeEmptyOrAbsent() throws {
-        let command = try SlackSlashCommand.decode(
-            form: Array("team_id=T1&channel_id=C1&user_id=U1&command=%2Fhelp&enterprise_id=&user_name=".utf8))
+        // No text, response_url or trigger_id at all; enterprise and user name sent empty.
+        let fields = SlackPayloads.slashCommandFields(command: "/help", userName: "")
+            .filter { !["text", "response_url", "trigger_id"].contains($0.name) }
+            .map { $0.name.hasPrefix("enterprise_") ? ($0.name, "") : $0 }
+        let command = try SlackSlashCommand.decode(form: Array(SlackPayloads.formEncode(fields).utf8))
         #expect(command.text == "")
         #expect(command.enterpriseID == nil)
         #expect(command.userName == nil)
         #expect(command.responseURL == nil)
-        #expect(command.relayEvent().userName == "U1")
+        #expect(command.relayEvent().userName == "U2147483697")
         #expect(command.relayEvent().eventKey == nil)
     }
 
     @Test func socketModeSendsTheSameFieldsAsJSON() throws {
-        let payload = #"""
-            {"token":"bHKJ2n9AW6Ju3MjciOHfbA1b","team_id":"T111","team_domain":"maria","channel_id":"C111","channel_name":"general","user_id":"U111","user_name":"maria","command":"/rhea","text":"summarize --private","api_app_id":"A111","is_enterprise_install":"false","response_url":"https://hooks.slack.com/commands/T111/111/xxx","trigger_id":"111.222.xxx"}
-            """#
-        let command = try SlackSlashCommand.decode(json: Array(payload.utf8))
+        let payload = SlackPayloads.slashCommandJSON(
+            command: "/rhea", text: "summarize --private", responseURL: "https://hooks.slack.com/commands/T111/111/xxx")
+        let command = try SlackSlashCommand.decode(json: payload.encoded())
         #expect(command.relayEvent().text == "/summarize --private")
         #expect(command.responseURL == "https://hooks.slack.com/commands/T111/111/xxx")
     }
 
     @Test func aBrokenFormSaysWhatIsWrong() {
+        func form(_ fields: [(name: String, value: String)], then extra: String = "") -> [UInt8] {
+            Array((SlackPayloads.formEncode(fields) + extra).utf8)
+        }
+        let fields = SlackPayloads.slashCommandFields()
         let missing = #expect(throws: SlackPayloadError.self) {
-            try SlackSlashCommand.decode(form: Array("team_id=T1&user_id=U1&command=%2Fhelp".utf8))
+            try SlackSlashCommand.decode(form: form(fields.filter { $0.name != "channel_id" }))
         }
         #expect(missing?.description == "slash command: missing field `channel_id`")
         #expect(missing?.status == .badRequest)
 
         let empty = #expect(throws: SlackPayloadError.self) {
-            try SlackSlashCommand.decode(form: Array("team_id=&channel_id=C1&user_id=U1&command=%2Fhelp".utf8))
+            try SlackSlashCommand.decode(form: form(SlackPayloads.slashCommandFields(team: "")))
         }
         #expect(empty?.problem == "field `team_id` is null or empty")
 
         let badEscape = #expect(throws: SlackPayloadError.self) {
-            try SlackSlashCommand.decode(form: Array("team_id=T1&channel_id=C1&user_id=U1&command=%2Fhelp&text=100%ZZ".utf8))
+            try SlackSlashCommand.decode(form: form(fields.filter { $0.name != "text" }, then: "&text=100%ZZ"))
         }
         #expect(badEscape?.problem == "a key or value is not valid percent-encoding")
 
         let twice = #expect(throws: SlackPayloadError.self) {
-            try SlackSlashCommand.decode(form: Array("team_id=T1&channel_id=C1&user_id=U1&command=%2Fhelp&text=a&text=b".utf8))
+            try SlackSlashCommand.decode(form: form(fields, then: "&text=b"))
         }
         #expect(twice?.problem == "field `text` appears more than once")
 
@@ -103,41 +108,15 @@ struct SlackSlashCommandTests {
 
 @Suite("Slack payloads: Events API")
 struct SlackEventsTests {
-    static let mention = #"""
-        {
-            "token": "ZZZZZZWSxiZZZ2yIvs3peJ",
-            "team_id": "T061EG9R6",
-            "api_app_id": "A0MDYCDME",
-            "event": {
-                "client_msg_id": "d5ea8d2c-2a1b-4b6a-9a5e-4e2d3c8f1f00",
-                "type": "app_mention",
-                "user": "U061F7AUR",
-                "text": "<@U0LAN0Z89> translate fr is it &lt;everything&gt; a river &amp; <https://example.com/river|a stream> should be?",
-                "ts": "1515449522.000016",
-                "team": "T061EG9R6",
-                "channel": "C0LAN2Q65",
-                "event_ts": "1515449522.000016",
-                "blocks": [{"type": "rich_text", "block_id": "x", "elements": []}]
-            },
-            "type": "event_callback",
-            "event_id": "Ev0LAN670R",
-            "event_time": 1515449522,
-            "authorizations": [{"enterprise_id": null, "team_id": "T061EG9R6", "user_id": "U0LAN0Z89", "is_bot": true, "is_enterprise_install": false}],
-            "is_ext_shared_channel": false,
-            "event_context": "4-eyJldCI6ImFwcF9tZW50aW9uIn0"
-        }
-        """#
-
-    static func callback(_ event: String, eventID: String = "Ev0000001") -> String {
-        #"{"token":"x","team_id":"T061EG9R6","api_app_id":"A0MDYCDME","type":"event_callback","event_id":""# + eventID
-            + #"","event_time":1515449522,"event":"# + event + "}"
-    }
-
     func decode(_ json: String) throws -> SlackEventsRequest {
         try SlackEventsRequest.decode(Array(json.utf8))
     }
 
-    func decodeCallback(_ json: String) throws -> SlackEventCallback {
+    func decode(_ json: JSONValue) throws -> SlackEventsRequest {
+        try SlackEventsRequest.decode(json.encoded())
+    }
+
+    func decodeCallback(_ json: JSONValue) throws -> SlackEventCallback {
         guard case .eventCallback(let callback) = try decode(json) else {
             Issue.record("not an event_callback")
             throw CancellationError()
@@ -146,13 +125,13 @@ struct SlackEventsTests {
     }
 
     @Test func theURLVerificationHandshake() throws {
-        let body = #"{"token":"Jhj5dZrVaK7ZwHHjRyZWjbDl","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}"#
-        #expect(try decode(body) == .urlVerification(challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"))
+        #expect(try decode(SlackPayloads.urlVerification()) == .urlVerification(challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"))
+        #expect(try decode(SlackPayloads.urlVerification(challenge: "abc")) == .urlVerification(challenge: "abc"))
         #expect(SlackAck.challenge("3eZb").encoded() == Array(#"{"challenge":"3eZb"}"#.utf8))
     }
 
     @Test func aMentionIsAnsweredInItsThreadWithoutTheBotMention() throws {
-        let callback = try decodeCallback(Self.mention)
+        let callback = try decodeCallback(SlackPayloads.appMention())
         #expect(callback.eventID == "Ev0LAN670R")
         #expect(callback.botUserID == "U0LAN0Z89")
         guard case .mention(let message) = callback.event else {
@@ -173,19 +152,15 @@ struct SlackEventsTests {
     @Test func aMentionInsideAThreadKeepsThatThread() throws {
         let event = try #require(
             try decodeCallback(
-                Self.callback(
-                    #"{"type":"app_mention","user":"U1","text":"<@U0LAN0Z89> tribunal","ts":"1700000050.000200","thread_ts":"1700000000.000100","channel":"C1","event_ts":"1700000050.000200"}"#
-                )
+                SlackPayloads.appMention(
+                    text: "<@U0LAN0Z89> tribunal", user: "U1", channel: "C1", ts: "1700000050.000200", threadTS: "1700000000.000100")
             ).relayEvent())
         #expect(event.thread == "1700000000.000100")
         #expect(event.text == "tribunal")
     }
 
     @Test func aDirectMessageIsAnsweredWhereItWasWritten() throws {
-        let callback = try decodeCallback(
-            Self.callback(
-                #"{"type":"message","channel":"D024BE91L","user":"U2147483697","text":"summarize &lt;this&gt; &amp;amp; that","ts":"1355517523.000005","event_ts":"1355517523.000005","channel_type":"im"}"#,
-                eventID: "Ev0DM0001"))
+        let callback = try decodeCallback(SlackPayloads.directMessage(eventID: "Ev0DM0001"))
         guard case .directMessage = callback.event else {
             Issue.record("expected a DM, got \(callback.event)")
             return
@@ -198,22 +173,27 @@ struct SlackEventsTests {
     }
 
     @Test func botMessagesEditsAndChannelChatterAreIgnored() throws {
-        let ignored = [
+        let dm = try #require(SlackPayloads.directMessage()["event"])
+        let mention = try #require(SlackPayloads.appMention()["event"])
+        let reaction = try #require(SlackPayloads.reactionAdded()["event"])
+        let ignored: [JSONValue] = [
             // The bot's own reply in a DM: never answer yourself.
-            #"{"type":"message","subtype":"bot_message","bot_id":"B0BOT","text":"Bonjour","channel":"D024BE91L","channel_type":"im","ts":"1.1"}"#,
+            dm.replacing(["subtype": "bot_message", "bot_id": "B0BOT", "user": nil]),
             // Apps posting with a bot token: bot_id and a user, no subtype.
-            #"{"type":"message","bot_id":"B0BOT","app_id":"A0MDYCDME","user":"U0LAN0Z89","text":"Bonjour","channel":"D024BE91L","channel_type":"im","ts":"1.2"}"#,
-            #"{"type":"app_mention","bot_id":"B0OTHER","user":"U0OTHER","text":"<@U0LAN0Z89> hi","channel":"C1","ts":"1.3"}"#,
-            #"{"type":"message","subtype":"message_changed","channel":"D024BE91L","channel_type":"im","hidden":true,"message":{"type":"message","user":"U1","text":"new"},"ts":"1.4"}"#,
-            #"{"type":"message","user":"U1","text":"lunch?","channel":"C1","channel_type":"channel","ts":"1.5"}"#,
-            #"{"type":"app_mention","user":"U1","text":"<@U0LAN0Z89> hi","channel":"D024BE91L","ts":"1.6"}"#,
-            #"{"type":"reaction_added","user":"U1","reaction":"mag","item":{"type":"file","file":"F0HS27V1Z"},"event_ts":"1.7"}"#,
-            #"{"type":"team_join","user":{"id":"U9"}}"#,
+            dm.replacing(["bot_id": "B0BOT", "app_id": "A0MDYCDME", "user": "U0LAN0Z89"]),
+            mention.replacing(["bot_id": "B0OTHER", "user": "U0OTHER"]),
+            dm.replacing(["subtype": "message_changed", "hidden": true, "message": ["type": "message", "user": "U1", "text": "new"]]),
+            dm.replacing(["channel": "C0LAN2Q65", "channel_type": "channel"]),
+            // A mention in a DM also arrives as the DM itself.
+            mention.replacing(["channel": "D024BE91L"]),
+            reaction.replacing(["item": ["type": "file", "file": "F0HS27V1Z"]]),
+            // Unhandled types may give the same fields other shapes: a team_join's user is an object.
+            ["type": "team_join", "user": ["id": "U9", "team_id": "T061EG9R6"], "event_ts": "1360782804.083113"],
         ]
-        for json in ignored {
-            let callback = try decodeCallback(Self.callback(json))
+        for event in ignored {
+            let callback = try decodeCallback(SlackPayloads.eventCallback(event: event))
             guard case .ignored(_, let reason) = callback.event else {
-                Issue.record("not ignored: \(json)")
+                Issue.record("not ignored: \(event)")
                 continue
             }
             #expect(!reason.isEmpty)
@@ -222,10 +202,7 @@ struct SlackEventsTests {
     }
 
     @Test func aReactionBecomesATribunalOnTheMessage() throws {
-        let callback = try decodeCallback(
-            Self.callback(
-                #"{"type":"reaction_added","user":"U024BE7LH","reaction":"mag","item_user":"U0G9QF9C6","item":{"type":"message","channel":"C0G9QF9GZ","ts":"1360782400.498405"},"event_ts":"1360782804.083113"}"#,
-                eventID: "Ev0REACT1"))
+        let callback = try decodeCallback(SlackPayloads.reactionAdded(eventID: "Ev0REACT1"))
         guard case .reactionAdded(let reaction) = callback.event else {
             Issue.record("expected a reaction, got \(callback.event)")
             return
@@ -247,63 +224,45 @@ struct SlackEventsTests {
     }
 
     @Test func otherEnvelopesAreAcknowledgedAndIgnored() throws {
-        let body = #"{"token":"Jhj5dZrVaK7ZwHHjRyZWjbDl","type":"app_rate_limited","team_id":"T123456","minute_rate_limited":1518467820,"api_app_id":"A123456"}"#
-        #expect(try decode(body) == .other(type: "app_rate_limited"))
+        #expect(try decode(SlackPayloads.appRateLimited()) == .other(type: "app_rate_limited"))
     }
 
-    @Test func malformedBodiesSayWhatIsWrong() {
-        let cases: [(String, String)] = [
-            ("not json", "Events API body: not valid JSON"),
-            (#"{"challenge":"x"}"#, "Events API body: missing field `type`"),
-            (#"{"type":5}"#, "Events API body: field `type` is not a string"),
-            (#"{"type":"url_verification"}"#, "Events API body: missing field `challenge`"),
-            (#"{"type":"event_callback","team_id":"T1","event":{"type":"app_mention"}}"#, "Events API body: missing field `event_id`"),
-            (#"{"type":"event_callback","team_id":"T1","event_id":"Ev1"}"#, "Events API body: missing field `event`"),
-            (Self.callback(#"{"type":"app_mention","user":"U1","text":"hi","ts":"1.1"}"#), "Events API body: missing field `event.channel`"),
-            (Self.callback(#"{"type":"reaction_added","user":"U1","reaction":"mag","item":{"type":"message","channel":"C1"}}"#), "Events API body: missing field `event.item.ts`"),
-            (Self.callback(#"{"type":"message","channel_type":"im","channel":"D1","user":"U1","ts":1.5}"#), "Events API body: field `event.ts` is not a string"),
+    @Test func malformedBodiesSayWhatIsWrong() throws {
+        let mention = SlackPayloads.appMention()
+        let mentionEvent = try #require(mention["event"])
+        let reactionEvent = try #require(SlackPayloads.reactionAdded()["event"])
+        let dmEvent = try #require(SlackPayloads.directMessage()["event"])
+        let cases: [(JSONValue, String)] = [
+            (SlackPayloads.urlVerification().replacing(["type": nil]), "Events API body: missing field `type`"),
+            (SlackPayloads.urlVerification().replacing(["type": 5]), "Events API body: field `type` is not a string"),
+            (SlackPayloads.urlVerification().replacing(["challenge": nil]), "Events API body: missing field `challenge`"),
+            (mention.replacing(["event_id": nil]), "Events API body: missing field `event_id`"),
+            (mention.replacing(["event": nil]), "Events API body: missing field `event`"),
+            (SlackPayloads.eventCallback(event: mentionEvent.replacing(["channel": nil])), "Events API body: missing field `event.channel`"),
+            (
+                SlackPayloads.eventCallback(event: reactionEvent.replacing(["item": ["type": "message", "channel": "C0G9QF9GZ"]])),
+                "Events API body: missing field `event.item.ts`"
+            ),
+            (SlackPayloads.eventCallback(event: dmEvent.replacing(["ts": 1.5])), "Events API body: field `event.ts` is not a string"),
         ]
         for (body, message) in cases {
             let error = #expect(throws: SlackPayloadError.self) { try decode(body) }
             #expect(error?.description == message, "\(body)")
         }
+        let garbage = #expect(throws: SlackPayloadError.self) { try decode("not json") }
+        #expect(garbage?.description == "Events API body: not valid JSON")
     }
 }
 
 @Suite("Slack payloads: interactivity")
 struct SlackInteractionTests {
-    static let runAgain = #"""
-        {
-            "type": "block_actions",
-            "user": {"id": "U0CA5", "username": "amy", "name": "amy", "team_id": "T3MDE"},
-            "api_app_id": "A0CA5",
-            "token": "Shh_its_a_seekrit",
-            "container": {"type": "message", "message_ts": "1548261231.000200", "channel_id": "C0CA5", "is_ephemeral": false, "thread_ts": "1548261000.000100"},
-            "trigger_id": "12466734323.1395872398",
-            "team": {"id": "T3MDE", "domain": "acme-creamery"},
-            "enterprise": null,
-            "is_enterprise_install": false,
-            "channel": {"id": "C0CA5", "name": "general"},
-            "message": {"type": "message", "user": "U0BOT", "ts": "1548261231.000200", "thread_ts": "1548261000.000100", "bot_id": "B0BOT", "text": "Bonjour", "blocks": []},
-            "state": {"values": {}},
-            "response_url": "https://hooks.slack.com/actions/AABA1ABCD/1232321423432/D09sSasdasdAS9091209",
-            "actions": [{"action_id": "run_again", "block_id": "Zs9", "text": {"type": "plain_text", "text": "Run again", "emoji": true}, "value": "/translate fr Good morning & more", "type": "button", "action_ts": "1548426417.840180"}]
-        }
-        """#
-
-    /// Ephemeral messages come back without `message`: only `container` says where.
-    static let postToChannel = #"""
-        {"type":"block_actions","user":{"id":"U0CA5","username":"amy","team_id":"T3MDE"},"api_app_id":"A0CA5","token":"x","container":{"type":"message","message_ts":"1548261299.000300","channel_id":"C0CA5","is_ephemeral":true},"trigger_id":"12466734323.1395872399","team":{"id":"T3MDE","domain":"acme-creamery"},"channel":{"id":"C0CA5","name":"general"},"response_url":"https://hooks.slack.com/actions/T3MDE/1/abc","actions":[{"action_id":"post_to_channel","block_id":"a1","text":{"type":"plain_text","text":"Post to channel"},"value":"outbox-42","type":"button","style":"primary","action_ts":"1548426417.9"}]}
-        """#
-
-    /// As Slack POSTs it: one form field, the JSON percent-encoded with `+` for spaces.
-    static func form(_ json: String) -> [UInt8] {
-        let encoded = json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!.replacingOccurrences(of: "%20", with: "+")
-        return Array(("payload=" + encoded).utf8)
+    /// As Slack POSTs it: one form field, `payload`, holding the JSON.
+    static func form(_ payload: JSONValue) -> [UInt8] {
+        Array(SlackPayloads.interactionForm(payload).utf8)
     }
 
-    func blockActions(_ json: String) throws -> SlackBlockActions {
-        guard case .blockActions(let actions) = try SlackInteraction.decode(form: Self.form(json)) else {
+    func blockActions(_ payload: JSONValue) throws -> SlackBlockActions {
+        guard case .blockActions(let actions) = try SlackInteraction.decode(form: Self.form(payload)) else {
             Issue.record("not block_actions")
             throw CancellationError()
         }
@@ -311,7 +270,7 @@ struct SlackInteractionTests {
     }
 
     @Test func runAgainRunsTheCommandLineInTheSameThread() throws {
-        let actions = try blockActions(Self.runAgain)
+        let actions = try blockActions(SlackPayloads.blockActions())
         #expect(actions.teamID == "T3MDE")
         #expect(actions.userID == "U0CA5")
         #expect(actions.channelID == "C0CA5")
@@ -332,7 +291,7 @@ struct SlackInteractionTests {
     }
 
     @Test func postToChannelFromAnEphemeralMessage() throws {
-        let actions = try blockActions(Self.postToChannel)
+        let actions = try blockActions(SlackPayloads.blockActions(ephemeral: true))
         #expect(actions.isEphemeral)
         #expect(actions.messageTS == "1548261299.000300")
         #expect(actions.threadTS == nil)
@@ -340,23 +299,34 @@ struct SlackInteractionTests {
     }
 
     @Test func unknownElementsAndOtherInteractions() throws {
-        let select = Self.runAgain.replacingOccurrences(of: #""action_id": "run_again""#, with: #""action_id": "pick""#)
+        let select = SlackPayloads.blockActions(actionID: "pick")
         #expect(try blockActions(select).buttons == [.other(actionID: "pick", value: "/translate fr Good morning & more")])
-        let shortcut = #"{"type":"shortcut","token":"x","action_ts":"1581106241.371594","team":{"id":"T1"},"user":{"id":"U1"},"callback_id":"rhea","trigger_id":"9"}"#
-        #expect(try SlackInteraction.decode(form: Self.form(shortcut)) == .other(type: "shortcut"))
+        #expect(try SlackInteraction.decode(form: Self.form(SlackPayloads.shortcut())) == .other(type: "shortcut"))
     }
 
     @Test func malformedInteractionsSayWhatIsWrong() {
         let cases: [([UInt8], String)] = [
             (Array("token=x".utf8), "interactivity body: missing field `payload`"),
             (Array("payload=%7Bnope".utf8), "interactivity body: not valid JSON"),
-            (Self.form(#"{"type":"block_actions","team":{"id":"T1"},"actions":[]}"#), "interactivity body: missing field `user`"),
-            (Self.form(#"{"type":"block_actions","user":{"id":"U1"},"team":{"id":"T1"},"actions":[]}"#), "interactivity body: missing field `actions`"),
-            (Self.form(#"{"type":"block_actions","user":{"id":"U1"},"team":{"id":"T1"},"actions":[{"value":"v"}]}"#), "interactivity body: missing field `actions[0].action_id`"),
+            (Self.form(SlackPayloads.blockActions().replacing(["user": nil])), "interactivity body: missing field `user`"),
+            (Self.form(SlackPayloads.blockActions().replacing(["actions": []])), "interactivity body: missing field `actions`"),
+            (Self.form(SlackPayloads.blockActions().replacing(["actions": [["value": "v"]]])), "interactivity body: missing field `actions[0].action_id`"),
         ]
         for (body, message) in cases {
             let error = #expect(throws: SlackPayloadError.self) { try SlackInteraction.decode(form: body) }
             #expect(error?.description == message)
         }
+    }
+}
+
+extension JSONValue {
+    /// This object with the given members set, or removed where the value is nil: a recorded
+    /// payload with one thing changed or wrong.
+    func replacing(_ changes: [String: JSONValue?]) -> JSONValue {
+        var object = objectValue ?? [:]
+        for (key, value) in changes {
+            object[key] = value
+        }
+        return .object(object)
     }
 }

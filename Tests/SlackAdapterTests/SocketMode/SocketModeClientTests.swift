@@ -15,12 +15,14 @@ struct SocketModeClientTests {
             let open = try #require(harness.web.requests(path: "apps.connections.open").first)
             #expect(open.header("Authorization") == "Bearer \(harness.web.appToken)")
 
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-1", eventID: "Ev1", text: "<@U0FAKEBOT> why?"))
+            try await socketMode.send(json: mentionEnvelope("env-1", eventID: "Ev1", text: "<@U0FAKEBOT> why?"))
             let acks = try await socketMode.waitForAck(envelopeID: "env-1")
             #expect(acks == [FakeSocketModeAck(connection: 1, envelopeID: "env-1")])
 
             let url = harness.web.makeResponseURL()
-            try await socketMode.send(envelope: .slashCommand(envelopeID: "env-2", text: "explain", responseURL: url))
+            try await socketMode.send(
+                json: SlackPayloads.socketModeEnvelope(
+                    type: "slash_commands", envelopeID: "env-2", payload: SlackPayloads.slashCommandJSON(text: "explain", responseURL: url)))
             try await socketMode.waitForAck(envelopeID: "env-2")
 
             let envelopes = try await harness.received.wait(count: 2)
@@ -59,7 +61,7 @@ struct SocketModeClientTests {
             #expect(socketMode.openConnections == [1, 2], "the old connection stays open until the new one is ready")
 
             // Sent on the old connection during the overlap: acknowledged there, handed on.
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-overlap", eventID: "EvO"), to: 1)
+            try await socketMode.send(json: mentionEnvelope("env-overlap", eventID: "EvO"), to: 1)
             try await socketMode.waitForAck(envelopeID: "env-overlap")
             try await harness.received.wait(count: 1)
 
@@ -74,11 +76,10 @@ struct SocketModeClientTests {
             #expect(socketMode.openConnections == [2])
 
             // Slack retries the event on the new connection: acknowledged, not handed on again.
-            try await socketMode.send(
-                envelope: .appMention(envelopeID: "env-overlap-retry", eventID: "EvO", retryAttempt: 1), to: 2)
+            try await socketMode.send(json: mentionEnvelope("env-overlap-retry", eventID: "EvO", retryAttempt: 1), to: 2)
             try await socketMode.waitForAck(envelopeID: "env-overlap-retry")
             #expect(harness.logs.text.contains("acknowledged only"))
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-after", eventID: "EvA"), to: 2)
+            try await socketMode.send(json: mentionEnvelope("env-after", eventID: "EvA"), to: 2)
             try await harness.received.wait(count: 2)
             #expect(Set(harness.received.ids) == ["env-overlap", "env-after"])
             #expect(harness.received.ids.count == 2)
@@ -91,13 +92,13 @@ struct SocketModeClientTests {
             let socketMode = harness.socketMode
             try await socketMode.waitForConnections(count: 1)
             // An acknowledged envelope shows the client is past the upgrade and the hello.
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-before-drop", eventID: "EvB"))
+            try await socketMode.send(json: mentionEnvelope("env-before-drop", eventID: "EvB"))
             try await socketMode.waitForAck(envelopeID: "env-before-drop")
             try await socketMode.closeAbruptly(1)
             try await socketMode.waitForConnections(count: 2)
             #expect(socketMode.timeline.contains(.closed(1, byServer: true)))
 
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-after-drop", eventID: "EvD"))
+            try await socketMode.send(json: mentionEnvelope("env-after-drop", eventID: "EvD"))
             let acks = try await socketMode.waitForAck(envelopeID: "env-after-drop")
             #expect(acks.map(\.connection) == [2])
             try await harness.received.wait(count: 2)
@@ -116,7 +117,7 @@ struct SocketModeClientTests {
             // Three refused URL requests, one refused upgrade, then a URL that worked.
             #expect(harness.web.requests(path: "apps.connections.open").count == 5)
             #expect(harness.socketMode.refusedCount == 1)
-            try await harness.socketMode.send(envelope: .appMention(envelopeID: "env-1", eventID: "Ev1"))
+            try await harness.socketMode.send(json: mentionEnvelope("env-1", eventID: "Ev1"))
             try await harness.received.wait(count: 1)
         }
     }
@@ -136,7 +137,7 @@ struct SocketModeClientTests {
                 events.contains { if case .sent(let id, "hello") = $0 { id > 1 } else { false } }
             }
             #expect(timeline.contains(.closed(1, byServer: false)))
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-1", eventID: "Ev1"))
+            try await socketMode.send(json: mentionEnvelope("env-1", eventID: "Ev1"))
             try await harness.received.wait(count: 1)
             #expect(harness.logs.text.contains("did not say hello in time"))
         }
@@ -153,8 +154,8 @@ struct SocketModeClientTests {
         }) { harness in
             let socketMode = harness.socketMode
             try await socketMode.waitForConnections(count: 1)
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-slow", eventID: "Ev1"))
-            try await socketMode.send(envelope: .appMention(envelopeID: "env-fast", eventID: "Ev2"))
+            try await socketMode.send(json: mentionEnvelope("env-slow", eventID: "Ev1"))
+            try await socketMode.send(json: mentionEnvelope("env-fast", eventID: "Ev2"))
             try await socketMode.waitForAck(envelopeID: "env-slow")
             try await socketMode.waitForAck(envelopeID: "env-fast")
             try await harness.received.wait(count: 2)

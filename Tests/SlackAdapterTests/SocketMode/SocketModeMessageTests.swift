@@ -1,25 +1,29 @@
 import RelayCore
+import RelayTestSupport
 import SlackAdapter
 import Testing
 
 @Suite("Socket Mode frames")
 struct SocketModeMessageTests {
+    static func frame(_ json: JSONValue) -> String {
+        SlackPayloads.body(json)
+    }
+
     @Test func readsHelloAndDisconnect() {
-        let hello = #"{"type":"hello","num_connections":2,"debug_info":{"host":"applink-1","approximate_connection_time":18060},"connection_info":{"app_id":"A1"}}"#
-        #expect(SocketModeMessage(text: hello) == .hello(numConnections: 2))
-        #expect(SocketModeMessage(text: #"{"type":"disconnect","reason":"refresh_requested","debug_info":{"host":"x"}}"#)
-            == .disconnect(reason: "refresh_requested"))
-        #expect(SocketModeMessage(text: #"{"type":"disconnect"}"#) == .disconnect(reason: "unknown"))
-        #expect(SocketModeMessage(text: #"{"type":"novel"}"#) == .other(type: "novel"))
+        #expect(SocketModeMessage(text: Self.frame(SlackPayloads.socketModeHello())) == .hello(numConnections: 2))
+        #expect(SocketModeMessage(text: Self.frame(SlackPayloads.socketModeDisconnect())) == .disconnect(reason: "refresh_requested"))
+        #expect(SocketModeMessage(text: Self.frame(SlackPayloads.socketModeDisconnect(reason: "warning"))) == .disconnect(reason: "warning"))
+        #expect(SocketModeMessage(json: SlackPayloads.socketModeDisconnect().replacing(["reason": nil])) == .disconnect(reason: "unknown"))
+        #expect(SocketModeMessage(json: SlackPayloads.socketModeHello().replacing(["type": "novel"])) == .other(type: "novel"))
         #expect(SocketModeMessage(text: "not json") == nil)
         #expect(SocketModeMessage(text: "[1,2]") == nil)
     }
 
     @Test func readsAnEnvelopeKeepingThePayloadRaw() throws {
-        let text = #"""
-            {"envelope_id":"57d6a792-4d35-4d0b-b6aa-3361493e1caf","payload":{"token":"t","team_id":"T1","event":{"type":"app_mention","text":"<@U1> hi","ts":"1.2"},"type":"event_callback","event_id":"Ev08MFMKH6"},"type":"events_api","accepts_response_payload":false,"retry_attempt":1,"retry_reason":"timeout"}
-            """#
-        guard case .envelope(let envelope) = SocketModeMessage(text: text) else {
+        let frame = SlackPayloads.socketModeEnvelope(
+            type: "events_api", envelopeID: "57d6a792-4d35-4d0b-b6aa-3361493e1caf",
+            payload: SlackPayloads.appMention(eventID: "Ev08MFMKH6"), retryAttempt: 1)
+        guard case .envelope(let envelope) = SocketModeMessage(text: Self.frame(frame)) else {
             Issue.record("not an envelope")
             return
         }
@@ -29,13 +33,21 @@ struct SocketModeMessageTests {
         #expect(envelope.retryReason == "timeout")
         #expect(!envelope.acceptsResponsePayload)
         #expect(envelope.eventID == "Ev08MFMKH6")
-        #expect(envelope.payload["event"]?["text"] == "<@U1> hi")
-        #expect(envelope.payload["team_id"] == "T1")
+        #expect(envelope.payload == SlackPayloads.appMention(eventID: "Ev08MFMKH6"))
+
+        // The payload is the Events API body itself, read as the HTTP route reads one.
+        guard case .eventCallback(let callback) = try SlackEventsRequest.decode(envelope.payload.encoded()) else {
+            Issue.record("not an event_callback")
+            return
+        }
+        #expect(callback.eventID == "Ev08MFMKH6")
+        #expect(callback.teamID == "T061EG9R6")
     }
 
-    @Test func slashCommandsAndInteractionsAreEnvelopesToo() {
-        let slash = #"{"envelope_id":"e2","type":"slash_commands","accepts_response_payload":true,"payload":{"command":"/ask","text":"why"},"retry_attempt":0,"retry_reason":""}"#
-        guard case .envelope(let envelope) = SocketModeMessage(text: slash) else {
+    @Test func slashCommandsAndInteractionsAreEnvelopesToo() throws {
+        let slash = SlackPayloads.socketModeEnvelope(
+            type: "slash_commands", envelopeID: "e2", payload: SlackPayloads.slashCommandJSON(command: "/ask", text: "why"))
+        guard case .envelope(let envelope) = SocketModeMessage(text: Self.frame(slash)) else {
             Issue.record("not an envelope")
             return
         }
@@ -43,7 +55,12 @@ struct SocketModeMessageTests {
         #expect(envelope.acceptsResponsePayload)
         #expect(envelope.retryReason == nil, "an empty reason is no reason")
         #expect(envelope.eventID == nil)
-        guard case .envelope(let interactive) = SocketModeMessage(text: #"{"envelope_id":"e3","type":"interactive","payload":{"type":"block_actions"}}"#) else {
+        #expect(try SlackSlashCommand.decode(json: envelope.payload.encoded()).commandLine() == "/ask why")
+
+        // Without retry fields at all, a first delivery.
+        let bare = SlackPayloads.socketModeEnvelope(type: "interactive", envelopeID: "e3", payload: SlackPayloads.blockActions())
+            .replacing(["retry_attempt": nil, "retry_reason": nil])
+        guard case .envelope(let interactive) = SocketModeMessage(json: bare) else {
             Issue.record("not an envelope")
             return
         }

@@ -15,6 +15,15 @@ struct SocketModeHarness {
     let run: Task<Void, any Error>
 }
 
+/// An `app_mention` in an `events_api` envelope, as Slack sends it over Socket Mode; the text
+/// mentions the fake's bot.
+func mentionEnvelope(_ envelopeID: String, eventID: String, text: String = "<@U0FAKEBOT> hello", retryAttempt: Int = 0) -> JSONValue {
+    SlackPayloads.socketModeEnvelope(
+        type: "events_api", envelopeID: envelopeID,
+        payload: SlackPayloads.appMention(text: text, eventID: eventID, botUserID: FakeSlackWebAPI.botUserID),
+        retryAttempt: retryAttempt)
+}
+
 /// Fast timings so reconnects take milliseconds, not seconds.
 let fastSocketMode = SocketModeClient.Configuration(
     backoff: Backoff(initial: 0.05, multiplier: 2, maximum: 0.2, jitter: 0.5),

@@ -148,6 +148,17 @@ struct RelayUnderTest: Sendable {
         return try await post("/slack/events", body: text, contentType: "application/json", signing: signing, extraHeaders: extra)
     }
 
+    /// Waits until the relay is idle: no run in flight and nothing pending in the outbox (from
+    /// `/readyz`). Then nothing more can be sent, so "exactly once" can be checked without
+    /// waiting for a fixed time.
+    func settled() async throws {
+        try await eventually("the relay to be idle (no run in flight, outbox empty)") {
+            let response = try await client.execute(uri: "/readyz", method: .get, headers: [:], body: nil)
+            let report = JSONValue.parse(response.body.readableBytesView)
+            return report?["runs"]?["inFlight"]?.intValue == 0 && report?["store"]?["outboxDepth"]?.intValue == 0
+        }
+    }
+
     /// The relay's outbox depth, from `/readyz`.
     func outboxDepth() async throws -> Int? {
         let response = try await client.execute(uri: "/readyz", method: .get, headers: [:], body: nil)

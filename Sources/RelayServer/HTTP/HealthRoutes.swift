@@ -4,12 +4,14 @@ import Prometheus
 import RelayCore
 
 /// `GET /healthz` (the process answers), `GET /readyz` (the store is open; the backend's
-/// reachability and each platform's state are reported), `GET /metrics` (Prometheus text).
+/// reachability, each platform's state and the runs in flight are reported), `GET /metrics` (Prometheus text).
 struct HealthRoutes: Sendable {
     let store: any Store
     let tribunal: any Tribunal
     let platforms: [String: String]
     let registry: PrometheusCollectorRegistry
+    /// Runs in flight right now (reported: with the outbox depth it tells when the relay is idle).
+    let runsInFlight: @Sendable () -> Int
 
     func add(to router: Router<some RequestContext>) {
         router.get("healthz") { _, _ in "ok\n" }
@@ -40,6 +42,7 @@ struct HealthRoutes: Sendable {
             body["backend"] = ["status": "unreachable", "detail": .string(error.userMessage)]
         }
         body["platforms"] = .object(platforms.mapValues { .string($0) })
+        body["runs"] = ["inFlight": .int(runsInFlight())]
         body["status"] = .string(ready ? "ready" : "not ready")
         return Response(
             status: ready ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],

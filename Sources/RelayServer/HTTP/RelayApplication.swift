@@ -84,8 +84,10 @@ public enum RelayApplication {
 
         let router = Router()
         router.add(middleware: MetricsMiddleware())
-        HealthRoutes(store: dependencies.store, tribunal: relay.tribunal, platforms: configuration.platformStatus, registry: dependencies.registry)
-            .add(to: router)
+        HealthRoutes(
+            store: dependencies.store, tribunal: relay.tribunal, platforms: configuration.platformStatus, registry: dependencies.registry,
+            runsInFlight: { dispatcher.inFlight }
+        ).add(to: router)
         for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }
 
         let worker = OutboxWorker(

@@ -68,6 +68,6 @@ public enum HTTPFailure: Error, Sendable {
             }
         }
         let reason = ConnectionFailure.reason(error)
-        return reason == "TLS handshake failed" ? .tls(reason: reason) : .unreachable(reason: reason)
+        return reason == ConnectionFailure.tlsReason ? .tls(reason: reason) : .unreachable(reason: reason)
     }
 }

@@ -63,7 +63,7 @@ public struct SlackPlatform: ChatPlatform {
         guard let secret = configuration.signingSecret ?? configuration.appToken ?? configuration.botToken else {
             throw ConfigurationError("Slack is off: set SLACK_SIGNING_SECRET or SLACK_APP_TOKEN.")
         }
-        let api = SlackWebClient(httpClient: context.transport.client, configuration: configuration, logger: context.logger)
+        let api = SlackWebClient(transport: context.transport, configuration: configuration, logger: context.logger)
         // Admins and threads are read with the bot token; without one the relay asks nothing.
         let reader = configuration.botToken == nil ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger)
         return SlackConnection(

@@ -48,7 +48,7 @@ struct OutboxWorkerTests {
             let outbox = Outbox(store: store, clock: clock)
             let entry = outbox.reply("hello")
             try await outbox.enqueue(entry)
-            let sender = RecordingSender(clock: clock, script: [.rateLimited(retryAfter: 1, reason: "HTTP 429")])
+            let sender = RecordingSender(clock: clock, script: [.rateLimited(retryAfter: .seconds(1), reason: "HTTP 429")])
             try await whileRunning(worker(outbox, sender)) {
                 _ = try await sender.next()
                 try await advance(clock, by: .milliseconds(100), until: "the retry") { sender.deliveries.count >= 2 }
@@ -64,8 +64,8 @@ struct OutboxWorkerTests {
         }
     }
 
-    @Test(arguments: [Double.nan, .infinity, -5, 1e12])
-    func aHostileRetryAfterNeverTrapsNorParksTheConversationForLong(retryAfter: Double) async throws {
+    @Test(arguments: [Duration.seconds(-5), .seconds(1e12), .seconds(Int64.max)])
+    func aHostileRetryAfterNeverTrapsNorParksTheConversationForLong(retryAfter: Duration) async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
             let clock = ManualClock()

@@ -6,27 +6,27 @@
 /// in `[1 − jitter, 1]`, so delays never exceed the cap and many clients that lost the same
 /// server do not come back in step. `reset()` after a healthy connection starts over.
 public struct Backoff: Sendable, Hashable {
-    /// Seconds before the first retry (before jitter).
-    public var initial: Double
+    /// The first delay (before jitter).
+    public var initial: Duration
     /// Growth factor from one attempt to the next.
     public var multiplier: Double
-    /// Largest delay in seconds.
-    public var maximum: Double
+    /// The largest delay.
+    public var maximum: Duration
     /// Fraction of each delay that is random, 0 (none) to 1 (anything from 0 to the delay).
     public var jitter: Double
     /// Delays handed out since the last reset.
     public private(set) var attempts = 0
 
-    /// A backoff from `initial` seconds, growing by `multiplier`, capped at `maximum`.
-    public init(initial: Double = 1, multiplier: Double = 2, maximum: Double = 30, jitter: Double = 0.5) {
-        self.initial = max(0, initial)
-        self.multiplier = max(1, multiplier)
-        self.maximum = max(0, maximum)
-        self.jitter = min(1, max(0, jitter))
+    /// A backoff from `initial`, growing by `multiplier`, capped at `maximum`.
+    public init(initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(30), jitter: Double = 0.5) {
+        self.initial = max(.zero, initial)
+        self.multiplier = multiplier.isFinite ? max(1, multiplier) : 1
+        self.maximum = max(.zero, maximum)
+        self.jitter = jitter.isFinite ? min(1, max(0, jitter)) : 0
     }
 
-    /// The delay in seconds before the next attempt, before jitter.
-    public var nextBase: Double {
+    /// The delay before the next attempt, before jitter.
+    public var nextBase: Duration {
         var delay = min(initial, maximum)
         var step = 0
         // Stops growing at the cap, so a long outage cannot overflow.
@@ -37,17 +37,17 @@ public struct Backoff: Sendable, Hashable {
         return delay
     }
 
-    /// The delay in seconds before the next attempt; `unitRandom` in `0...1` picks where in
-    /// the jitter range it falls (1 is the full delay). Counts an attempt.
-    public mutating func next(unitRandom: Double) -> Double {
+    /// The delay before the next attempt; `unitRandom` in `0...1` picks where in the jitter
+    /// range it falls (1 is the full delay). Counts an attempt.
+    public mutating func next(unitRandom: Double) -> Duration {
         let base = nextBase
         attempts += 1
         let random = unitRandom.isFinite ? min(1, max(0, unitRandom)) : 1
         return base * (1 - jitter + jitter * random)
     }
 
-    /// The delay in seconds before the next attempt, with system randomness.
-    public mutating func next() -> Double {
+    /// The delay before the next attempt, with system randomness.
+    public mutating func next() -> Duration {
         next(unitRandom: Double.random(in: 0...1))
     }
 

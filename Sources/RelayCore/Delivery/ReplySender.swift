@@ -2,9 +2,9 @@
 public enum DeliveryOutcome: Sendable, Hashable {
     /// The platform accepted it; `platformRef` identifies the posted message (Slack `ts`) if any.
     case sent(platformRef: String?)
-    /// Rate limited: try again no sooner than `seconds` from now (HTTP 429 `Retry-After`, a
+    /// Rate limited: try again no sooner than `retryAfter` from now (HTTP 429 `Retry-After`, a
     /// JSON `retry_after`…). The whole conversation waits, not just this entry.
-    case rateLimited(retryAfter: Double, reason: String)
+    case rateLimited(retryAfter: Duration, reason: String)
     /// Failed in a way that may pass (5xx, timeout, connection refused): retry with backoff.
     case retryable(reason: String)
     /// Refused for good (`channel_not_found`, an expired `response_url`): do not retry.
@@ -18,12 +18,12 @@ public enum DeliveryOutcome: Sendable, Hashable {
 public protocol ReplySender: Sendable {
     /// The `platform` this sender delivers for (matches `OutboxEntry.platform`).
     var platform: String { get }
-    /// Seconds to keep between this send and the previous one to the same conversation (Slack:
+    /// Time to keep between this send and the previous one to the same conversation (Slack:
     /// about one `chat.postMessage` a second per channel; a `response_url` has no such limit).
-    func minimumInterval(for entry: OutboxEntry) -> Double
+    func minimumInterval(for entry: OutboxEntry) -> Duration
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
 }
 
 extension ReplySender {
-    public func minimumInterval(for entry: OutboxEntry) -> Double { 0 }
+    public func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }
 }

@@ -24,8 +24,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Exponential with "equal jitter": half the step is fixed, half random, so clients that
     /// failed together do not come back together.
     public func delay(afterAttempt attempt: Int, random: Double = Double.random(in: 0...1)) -> Duration {
-        var backoff = Backoff(initial: baseDelay.seconds, multiplier: 2, maximum: maxDelay.seconds, jitter: 0.5)
+        var backoff = Backoff(initial: baseDelay, multiplier: 2, maximum: maxDelay, jitter: 0.5)
         backoff.skip(min(max(0, attempt - 1), 64))
-        return .clampedSeconds(backoff.next(unitRandom: random))
+        return backoff.next(unitRandom: random)
     }
 }

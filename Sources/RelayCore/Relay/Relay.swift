@@ -49,7 +49,7 @@ public struct Relay: Sendable {
             }
             if let key = event.eventKey {
                 let now = now()
-                let fresh = try await store.claimEvent(key: "\(event.platform):\(key)", expiresAt: now.addingTimeInterval(configuration.dedupeLifetime), now: now)
+                let fresh = try await store.claimEvent(key: "\(event.platform):\(key)", expiresAt: now + configuration.dedupeLifetime, now: now)
                 if !fresh { return RunOutcome(reply: nil, metricName: metricName) }
             }
             let command: Command

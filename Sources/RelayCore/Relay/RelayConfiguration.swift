@@ -1,4 +1,4 @@
-public import struct Foundation.TimeInterval
+
 
 /// Defaults and limits of the relay itself (backends and adapters have their own).
 public struct RelayConfiguration: Sendable {
@@ -13,7 +13,7 @@ public struct RelayConfiguration: Sendable {
     /// How many runs `/history` shows.
     public var historyLength: Int
     /// How long an inbound event key is remembered (longer than any platform's retry window).
-    public var dedupeLifetime: TimeInterval
+    public var dedupeLifetime: Duration
     /// The most messages of a thread read for `/summarize` and friends.
     public var threadMessageLimit: Int
 
@@ -21,7 +21,7 @@ public struct RelayConfiguration: Sendable {
         defaultTier: Tier = .cheap, defaultK: Int = 3, defaultLanguage: Language = .english,
         defaultRetention: Retention = .full, chainLimits: ChainLimits = ChainLimits(),
         maxChainsPerTeam: Int = 100, maxCustomCommandsPerTeam: Int = 50, historyLength: Int = 10,
-        dedupeLifetime: TimeInterval = 24 * 3600, threadMessageLimit: Int = 200
+        dedupeLifetime: Duration = .seconds(24 * 3600), threadMessageLimit: Int = 200
     ) {
         self.defaultTier = defaultTier
         self.defaultK = defaultK

@@ -121,7 +121,7 @@ public final class OutboxWorker: Service, Sendable {
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
             return
         }
-        let wait = pacer.reserve(entry.conversation, interval: .clampedSeconds(sender.minimumInterval(for: entry)), now: clock.now)
+        let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval(for: entry), now: clock.now)
         if wait > .zero { try? await clock.sleep(for: wait) }
 
         let earlier = try? await entry.replaces.asyncFlatMap { try await store.outboxEntry(id: $0) }
@@ -132,10 +132,10 @@ public final class OutboxWorker: Service, Sendable {
         case .sent(let platformRef):
             RelayMetrics.delivery(platform: entry.platform, outcome: "sent")
             await finish(entry) { try await store.markSent(id: entry.id, platformRef: platformRef, at: now) }
-        case .rateLimited(let seconds, let reason):
+        case .rateLimited(let retryAfter, let reason):
             RelayMetrics.delivery(platform: entry.platform, outcome: "rate_limited")
             // Read from outside: clamped, so no server can park a conversation for long.
-            let wait = RetryAfter.clamp(seconds: seconds) ?? .seconds(1)
+            let wait = min(max(.zero, retryAfter), RetryAfter.maximum)
             pacer.hold(entry.conversation, for: wait, now: now)
             await retryOrGiveUp(entry, attempts: attempts, at: now + wait, reason: reason)
         case .retryable(let reason):

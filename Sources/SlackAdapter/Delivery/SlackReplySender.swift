@@ -14,14 +14,14 @@ public import RelayCore
 public struct SlackReplySender: ReplySender {
     public let platform = SlackEventMapping.platform
     /// Slack allows about one `chat.*` message a second per channel.
-    let webAPIInterval: Double
+    let webAPIInterval: Duration
     let api: any SlackWebAPI
     let canPost: Bool
     let box: SlackSecretBox
     let logger: Logger
 
     /// `canPost`: a bot token is configured, so `chat.*` methods work.
-    public init(api: any SlackWebAPI, canPost: Bool, box: SlackSecretBox, webAPIInterval: Double = 1, logger: Logger) {
+    public init(api: any SlackWebAPI, canPost: Bool, box: SlackSecretBox, webAPIInterval: Duration = .seconds(1), logger: Logger) {
         self.api = api
         self.canPost = canPost
         self.box = box
@@ -31,11 +31,11 @@ public struct SlackReplySender: ReplySender {
 
     /// Replies that go to a `response_url` (a slash command's answer) are not paced: the
     /// per-channel limit is `chat.postMessage`'s. Everything else waits its turn in the channel.
-    public func minimumInterval(for entry: OutboxEntry) -> Double {
+    public func minimumInterval(for entry: OutboxEntry) -> Duration {
         guard case .reply = entry.content, entry.replaces == nil, SlackAddress.decode(entry.address)?.sealedResponseURL != nil else {
             return webAPIInterval
         }
-        return 0
+        return .zero
     }
 
     public func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {

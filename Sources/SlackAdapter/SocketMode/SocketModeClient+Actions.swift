@@ -29,7 +29,7 @@ extension SocketModeClient {
             io.addTask { await self.runConnection(id, url: url, outgoing: outgoing, input: input) }
             let helloTimeout = configuration.helloTimeout
             io.addTask {
-                do { try await Task.sleep(for: .seconds(helloTimeout)) } catch { return }
+                do { try await Task.sleep(for: helloTimeout) } catch { return }
                 input.yield(.helloTimedOut(id))
             }
 
@@ -52,9 +52,9 @@ extension SocketModeClient {
 
         case .retry(let delay):
             logger.notice(
-                "Socket Mode reconnecting after a delay", metadata: ["slack.delay": "\((delay * 1000).rounded() / 1000)"])
+                "Socket Mode reconnecting after a delay", metadata: ["slack.delay": "\(delay)"])
             io.addTask {
-                do { try await Task.sleep(for: .seconds(delay)) } catch { return }
+                do { try await Task.sleep(for: delay) } catch { return }
                 input.yield(.retryTimerFired)
             }
         }
@@ -67,7 +67,7 @@ extension SocketModeClient {
             input.yield(.urlOpened(url))
         } catch {
             if case .cancelled = error { return }
-            var retryAfter: Double?
+            var retryAfter: Duration?
             if case .rateLimited(_, let seconds) = error { retryAfter = seconds }
             // A refused token will not fix itself: say so loudly, but keep trying (the token
             // may be rotated while the relay runs, and the other platforms keep working).
@@ -101,7 +101,7 @@ extension SocketModeClient {
             logger.log(
                 level: unexpected ? .warning : .debug,
                 unexpected ? "Socket Mode connection lost" : "Socket Mode connection closed",
-                metadata: ["slack.socket": "\(id)", "slack.uptime": "\(uptime.rounded())"])
+                metadata: ["slack.socket": "\(id)", "slack.uptime": "\(uptime)"])
         case .stop:
             logger.info("Socket Mode stopping")
         default:

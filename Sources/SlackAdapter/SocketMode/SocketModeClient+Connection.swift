@@ -1,4 +1,5 @@
 import RelayCore
+import RelayHTTP
 import Logging
 import NIOWebSocket
 import WSClient
@@ -14,8 +15,8 @@ extension SocketModeClient {
         }()
         let webSocket = WebSocketClientConfiguration(
             maxFrameSize: configuration.maxMessageBytes,
-            closeTimeout: .seconds(configuration.closeTimeout),
-            autoPing: .enabled(timePeriod: .seconds(configuration.pingInterval)),
+            closeTimeout: configuration.closeTimeout,
+            autoPing: .enabled(timePeriod: configuration.pingInterval),
             validateUTF8: true)
         let maxMessageBytes = configuration.maxMessageBytes
         let closeTimeout = configuration.closeTimeout
@@ -32,8 +33,7 @@ extension SocketModeClient {
             // The reason is a fixed phrase: an error's own text could quote the URL's ticket.
             logger.info("Socket Mode websocket failed", metadata: ["slack.error": "\(Self.reason(error))"])
         }
-        let (seconds, attoseconds) = started.duration(to: .now).components
-        input.yield(.closed(id, uptime: Double(seconds) + Double(attoseconds) / 1e18))
+        input.yield(.closed(id, uptime: started.duration(to: .now)))
     }
 
     /// Reads frames into `input` and writes what `outgoing` asks for, until either side closes.
@@ -47,7 +47,7 @@ extension SocketModeClient {
         outgoing: AsyncStream<Outgoing>,
         input: Input,
         maxMessageBytes: Int,
-        closeTimeout: Double,
+        closeTimeout: Duration,
         logger: Logger
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -70,7 +70,7 @@ extension SocketModeClient {
                     case .close:
                         try await outbound.close(.normalClosure, reason: nil)
                         // The reader ends when the server's close frame arrives.
-                        try await Task.sleep(for: .seconds(closeTimeout))
+                        try await Task.sleep(for: closeTimeout)
                         return
                     }
                 }

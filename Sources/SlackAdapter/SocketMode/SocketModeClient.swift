@@ -148,14 +148,14 @@ extension SocketModeClient {
         /// Delays between reconnection attempts.
         public var backoff: Backoff
         /// Seconds a connection must stay up for `backoff` to start over after it closes.
-        public var healthyUptime: Double
+        public var healthyUptime: Duration
         /// Seconds a new connection has to say `hello` before it is dropped and retried.
-        public var helloTimeout: Double
+        public var helloTimeout: Duration
         /// Seconds between websocket pings; a ping unanswered by the next one closes the
         /// connection, which then reconnects (slack_sdk pings every 5 s).
-        public var pingInterval: Double
+        public var pingInterval: Duration
         /// Seconds to wait for the server's close frame after sending ours.
-        public var closeTimeout: Double
+        public var closeTimeout: Duration
         /// Largest message (and frame) accepted; envelopes carry whole events.
         public var maxMessageBytes: Int
         /// How many envelope and event ids are remembered to drop duplicates.
@@ -163,11 +163,11 @@ extension SocketModeClient {
 
         /// A configuration; every default suits Slack.
         public init(
-            backoff: Backoff = Backoff(initial: 1, multiplier: 2, maximum: 30, jitter: 0.5),
-            healthyUptime: Double = 30,
-            helloTimeout: Double = 10,
-            pingInterval: Double = 10,
-            closeTimeout: Double = 5,
+            backoff: Backoff = Backoff(initial: .seconds(1), multiplier: 2, maximum: .seconds(30), jitter: 0.5),
+            healthyUptime: Duration = .seconds(30),
+            helloTimeout: Duration = .seconds(10),
+            pingInterval: Duration = .seconds(10),
+            closeTimeout: Duration = .seconds(5),
             maxMessageBytes: Int = 4 * 1024 * 1024,
             deduplicationCapacity: Int = 4096
         ) {

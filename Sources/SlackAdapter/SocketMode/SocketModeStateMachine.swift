@@ -18,7 +18,7 @@ public import RelayCore
 ///   old connection stays open until the new one has said `hello`, so nothing sent in between
 ///   is lost; envelopes that still arrive on the old one are acknowledged and handed on.
 /// - Unexpected closes and failed attempts wait with `Backoff`, which starts over once a
-///   connection has stayed up `healthyUptime` seconds; a refresh does not wait.
+///   connection has stayed up `healthyUptime`; a refresh does not wait.
 /// - `stop` closes every connection; `isFinished` says when all have closed.
 public struct SocketModeStateMachine: Sendable {
     /// Numbers the connections, from 1, in the order they are opened.
@@ -46,16 +46,16 @@ public struct SocketModeStateMachine: Sendable {
         /// `apps.connections.open` answered this URL.
         case urlOpened(String)
         /// `apps.connections.open` failed; `retryAfter` when Slack rate-limited it.
-        case urlFailed(retryAfter: Double?)
+        case urlFailed(retryAfter: Duration?)
         /// The delay asked for by `.retry(after:)` has passed.
         case retryTimerFired
         /// A frame arrived on a connection.
         case received(SocketModeMessage, on: ConnectionID)
         /// A connection did not say `hello` in time.
         case helloTimedOut(ConnectionID)
-        /// A connection ended (closed by either side, or never opened); `uptime` in seconds
+        /// A connection ended (closed by either side, or never opened); `uptime` is how long
         /// from the connection attempt.
-        case closed(ConnectionID, uptime: Double)
+        case closed(ConnectionID, uptime: Duration)
         /// Stop: close everything.
         case stop
     }
@@ -71,8 +71,8 @@ public struct SocketModeStateMachine: Sendable {
         case deliver(SocketModeEnvelope)
         /// Close the connection; report `.closed` when it has.
         case close(ConnectionID)
-        /// Report `.retryTimerFired` after this many seconds.
-        case retry(after: Double)
+        /// Report `.retryTimerFired` after this long.
+        case retry(after: Duration)
     }
 
     /// Where the lifecycle is.
@@ -82,7 +82,7 @@ public struct SocketModeStateMachine: Sendable {
     /// The delays for the next retries.
     public private(set) var backoff: Backoff
     /// Seconds a connection must stay up for the backoff to start over after it closes.
-    public let healthyUptime: Double
+    public let healthyUptime: Duration
     /// Connections asked to close: their end is expected, not a failure.
     private var closing: Set<ConnectionID> = []
     private var deduplicator: SocketModeDeduplicator
@@ -95,7 +95,7 @@ public struct SocketModeStateMachine: Sendable {
     ///   - unitRandom: a number in `0...1` for each backoff's jitter; tests pass a constant.
     public init(
         backoff: Backoff = Backoff(),
-        healthyUptime: Double = 30,
+        healthyUptime: Duration = .seconds(30),
         deduplicationCapacity: Int = 4096,
         unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
@@ -127,7 +127,7 @@ public struct SocketModeStateMachine: Sendable {
 
         case .urlFailed(let retryAfter):
             guard case .requestingURL(let replacing) = state else { return [] }
-            return waitToRetry(replacing: replacing, atLeast: retryAfter ?? 0)
+            return waitToRetry(replacing: replacing, atLeast: retryAfter ?? .zero)
 
         case .retryTimerFired:
             guard case .waitingToRetry(let replacing) = state else { return [] }
@@ -140,7 +140,7 @@ public struct SocketModeStateMachine: Sendable {
         case .helloTimedOut(let id):
             guard case .connecting(id, let replacing) = state else { return [] }
             closing.insert(id)
-            return [.close(id)] + waitToRetry(replacing: replacing, atLeast: 0)
+            return [.close(id)] + waitToRetry(replacing: replacing, atLeast: .zero)
 
         case .closed(let id, let uptime):
             return closed(id, uptime: uptime)
@@ -193,7 +193,7 @@ public struct SocketModeStateMachine: Sendable {
         }
     }
 
-    private mutating func closed(_ id: ConnectionID, uptime: Double) -> [Action] {
+    private mutating func closed(_ id: ConnectionID, uptime: Duration) -> [Action] {
         openConnections.remove(id)
         if closing.remove(id) != nil {
             // Asked for: after a refresh, a hello timeout or a stop.
@@ -202,9 +202,9 @@ public struct SocketModeStateMachine: Sendable {
         switch state {
         case .connected(id):
             if uptime >= healthyUptime { backoff.reset() }
-            return waitToRetry(replacing: nil, atLeast: 0)
+            return waitToRetry(replacing: nil, atLeast: .zero)
         case .connecting(id, let replacing):
-            return waitToRetry(replacing: replacing, atLeast: 0)
+            return waitToRetry(replacing: replacing, atLeast: .zero)
         case .connecting(let current, replacing: id):
             // The old connection of a refresh went first; the new one is on its way.
             state = .connecting(current, replacing: nil)
@@ -218,7 +218,7 @@ public struct SocketModeStateMachine: Sendable {
         return []
     }
 
-    private mutating func waitToRetry(replacing: ConnectionID?, atLeast minimum: Double) -> [Action] {
+    private mutating func waitToRetry(replacing: ConnectionID?, atLeast minimum: Duration) -> [Action] {
         state = .waitingToRetry(replacing: replacing)
         let delay = max(minimum, backoff.next(unitRandom: unitRandom()))
         return [.retry(after: delay)]

@@ -78,7 +78,8 @@ extension SlackAPIError {
     }
 
     /// "2", "0.5": whole seconds without a fraction.
-    private static func format(_ seconds: Double) -> String {
+    private static func format(_ duration: Duration) -> String {
+        let seconds = duration.seconds
         guard seconds.isFinite, abs(seconds) < 1e9 else { return "\(seconds)" }
         let rounded = (seconds * 100).rounded() / 100
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)

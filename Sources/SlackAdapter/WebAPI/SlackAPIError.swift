@@ -4,16 +4,16 @@
 /// holds a token or a `response_url`. `reason` is one line fit for logs and the outbox's
 /// `lastError`; `deliveryOutcome` says what the outbox should do next.
 public enum SlackAPIError: Error, Sendable, Hashable {
-    /// HTTP 429 or `{"ok":false,"error":"ratelimited"}`: wait `retryAfter` seconds
-    /// (`Retry-After`, 1 s when the header is missing).
-    case rateLimited(method: String, retryAfter: Double)
+    /// HTTP 429 or `{"ok":false,"error":"ratelimited"}`: wait `retryAfter` (`Retry-After`,
+    /// read and clamped by `RetryAfter`; 1 s when the header is missing or unreadable).
+    case rateLimited(method: String, retryAfter: Duration)
     /// Slack said no: `{"ok":false,"error":code}` (usually with HTTP 200), or a 4xx such as
     /// a 404 from an expired `response_url`. `code` is Slack's error string.
     case api(method: String, code: String, status: Int)
     /// HTTP 5xx.
     case server(method: String, status: Int)
     /// No whole answer within the per-call timeout.
-    case timedOut(method: String, seconds: Double)
+    case timedOut(method: String, after: Duration)
     /// The connection failed: refused, reset, DNS, TLS.
     case unreachable(method: String, reason: String)
     /// A 2xx whose body is not Slack's JSON, or lacks what the method returns (a `ts`…).

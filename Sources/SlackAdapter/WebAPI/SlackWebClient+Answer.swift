@@ -7,21 +7,22 @@ extension SlackWebClient {
 
     /// Reads one answer the way Slack means it.
     ///
-    /// - HTTP 429, or `ok: false` with `ratelimited`: rate limited for `Retry-After` seconds
-    ///   (an integer; 1 s when missing or unreadable).
+    /// - HTTP 429, or `ok: false` with `ratelimited`: rate limited for `retryAfter` (the
+    ///   `Retry-After` header as `RetryAfter` reads it; 1 s when missing or unreadable, as
+    ///   slack_sdk waits then too).
     /// - 2xx: `ok: true` is success and `ok: false` is Slack's refusal, whatever the status.
     ///   A `response_url` may answer plain text (`ok`), which is success too.
     /// - 5xx: a server error; other statuses: refused, with the body's `error` when it has one
     ///   (`expired_url` for a 404 from a `response_url` that says nothing).
     static func interpret(
-        status: Int, retryAfter: String?, body: [UInt8], method: String, isResponseURL: Bool
+        status: Int, retryAfter: Duration?, body: [UInt8], method: String, isResponseURL: Bool
     ) -> Result<JSONValue, SlackAPIError> {
         let json = JSONValue.parse(body)
         let ok = json?["ok"]?.boolValue
         let code = json?["error"]?.stringValue.map(sanitized)
 
         if status == 429 || (ok == false && code == "ratelimited") {
-            return .failure(.rateLimited(method: method, retryAfter: seconds(retryAfter: retryAfter)))
+            return .failure(.rateLimited(method: method, retryAfter: retryAfter ?? .seconds(1)))
         }
         switch status {
         case 200..<300:
@@ -39,14 +40,6 @@ extension SlackWebClient {
             let fallback = isResponseURL && (status == 404 || status == 410) ? "expired_url" : "http_\(status)"
             return .failure(.api(method: method, code: code ?? fallback, status: status))
         }
-    }
-
-    /// `Retry-After` in whole seconds, as Slack sends it; 1 s when missing or unreadable
-    /// (slack_sdk waits 1 s then too).
-    static func seconds(retryAfter header: String?) -> Double {
-        guard let header, let value = Double(header.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0
-        else { return 1 }
-        return value
     }
 
     /// Warnings on a successful answer: `warning` ("a,b") and `response_metadata.warnings`.

@@ -4,15 +4,9 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import RelayCore
+import RelayHTTP
 
 extension SlackWebClient {
-    /// A whole answer: status, `Retry-After` as sent, and the body.
-    struct RawResponse: Sendable {
-        var status: Int
-        var retryAfter: String?
-        var body: [UInt8]
-    }
-
     /// The HTTP request for `request`; the token goes into the `Authorization` header only.
     func makeRequest(_ request: SlackWebRequest) throws(SlackAPIError) -> HTTPClientRequest {
         let label = request.label
@@ -84,85 +78,32 @@ extension SlackWebClient {
         return pairs.joined(separator: "&")
     }
 
-    /// Sends `request` and reads the whole answer within `timeout` seconds.
-    ///
-    /// AsyncHTTPClient's deadline only bounds the wait for the response head, so the exchange
-    /// runs under a time limit that also bounds a server that sends its head and then stalls.
-    /// Cancelling the calling task cancels the request, and AsyncHTTPClient then closes the
-    /// connection.
-    func exchange(_ request: HTTPClientRequest, label: String, timeout: Double) async throws(SlackAPIError) -> RawResponse {
-        if Task.isCancelled { throw .cancelled(method: label) }
-        let client = httpClient
-        let seconds = max(0.001, timeout)
-        // A little later than the time limit, so the limit decides and this is a safety net.
-        let deadline = NIODeadline.now() + .milliseconds(Int64((seconds * 1000).rounded(.up)) + 1000)
-        do {
-            return try await Self.withTimeLimit(seconds: seconds) {
-                let response = try await client.execute(request, deadline: deadline)
-                let body = try await response.body.collect(upTo: Self.maxResponseBytes)
-                return RawResponse(
-                    status: Int(response.status.code),
-                    retryAfter: response.headers.first(name: "Retry-After"),
-                    body: Array(body.readableBytesView))
-            }
+    /// Sends `request` through the shared transport and reads the whole answer within
+    /// `timeout`; any status comes back as an answer, for `interpret` to read.
+    func exchange(_ request: HTTPClientRequest, label: String, timeout: Duration) async throws(SlackAPIError) -> HTTPAnswer {
+        do throws(HTTPFailure) {
+            return try await transport.exchange(request, timeout: timeout, maxBodyBytes: Self.maxResponseBytes)
         } catch {
-            throw Self.classify(error, method: label, timeout: seconds)
+            throw Self.apiError(error, method: label, timeout: timeout)
         }
     }
 
-    /// A transport failure as a `SlackAPIError`. The reasons are fixed phrases, never an
-    /// error's description, which could quote the URL (a `response_url` is a credential).
-    static func classify(_ error: any Error, method: String, timeout: Double) -> SlackAPIError {
-        if Task.isCancelled || error is CancellationError { return .cancelled(method: method) }
-        if error is TimeLimitExceeded { return .timedOut(method: method, seconds: timeout) }
-        if error is NIOTooManyBytesError {
-            return .malformed(method: method, reason: "answer larger than \(maxResponseBytes / 1024) KB")
+    /// The transport's failure as a `SlackAPIError`. The reasons are the transport's fixed
+    /// phrases, never an error's description, which could quote the URL (a `response_url` is a
+    /// credential).
+    static func apiError(_ failure: HTTPFailure, method: String, timeout: Duration) -> SlackAPIError {
+        switch failure {
+        case .cancelled: .cancelled(method: method)
+        case .timedOut: .timedOut(method: method, after: timeout)
+        case .malformed(let reason): .malformed(method: method, reason: reason)
+        case .invalidURL(let reason): .invalidRequest(method: method, reason: reason)
+        case .unreachable(let reason), .tls(let reason): .unreachable(method: method, reason: reason)
+        case .status(let answer): .server(method: method, status: answer.status)
         }
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .deadlineExceeded, .readTimeout, .writeTimeout:
-                return .timedOut(method: method, seconds: timeout)
-            case .connectTimeout:
-                return .unreachable(method: method, reason: "connect timed out")
-            case .remoteConnectionClosed:
-                return .unreachable(method: method, reason: "connection closed by the server")
-            case .tlsHandshakeTimeout:
-                return .unreachable(method: method, reason: "TLS handshake timed out")
-            case .cancelled:
-                // Not cancelled by our caller (checked above) nor by the time limit.
-                return .unreachable(method: method, reason: "HTTP client shut down")
-            case .invalidURL, .emptyHost, .emptyScheme:
-                return .invalidRequest(method: method, reason: "not a valid http(s) URL")
-            default:
-                break
-            }
-        }
-        return .unreachable(method: method, reason: ConnectionFailure.reason(error))
     }
 
     static func isHTTPURL(_ url: String) -> Bool {
         let lowered = url.lowercased()
         return lowered.hasPrefix("https://") || lowered.hasPrefix("http://")
-    }
-}
-
-extension SlackWebClient {
-    /// The answer did not arrive within the per-call time limit.
-    struct TimeLimitExceeded: Error {}
-
-    /// Runs `operation`, throwing `TimeLimitExceeded` (and cancelling it) after `seconds`.
-    static func withTimeLimit<T: Sendable>(
-        seconds: Double, _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))
-                throw TimeLimitExceeded()
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw TimeLimitExceeded() }
-            return first
-        }
     }
 }

@@ -1,45 +1,44 @@
-public import AsyncHTTPClient
+public import RelayHTTP
 import Foundation
 public import Logging
 public import RelayCore
 
 /// Slack's Web API over HTTP: `SlackWebAPI` on a shared AsyncHTTPClient.
 ///
-/// The `HTTPClient` is the caller's, shared with the rest of the relay and shut down by it;
-/// give it a pool sized for load and no redirects (a redirect would carry the token
-/// elsewhere). There are no retries here: a failed call throws at once and its
+/// It sends through the relay's shared `HTTPTransport` (one pool, no redirects: a redirect
+/// would carry the token elsewhere). There are no retries here: a failed call throws at once and its
 /// `deliveryOutcome` tells the outbox when to try again. Tokens and `response_url`s never
 /// reach logs or errors.
 public struct SlackWebClient: SlackWebAPI {
-    /// Seconds for one call when neither the client nor the request says otherwise.
-    public static let defaultTimeout: Double = 10
+    /// The time limit of one call when neither the client nor the request says otherwise.
+    public static let defaultTimeout: Duration = .seconds(10)
     /// Largest answer read; Slack's answers are a few kilobytes.
     static let maxResponseBytes = 1024 * 1024
 
-    let httpClient: HTTPClient
+    let transport: HTTPTransport
     /// The Web API base without a trailing slash, e.g. `https://slack.com/api`.
     public let apiURL: String
     let botToken: String?
-    /// Seconds for a whole call (sending, waiting, reading) unless the request says otherwise.
-    public let timeout: Double
+    /// The time limit of a whole call (sending, waiting, reading) unless the request says otherwise.
+    public let timeout: Duration
     let logger: Logger
 
     /// Creates a client.
     ///
     /// - Parameters:
-    ///   - httpClient: the shared client; it stays owned (and shut down) by the caller.
+    ///   - transport: the relay's shared transport.
     ///   - apiURL: the Web API base; a fake's in tests.
     ///   - botToken: the `xoxb-…` token for `chat.*`; nil makes those calls fail with
     ///     `.invalidRequest` (a `response_url` and Socket Mode need none).
-    ///   - timeout: default seconds per call.
+    ///   - timeout: the default time limit per call.
     public init(
-        httpClient: HTTPClient,
+        transport: HTTPTransport,
         apiURL: String = SlackConfiguration.defaultAPIURL,
         botToken: String?,
-        timeout: Double = SlackWebClient.defaultTimeout,
+        timeout: Duration = SlackWebClient.defaultTimeout,
         logger: Logger
     ) {
-        self.httpClient = httpClient
+        self.transport = transport
         var base = apiURL.trimmingCharacters(in: .whitespaces)
         while base.hasSuffix("/") { base.removeLast() }
         self.apiURL = base
@@ -52,22 +51,22 @@ public struct SlackWebClient: SlackWebAPI {
 
     /// A client for `configuration`'s API URL and bot token.
     public init(
-        httpClient: HTTPClient, configuration: SlackConfiguration, timeout: Double = SlackWebClient.defaultTimeout,
+        transport: HTTPTransport, configuration: SlackConfiguration, timeout: Duration = SlackWebClient.defaultTimeout,
         logger: Logger
     ) {
         self.init(
-            httpClient: httpClient, apiURL: configuration.apiURL, botToken: configuration.botToken, timeout: timeout,
+            transport: transport, apiURL: configuration.apiURL, botToken: configuration.botToken, timeout: timeout,
             logger: logger)
     }
 
     public func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> JSONValue {
         let label = request.label
-        let seconds = request.timeout ?? timeout
+        let limit = request.timeout ?? timeout
         let httpRequest = try makeRequest(request)
         let started = ContinuousClock.now
-        let response: RawResponse
+        let response: HTTPAnswer
         do {
-            response = try await exchange(httpRequest, label: label, timeout: seconds)
+            response = try await exchange(httpRequest, label: label, timeout: limit)
         } catch {
             logger.debug(
                 "Slack call failed",
@@ -75,7 +74,7 @@ public struct SlackWebClient: SlackWebAPI {
             throw error
         }
         let answer = Self.interpret(
-            status: response.status, retryAfter: response.retryAfter, body: response.body, method: label,
+            status: response.status, retryAfter: response.retryAfter(), body: response.body, method: label,
             isResponseURL: request.isResponseURL)
         switch answer {
         case .success(let json):
@@ -102,9 +101,7 @@ public struct SlackWebClient: SlackWebAPI {
     }
 
     private func elapsed(since start: ContinuousClock.Instant) -> String {
-        let (seconds, attoseconds) = start.duration(to: .now).components
-        let value = Double(seconds) + Double(attoseconds) / 1e18
-        return String((value * 1000).rounded() / 1000)
+        "\(start.duration(to: .now))"
     }
 }
 

@@ -26,11 +26,11 @@ public struct SlackWebRequest: Sendable, Hashable {
     /// The body, an object (a form takes its top-level strings, numbers and Booleans).
     public var body: JSONValue
     public var encoding: Encoding
-    /// Seconds for the whole exchange; nil uses the client's default.
-    public var timeout: Double?
+    /// The whole exchange's time limit; nil uses the client's default.
+    public var timeout: Duration?
 
     /// Creates a request; see `SlackWebAPI`'s helpers for the common ones.
-    public init(_ destination: Destination, body: JSONValue, encoding: Encoding = .json, timeout: Double? = nil) {
+    public init(_ destination: Destination, body: JSONValue, encoding: Encoding = .json, timeout: Duration? = nil) {
         self.destination = destination
         self.body = body
         self.encoding = encoding
@@ -38,7 +38,7 @@ public struct SlackWebRequest: Sendable, Hashable {
     }
 
     /// A request for the Web API method `method` with the client's bot token.
-    public static func method(_ method: String, body: JSONValue, timeout: Double? = nil) -> SlackWebRequest {
+    public static func method(_ method: String, body: JSONValue, timeout: Duration? = nil) -> SlackWebRequest {
         SlackWebRequest(.method(method), body: body, timeout: timeout)
     }
 

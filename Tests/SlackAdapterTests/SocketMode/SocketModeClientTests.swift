@@ -124,7 +124,7 @@ struct SocketModeClientTests {
 
     @Test func aConnectionThatNeverSaysHelloIsReplaced() async throws {
         var configuration = fastSocketMode
-        configuration.helloTimeout = 0.3
+        configuration.helloTimeout = .milliseconds(300)
         try await withSocketMode(configuration: configuration, prepare: { _, socketMode in
             socketMode.setSendsHello(false)
         }) { harness in

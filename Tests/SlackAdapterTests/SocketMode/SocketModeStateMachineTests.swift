@@ -5,9 +5,9 @@ import Testing
 @Suite("Socket Mode state machine")
 struct SocketModeStateMachineTests {
     /// No jitter, so delays are exact: 1, 2, 4, 8 s, capped at 8.
-    static func machine(healthyUptime: Double = 30) -> SocketModeStateMachine {
+    static func machine(healthyUptime: Duration = .seconds(30)) -> SocketModeStateMachine {
         SocketModeStateMachine(
-            backoff: Backoff(initial: 1, multiplier: 2, maximum: 8, jitter: 0), healthyUptime: healthyUptime,
+            backoff: Backoff(initial: .seconds(1), multiplier: 2, maximum: .seconds(8), jitter: 0), healthyUptime: healthyUptime,
             deduplicationCapacity: 16, unitRandom: { 1 })
     }
 
@@ -98,7 +98,7 @@ struct SocketModeStateMachineTests {
         #expect(machine.handle(.received(.envelope(late), on: 2)) == [.acknowledge(late, on: 2)])
 
         // The old connection's end is expected: no reconnect.
-        #expect(machine.handle(.closed(1, uptime: 3600)) == [])
+        #expect(machine.handle(.closed(1, uptime: .seconds(3600))) == [])
         #expect(machine.state == .connected(2))
         #expect(machine.openConnections == [2])
         #expect(machine.backoff.attempts == 0, "a refresh does not back off")
@@ -116,7 +116,7 @@ struct SocketModeStateMachineTests {
         var machine = Self.connected()
         _ = machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 1))
         _ = machine.handle(.urlOpened("wss://example/2"))
-        #expect(machine.handle(.closed(1, uptime: 100)) == [])
+        #expect(machine.handle(.closed(1, uptime: .seconds(100))) == [])
         #expect(machine.state == .connecting(2, replacing: nil))
         #expect(machine.handle(.received(.hello(numConnections: 1), on: 2)) == [])
         #expect(machine.state == .connected(2))
@@ -125,7 +125,7 @@ struct SocketModeStateMachineTests {
     @Test func aFailedRefreshRetriesWhileTheOldConnectionStaysUp() {
         var machine = Self.connected()
         _ = machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 1))
-        #expect(machine.handle(.urlFailed(retryAfter: nil)) == [.retry(after: 1)])
+        #expect(machine.handle(.urlFailed(retryAfter: nil)) == [.retry(after: .seconds(1))])
         #expect(machine.state == .waitingToRetry(replacing: 1))
         let envelope = Self.envelope("e1")
         #expect(machine.handle(.received(.envelope(envelope), on: 1)) == [.acknowledge(envelope, on: 1), .deliver(envelope)])
@@ -138,7 +138,7 @@ struct SocketModeStateMachineTests {
         var machine = Self.machine()
         _ = machine.handle(.start)
         // apps.connections.open fails again and again: 1, 2, 4, 8, 8 s.
-        var delays: [Double] = []
+        var delays: [Duration] = []
         for _ in 0..<5 {
             guard case .retry(let delay) = machine.handle(.urlFailed(retryAfter: nil)).first else {
                 Issue.record("expected a retry")
@@ -147,16 +147,16 @@ struct SocketModeStateMachineTests {
             delays.append(delay)
             #expect(machine.handle(.retryTimerFired) == [.requestURL])
         }
-        #expect(delays == [1, 2, 4, 8, 8])
+        #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])
 
         // A connection that never said hello counts as a failure too.
         _ = machine.handle(.urlOpened("wss://example/1"))
-        #expect(machine.handle(.closed(1, uptime: 0.1)) == [.retry(after: 8)])
+        #expect(machine.handle(.closed(1, uptime: .milliseconds(100))) == [.retry(after: .seconds(8))])
         #expect(machine.state == .waitingToRetry(replacing: nil))
     }
 
     @Test func aHealthyConnectionResetsTheBackoffAndAShortOneDoesNot() {
-        var machine = Self.machine(healthyUptime: 30)
+        var machine = Self.machine(healthyUptime: .seconds(30))
         _ = machine.handle(.start)
         _ = machine.handle(.urlFailed(retryAfter: nil))  // 1
         _ = machine.handle(.retryTimerFired)
@@ -166,31 +166,31 @@ struct SocketModeStateMachineTests {
         _ = machine.handle(.received(.hello(numConnections: 1), on: 1))
 
         // Up for a few seconds only: the backoff goes on growing.
-        #expect(machine.handle(.closed(1, uptime: 5)) == [.retry(after: 4)])
+        #expect(machine.handle(.closed(1, uptime: .seconds(5))) == [.retry(after: .seconds(4))])
         _ = machine.handle(.retryTimerFired)
         _ = machine.handle(.urlOpened("wss://example/2"))
         _ = machine.handle(.received(.hello(numConnections: 1), on: 2))
 
         // Up for an hour: start over.
-        #expect(machine.handle(.closed(2, uptime: 3600)) == [.retry(after: 1)])
+        #expect(machine.handle(.closed(2, uptime: .seconds(3600))) == [.retry(after: .seconds(1))])
     }
 
     @Test func rateLimitedURLRequestsWaitAtLeastRetryAfter() {
         var machine = Self.machine()
         _ = machine.handle(.start)
-        #expect(machine.handle(.urlFailed(retryAfter: 20)) == [.retry(after: 20)])
+        #expect(machine.handle(.urlFailed(retryAfter: .seconds(20))) == [.retry(after: .seconds(20))])
         _ = machine.handle(.retryTimerFired)
-        #expect(machine.handle(.urlFailed(retryAfter: 0.5)) == [.retry(after: 2)])
+        #expect(machine.handle(.urlFailed(retryAfter: .milliseconds(500))) == [.retry(after: .seconds(2))])
     }
 
     @Test func aConnectionWithoutHelloIsDroppedAndRetried() {
         var machine = Self.machine()
         _ = machine.handle(.start)
         _ = machine.handle(.urlOpened("wss://example/1"))
-        #expect(machine.handle(.helloTimedOut(1)) == [.close(1), .retry(after: 1)])
+        #expect(machine.handle(.helloTimedOut(1)) == [.close(1), .retry(after: .seconds(1))])
         #expect(machine.state == .waitingToRetry(replacing: nil))
         // Its close is expected: no second retry.
-        #expect(machine.handle(.closed(1, uptime: 10)) == [])
+        #expect(machine.handle(.closed(1, uptime: .seconds(10))) == [])
         // A stale timeout for a connection that did say hello is ignored.
         _ = machine.handle(.retryTimerFired)
         _ = machine.handle(.urlOpened("wss://example/2"))
@@ -214,9 +214,9 @@ struct SocketModeStateMachineTests {
         let envelope = Self.envelope("e-final")
         #expect(machine.handle(.received(.envelope(envelope), on: 2)) == [.acknowledge(envelope, on: 2), .deliver(envelope)])
 
-        #expect(machine.handle(.closed(1, uptime: 60)) == [])
+        #expect(machine.handle(.closed(1, uptime: .seconds(60))) == [])
         #expect(!machine.isFinished)
-        #expect(machine.handle(.closed(2, uptime: 1)) == [])
+        #expect(machine.handle(.closed(2, uptime: .seconds(1))) == [])
         #expect(machine.isFinished)
     }
 
@@ -235,7 +235,7 @@ struct SocketModeStateMachineTests {
         _ = machine.handle(.urlOpened("wss://example/1"))
         #expect(machine.handle(.received(.disconnect(reason: "too_many_websockets"), on: 1)) == [.close(1), .requestURL])
         #expect(machine.state == .requestingURL(replacing: nil))
-        #expect(machine.handle(.closed(1, uptime: 1)) == [])
+        #expect(machine.handle(.closed(1, uptime: .seconds(1))) == [])
     }
 
     @Test func otherMessagesAreIgnored() {

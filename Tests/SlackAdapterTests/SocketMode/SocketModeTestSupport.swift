@@ -26,8 +26,8 @@ func mentionEnvelope(_ envelopeID: String, eventID: String, text: String = "<@U0
 
 /// Fast timings so reconnects take milliseconds, not seconds.
 let fastSocketMode = SocketModeClient.Configuration(
-    backoff: Backoff(initial: 0.05, multiplier: 2, maximum: 0.2, jitter: 0.5),
-    healthyUptime: 30, helloTimeout: 5, pingInterval: 5, closeTimeout: 2)
+    backoff: Backoff(initial: .milliseconds(50), multiplier: 2, maximum: .milliseconds(200), jitter: 0.5),
+    healthyUptime: .seconds(30), helloTimeout: .seconds(5), pingInterval: .seconds(5), closeTimeout: .seconds(2))
 
 /// Starts both fakes and a running client, runs `body`, then stops the client (waiting for
 /// `run()` to return) and the fakes, and checks no credential was logged.

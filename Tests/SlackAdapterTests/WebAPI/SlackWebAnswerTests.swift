@@ -1,4 +1,5 @@
 import RelayCore
+import RelayHTTP
 import Testing
 
 @testable import SlackAdapter
@@ -10,7 +11,7 @@ struct SlackWebAnswerTests {
         _ status: Int, _ body: String, retryAfter: String? = nil, responseURL: Bool = false
     ) -> Result<JSONValue, SlackAPIError> {
         SlackWebClient.interpret(
-            status: status, retryAfter: retryAfter, body: Array(body.utf8), method: responseURL ? "response_url" : "chat.update",
+            status: status, retryAfter: RetryAfter.parse(retryAfter), body: Array(body.utf8), method: responseURL ? "response_url" : "chat.update",
             isResponseURL: responseURL)
     }
 
@@ -24,14 +25,19 @@ struct SlackWebAnswerTests {
         #expect(Self.read(403, "Forbidden") == .failure(.api(method: "chat.update", code: "http_403", status: 403)))
     }
 
-    @Test func rateLimitsReadRetryAfterAsWholeSeconds() {
+    @Test func rateLimitsReadRetryAfter() {
         #expect(Self.read(429, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "30")
-            == .failure(.rateLimited(method: "chat.update", retryAfter: 30)))
-        #expect(Self.read(429, "", retryAfter: " 7 ") == .failure(.rateLimited(method: "chat.update", retryAfter: 7)))
+            == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(30))))
+        #expect(Self.read(429, "", retryAfter: " 7 ") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(7))))
+        // An HTTP date already past means "now"; a missing or unreadable header, 1 s.
         #expect(Self.read(429, "", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT")
-            == .failure(.rateLimited(method: "chat.update", retryAfter: 1)))
+            == .failure(.rateLimited(method: "chat.update", retryAfter: .zero)))
+        #expect(Self.read(429, "", retryAfter: "soon") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(1))))
+        #expect(Self.read(429, "") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(1))))
+        // A hostile value never parks the conversation past 15 minutes.
+        #expect(Self.read(429, "", retryAfter: "1e300") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(900))))
         #expect(Self.read(200, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "3")
-            == .failure(.rateLimited(method: "chat.update", retryAfter: 3)))
+            == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(3))))
     }
 
     @Test func serverErrorsAndGarbageAreRetryable() {
@@ -63,11 +69,11 @@ struct SlackWebAnswerTests {
 
     @Test func everyErrorMapsToADeliveryOutcome() {
         let cases: [(SlackAPIError, String)] = [
-            (.rateLimited(method: "m", retryAfter: 2), "rateLimited"),
+            (.rateLimited(method: "m", retryAfter: .seconds(2)), "rateLimited"),
             (.api(method: "m", code: "channel_not_found", status: 200), "rejected"),
             (.api(method: "m", code: "service_unavailable", status: 200), "retryable"),
             (.server(method: "m", status: 503), "retryable"),
-            (.timedOut(method: "m", seconds: 10), "retryable"),
+            (.timedOut(method: "m", after: .seconds(10)), "retryable"),
             (.unreachable(method: "m", reason: "connection refused"), "retryable"),
             (.malformed(method: "m", reason: "x"), "retryable"),
             (.invalidRequest(method: "m", reason: "x"), "rejected"),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import RelayCore
+import RelayHTTP
 import RelayTestSupport
 import SlackAdapter
 import Testing
@@ -80,18 +81,18 @@ struct SlackWebClientTests {
         try await withSlackWeb { harness in
             harness.fake.failNext(with: .rateLimited(retryAfter: 2))
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .rateLimited(method: "chat.postMessage", retryAfter: 2))
-            #expect(error?.deliveryOutcome == .rateLimited(retryAfter: 2, reason: "chat.postMessage: rate limited (retry after 2 s)"))
+            #expect(error == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(2)))
+            #expect(error?.deliveryOutcome == .rateLimited(retryAfter: .seconds(2), reason: "chat.postMessage: rate limited (retry after 2 s)"))
 
             // Without the header, one second, as slack_sdk does.
             harness.fake.failNext(with: .rateLimited(retryAfter: nil))
             let bare = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(bare == .rateLimited(method: "chat.postMessage", retryAfter: 1))
+            #expect(bare == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(1)))
 
             // `ratelimited` in a 200 is the same signal.
             harness.fake.failNext(with: .error("ratelimited"))
             let inBody = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(inBody == .rateLimited(method: "chat.postMessage", retryAfter: 1))
+            #expect(inBody == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(1)))
 
             // The call after the scripted failures goes through.
             _ = try await harness.client.postMessage(channel: "C1", text: "x")
@@ -117,18 +118,18 @@ struct SlackWebClientTests {
     }
 
     @Test func aSlowAnswerTimesOutAndIsRetryable() async throws {
-        try await withSlackWeb(timeout: 0.3) { harness in
+        try await withSlackWeb(timeout: .milliseconds(300)) { harness in
             // The fake answers `ok` after 3 s: a call that waited for it would succeed, so a
             // timeout error shows the client gave up at its own limit.
             harness.fake.failNext(with: .slow(seconds: 3))
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .timedOut(method: "chat.postMessage", seconds: 0.3))
+            #expect(error == .timedOut(method: "chat.postMessage", after: .milliseconds(300)))
             #expect(error?.isRetryable == true)
 
             // A request's own timeout wins over the client's.
             harness.fake.failNext(with: .slow(seconds: 0.5))
             let answer = try await harness.client.send(
-                .method("chat.postMessage", body: ["channel": "C1", "text": "x"], timeout: 5))
+                .method("chat.postMessage", body: ["channel": "C1", "text": "x"], timeout: .seconds(5)))
             #expect(answer["ok"] == true)
         }
     }
@@ -212,7 +213,7 @@ struct SlackWebClientTests {
         // Port 1 (tcpmux): nothing listens, and unlike a stopped fake's port no other test's
         // server can be given it meanwhile.
         let client = SlackWebClient(
-            httpClient: http, apiURL: "http://127.0.0.1:1/api", botToken: "xoxb-t", timeout: 5, logger: logs.logger)
+            transport: HTTPTransport(client: http), apiURL: "http://127.0.0.1:1/api", botToken: "xoxb-t", timeout: .seconds(5), logger: logs.logger)
         let error = await slackError { try await client.postMessage(channel: "C1", text: "x") }
         try await http.shutdown()
         guard case .unreachable(let method, _) = error else {

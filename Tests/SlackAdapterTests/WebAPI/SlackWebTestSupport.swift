@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Logging
+import RelayHTTP
 import RelayTestSupport
 import SlackAdapter
 import Synchronization
@@ -13,12 +14,9 @@ struct SlackWebHarness {
     let http: HTTPClient
 }
 
-/// An HTTP client like the relay's: no redirects, refused connections fail at once.
+/// The relay's own HTTP client: no redirects, refused connections fail at once.
 func makeTestHTTPClient() -> HTTPClient {
-    var configuration = HTTPClient.Configuration()
-    configuration.connectionPool.retryConnectionEstablishment = false
-    configuration.redirectConfiguration = .disallow
-    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    HTTPTransport.makeClient(maxConnectionsPerHost: 8)
 }
 
 /// Starts a fake Web API and a client for it, runs `body`, then checks that no credential was
@@ -29,7 +27,7 @@ func makeTestHTTPClient() -> HTTPClient {
 ///   - timeout: the client's per-call timeout, generous for a loaded machine.
 func withSlackWeb<T>(
     botToken: String? = nil,
-    timeout: Double = 10,
+    timeout: Duration = .seconds(10),
     socketMode: FakeSocketModeServer? = nil,
     isolation: isolated (any Actor)? = #isolation,
     _ body: (SlackWebHarness) async throws -> T
@@ -39,7 +37,7 @@ func withSlackWeb<T>(
     do {
         let result = try await withFakeSlackWebAPI(socketMode: socketMode) { fake in
             let client = SlackWebClient(
-                httpClient: http, apiURL: fake.apiURL, botToken: botToken ?? fake.botToken, timeout: timeout,
+                transport: HTTPTransport(client: http), apiURL: fake.apiURL, botToken: botToken ?? fake.botToken, timeout: timeout,
                 logger: logs.logger)
             let result = try await body(SlackWebHarness(fake: fake, client: client, logs: logs, http: http))
             for secret in [fake.botToken, fake.appToken] {

@@ -22,13 +22,7 @@ struct RegisterCommand: AsyncParsableCommand {
             writeErr("rhea-relay: --url must be an http:// or https:// URL, got `\(url)`.")
             throw ExitCode(2)
         }
-        let configuration: AppConfiguration
-        do {
-            configuration = try await ConfigurationLoader.load(file: config, platforms: chatPlatforms)
-        } catch let error as ConfigurationError {
-            writeErr("rhea-relay: \(error.message)")
-            throw ExitCode(2)
-        }
+        let configuration = try await loadConfiguration(file: config)
         let names = chatPlatforms.map { $0.name }
         guard let chosen = configuration.platforms.first(where: { type(of: $0).name == platform.lowercased() }) else {
             writeErr("rhea-relay: unknown platform `\(platform)`; known: \(names.joined(separator: ", ")).")

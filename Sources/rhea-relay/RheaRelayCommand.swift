@@ -28,13 +28,7 @@ struct CommonOptions: ParsableArguments {
 
     /// Loads configuration and builds the relay, or exits with a message that says what to fix.
     func start() async throws -> RelayRuntime {
-        let configuration: AppConfiguration
-        do {
-            configuration = try await ConfigurationLoader.load(file: config, platforms: chatPlatforms)
-        } catch let error as ConfigurationError {
-            FileHandle.standardError.write(Data("rhea-relay: \(error.message)\n".utf8))
-            throw ExitCode(2)
-        }
+        let configuration = try await loadConfiguration(file: config)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
@@ -46,6 +40,17 @@ struct CommonOptions: ParsableArguments {
             FileHandle.standardError.write(Data("rhea-relay: \(error)\n".utf8))
             throw ExitCode(2)
         }
+    }
+}
+
+/// The configuration from `file` and the environment, with every known platform's section; a
+/// malformed value exits with code 2 and a message naming the key.
+func loadConfiguration(file: String?) async throws -> AppConfiguration {
+    do {
+        return try await ConfigurationLoader.load(file: file, platforms: chatPlatforms)
+    } catch let error as ConfigurationError {
+        writeErr("rhea-relay: \(error.message)")
+        throw ExitCode(2)
     }
 }
 

@@ -16,13 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
     var config: String?
 
     func run() async throws {
-        let configuration: AppConfiguration
-        do {
-            configuration = try await ConfigurationLoader.load(file: config, platforms: chatPlatforms)
-        } catch let error as ConfigurationError {
-            writeErr("rhea-relay: \(error.message)")
-            throw ExitCode(2)
-        }
+        let configuration = try await loadConfiguration(file: config)
         let level = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -1,8 +1,9 @@
 public import AsyncHTTPClient
 public import NIOCore
 public import NIOHTTP1
-public import struct Foundation.Date
 import RelayCore
+
+public import struct Foundation.Date
 
 /// The relay's one outbound HTTP layer: the Rhea client, the council's model client and every
 /// platform's REST client send through it.

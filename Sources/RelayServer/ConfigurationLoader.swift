@@ -57,7 +57,8 @@ public enum ConfigurationLoader {
         case nil, "rhea": config.backend = .rhea
         case "council": config.backend = .council(try CouncilConfigurationLoader.load(values))
         case let other?:
-            throw ConfigurationError("tribunal.backend (TRIBUNAL_BACKEND) must be `rhea` (the Rhea Tribunal HTTP API) or `council` (the built-in council), got `\(other)`.")
+            throw ConfigurationError(
+                "tribunal.backend (TRIBUNAL_BACKEND) must be `rhea` (the Rhea Tribunal HTTP API) or `council` (the built-in council), got `\(other)`.")
         }
 
         // Relay defaults and limits.

@@ -22,7 +22,9 @@ import RelayTribunal
 enum CouncilConfigurationLoader {
     static func load(_ values: ConfigValues) throws -> CouncilConfiguration {
         guard let names = values.strings("council.models")?.map({ $0.trimmingCharacters(in: .whitespaces) }).filter({ !$0.isEmpty }), !names.isEmpty else {
-            throw ConfigurationError("tribunal.backend is `council` but council.models (COUNCIL_MODELS) lists no models. Name them, e.g. `models: [mini]`, and describe each under council.<name>.")
+            throw ConfigurationError(
+                "tribunal.backend is `council` but council.models (COUNCIL_MODELS) lists no models. Name them, e.g. `models: [mini]`, and describe each under council.<name>."
+            )
         }
         if let duplicate = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
             throw ConfigurationError("council.models names `\(duplicate)` twice.")

@@ -1,4 +1,5 @@
 public import RelayCore
+
 public import struct Foundation.Date
 
 extension MemoryStore {

@@ -1,6 +1,7 @@
 public import RelayCore
-public import struct Foundation.Date
 import Synchronization
+
+public import struct Foundation.Date
 
 /// A ``Store`` kept in memory that behaves exactly as ``SQLiteStore`` does: for unit tests of the
 /// core (no files, no SQLite), and for throwaway sessions such as the terminal adapter's.

@@ -1,5 +1,6 @@
-import struct Foundation.Date
 import SQLiteNIO
+
+import struct Foundation.Date
 
 /// A column that is missing or holds the wrong type: the file was changed outside rhea-relay.
 struct UnexpectedColumnError: Error, CustomStringConvertible {

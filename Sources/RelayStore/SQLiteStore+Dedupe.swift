@@ -1,5 +1,6 @@
-public import struct Foundation.Date
 import SQLiteNIO
+
+public import struct Foundation.Date
 
 extension SQLiteStore {
     /// Claims an inbound event key: true the first time, false while an unexpired claim exists, true

@@ -1,7 +1,8 @@
-public import RelayCore
-public import struct Foundation.Date
 import Logging
+public import RelayCore
 import SQLiteNIO
+
+public import struct Foundation.Date
 
 extension SQLiteStore {
     /// Writes a new entry as given (callers enqueue pending ones). An id that is already in the

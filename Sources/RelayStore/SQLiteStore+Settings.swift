@@ -1,5 +1,5 @@
-public import RelayCore
 import Logging
+public import RelayCore
 import SQLiteNIO
 
 extension SQLiteStore {

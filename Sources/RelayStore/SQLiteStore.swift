@@ -1,6 +1,6 @@
-public import RelayCore
 public import Logging
 import NIOPosix
+public import RelayCore
 import SQLiteNIO
 
 /// The relay's ``Store`` in one SQLite file (WAL mode), for single-replica deployments.

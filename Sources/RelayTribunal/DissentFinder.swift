@@ -38,7 +38,8 @@ enum DissentFinder {
         guard let plurality = labels.first(where: { counts[$0.stance] == top })?.stance else { return [] }
 
         return labels.filter { $0.stance != plurality }.map { label in
-            let reason = divergenceReason(for: label.name, in: divergencePoints)
+            let reason =
+                divergenceReason(for: label.name, in: divergencePoints)
                 ?? firstSentence(of: answering.first { $0.displayName == label.name }?.text)
                 ?? "took a \(label.stance) position where most took \(plurality)"
             return Dissent(model: label.name, verdict: nil, reason: shorten(reason))

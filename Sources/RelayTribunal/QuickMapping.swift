@@ -53,7 +53,9 @@ enum QuickMapping {
         let count = TextLimits.length(text)
         if count > room {
             throw .rejected(
-                detail: "the text is \(count) characters long; extract allows \(room) characters (the backend's limit is \(TextLimits.text) including its instructions). Shorten it and try again.")
+                detail:
+                    "the text is \(count) characters long; extract allows \(room) characters (the backend's limit is \(TextLimits.text) including its instructions). Shorten it and try again."
+            )
         }
     }
 

@@ -1,7 +1,7 @@
-public import RelayHTTP
 public import Logging
 import NIOHTTP1
 public import RelayCore
+public import RelayHTTP
 
 /// The Rhea Tribunal gateway (`rhea-tribunal.fly.dev` or a self-hosted one) as a `Tribunal`.
 ///

@@ -1,5 +1,5 @@
-public import RelayCore
 import Foundation
+public import RelayCore
 
 /// The terminal adapter: a prompt where one user of one team types command lines.
 ///
@@ -35,7 +35,10 @@ public struct TerminalChat: Sendable {
         prompt()
         for try await raw in lines {
             let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty { prompt(); continue }
+            if line.isEmpty {
+                prompt()
+                continue
+            }
             if ["/quit", "/exit", "quit", "exit"].contains(line) { break }
             let reply = await runLine(line, write: write)
             write(PlainTextRenderer.render(reply))

@@ -12,7 +12,8 @@ struct ChainRunnerTests {
     ) async throws -> (ChainOutcome, [RunProgress]) {
         let chain = try ChainParser(limits: limits, customCommands: Set(customs.keys)).parse(source)
         let seen = Mutex<[RunProgress]>([])
-        let context = RunContext(input: input, thread: thread, tier: .cheap, k: 3, language: Language(code: "de", name: "German"), customCommands: customs, userName: "ada")
+        let context = RunContext(
+            input: input, thread: thread, tier: .cheap, k: 3, language: Language(code: "de", name: "German"), customCommands: customs, userName: "ada")
         let outcome = await ChainRunner(tribunal: tribunal, limits: limits).run(chain, context: context) { progress in
             seen.withLock { $0.append(progress) }
         }
@@ -27,10 +28,11 @@ struct ChainRunnerTests {
         let requests = await tribunal.recorder.quickRequests
         #expect(requests.map(\.tier) == [.cheap, .mid, .mid, .mid])
         #expect(requests.map(\.action) == [.grammar, .freeform, .rewrite(style: .formal), .translate(to: Language(code: "de", name: "German"))])
-        #expect(progress.map(\.line) == [
-            "Running… 1/6 (input)", "Running… 2/6 (grammar)", "Running… 3/6 (model:mid \"Polish: {input}\")",
-            "Running… 4/6 (rewrite:formal)", "Running… 5/6 (translate)", "Running… 6/6 (output)",
-        ])
+        #expect(
+            progress.map(\.line) == [
+                "Running… 1/6 (input)", "Running… 2/6 (grammar)", "Running… 3/6 (model:mid \"Polish: {input}\")",
+                "Running… 4/6 (rewrite:formal)", "Running… 5/6 (translate)", "Running… 6/6 (output)",
+            ])
         #expect(outcome.modelCalls == 4)
     }
 
@@ -38,9 +40,10 @@ struct ChainRunnerTests {
         let tribunal = ScriptedTribunal()
         let (outcome, _) = try await run("summarize > extract > explain > rewrite > translate:ja", tribunal: tribunal)
         #expect(outcome.status == .completed)
-        #expect(await tribunal.recorder.quickRequests.map(\.action) == [
-            .summarize, .extract, .explain, .rewrite(style: nil), .translate(to: Language(code: "ja", name: "Japanese")),
-        ])
+        #expect(
+            await tribunal.recorder.quickRequests.map(\.action) == [
+                .summarize, .extract, .explain, .rewrite(style: nil), .translate(to: Language(code: "ja", name: "Japanese")),
+            ])
     }
 
     @Test func customCommandBlocksFillTheirTemplate() async throws {
@@ -64,7 +67,10 @@ struct ChainRunnerTests {
     @Test func verifyStopsBelowTheThresholdAndLaterBlocksDoNotRun() async throws {
         let tribunal = ScriptedTribunal(agreement: { _, _ in 0.5 })
         let (outcome, progress) = try await run("grammar > verify:80 > translate:fr", tribunal: tribunal)
-        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop, got \(outcome.status)"); return }
+        guard case .stopped(let why) = outcome.status else {
+            Issue.record("expected a stop, got \(outcome.status)")
+            return
+        }
         #expect(why.contains("block 2"))
         #expect(why.contains("agreement 50% is below 80%"))
         #expect(why.contains("add `escalate`"))
@@ -75,7 +81,10 @@ struct ChainRunnerTests {
     @Test func verifyFailsOnANonAffirmativeVerdictEvenWithHighAgreement() async throws {
         let tribunal = ScriptedTribunal(agreement: { _, _ in 0.95 }, verdict: .false)
         let (outcome, _) = try await run("grammar > verify:80", tribunal: tribunal)
-        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop"); return }
+        guard case .stopped(let why) = outcome.status else {
+            Issue.record("expected a stop")
+            return
+        }
         #expect(why.contains("the verdict is false"))
     }
 
@@ -92,7 +101,10 @@ struct ChainRunnerTests {
     @Test func escalateStopsAtTheTopTier() async throws {
         let tribunal = ScriptedTribunal(agreement: { _, _ in 0.4 })
         let (outcome, _) = try await run("grammar > verify:70 escalate", tribunal: tribunal)
-        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop"); return }
+        guard case .stopped(let why) = outcome.status else {
+            Issue.record("expected a stop")
+            return
+        }
         #expect(why.contains("even at the top tier"))
         #expect(await tribunal.recorder.consensusRequests.map(\.tier) == [.cheap, .mid, .frontier])
         #expect(await tribunal.recorder.quickRequests.map(\.tier) == [.cheap, .mid, .frontier])
@@ -108,7 +120,10 @@ struct ChainRunnerTests {
     @Test func theModelCallLimitStopsARunThatEscalatesTooFar() async throws {
         let tribunal = ScriptedTribunal(agreement: { _, _ in 0.1 })
         let (outcome, _) = try await run("grammar > verify:80 escalate", tribunal: tribunal, limits: ChainLimits(maxModelCalls: 10))
-        guard case .stopped(let why) = outcome.status else { Issue.record("expected a stop"); return }
+        guard case .stopped(let why) = outcome.status else {
+            Issue.record("expected a stop")
+            return
+        }
         #expect(why.contains("exceed 10 model calls"))
         #expect(outcome.modelCalls <= 10)
     }
@@ -117,7 +132,10 @@ struct ChainRunnerTests {
         let (outcome, _) = try await run("input:thread > summarize", input: nil, thread: "a\nb")
         #expect(outcome.text == "[summarize@cheap] a\nb")
         let (missing, _) = try await run("input:thread > summarize", input: nil, thread: nil)
-        guard case .stopped(let why) = missing.status else { Issue.record("expected a stop"); return }
+        guard case .stopped(let why) = missing.status else {
+            Issue.record("expected a stop")
+            return
+        }
         #expect(why.contains("needs a thread"))
     }
 

@@ -25,7 +25,10 @@ struct RelayCommandTests {
             // Translate does not read the thread: it says what to add.
             let missing = await relay.send("/translate fr", thread: ["one"])
             #expect(missing.kind == .error)
-            #expect(missing.body == "`/translate` needs the text to translate: add it after the command (`/translate fr Good morning`) or reply to a message with `/translate`.")
+            #expect(
+                missing.body
+                    == "`/translate` needs the text to translate: add it after the command (`/translate fr Good morning`) or reply to a message with `/translate`."
+            )
             let summarize = await relay.send("/summarize")
             #expect(summarize.body.contains("inside a thread"))
         }

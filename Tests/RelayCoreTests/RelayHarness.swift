@@ -26,7 +26,8 @@ struct RelayHarness {
         _ text: String, user: String = "ada", admin: Bool = false, repliedTo: String? = nil, thread: [String] = [],
         eventKey: String? = nil, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }
     ) async -> Reply {
-        let event = Event(platform: "test", team: "t", channel: "c", user: user, text: text, repliedTo: repliedTo, threadMessages: thread, eventKey: eventKey, isAdmin: admin)
+        let event = Event(
+            platform: "test", team: "t", channel: "c", user: user, text: text, repliedTo: repliedTo, threadMessages: thread, eventKey: eventKey, isAdmin: admin)
         return await relay.handle(event, progress: progress) ?? Reply.info("<duplicate>")
     }
 }

@@ -43,7 +43,8 @@ struct RelayTeamTests {
         try await RelayHarness.with { relay in
             let reply = await relay.send("/chain save bad = input > verify:abc")
             #expect(reply.kind == .error)
-            #expect(reply.body == "Chain `bad` not saved. Block 2 at column 16: `verify` expects an agreement threshold from 50 to 100 (`verify:80`), found `abc`.")
+            #expect(
+                reply.body == "Chain `bad` not saved. Block 2 at column 16: `verify` expects an agreement threshold from 50 to 100 (`verify:80`), found `abc`.")
             #expect(await relay.send("/chain list").body.contains("No chains yet"))
         }
     }

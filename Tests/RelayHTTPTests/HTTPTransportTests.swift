@@ -73,7 +73,10 @@ struct HTTPTransportTests {
                 _ = try await transport.exchange(Self.get(base + "/stall"), timeout: .milliseconds(300))
                 Issue.record("a stalled body must not count as an answer")
             } catch {
-                guard case .timedOut(let limit) = error else { Issue.record("expected a timeout, got \(error)"); return }
+                guard case .timedOut(let limit) = error else {
+                    Issue.record("expected a timeout, got \(error)")
+                    return
+                }
                 #expect(limit == .milliseconds(300))
             }
         }
@@ -85,7 +88,10 @@ struct HTTPTransportTests {
                 _ = try await transport.exchange(Self.get(base + "/big"), timeout: .seconds(10), maxBodyBytes: 1024)
                 Issue.record("an oversized answer must be refused")
             } catch {
-                guard case .malformed = error else { Issue.record("expected malformed, got \(error)"); return }
+                guard case .malformed = error else {
+                    Issue.record("expected malformed, got \(error)")
+                    return
+                }
             }
         }
     }
@@ -96,7 +102,10 @@ struct HTTPTransportTests {
             _ = try await HTTPTransport(client: http).exchange(Self.get("http://127.0.0.1:1/x"), timeout: .seconds(10))
             Issue.record("nothing listens on port 1")
         } catch {
-            guard case .unreachable(let reason) = error else { Issue.record("expected unreachable, got \(error)"); return }
+            guard case .unreachable(let reason) = error else {
+                Issue.record("expected unreachable, got \(error)")
+                return
+            }
             #expect(reason == "connection refused")
         }
         try await http.shutdown()
@@ -109,7 +118,11 @@ struct HTTPTransportTests {
             _ = try await HTTPTransport(client: http).exchange(Self.get(url), timeout: .seconds(10))
             Issue.record("\(url) must be refused")
         } catch {
-            guard case .invalidURL = error else { Issue.record("expected invalidURL, got \(error)"); try await http.shutdown(); return }
+            guard case .invalidURL = error else {
+                Issue.record("expected invalidURL, got \(error)")
+                try await http.shutdown()
+                return
+            }
         }
         try await http.shutdown()
     }
@@ -126,7 +139,10 @@ struct HTTPTransportTests {
             }
             call.cancel()
             let failure = await call.value
-            guard case .cancelled? = failure else { Issue.record("expected cancelled, got \(String(describing: failure))"); return }
+            guard case .cancelled? = failure else {
+                Issue.record("expected cancelled, got \(String(describing: failure))")
+                return
+            }
         }
     }
 }

@@ -52,7 +52,9 @@ final class BackendUnderTest: Sendable {
                     models.append(CouncilModel(name: "\(tier.rawValue)-\(index)", baseURL: server.url, model: "fake-\(tier.rawValue)-\(index)", tier: tier))
                 }
             }
-            let council = Council(configuration: CouncilConfiguration(models: models, deadline: .seconds(10)), client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger)
+            let council = Council(
+                configuration: CouncilConfiguration(models: models, deadline: .seconds(10)),
+                client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger)
             return BackendUnderTest(kind: kind, tribunal: council, rhea: nil, councilServers: servers, httpClient: httpClient)
         }
     }

@@ -109,7 +109,9 @@ func whileRunning<T>(_ worker: OutboxWorker, _ body: () async throws -> T) async
 extension Outbox {
     /// A reply entry for the test platform.
     func reply(_ text: String, conversation: String = "t:c", replaces: String? = nil) -> OutboxEntry {
-        entry(platform: "test", conversation: conversation, address: "addr:\(conversation)", content: .reply(Reply(kind: .result, body: text)), replaces: replaces)
+        entry(
+            platform: "test", conversation: conversation, address: "addr:\(conversation)", content: .reply(Reply(kind: .result, body: text)), replaces: replaces
+        )
     }
 }
 
@@ -121,5 +123,6 @@ extension OutboxEntry {
 }
 
 let fastPolicy = DeliveryPolicy(
-    maxAttempts: 3, retry: RetryPolicy(attempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)), lease: .seconds(30), pollInterval: .milliseconds(50),
+    maxAttempts: 3, retry: RetryPolicy(attempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20)), lease: .seconds(30),
+    pollInterval: .milliseconds(50),
     drainTimeout: .seconds(1))

@@ -12,7 +12,9 @@ import Testing
 struct OutboxWorkerTests {
     let logger = Logger(label: "test.outbox")
 
-    func worker(_ outbox: Outbox, _ sender: RecordingSender, policy: DeliveryPolicy = fastPolicy, parked: @escaping OutboxWorker.ParkedRunHandler = { _, _ in }) -> OutboxWorker {
+    func worker(_ outbox: Outbox, _ sender: RecordingSender, policy: DeliveryPolicy = fastPolicy, parked: @escaping OutboxWorker.ParkedRunHandler = { _, _ in })
+        -> OutboxWorker
+    {
         OutboxWorker(outbox: outbox, senders: [sender], policy: policy, parkedRuns: parked, logger: logger)
     }
 
@@ -93,10 +95,12 @@ struct OutboxWorkerTests {
             let refused = outbox.reply("refused", conversation: "t:b")
             try await outbox.enqueue(doomed)
             try await outbox.enqueue(refused)
-            let sender = RecordingSender(clock: clock, scripts: [
-                "t:a": [.retryable(reason: "HTTP 503"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")],
-                "t:b": [.rejected(reason: "channel_not_found")],
-            ])
+            let sender = RecordingSender(
+                clock: clock,
+                scripts: [
+                    "t:a": [.retryable(reason: "HTTP 503"), .retryable(reason: "HTTP 503"), .retryable(reason: "timed out")],
+                    "t:b": [.rejected(reason: "channel_not_found")],
+                ])
             try await whileRunning(worker(outbox, sender)) {
                 try await advance(clock, by: .milliseconds(10), until: "every attempt") { sender.deliveries.count >= 4 }
                 try await waitUntilNothingPending(store)

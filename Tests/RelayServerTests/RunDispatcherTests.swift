@@ -130,7 +130,8 @@ struct RunDispatcherTests {
     @Test func eventsArrivingDuringShutdownAreParkedNotLost() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
-            let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: Outbox(store: store, clock: ManualClock()), logger: logger)
+            let dispatcher = RunDispatcher(
+                relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: Outbox(store: store, clock: ManualClock()), logger: logger)
             let group = ServiceGroup(services: [dispatcher], logger: logger)
             let running = Task { try await group.run() }
             await group.triggerGracefulShutdown()

@@ -6,8 +6,8 @@ import Metrics
 import Prometheus
 import RelayCore
 import RelayServer
-import RelayTribunal
 import RelayTestSupport
+import RelayTribunal
 import SlackAdapter
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import RelayCore
-import Testing
 import RelayStore
+import Testing
 
 @Suite("Failing to open the SQLite store")
 struct OpenErrorTests {

@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import Testing
+
 @testable import RelayStore
 
 @Suite("Opening the SQLite store")

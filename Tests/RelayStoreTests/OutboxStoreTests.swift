@@ -1,7 +1,7 @@
 import Foundation
 import RelayCore
-import Testing
 import RelayStore
+import Testing
 
 @Suite("The outbox, in every store")
 struct OutboxStoreTests {

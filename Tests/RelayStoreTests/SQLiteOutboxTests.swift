@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import Testing
+
 @testable import RelayStore
 
 @Suite("The outbox in an SQLite file: restarts and content written by a newer version")

@@ -1,7 +1,8 @@
 import Foundation
 import RelayCore
-@testable import RelayStore
 import Testing
+
+@testable import RelayStore
 
 /// The stores that behaviour tests run against. SQLite is the reference; the memory store must
 /// behave exactly as it does, so every test of the `Store` protocol runs on both.

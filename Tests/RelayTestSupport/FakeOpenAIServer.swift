@@ -1,7 +1,7 @@
-import RelayCore
 import Hummingbird
 public import Logging
 import NIOCore
+import RelayCore
 
 /// A fake OpenAI-compatible model server: a real HTTP server on 127.0.0.1 speaking the
 /// chat-completions wire format. One server is one model; start several for a council.

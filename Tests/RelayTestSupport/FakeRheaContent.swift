@@ -1,4 +1,5 @@
 import RelayCore
+
 /// The bodies `FakeRheaTribunal` answers with, built from the contract's shapes (§1.5, §2).
 enum FakeRheaContent {
     /// Model names the fake tribunal uses, in order; `k` takes the first k.

@@ -264,4 +264,3 @@ public func withFakeRheaTribunal<T>(
 public enum FakeServerError: Error, Sendable {
     case didNotStart(reason: String)
 }
-

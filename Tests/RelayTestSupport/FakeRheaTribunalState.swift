@@ -1,4 +1,5 @@
 import RelayCore
+
 /// Everything a `FakeRheaTribunal` remembers and is told, behind one actor.
 actor FakeRheaTribunalState {
     /// What to send back for one request, after `delay` seconds.

@@ -1,4 +1,5 @@
 import RelayCore
+
 /// Pydantic-style body validation, answering 422 bodies shaped as in contract §1.5:
 /// `{"detail": [{"type", "loc": ["body", field], "msg", "input", "ctx"}]}`.
 enum FakeRheaValidation {
@@ -31,16 +32,20 @@ enum FakeRheaValidation {
     /// The 422 error items for `body`; empty when it is valid.
     static func errors(in body: JSONValue?, rules: [(String, Rule)]) -> [JSONValue] {
         guard let body else {
-            return [[
-                "type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error",
-                "input": .object([:]), "ctx": ["error": "Expecting value"],
-            ]]
+            return [
+                [
+                    "type": "json_invalid", "loc": ["body", 0], "msg": "JSON decode error",
+                    "input": .object([:]), "ctx": ["error": "Expecting value"],
+                ]
+            ]
         }
         guard let members = body.objectValue else {
-            return [[
-                "type": "model_attributes_type", "loc": ["body"],
-                "msg": "Input should be a valid dictionary or object to extract fields from", "input": body,
-            ]]
+            return [
+                [
+                    "type": "model_attributes_type", "loc": ["body"],
+                    "msg": "Input should be a valid dictionary or object to extract fields from", "input": body,
+                ]
+            ]
         }
         var errors: [JSONValue] = []
         for (field, rule) in rules {

@@ -1,6 +1,7 @@
-public import struct Foundation.Date
 public import RelayCore
 import Synchronization
+
+public import struct Foundation.Date
 
 /// A clock that moves only when a test says so: `advance(by:)` wakes every sleeper whose
 /// deadline has come, in deadline order. Tests of pacing, backoff, leases and shutdown grace

@@ -1,6 +1,7 @@
-public import RelayCore
 import Hummingbird
 import NIOCore
+public import RelayCore
+
 /// One request the fake received, as it arrived.
 public struct RecordedRequest: Sendable, Hashable {
     /// `GET`, `POST`, …

@@ -20,10 +20,11 @@ public struct SlackSigner: Sendable {
         var message = Array("v0:\(timestamp):".utf8)
         message.append(contentsOf: body)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(signingSecret.utf8)))
-        return "v0=" + mac.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return "v0="
+            + mac.map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
     }
 
     /// `signature(body:timestamp:)` for a text body.

@@ -29,10 +29,15 @@ struct CouncilHarness {
             for member in members {
                 let server = try await FakeOpenAIServer.start(persona: member.persona)
                 servers[member.name] = server
-                models.append(CouncilModel(name: member.name, baseURL: server.url, model: "fake-\(member.name)", tier: member.tier, weight: member.weight, timeout: member.timeout))
+                models.append(
+                    CouncilModel(
+                        name: member.name, baseURL: server.url, model: "fake-\(member.name)", tier: member.tier, weight: member.weight, timeout: member.timeout)
+                )
             }
             let configuration = CouncilConfiguration(models: models, quorum: quorum, deadline: deadline, defaultTimeout: .seconds(5), chairman: chairman)
-            let council = Council(configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")), logger: Logger(label: "test"))
+            let council = Council(
+                configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")),
+                logger: Logger(label: "test"))
             let result = try await body(CouncilHarness(council: council, servers: servers))
             for server in servers.values { await server.stop() }
             try await httpClient.shutdown()

@@ -9,7 +9,10 @@ struct CouncilTests {
     typealias Member = CouncilHarness.Member
 
     @Test func agreeingModelsGiveFullAgreement() async throws {
-        try await CouncilHarness.with([Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree), Member(name: "c", tier: .cheap, persona: .agree)]) { h in
+        try await CouncilHarness.with([
+            Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
+            Member(name: "c", tier: .cheap, persona: .agree),
+        ]) { h in
             let result = try await h.council.consensus(ConsensusRequest(claim: "Water is wet", k: 3, tier: .cheap))
             #expect(result.verdict == .true)
             #expect(result.agreement == 1)
@@ -24,7 +27,10 @@ struct CouncilTests {
     }
 
     @Test func aDissenterIsNamedWithItsReason() async throws {
-        try await CouncilHarness.with([Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree), Member(name: "c", tier: .cheap, persona: .disagree)]) { h in
+        try await CouncilHarness.with([
+            Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
+            Member(name: "c", tier: .cheap, persona: .disagree),
+        ]) { h in
             let result = try await h.council.consensus(ConsensusRequest(claim: "The Eiffel Tower is in Paris", k: 3, tier: .cheap))
             #expect(result.verdict == .true)
             #expect(abs(result.agreement - 1.8 / 2.6) < 1e-9)
@@ -46,7 +52,9 @@ struct CouncilTests {
             // a: 0.9, b: keyword verdict with default 0.5, c: keyword "true" in the broken JSON, 0.5.
             #expect(abs(result.agreement - 1) < 1e-9)
         }
-        try await CouncilHarness.with([Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .prose("Bananas are yellow."))]) { h in
+        try await CouncilHarness.with([
+            Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .prose("Bananas are yellow.")),
+        ]) { h in
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 2, tier: .cheap))
             #expect(result.answered == 2)
             #expect(abs(result.agreement - 0.9 / 1.4) < 1e-9)  // the verdict-less answer only dilutes
@@ -65,15 +73,21 @@ struct CouncilTests {
     }
 
     @Test func belowTheQuorumTheErrorSaysWhoFailedAndWhy() async throws {
-        try await CouncilHarness.with([
-            Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .fail(status: 401, message: "Incorrect API key provided")),
-            Member(name: "c", tier: .cheap, persona: .malformedBody),
-        ], quorum: 2) { h in
+        try await CouncilHarness.with(
+            [
+                Member(name: "a", tier: .cheap, persona: .agree),
+                Member(name: "b", tier: .cheap, persona: .fail(status: 401, message: "Incorrect API key provided")),
+                Member(name: "c", tier: .cheap, persona: .malformedBody),
+            ], quorum: 2
+        ) { h in
             do throws(TribunalError) {
                 _ = try await h.council.consensus(ConsensusRequest(claim: "x", k: 3, tier: .cheap))
                 Issue.record("expected a failure")
             } catch {
-                guard case .providerFailed(let detail) = error else { Issue.record("unexpected \(error)"); return }
+                guard case .providerFailed(let detail) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(detail.contains("only 1 of 3 models answered, fewer than the quorum of 2"))
                 #expect(detail.contains("b: "))
                 #expect(detail.contains("c: "))
@@ -82,10 +96,12 @@ struct CouncilTests {
     }
 
     @Test func pastTheDeadlineTheCouncilAnswersWithWhoeverReplied() async throws {
-        try await CouncilHarness.with([
-            Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
-            Member(name: "c", tier: .cheap, persona: .hang),
-        ], deadline: .seconds(2)) { h in
+        try await CouncilHarness.with(
+            [
+                Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
+                Member(name: "c", tier: .cheap, persona: .hang),
+            ], deadline: .seconds(2)
+        ) { h in
             // Generous margins: the suite runs in parallel on small machines.
             let started = Date()
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 3, tier: .cheap))
@@ -96,9 +112,11 @@ struct CouncilTests {
     }
 
     @Test func aSlowModelWithinTheDeadlineIsWaitedFor() async throws {
-        try await CouncilHarness.with([
-            Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .slow(seconds: 0.3, then: .disagree)),
-        ], deadline: .seconds(3)) { h in
+        try await CouncilHarness.with(
+            [
+                Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .slow(seconds: 0.3, then: .disagree)),
+            ], deadline: .seconds(3)
+        ) { h in
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 2, tier: .cheap))
             #expect(result.answered == 2)
             #expect(result.dissent.map(\.model) == ["b"])
@@ -117,10 +135,13 @@ struct CouncilTests {
     }
 
     @Test func theChairmanWritesTheAnswerAndItsFailureFallsBack() async throws {
-        try await CouncilHarness.with([
-            Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .verdict(.true, confidence: 0.95, answer: "Most sure.")),
-            Member(name: "chair", tier: .frontier, persona: .echo),
-        ], chairman: "chair") { h in
+        try await CouncilHarness.with(
+            [
+                Member(name: "a", tier: .cheap, persona: .agree),
+                Member(name: "b", tier: .cheap, persona: .verdict(.true, confidence: 0.95, answer: "Most sure.")),
+                Member(name: "chair", tier: .frontier, persona: .echo),
+            ], chairman: "chair"
+        ) { h in
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 2, tier: .cheap))
             #expect(result.answer.hasPrefix("[fake-chair]"))
             #expect(result.answer.contains("Panel verdict: true"))
@@ -135,7 +156,8 @@ struct CouncilTests {
             Member(name: "broken", tier: .cheap, persona: .fail(status: 500, message: "down")), Member(name: "spare", tier: .cheap, persona: .echo),
             Member(name: "big", tier: .frontier, persona: .echo),
         ]) { h in
-            let result = try await h.council.quick(QuickRequest(action: .translate(to: Language(code: "fr", name: "French")), text: "Good morning", tier: .cheap))
+            let result = try await h.council.quick(
+                QuickRequest(action: .translate(to: Language(code: "fr", name: "French")), text: "Good morning", tier: .cheap))
             #expect(result.model == "spare")
             #expect(result.text == "[fake-spare] Good morning")
             let body = h.servers["spare"]!.lastRequest()?.rawBody ?? ""
@@ -148,13 +170,17 @@ struct CouncilTests {
 
     @Test func quickFailsWithEveryModelsReasonWhenTheTierIsDown() async throws {
         try await CouncilHarness.with([
-            Member(name: "a", tier: .cheap, persona: .fail(status: 500, message: "down")), Member(name: "b", tier: .cheap, persona: .fail(status: 429, message: "slow down")),
+            Member(name: "a", tier: .cheap, persona: .fail(status: 500, message: "down")),
+            Member(name: "b", tier: .cheap, persona: .fail(status: 429, message: "slow down")),
         ]) { h in
             do throws(TribunalError) {
                 _ = try await h.council.quick(QuickRequest(action: .grammar, text: "teh", tier: .cheap))
                 Issue.record("expected a failure")
             } catch {
-                guard case .providerFailed(let detail) = error else { Issue.record("unexpected \(error)"); return }
+                guard case .providerFailed(let detail) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(detail.contains("all 2 models failed"))
                 #expect(detail.contains("a: ") && detail.contains("b: "))
             }

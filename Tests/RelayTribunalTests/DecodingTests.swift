@@ -1,7 +1,8 @@
 import Foundation
 import RelayCore
-@testable import RelayTribunal
 import Testing
+
+@testable import RelayTribunal
 
 @Suite("tolerant decoding and mapping (no network)")
 struct DecodingTests {

@@ -284,8 +284,7 @@ struct OpenAICompatibleClientWireTests {
         #expect(
             text(#"{"id":1,"choices":[{"index":"x","message":{"role":null,"content":"ok","extra":{}}}],"usage":"?"}"#)
                 == "ok")
-        if case .text(_, let model) = OpenAIWire.answer(from: Array(#"{"model":"m-1","choices":[{"text":"x"}]}"#.utf8))
-        {
+        if case .text(_, let model) = OpenAIWire.answer(from: Array(#"{"model":"m-1","choices":[{"text":"x"}]}"#.utf8)) {
             #expect(model == "m-1")
         } else {
             Issue.record("expected a text answer")

@@ -1,7 +1,8 @@
 import RelayCore
 import RelayTestSupport
-@testable import RelayTribunal
 import Testing
+
+@testable import RelayTribunal
 
 /// The fakes other suites rely on behave as documented.
 @Suite("RelayTestSupport fakes")

@@ -84,4 +84,3 @@ func expectPresentable(_ error: TribunalError, secrets: [String?] = [], sourceLo
         #expect(!"\(error)".contains(secret), "error description leaks a credential", sourceLocation: sourceLocation)
     }
 }
-

@@ -24,7 +24,8 @@ struct CLIEndToEndTests {
 
     @Test func tribunalWithAnAPIKeyShowsTheAgreementFooter() async throws {
         try await withCLI { cli, fake in
-            let out = try await cli.run(["run", "/tribunal --k 3 The sky is blue"], environment: ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey])
+            let out = try await cli.run(
+                ["run", "/tribunal --k 3 The sky is blue"], environment: ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey])
             #expect(out.status == 0, "\(out.stderr)")
             #expect(out.stdout.contains("— Agreement 82% · 3/3 models"))
             #expect(!out.stdout.contains(FakeRheaTribunal.defaultAPIKey))

@@ -45,10 +45,15 @@ struct CLIProcess {
         process.arguments = arguments
         process.currentDirectoryURL = directory
         // A clean environment: only what the test gives, plus PATH and HOME.
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": directory.path, "STORE_PATH": directory.appendingPathComponent("relay.sqlite").path]
+        var env = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": directory.path,
+            "STORE_PATH": directory.appendingPathComponent("relay.sqlite").path,
+        ]
         env.merge(environment) { _, new in new }
         process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
@@ -64,7 +69,8 @@ struct CLIProcess {
             process.terminate()
             throw CLIError.timedOut(arguments)
         }
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self))
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self))
     }
 
     enum CLIError: Error {

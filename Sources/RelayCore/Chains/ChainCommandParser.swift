@@ -1,7 +1,8 @@
 /// Parses `/chain …` and `/run …`. The DSL itself is checked later, against the team's custom
 /// commands, by `ChainParser`.
 enum ChainCommandParser {
-    static let usage = "Usage: `/chain save NAME = DSL`, `/chain run NAME [TEXT]`, `/chain list`, `/chain show NAME`, `/chain delete NAME`, `/chain export [NAME]`, `/chain import NAME = DSL`."
+    static let usage =
+        "Usage: `/chain save NAME = DSL`, `/chain run NAME [TEXT]`, `/chain list`, `/chain show NAME`, `/chain delete NAME`, `/chain export [NAME]`, `/chain import NAME = DSL`."
 
     static func parse(_ rest: Substring, command: String) throws(CommandError) -> Command {
         let (sub, afterSub) = String(rest.trimmingWhitespace()).splitFirstWord()

@@ -221,7 +221,8 @@ private struct Scanner {
         let nameColumn = column
         guard let first = current, first.isLetter else {
             let found = current.map { "`\($0)`" } ?? "the end"
-            let message = number == 1
+            let message =
+                number == 1
                 ? "expected a block name such as `input` or `grammar`, found \(found)."
                 : "expected a block name after `>`, found \(found)."
             throw ChainParseError(block: number, column: nameColumn, message: message)

@@ -128,7 +128,8 @@ public struct ChainRunner: Sendable {
             request = QuickRequest(action: Self.quickAction(action, language: context.language), text: text, tier: state.tier)
         case .custom(let name):
             guard let command = context.customCommands[name] else {
-                throw Stop(.stopped("Block \(number): the custom command `\(name)` no longer exists. Add it again with `/command add \(name) …` or edit the chain."))
+                throw Stop(
+                    .stopped("Block \(number): the custom command `\(name)` no longer exists. Add it again with `/command add \(name) …` or edit the chain."))
             }
             let filled = Template.fill(command.template, input: text, context: context.thread ?? "", user: context.userName, language: context.language)
             request = QuickRequest(action: .freeform, text: filled, tier: state.tier)

@@ -15,7 +15,8 @@ public enum Template {
 
     /// Without `{input}` in the template, the input (if any) is appended after a blank line.
     public static func fill(_ template: String, input: String, context: String, user: String, language: Language) -> String {
-        var out = template
+        var out =
+            template
             .replacingOccurrences(of: "{context}", with: context)
             .replacingOccurrences(of: "{user}", with: user)
             .replacingOccurrences(of: "{lang}", with: language.name)

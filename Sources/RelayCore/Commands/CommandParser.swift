@@ -165,7 +165,8 @@ public struct CommandParser: Sendable {
     /// "Unknown command /transalte. Did you mean /translate?"
     static func unknownCommandMessage(_ word: String, customCommands: Set<String>) -> String {
         let candidates = CommandTable.all.flatMap { [$0.name] + $0.aliases } + customCommands.sorted()
-        let best = candidates
+        let best =
+            candidates
             .map { ($0, EditDistance.between(word, $0)) }
             .filter { $0.1 <= max(1, min(3, $0.0.count / 3 + 1)) }
             .min { $0.1 < $1.1 }
@@ -179,7 +180,8 @@ public struct CommandParser: Sendable {
 enum Names {
     static func validate(_ raw: String, what: String) throws(CommandError) -> String {
         let name = raw.lowercased()
-        let valid = name.count <= 32 && name.first.map { $0.isASCII && $0.isLetter } == true
+        let valid =
+            name.count <= 32 && name.first.map { $0.isASCII && $0.isLetter } == true
             && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }
         guard valid else {
             throw CommandError("`\(raw)` is not a valid \(what) name: use a letter, then letters, digits, - or _ (32 at most).")

@@ -55,7 +55,8 @@ extension Relay {
             guard request.canChange(creator: existing.creator) else {
                 throw RelayFailure("`\(name)` belongs to \(existing.creator); only they or a team admin can change it. Save yours under another name.")
             }
-            try await store.saveChain(SavedChain(team: team, name: name, source: chain.dsl, creator: existing.creator, createdAt: existing.createdAt, updatedAt: now))
+            try await store.saveChain(
+                SavedChain(team: team, name: name, source: chain.dsl, creator: existing.creator, createdAt: existing.createdAt, updatedAt: now))
         } else {
             let count = try await store.chains(team: team).count
             guard count < configuration.maxChainsPerTeam else {
@@ -111,7 +112,9 @@ extension Relay {
         let input = InputResolver.resolve(typed: request.command.text, event: event, sources: .replyOrThread)
         let needsThread = chain.blocks.first == .input(thread: true)
         if input == nil && !needsThread {
-            return .error("`/run \(name)` needs text: add it after the name (`/run \(name) your text`), reply to a message with `/run \(name)`, or run it inside a thread.")
+            return .error(
+                "`/run \(name)` needs text: add it after the name (`/run \(name) your text`), reply to a message with `/run \(name)`, or run it inside a thread."
+            )
         }
         let context = RunContext(
             input: input, thread: event.threadText, tier: request.tier, k: request.k, language: request.language,
@@ -127,7 +130,8 @@ extension Relay {
         let footer = outcome.lastVerification.map(AgreementFooter.init)
         switch outcome.status {
         case .completed:
-            return Reply(kind: .result, title: "Chain \(name)", body: outcome.text, footer: footer, notes: outcome.log, isPrivate: isPrivate || outcome.isPrivate)
+            return Reply(
+                kind: .result, title: "Chain \(name)", body: outcome.text, footer: footer, notes: outcome.log, isPrivate: isPrivate || outcome.isPrivate)
         case .stopped(let why):
             return Reply(kind: .error, title: "Chain \(name) stopped", body: why, footer: footer, notes: outcome.log, isPrivate: true)
         case .failed(let error):

@@ -11,7 +11,9 @@ extension Relay {
             }
             let unknown = Template.unknownPlaceholders(in: template)
             guard unknown.isEmpty else {
-                throw RelayFailure("Unknown placeholder \(unknown.map { "`\($0)`" }.joined(separator: ", ")). Templates can use \(Template.placeholders.map { "`\($0)`" }.joined(separator: " ")).")
+                throw RelayFailure(
+                    "Unknown placeholder \(unknown.map { "`\($0)`" }.joined(separator: ", ")). Templates can use \(Template.placeholders.map { "`\($0)`" }.joined(separator: " "))."
+                )
             }
             if let existing = try await store.customCommand(team: team, name: name) {
                 guard request.canChange(creator: existing.creator) else {

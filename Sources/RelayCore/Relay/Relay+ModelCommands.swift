@@ -16,7 +16,8 @@ extension Relay {
             }
             let input = InputResolver.resolve(typed: command.text, event: event, sources: .replyOnly) ?? ""
             if input.isEmpty && Template.needsInput(custom.template) {
-                return .error(InputResolver.missingInputMessage(command: name, noun: "the text for its `{input}`", example: "/\(name) your text", sources: .replyOnly))
+                return .error(
+                    InputResolver.missingInputMessage(command: name, noun: "the text for its `{input}`", example: "/\(name) your text", sources: .replyOnly))
             }
             let context = event.repliedTo ?? event.threadText ?? ""
             let prompt = Template.fill(custom.template, input: input, context: context, user: event.userName, language: request.language)
@@ -38,7 +39,8 @@ extension Relay {
             guard let input = InputResolver.resolve(typed: command.text, event: event, sources: spec.input ?? .none) else {
                 return .error(missingInput(for: specName))
             }
-            reply = await quickReply(QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate)
+            reply = await quickReply(
+                QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate)
         }
         try await record(request, command: command.kind.name, reply: reply, consensus: consensus, elapsed: started.duration(to: .now))
         return reply

@@ -8,13 +8,15 @@ extension Relay {
             func source(_ user: (some Any)?, _ channel: (some Any)?) -> String {
                 user != nil ? "you" : channel != nil ? "this channel" : "default"
             }
-            let user = request.userSettings, channel = request.channelSettings
+            let user = request.userSettings
+            let channel = request.channelSettings
             let lines = [
                 "lang: \(request.language.name) (\(request.language.code)) — from \(source(user.lang, channel.lang))",
                 "tier: \(user.tier ?? channel.tier ?? configuration.defaultTier) — from \(source(user.tier, channel.tier))",
                 "retention: \(request.retention.rawValue) — the strictest of yours (\(user.retention?.rawValue ?? "unset")), this channel's (\(channel.retention?.rawValue ?? "unset")) and the default (\(configuration.defaultRetention.rawValue))",
             ]
-            return .info(lines.joined(separator: "\n") + "\n\nChange with `/settings lang fr` or `/settings channel tier mid`; `reset` clears one.", title: "Settings")
+            return .info(
+                lines.joined(separator: "\n") + "\n\nChange with `/settings lang fr` or `/settings channel tier mid`; `reset` clears one.", title: "Settings")
         case .set(let target, let key, let value):
             let scope: SettingsScope = target == .me ? .user(team: event.team, user: event.user) : .channel(team: event.team, channel: event.channel)
             if target == .channel && !event.isAdmin {

@@ -1,5 +1,3 @@
-
-
 /// Defaults and limits of the relay itself (backends and adapters have their own).
 public struct RelayConfiguration: Sendable {
     public var defaultTier: Tier

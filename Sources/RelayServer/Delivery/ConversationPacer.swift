@@ -1,6 +1,7 @@
-public import struct Foundation.Date
 public import RelayCore
 import Synchronization
+
+public import struct Foundation.Date
 
 /// Spaces the sends of one conversation (Slack allows about one message per second per
 /// channel) and holds a conversation back after the platform said 429.

@@ -1,7 +1,7 @@
 public import Foundation
-import RelayHTTP
 public import Logging
 public import RelayCore
+import RelayHTTP
 public import ServiceLifecycle
 import Synchronization
 
@@ -116,7 +116,8 @@ public final class OutboxWorker: Service, Sendable {
             return
         }
         guard let sender = senders[entry.platform] else {
-            logger.error("outbox: no adapter for this platform is running; entry given up", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)"])
+            logger.error(
+                "outbox: no adapter for this platform is running; entry given up", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)"])
             RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
             return
@@ -144,7 +145,8 @@ public final class OutboxWorker: Service, Sendable {
             await retryOrGiveUp(entry, attempts: attempts, at: now + delay, reason: reason)
         case .rejected(let reason):
             RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
-            logger.error("outbox: the platform refused a reply for good", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
+            logger.error(
+                "outbox: the platform refused a reply for good", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: attempts, lastError: reason) }
         }
     }
@@ -152,11 +154,14 @@ public final class OutboxWorker: Service, Sendable {
     private func retryOrGiveUp(_ entry: OutboxEntry, attempts: Int, at next: Date, reason: String) async {
         guard attempts < policy.maxAttempts else {
             RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
-            logger.error("outbox: reply given up after \(attempts) attempts", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
+            logger.error(
+                "outbox: reply given up after \(attempts) attempts", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: attempts, lastError: reason) }
             return
         }
-        logger.notice("outbox: delivery will be retried", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "attempt": "\(attempts)", "reason": "\(reason)"])
+        logger.notice(
+            "outbox: delivery will be retried",
+            metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "attempt": "\(attempts)", "reason": "\(reason)"])
         await finish(entry) { try await store.reschedule(id: entry.id, attempts: attempts, nextAttemptAt: next, lastError: reason) }
     }
 

@@ -1,6 +1,7 @@
-public import struct Foundation.Date
 public import RelayCore
 import Synchronization
+
+public import struct Foundation.Date
 
 /// Wakes a waiting loop early when something happens (an entry enqueued, the last run
 /// finished), so it does not wait for its next poll. Signals coalesce: many signals while the

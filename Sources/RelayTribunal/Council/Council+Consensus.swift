@@ -36,13 +36,20 @@ extension Council {
         failures += silent.map { ($0, .cancelled) }
 
         guard ballots.count >= quorum else {
-            let reasons = failures.map { "\($0.0.name): \($0.1 == .cancelled ? "no answer before the \(Self.seconds(configuration.deadline)) deadline" : $0.1.reason)" }
-            throw .providerFailed(detail: "only \(ballots.count) of \(judges.count) models answered, fewer than the quorum of \(quorum) (\(reasons.joined(separator: "; ")))")
+            let reasons = failures.map {
+                "\($0.0.name): \($0.1 == .cancelled ? "no answer before the \(Self.seconds(configuration.deadline)) deadline" : $0.1.reason)"
+            }
+            throw .providerFailed(
+                detail: "only \(ballots.count) of \(judges.count) models answered, fewer than the quorum of \(quorum) (\(reasons.joined(separator: "; ")))")
         }
 
         let outcome = Agreement.compute(ballots)
         let answer = await synthesis(claim: request.claim, outcome: outcome, ballots: ballots, started: started)
-        let dissent = outcome.dissenters.map { Dissent(model: $0.model, verdict: $0.parsed.verdict, reason: Self.oneLine($0.parsed.answer).isEmpty ? "judged it \($0.parsed.verdict?.rawValue ?? "differently")" : Self.oneLine($0.parsed.answer)) }
+        let dissent = outcome.dissenters.map {
+            Dissent(
+                model: $0.model, verdict: $0.parsed.verdict,
+                reason: Self.oneLine($0.parsed.answer).isEmpty ? "judged it \($0.parsed.verdict?.rawValue ?? "differently")" : Self.oneLine($0.parsed.answer))
+        }
         return ConsensusResult(
             answer: answer, verdict: outcome.verdict, agreement: outcome.agreement,
             confidence: outcome.supporters.first.map { _ in outcome.supporters.reduce(0) { $0 + $1.confidence } / Double(outcome.supporters.count) },
@@ -90,7 +97,8 @@ extension Council {
     /// The chairman's text when configured and on time; otherwise the most confident plurality
     /// answer (never a single point of failure).
     private func synthesis(claim: String, outcome: Agreement.Outcome, ballots: [Ballot], started: ContinuousClock.Instant) async -> String {
-        let fallback = outcome.supporters.first { !$0.parsed.answer.isEmpty }?.parsed.answer
+        let fallback =
+            outcome.supporters.first { !$0.parsed.answer.isEmpty }?.parsed.answer
             ?? ballots.max { $0.mass < $1.mass }?.parsed.answer ?? ""
         guard let name = configuration.chairman, let chairman = configuration.models.first(where: { $0.name == name }) else {
             return fallback
@@ -99,7 +107,8 @@ extension Council {
         guard remaining > .milliseconds(500) else { return fallback }
         let messages = CouncilPrompts.chairman(claim: claim, verdict: outcome.verdict, answers: ballots.map { ($0.model, $0.parsed.verdict, $0.parsed.answer) })
         do throws(ModelCallError) {
-            let completion = try await client.complete(chairman, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(timeout(for: chairman), remaining))
+            let completion = try await client.complete(
+                chairman, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(timeout(for: chairman), remaining))
             return completion.text
         } catch {
             logger.warning("chairman failed; using the most confident plurality answer", metadata: ["model": "\(name)", "reason": "\(error.reason)"])

@@ -25,7 +25,8 @@ public struct CouncilConfiguration: Sendable, Hashable {
     /// (lower before higher), so a consensus can fill k from neighbours.
     public func models(nearest tier: Tier) -> [CouncilModel] {
         let order = Tier.allCases.sorted { a, b in
-            let da = abs(Self.rank(a) - Self.rank(tier)), db = abs(Self.rank(b) - Self.rank(tier))
+            let da = abs(Self.rank(a) - Self.rank(tier))
+            let db = abs(Self.rank(b) - Self.rank(tier))
             return da != db ? da < db : Self.rank(a) < Self.rank(b)
         }
         return order.flatMap { t in models.filter { $0.tier == t } }

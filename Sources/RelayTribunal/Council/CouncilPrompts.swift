@@ -46,7 +46,8 @@ public enum CouncilPrompts {
     /// The chairman's synthesis of the judges' answers.
     public static func chairman(claim: String, verdict: Verdict?, answers: [(model: String, verdict: Verdict?, answer: String)]) -> [ChatMessage] {
         let lines = answers.map { "- \($0.model) (\($0.verdict?.rawValue ?? "no verdict")): \($0.answer)" }.joined(separator: "\n")
-        let system = "You chair a panel of judges. Write the panel's answer to the claim in two or three sentences: state what is correct, mention a real disagreement if there is one. Plain text only."
+        let system =
+            "You chair a panel of judges. Write the panel's answer to the claim in two or three sentences: state what is correct, mention a real disagreement if there is one. Plain text only."
         let user = "Claim: \(claim)\nPanel verdict: \(verdict?.rawValue ?? "none")\nJudges:\n\(lines)"
         return [.system(system), .user(user)]
     }

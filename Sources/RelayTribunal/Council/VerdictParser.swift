@@ -47,7 +47,10 @@ public enum VerdictParser {
                     depth += 1
                 } else if char == "}" {
                     depth -= 1
-                    if depth == 0 { end = cursor; break }
+                    if depth == 0 {
+                        end = cursor
+                        break
+                    }
                 }
                 cursor = text.index(after: cursor)
             }

@@ -51,7 +51,8 @@ public struct SlackReplySender: ReplySender {
                 if let ts = earlier?.platformRef {
                     return .sent(platformRef: try await api.update(channel: address.channel, ts: ts, text: message.text, blocks: message.blocks))
                 }
-                return .sent(platformRef: try await api.postMessage(channel: address.channel, text: message.text, blocks: message.blocks, threadTS: address.threadTS))
+                return .sent(
+                    platformRef: try await api.postMessage(channel: address.channel, text: message.text, blocks: message.blocks, threadTS: address.threadTS))
             case .reply(let reply):
                 let messages = SlackReplyRenderer.render(reply, postToChannelID: reply.isPrivate ? entry.id : nil)
                 let progressTS = canPost ? earlier?.platformRef : nil
@@ -67,7 +68,9 @@ public struct SlackReplySender: ReplySender {
         }
     }
 
-    private func deliverPublicly(_ messages: [SlackMessage], address: SlackAddress, responseURL: String?, progressTS: String?) async throws(SlackAPIError) -> DeliveryOutcome {
+    private func deliverPublicly(_ messages: [SlackMessage], address: SlackAddress, responseURL: String?, progressTS: String?) async throws(SlackAPIError)
+        -> DeliveryOutcome
+    {
         if let ts = progressTS, let first = messages.first {
             // The progress message becomes the result; any further parts follow in its thread.
             _ = try await api.update(channel: address.channel, ts: ts, text: first.text, blocks: first.blocks)
@@ -89,12 +92,15 @@ public struct SlackReplySender: ReplySender {
         return .sent(platformRef: firstTS)
     }
 
-    private func deliverPrivately(_ messages: [SlackMessage], address: SlackAddress, responseURL: String?, progressTS: String?) async throws(SlackAPIError) -> DeliveryOutcome {
+    private func deliverPrivately(_ messages: [SlackMessage], address: SlackAddress, responseURL: String?, progressTS: String?) async throws(SlackAPIError)
+        -> DeliveryOutcome
+    {
         if let responseURL {
             for message in messages { try await api.respond(to: responseURL, body: message.responseURLBody(.ephemeral)) }
         } else if canPost {
             for message in messages {
-                _ = try await api.postEphemeral(channel: address.channel, user: address.user, text: message.text, blocks: message.blocks, threadTS: address.threadTS)
+                _ = try await api.postEphemeral(
+                    channel: address.channel, user: address.user, text: message.text, blocks: message.blocks, threadTS: address.threadTS)
             }
         } else {
             return .rejected(reason: "SLACK_BOT_TOKEN is not set and there is no response_url to answer through")
@@ -102,7 +108,8 @@ public struct SlackReplySender: ReplySender {
         if let ts = progressTS {
             // Best effort: the result is delivered; a stale progress line is only cosmetic.
             do throws(SlackAPIError) {
-                _ = try await api.update(channel: address.channel, ts: ts, text: "Finished — the result was sent privately to the person who asked.", blocks: nil)
+                _ = try await api.update(
+                    channel: address.channel, ts: ts, text: "Finished — the result was sent privately to the person who asked.", blocks: nil)
             } catch {
                 logger.notice("slack: could not tidy the progress message", metadata: ["reason": "\(error.reason)"])
             }

@@ -188,8 +188,14 @@ struct RawEventsBody: Decodable {
         var itemUser: String?
 
         enum CodingKeys: String, CodingKey {
-            case type, subtype, user, botID = "bot_id", text, channel, channelType = "channel_type", ts
-            case threadTS = "thread_ts", team, reaction, item, itemUser = "item_user"
+            case type, subtype, user
+            case botID = "bot_id"
+            case text, channel
+            case channelType = "channel_type"
+            case ts
+            case threadTS = "thread_ts"
+            case team, reaction, item
+            case itemUser = "item_user"
         }
 
         /// The types read in full; other events may give the same fields other shapes (a
@@ -220,7 +226,8 @@ struct RawEventsBody: Decodable {
         var isBot: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case userID = "user_id", isBot = "is_bot"
+            case userID = "user_id"
+            case isBot = "is_bot"
         }
     }
 
@@ -233,6 +240,10 @@ struct RawEventsBody: Decodable {
     var authorizations: [Authorization]?
 
     enum CodingKeys: String, CodingKey {
-        case type, challenge, eventID = "event_id", teamID = "team_id", apiAppID = "api_app_id", event, authorizations
+        case type, challenge
+        case eventID = "event_id"
+        case teamID = "team_id"
+        case apiAppID = "api_app_id"
+        case event, authorizations
     }
 }

@@ -102,7 +102,8 @@ struct RawInteraction: Decodable {
         var teamID: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, username, name, teamID = "team_id"
+            case id, username, name
+            case teamID = "team_id"
         }
     }
 
@@ -117,7 +118,10 @@ struct RawInteraction: Decodable {
         var isEphemeral: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case messageTS = "message_ts", channelID = "channel_id", threadTS = "thread_ts", isEphemeral = "is_ephemeral"
+            case messageTS = "message_ts"
+            case channelID = "channel_id"
+            case threadTS = "thread_ts"
+            case isEphemeral = "is_ephemeral"
         }
     }
 
@@ -126,7 +130,8 @@ struct RawInteraction: Decodable {
         var threadTS: String?
 
         enum CodingKeys: String, CodingKey {
-            case ts, threadTS = "thread_ts"
+            case ts
+            case threadTS = "thread_ts"
         }
     }
 
@@ -137,7 +142,10 @@ struct RawInteraction: Decodable {
         var type: String?
 
         enum CodingKeys: String, CodingKey {
-            case actionID = "action_id", value, blockID = "block_id", type
+            case actionID = "action_id"
+            case value
+            case blockID = "block_id"
+            case type
         }
     }
 
@@ -152,6 +160,9 @@ struct RawInteraction: Decodable {
     var actions: [Action]?
 
     enum CodingKeys: String, CodingKey {
-        case type, user, team, channel, container, message, responseURL = "response_url", triggerID = "trigger_id", actions
+        case type, user, team, channel, container, message
+        case responseURL = "response_url"
+        case triggerID = "trigger_id"
+        case actions
     }
 }

@@ -39,9 +39,17 @@ public struct SlackSlashCommand: Sendable, Hashable, Decodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case teamID = "team_id", teamDomain = "team_domain", enterpriseID = "enterprise_id"
-        case channelID = "channel_id", channelName = "channel_name", userID = "user_id", userName = "user_name"
-        case command, text, responseURL = "response_url", triggerID = "trigger_id", apiAppID = "api_app_id"
+        case teamID = "team_id"
+        case teamDomain = "team_domain"
+        case enterpriseID = "enterprise_id"
+        case channelID = "channel_id"
+        case channelName = "channel_name"
+        case userID = "user_id"
+        case userName = "user_name"
+        case command, text
+        case responseURL = "response_url"
+        case triggerID = "trigger_id"
+        case apiAppID = "api_app_id"
     }
 
     public init(from decoder: any Decoder) throws {

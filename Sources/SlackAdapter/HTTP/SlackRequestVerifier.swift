@@ -1,7 +1,8 @@
 import Crypto
-public import struct Foundation.Date
 public import Hummingbird
 public import NIOCore
+
+public import struct Foundation.Date
 
 /// Checks that an HTTP request really comes from Slack: its `X-Slack-Signature` is the
 /// HMAC-SHA256 of `v0:<timestamp>:<raw body>` under the app's signing secret, and its

@@ -1,7 +1,7 @@
-import RelayCore
-import RelayHTTP
 import Logging
 import NIOWebSocket
+import RelayCore
+import RelayHTTP
 import WSClient
 
 extension SocketModeClient {

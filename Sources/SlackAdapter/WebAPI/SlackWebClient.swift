@@ -1,7 +1,7 @@
-public import RelayHTTP
 import Foundation
 public import Logging
 public import RelayCore
+public import RelayHTTP
 
 /// Slack's Web API over HTTP: `SlackWebAPI` on a shared AsyncHTTPClient.
 ///

@@ -17,7 +17,10 @@ struct SlackSignatureTests {
         return SlackRequestVerifier(signingSecret: secret, now: { now })
     }
 
-    func verify(_ verifier: SlackRequestVerifier, timestamp: String? = Self.timestamp, signature: String? = Self.example.signature, body: [UInt8] = Array(Self.example.body.utf8)) -> SlackVerificationError? {
+    func verify(
+        _ verifier: SlackRequestVerifier, timestamp: String? = Self.timestamp, signature: String? = Self.example.signature,
+        body: [UInt8] = Array(Self.example.body.utf8)
+    ) -> SlackVerificationError? {
         do throws(SlackVerificationError) {
             try verifier.verify(timestamp: timestamp, signature: signature, body: body)
             return nil
@@ -122,7 +125,8 @@ struct SlackSignatureTests {
 
             // Signed correctly, but a slash command without its channel.
             let broken = SlackPayloads.formEncode(SlackPayloads.slashCommandFields().filter { $0.name != "channel_id" })
-            let signed = try await post(broken, signature: SlackSigner(signingSecret: Self.example.signingSecret).signature(body: broken, timestamp: Self.example.timestamp))
+            let signed = try await post(
+                broken, signature: SlackSigner(signingSecret: Self.example.signingSecret).signature(body: broken, timestamp: Self.example.timestamp))
             #expect(signed.status == .badRequest)
             #expect(String(buffer: signed.body).contains("missing field `channel_id`"))
             #expect(signed.headers[values: SlackHeaders.noRetry] == ["1"])

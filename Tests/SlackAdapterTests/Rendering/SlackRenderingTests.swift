@@ -35,8 +35,9 @@ struct SlackRenderingTests {
     }
 
     @Test func escapingReplacesOnlyTheThreeCharacters() {
-        #expect(SlackMrkdwn.escape(#"a & b < c > d "quoted" 'single' *bold* _it_ ~s~ `code` é"#)
-            == #"a &amp; b &lt; c &gt; d "quoted" 'single' *bold* _it_ ~s~ `code` é"#)
+        #expect(
+            SlackMrkdwn.escape(#"a & b < c > d "quoted" 'single' *bold* _it_ ~s~ `code` é"#)
+                == #"a &amp; b &lt; c &gt; d "quoted" 'single' *bold* _it_ ~s~ `code` é"#)
         #expect(SlackMrkdwn.escape("&amp;") == "&amp;amp;")
     }
 
@@ -201,7 +202,8 @@ struct SlackRenderingTests {
     @Test func progressIsOneEscapedLine() {
         let message = SlackReplyRenderer.render(RunProgress(completed: 2, total: 5, block: "rewrite:<formal>"))
         #expect(message.text == "⏳ Running… 2/5 (rewrite:&lt;formal&gt;)")
-        #expect(message.blocks == [["type": "context", "elements": [["type": "mrkdwn", "text": "⏳ Running… 2/5 (rewrite:&lt;formal&gt;)", "verbatim": true]]]])
+        #expect(
+            message.blocks == [["type": "context", "elements": [["type": "mrkdwn", "text": "⏳ Running… 2/5 (rewrite:&lt;formal&gt;)", "verbatim": true]]]])
     }
 
     @Test func responseURLBodiesAndTheImmediateAck() {

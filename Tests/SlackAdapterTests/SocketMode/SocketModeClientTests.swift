@@ -125,9 +125,12 @@ struct SocketModeClientTests {
     @Test func aConnectionThatNeverSaysHelloIsReplaced() async throws {
         var configuration = fastSocketMode
         configuration.helloTimeout = .milliseconds(300)
-        try await withSocketMode(configuration: configuration, prepare: { _, socketMode in
-            socketMode.setSendsHello(false)
-        }) { harness in
+        try await withSocketMode(
+            configuration: configuration,
+            prepare: { _, socketMode in
+                socketMode.setSendsHello(false)
+            }
+        ) { harness in
             let socketMode = harness.socketMode
             try await socketMode.waitForConnections(count: 1)
             socketMode.setSendsHello(true)

@@ -1,5 +1,5 @@
-import RelayCore
 import AsyncHTTPClient
+import RelayCore
 import RelayTestSupport
 import SlackAdapter
 import Synchronization

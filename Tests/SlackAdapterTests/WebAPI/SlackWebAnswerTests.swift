@@ -17,27 +17,32 @@ struct SlackWebAnswerTests {
 
     @Test func okTrueIsSuccessAndOkFalseIsARefusalWhateverTheStatus() {
         #expect(Self.read(200, #"{"ok":true,"ts":"1.2"}"#) == .success(["ok": true, "ts": "1.2"]))
-        #expect(Self.read(200, #"{"ok":false,"error":"cant_update_message"}"#)
-            == .failure(.api(method: "chat.update", code: "cant_update_message", status: 200)))
+        #expect(
+            Self.read(200, #"{"ok":false,"error":"cant_update_message"}"#)
+                == .failure(.api(method: "chat.update", code: "cant_update_message", status: 200)))
         #expect(Self.read(200, #"{"ok":false}"#) == .failure(.api(method: "chat.update", code: "unknown_error", status: 200)))
-        #expect(Self.read(400, #"{"ok":false,"error":"invalid_arguments"}"#)
-            == .failure(.api(method: "chat.update", code: "invalid_arguments", status: 400)))
+        #expect(
+            Self.read(400, #"{"ok":false,"error":"invalid_arguments"}"#)
+                == .failure(.api(method: "chat.update", code: "invalid_arguments", status: 400)))
         #expect(Self.read(403, "Forbidden") == .failure(.api(method: "chat.update", code: "http_403", status: 403)))
     }
 
     @Test func rateLimitsReadRetryAfter() {
-        #expect(Self.read(429, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "30")
-            == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(30))))
+        #expect(
+            Self.read(429, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "30")
+                == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(30))))
         #expect(Self.read(429, "", retryAfter: " 7 ") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(7))))
         // An HTTP date already past means "now"; a missing or unreadable header, 1 s.
-        #expect(Self.read(429, "", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT")
-            == .failure(.rateLimited(method: "chat.update", retryAfter: .zero)))
+        #expect(
+            Self.read(429, "", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT")
+                == .failure(.rateLimited(method: "chat.update", retryAfter: .zero)))
         #expect(Self.read(429, "", retryAfter: "soon") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(1))))
         #expect(Self.read(429, "") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(1))))
         // A hostile value never parks the conversation past 15 minutes.
         #expect(Self.read(429, "", retryAfter: "1e300") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(900))))
-        #expect(Self.read(200, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "3")
-            == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(3))))
+        #expect(
+            Self.read(200, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "3")
+                == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(3))))
     }
 
     @Test func serverErrorsAndGarbageAreRetryable() {
@@ -50,8 +55,9 @@ struct SlackWebAnswerTests {
         #expect(Self.read(200, "ok", responseURL: true) == .success([:]))
         #expect(Self.read(200, #"{"ok":true}"#, responseURL: true) == .success(["ok": true]))
         #expect(Self.read(404, "", responseURL: true) == .failure(.api(method: "response_url", code: "expired_url", status: 404)))
-        #expect(Self.read(404, #"{"ok":false,"error":"used_url"}"#, responseURL: true)
-            == .failure(.api(method: "response_url", code: "used_url", status: 404)))
+        #expect(
+            Self.read(404, #"{"ok":false,"error":"used_url"}"#, responseURL: true)
+                == .failure(.api(method: "response_url", code: "used_url", status: 404)))
     }
 
     @Test func errorCodesAreSanitisedAndWarningsRead() {
@@ -62,8 +68,9 @@ struct SlackWebAnswerTests {
         }
         #expect(code.count <= 64)
         #expect(code.allSatisfy { $0.isLowercase || $0.isNumber || "_.-".contains($0) })
-        #expect(SlackWebClient.warnings(in: ["ok": true, "warning": "message_truncated,superfluous_charset"])
-            == ["message_truncated", "superfluous_charset"])
+        #expect(
+            SlackWebClient.warnings(in: ["ok": true, "warning": "message_truncated,superfluous_charset"])
+                == ["message_truncated", "superfluous_charset"])
         #expect(SlackWebClient.warnings(in: ["ok": true, "response_metadata": ["warnings": ["missing_charset"]]]) == ["missing_charset"])
     }
 

@@ -191,14 +191,14 @@ struct SlackWebClientTests {
     @Test func openSocketModeConnectionNeedsTheAppToken() async throws {
         try await withFakeSocketModeServer { socketMode in
             try await withSlackWeb(socketMode: socketMode) { harness in
-            let url = try await harness.client.openSocketModeConnection(appToken: harness.fake.appToken)
-            #expect(url.hasPrefix("ws://127.0.0.1:\(socketMode.port)/link/?ticket="))
-            let request = try #require(harness.fake.requests(path: "apps.connections.open").first)
-            #expect(request.header("Authorization") == "Bearer \(harness.fake.appToken)")
+                let url = try await harness.client.openSocketModeConnection(appToken: harness.fake.appToken)
+                #expect(url.hasPrefix("ws://127.0.0.1:\(socketMode.port)/link/?ticket="))
+                let request = try #require(harness.fake.requests(path: "apps.connections.open").first)
+                #expect(request.header("Authorization") == "Bearer \(harness.fake.appToken)")
 
-            let wrongKind = await slackError { try await harness.client.openSocketModeConnection(appToken: harness.fake.botToken) }
-            #expect(wrongKind?.code == "not_allowed_token_type")
-            #expect(wrongKind?.isRetryable == false)
+                let wrongKind = await slackError { try await harness.client.openSocketModeConnection(appToken: harness.fake.botToken) }
+                #expect(wrongKind?.code == "not_allowed_token_type")
+                #expect(wrongKind?.isRetryable == false)
             }
         }
         try await withSlackWeb { harness in

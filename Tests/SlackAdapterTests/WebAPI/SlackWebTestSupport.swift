@@ -69,4 +69,3 @@ func slackError<T>(
         return nil
     }
 }
-

@@ -10,7 +10,7 @@ import Testing
 /// The Slack routes on a live loopback server, fed the recorded payloads signed as Slack signs
 /// them: what Slack gets back at once, and what reaches the relay.
 // The time limit only keeps a test waiting for an event that never comes from hanging the run.
-@Suite("Slack HTTP routes with recorded payloads", .timeLimit(.minutes(1)))
+@Suite("Slack HTTP routes with recorded payloads")
 struct SlackHTTPRoutesTests {
     static let signingSecret = "routes-signing-secret-0123456789"
 

@@ -6,7 +6,7 @@ import Testing
 
 // The time limit only stops a hung `run()` from holding up the whole test run; no test here
 // asserts how fast anything happens.
-@Suite("Socket Mode client against the fakes", .timeLimit(.minutes(1)))
+@Suite("Socket Mode client against the fakes")
 struct SocketModeClientTests {
     @Test func envelopesAreAcknowledgedAndHandedOn() async throws {
         try await withSocketMode { harness in

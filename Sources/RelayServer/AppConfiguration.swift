@@ -46,7 +46,10 @@ public struct AppConfiguration: Sendable {
 
     /// Each platform and whether it is on, with the reason when it is not (for the start-up log
     /// and `/readyz`).
-    public var platformStatus: [String: String] {
+    public var platformStatus: [String: String] { Self.status(of: platforms) }
+
+    /// Each platform's name and state in words.
+    public static func status(of platforms: [any ChatPlatform]) -> [String: String] {
         Dictionary(platforms.map { (type(of: $0).name, $0.status.description) }, uniquingKeysWith: { first, _ in first })
     }
 

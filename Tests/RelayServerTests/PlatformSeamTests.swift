@@ -67,6 +67,9 @@ struct PlatformSeamTests {
                         try? await http.shutdown()
                     }))
             try await app.test(.live) { client in
+                try await client.execute(uri: "/readyz", method: .get) { response in
+                    #expect(JSONValue.parse(response.body.readableBytesView)?["platforms"]?["testhook"]?.stringValue == "on (webhook)")
+                }
                 // Refused before anything runs, as a forged platform request would be.
                 try await send(client, ["id": "x", "channel": "C2", "user": "U1", "text": "/fix teh"], token: "wrong") { #expect($0 == .unauthorized) }
                 try await send(client, ["id": "m2", "channel": "C2", "user": "U1", "text": "/fix teh cat"]) { #expect($0 == .accepted) }

@@ -1,4 +1,3 @@
-import Foundation
 import Hummingbird
 import HummingbirdTesting
 import RelayCore
@@ -9,18 +8,16 @@ import Testing
 /// admin (`users.info`) and what a thread says (`conversations.replies`).
 @Suite("Slack: admins and threads, through the server")
 struct SlackAdminAndThreadTests {
-    static func path(of url: String) -> String { URL(string: url)?.path ?? url }
-
     /// The reply text posted to `responseURL`.
     static func reply(at responseURL: String, _ relay: RelayUnderTest) async throws -> String {
-        let posts = try await relay.slack.waitForRequests(count: 1, path: path(of: responseURL))
-        return try #require(posts.first?["text"]?.stringValue)
+        let post = try #require(await relay.slack.next(responseURL: responseURL))
+        return try #require(post["text"]?.stringValue)
     }
 
     @Test func aWorkspaceAdminCanChangeChannelSettingsAndAMemberIsToldWhyNot() async throws {
         try await SlackFakes.with { fakes in
-            fakes.slack.seed(.admin("U0ADMIN", teamID: SlackWire.team))
-            fakes.slack.seed(.member("U0MEMBER", teamID: SlackWire.team))
+            fakes.slack.seed(.admin("U0ADMIN", teamID: SlackFakes.team))
+            fakes.slack.seed(.member("U0MEMBER", teamID: SlackFakes.team))
             try await fakes.withRelay(fakes.configuration()) { relay in
                 let refusedURL = relay.slack.makeResponseURL()
                 _ = try await relay.slashCommand("/rhea", text: "settings channel lang fr", responseURL: refusedURL, user: "U0MEMBER")
@@ -49,10 +46,10 @@ struct SlackAdminAndThreadTests {
             fakes.slack.seed(FakeSlackMessage(channel: "C0THREAD", ts: "1700000000.000200", text: "Only if QA signs off", threadTS: root, user: "U0B"))
             fakes.slack.seed(FakeSlackMessage(channel: "C0THREAD", ts: "1700000000.000300", text: "QA signed off &amp; we ship", threadTS: root, user: "U0C"))
             try await fakes.withRelay(fakes.configuration()) { relay in
-                let mention = SlackWire.appMention(eventID: "Ev0THREAD1", text: "summarize", channel: "C0THREAD", ts: "1700000000.000400", threadTS: root)
+                let mention = SlackFakes.mention("summarize", eventID: "Ev0THREAD1", channel: "C0THREAD", ts: "1700000000.000400", threadTS: root)
                 #expect(try await relay.event(mention).status == .ok)
-                let posts = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
-                #expect(posts.first?["thread_ts"]?.stringValue == root)
+                let post = try #require(await relay.slack.next(path: "chat.postMessage"))
+                #expect(post["thread_ts"]?.stringValue == root)
 
                 let asked = try #require(await relay.tribunal.next(path: FakeRheaTribunal.quickPath))
                 #expect(asked["action"]?.stringValue == "summarize")
@@ -68,11 +65,12 @@ struct SlackAdminAndThreadTests {
     @Test func aCommandWithItsOwnTextInAThreadDoesNotReadTheThread() async throws {
         try await SlackFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in
-                let mention = SlackWire.appMention(
-                    eventID: "Ev0THREAD2", text: "summarize the meeting moved to Tuesday", channel: "C0THREAD", ts: "1700000000.000900",
+                let mention = SlackFakes.mention(
+                    "summarize the meeting moved to Tuesday", eventID: "Ev0THREAD2", channel: "C0THREAD", ts: "1700000000.000900",
                     threadTS: "1700000000.000800")
                 #expect(try await relay.event(mention).status == .ok)
-                _ = try await relay.slack.waitForRequests(count: 1, path: "chat.postMessage")
+                _ = try #require(await relay.slack.next(path: "chat.postMessage"))
+                try await relay.settled()
                 #expect(relay.slack.requests(path: "conversations.replies").isEmpty)
             }
         }

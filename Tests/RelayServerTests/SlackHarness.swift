@@ -9,15 +9,6 @@ import RelayTribunal
 import SlackAdapter
 import Testing
 
-/// Slack's published example ("Verifying requests from Slack"), as in SlackAdapterTests.
-enum PublishedSlackExample {
-    static let signingSecret = "8f742231b10e8888abcd99yyyzzz85a5"
-    static let timestamp = 1_531_420_618
-    static let body =
-        "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c"
-    static let signature = "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503"
-}
-
 /// The fakes a relay talks to: Slack's Web API (and response URLs) and the Rhea Tribunal, both
 /// real servers on 127.0.0.1, plus the SQLite file the relay keeps its outbox in.
 struct SlackFakes {
@@ -38,6 +29,9 @@ struct SlackFakes {
 
     /// The signing secret the relay is configured with (HTTP mode).
     static let signingSecret = "e2e-signing-secret-0123456789abcdef"
+
+    /// The workspace every request comes from.
+    static let team = "T0E2E"
 
     /// A relay configured as `serve` would be from the environment, pointed at the fakes, with
     /// fast delivery timings.
@@ -87,6 +81,28 @@ struct SlackFakes {
     }
 }
 
+extension SlackFakes {
+    /// `app_mention` from `user`: the bot's mention, then `text`, posted at `ts` in `channel` (in
+    /// a thread when `threadTS`), as Slack sends it in an `event_callback`.
+    static func mention(
+        _ text: String, eventID: String, channel: String = "C0E2E", ts: String, threadTS: String? = nil, user: String = "U0HUMAN"
+    ) -> JSONValue {
+        SlackPayloads.appMention(
+            text: "<@\(FakeSlackWebAPI.botUserID)> \(text)", user: user, channel: channel, ts: ts, threadTS: threadTS,
+            eventID: eventID, team: SlackFakes.team, botUserID: FakeSlackWebAPI.botUserID)
+    }
+
+    /// `reaction_added` of `reaction` by `user` on the message `ts` in `channel`, in an
+    /// `event_callback`.
+    static func reaction(
+        _ reaction: String, eventID: String, channel: String, ts: String, user: String = "U0HUMAN", itemUser: String = "U0AUTHOR"
+    ) -> JSONValue {
+        SlackPayloads.reactionAdded(
+            reaction: reaction, user: user, channel: channel, ts: ts, itemUser: itemUser, eventID: eventID, team: SlackFakes.team,
+            botUserID: FakeSlackWebAPI.botUserID)
+    }
+}
+
 /// A running relay and the fakes around it, with requests signed exactly as Slack signs them.
 struct RelayUnderTest: Sendable {
     let client: any TestClientProtocol
@@ -127,13 +143,28 @@ struct RelayUnderTest: Sendable {
         return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
-    /// A slash command as Slack POSTs it to `/slack/commands`.
+    /// A slash command as Slack POSTs it to `/slack/commands` (the recorded one, with these
+    /// fields).
     func slashCommand(
         _ command: String, text: String, responseURL: String, channel: String = "C0E2E", user: String = "U0HUMAN",
         triggerID: String = "trigger-\(UUID().uuidString)", signing: Signing = .valid
     ) async throws -> TestResponse {
-        let body = SlackWire.slashCommandBody(command: command, text: text, responseURL: responseURL, channel: channel, user: user, triggerID: triggerID)
+        let body = SlackPayloads.slashCommand(
+            command: command, text: text, responseURL: responseURL, team: SlackFakes.team, channel: channel, user: user,
+            triggerID: triggerID)
         return try await post("/slack/commands", body: body, contentType: "application/x-www-form-urlencoded", signing: signing)
+    }
+
+    /// A button click (`block_actions` on the ephemeral reply that had the button) as Slack
+    /// POSTs it to `/slack/interactive`.
+    func click(
+        _ actionID: String, value: String, user: String, responseURL: String, channel: String = "C0E2E"
+    ) async throws -> TestResponse {
+        let payload = SlackPayloads.blockActions(
+            ephemeral: true, actionID: actionID, value: value, user: user, team: SlackFakes.team, channel: channel,
+            responseURL: responseURL, triggerID: "trigger-\(UUID().uuidString)")
+        return try await post(
+            "/slack/interactive", body: SlackPayloads.interactionForm(payload), contentType: "application/x-www-form-urlencoded")
     }
 
     /// An Events API body as Slack POSTs it to `/slack/events`; `retry` adds the headers of
@@ -144,87 +175,45 @@ struct RelayUnderTest: Sendable {
             extra[SlackHeaders.retryNumber] = String(retry)
             extra[SlackHeaders.retryReason] = "http_timeout"
         }
-        let text = String(decoding: body.encoded(), as: UTF8.self)
-        return try await post("/slack/events", body: text, contentType: "application/json", signing: signing, extraHeaders: extra)
+        return try await post("/slack/events", body: SlackPayloads.body(body), contentType: "application/json", signing: signing, extraHeaders: extra)
     }
 
     /// Waits until the relay is idle: no run in flight and nothing pending in the outbox (from
-    /// `/readyz`). Then nothing more can be sent, so "exactly once" can be checked without
-    /// waiting for a fixed time.
+    /// `/readyz`). Then nothing more can be sent, so "exactly once" (or "nothing") can be
+    /// checked without waiting for a fixed time.
+    ///
+    /// Sound after a request the relay has answered: an HTTP request's run is registered before
+    /// its acknowledgement goes back (a refused one starts none), so "idle" cannot come before
+    /// it. A Socket Mode envelope is acknowledged before it is handed on, so first await
+    /// something that comes after it. Each check asks the Tribunal's `/health`, so count the
+    /// fake Tribunal's requests by path.
     func settled() async throws {
         try await eventually("the relay to be idle (no run in flight, outbox empty)") {
-            let response = try await client.execute(uri: "/readyz", method: .get, headers: [:], body: nil)
-            let report = JSONValue.parse(response.body.readableBytesView)
+            let report = try await readiness()
             return report?["runs"]?["inFlight"]?.intValue == 0 && report?["store"]?["outboxDepth"]?.intValue == 0
         }
     }
 
     /// The relay's outbox depth, from `/readyz`.
     func outboxDepth() async throws -> Int? {
+        try await readiness()?["store"]?["outboxDepth"]?.intValue
+    }
+
+    /// The relay's runs in flight, from `/readyz`.
+    func runsInFlight() async throws -> Int? {
+        try await readiness()?["runs"]?["inFlight"]?.intValue
+    }
+
+    /// What `/readyz` reports.
+    func readiness() async throws -> JSONValue? {
         let response = try await client.execute(uri: "/readyz", method: .get, headers: [:], body: nil)
-        return JSONValue.parse(response.body.readableBytesView)?["store"]?["outboxDepth"]?.intValue
-    }
-}
-
-/// Slack's payloads, in the shapes Slack sends (see platforms.md, "1. Slack").
-enum SlackWire {
-    static let team = "T0E2E"
-
-    /// `application/x-www-form-urlencoded`, as Slack encodes it (space as `+`).
-    static func formEncode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(formEncode($0.0))=\(formEncode($0.1))" }.joined(separator: "&")
+        return JSONValue.parse(response.body.readableBytesView)
     }
 
-    /// One form value: ASCII letters, digits and `-._*` as they are, space as `+`, every other
-    /// byte of the UTF-8 as `%XX`.
-    static func formEncode(_ value: String) -> String {
-        let unreserved = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._*".utf8)
-        return value.utf8.map { byte -> String in
-            if byte == UInt8(ascii: " ") { return "+" }
-            if unreserved.contains(byte) { return String(UnicodeScalar(byte)) }
-            return String(format: "%%%02X", byte)
-        }.joined()
-    }
-
-    static func slashCommandBody(command: String, text: String, responseURL: String, channel: String, user: String, triggerID: String) -> String {
-        formEncode([
-            ("token", "legacy-verification-token"), ("team_id", team), ("team_domain", "e2e"), ("channel_id", channel),
-            ("channel_name", "general"), ("user_id", user), ("user_name", "human"), ("command", command), ("text", text),
-            ("api_app_id", "A0E2E"), ("is_enterprise_install", "false"), ("response_url", responseURL), ("trigger_id", triggerID),
-        ])
-    }
-
-    /// An `event_callback` envelope around `event`.
-    static func callback(eventID: String, event: JSONValue) -> JSONValue {
-        [
-            "token": "legacy-verification-token", "team_id": .string(team), "api_app_id": "A0E2E", "type": "event_callback",
-            "event_id": .string(eventID), "event_time": 1_700_000_100, "event_context": "4-eyJldCI6ImFwcF9tZW50aW9uIn0",
-            "authorizations": [
-                ["enterprise_id": nil, "team_id": .string(team), "user_id": .string(FakeSlackWebAPI.botUserID), "is_bot": true, "is_enterprise_install": false]
-            ],
-            "is_ext_shared_channel": false, "event": event,
-        ]
-    }
-
-    /// `app_mention`: `@bot` + `text`, posted at `ts` in `channel` (in a thread when `threadTS`).
-    static func appMention(eventID: String, text: String, channel: String = "C0E2E", ts: String, threadTS: String? = nil) -> JSONValue {
-        var event: [String: JSONValue] = [
-            "type": "app_mention", "user": "U0HUMAN", "text": .string("<@\(FakeSlackWebAPI.botUserID)> \(text)"), "ts": .string(ts),
-            "channel": .string(channel), "event_ts": .string(ts), "team": .string(team),
-            "client_msg_id": .string(UUID().uuidString.lowercased()),
-        ]
-        if let threadTS { event["thread_ts"] = .string(threadTS) }
-        return callback(eventID: eventID, event: .object(event))
-    }
-
-    /// `reaction_added` of `reaction` on the message `ts` in `channel`.
-    static func reactionAdded(eventID: String, reaction: String, channel: String, ts: String, itemUser: String = "U0AUTHOR") -> JSONValue {
-        callback(
-            eventID: eventID,
-            event: [
-                "type": "reaction_added", "user": "U0HUMAN", "reaction": .string(reaction), "item_user": .string(itemUser),
-                "item": ["type": "message", "channel": .string(channel), "ts": .string(ts)], "event_ts": "1700000300.000100",
-            ])
+    /// What reached a model: the fake Tribunal's requests, without the `/health` checks that
+    /// `/readyz` makes.
+    func modelRequests() async -> [RecordedRequest] {
+        await tribunal.requests().filter { $0.path != FakeRheaTribunal.healthPath }
     }
 }
 
@@ -256,12 +245,6 @@ extension JSONValue {
         }
     }
 }
-
-/// Waits `seconds` so that anything wrongly sent would have arrived ("nothing else arrives").
-func quietWindow(_ seconds: Double = 1) async throws {
-    try await Task.sleep(for: .seconds(seconds))
-}
-
 
 extension AppConfiguration {
     /// The signing secret of the configured Slack platform, to sign requests as Slack would.

@@ -9,8 +9,8 @@ import Synchronization
 /// ```swift
 /// try await withFakeSlackWebAPI { slack in
 ///     // point a SlackWebClient at slack.apiURL with slack.botToken, then:
-///     slack.failNext(with: .rateLimited(retryAfter: .seconds(2)))
-///     let posts = try await slack.waitForRequests(count: 1, path: "chat.postMessage")
+///     slack.failNext(with: .rateLimited(retryAfter: 2))
+///     let post = await slack.next(path: "chat.postMessage")
 /// }
 /// ```
 ///
@@ -24,7 +24,8 @@ import Synchronization
 /// other kind of token: `not_allowed_token_type`; wrong: `invalid_auth`, all with HTTP 200),
 /// then the body as Slack does (`invalid_json`, `channel_not_found`, `no_text`,
 /// `invalid_blocks`, `message_not_found`…). Messages are kept, with increasing `ts`s, so
-/// `chat.update` must name one that exists. Every request is recorded.
+/// `chat.update` must name one that exists. Every request is recorded, and `next(path:)` awaits
+/// them one by one as they arrive.
 public final class FakeSlackWebAPI: Sendable {
     /// The methods served, as paths.
     static let methods: Set<String> = [
@@ -45,10 +46,15 @@ public final class FakeSlackWebAPI: Sendable {
     /// The token `apps.connections.open` accepts.
     public let appToken: String
     let state: FakeSlackWatched<FakeSlackWebAPIState>
+    /// The same requests as `state`, filed by path, for `next(path:)`.
+    let requestLog: RequestLog<RecordedRequest>
     private let server: FakeServerHandle
 
-    private init(port: Int, state: FakeSlackWatched<FakeSlackWebAPIState>, server: FakeServerHandle) {
+    private init(
+        port: Int, state: FakeSlackWatched<FakeSlackWebAPIState>, requestLog: RequestLog<RecordedRequest>, server: FakeServerHandle
+    ) {
         self.port = port
+        self.requestLog = requestLog
         self.baseURL = "http://127.0.0.1:\(port)"
         self.apiURL = "http://127.0.0.1:\(port)/api"
         self.state = state
@@ -72,10 +78,13 @@ public final class FakeSlackWebAPI: Sendable {
         // The port is known only once bound; the base URL is filled in before any request.
         let box = FakeSlackStateBox()
         let stopFlag = FakeStopFlag()
+        let requestLog = RequestLog<RecordedRequest>()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             let recorded = try await RecordedRequest.read(request)
             guard let state = box.state else { return Response(status: .serviceUnavailable) }
             let reply = state.update { $0.answer(recorded) }
+            // Filed once the state has it, so whoever `next` wakes sees its effects (a message).
+            requestLog.append(recorded, key: recorded.path)
             if reply.delay > 0 {
                 // Throws when the server stops, which cuts the answer off.
                 try await stopFlag.delay(reply.delay)
@@ -96,7 +105,7 @@ public final class FakeSlackWebAPI: Sendable {
         initial.socketMode = socketMode
         let state = FakeSlackWatched(initial)
         box.state = state
-        return FakeSlackWebAPI(port: port, state: state, server: server)
+        return FakeSlackWebAPI(port: port, state: state, requestLog: requestLog, server: server)
     }
 
     /// Stops the server and waits until the port is closed; slow answers are cut off.
@@ -168,7 +177,8 @@ public final class FakeSlackWebAPI: Sendable {
         state.read { $0.messages.filter { channel == nil || $0.channel == channel } }
     }
 
-    /// Forgets the recorded requests (messages, response URLs and scripted failures stay).
+    /// Forgets the recorded requests (messages, response URLs and scripted failures stay);
+    /// `next(path:)` still hands out, in order, those it has not handed out yet.
     public func clearRequests() {
         state.update { state in
             state.requests.removeAll()
@@ -176,8 +186,24 @@ public final class FakeSlackWebAPI: Sendable {
         }
     }
 
+    /// The next request to `path` (in arrival order, each handed out once, whether it arrived
+    /// before or after the call), waiting for it to arrive; nil only if none comes within a
+    /// generous safety limit.
+    ///
+    /// `path` is a full path (`/api/chat.postMessage`, `/response/…`) or a method name
+    /// (`chat.postMessage`).
+    public func next(path: String) async -> RecordedRequest? {
+        await requestLog.next(Self.normalized(path))
+    }
+
+    /// The next request posted to `responseURL` (see `next(path:)`).
+    public func next(responseURL: String) async -> RecordedRequest? {
+        guard let id = FakeSlackWebAPIState.responseID(responseURL) else { return nil }
+        return await next(path: "/response/\(id)")
+    }
+
     /// Waits until at least `count` requests (to `path` only, when given) have arrived and
-    /// returns them, oldest first.
+    /// returns them, oldest first. `next(path:)` awaits them one by one instead.
     ///
     /// - Throws: `FakeSlackTimeout` after `timeout` seconds.
     @discardableResult

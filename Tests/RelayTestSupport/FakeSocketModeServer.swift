@@ -12,15 +12,18 @@ import Synchronization
 /// let slack = try await FakeSlackWebAPI.start(socketMode: socketMode)   // apps.connections.open → here
 /// // run a SocketModeClient against slack.apiURL, then:
 /// try await socketMode.waitForConnections(count: 1)
-/// try await socketMode.send(envelope: .appMention(envelopeID: "e1", eventID: "Ev1"))
+/// let mention = SlackPayloads.appMention(text: "<@U0FAKEBOT> hello", eventID: "Ev1")
+/// try await socketMode.send(json: SlackPayloads.socketModeEnvelope(type: "events_api", envelopeID: "e1", payload: mention))
 /// try await socketMode.waitForAck(envelopeID: "e1")
 /// ```
 ///
 /// Each URL from `makeConnectionURL()` carries a one-use ticket, as Slack's do: a reused or
 /// unknown ticket is refused the upgrade. Every connection is greeted with `hello` (unless
 /// `setSendsHello(false)`), then the test pushes envelopes, `disconnect`s, hellos, or closes a
-/// connection abruptly. Acknowledgements are recorded per envelope and connection, and a
-/// timeline records opens, frames sent, acks and closes in order.
+/// connection abruptly. Frames are Slack's recorded ones (`SlackPayloads`). Acknowledgements
+/// are recorded per envelope and connection, and a timeline records opens, frames sent, acks
+/// and closes in order. The waits are event-driven; their `timeout` is only a safety limit, so
+/// a broken test fails instead of hanging.
 public final class FakeSocketModeServer: Sendable {
     /// The bound port.
     public let port: Int
@@ -51,7 +54,7 @@ public final class FakeSocketModeServer: Sendable {
                 }
                 if hello {
                     let count = state.read { $0.openIDs.count }
-                    try await outbound.write(.text(Self.hello(connections: count)))
+                    try await outbound.write(.text(SlackPayloads.body(SlackPayloads.socketModeHello(connections: count))))
                     state.update { $0.sent("hello", on: id) }
                 }
                 do {
@@ -118,24 +121,19 @@ public final class FakeSocketModeServer: Sendable {
 
     // MARK: - Pushing frames
 
-    /// Sends `envelope` on connection `connection`, or on the newest open one.
-    public func send(envelope: FakeSocketModeEnvelope, to connection: Int? = nil) async throws {
-        try await send(json: envelope.json, to: connection)
-    }
-
     /// Sends `hello` on a connection (one opened while hello was off).
     public func sendHello(to connection: Int? = nil) async throws {
         let count = state.read { $0.openIDs.count }
-        try await send(text: Self.hello(connections: count), type: "hello", to: connection)
+        try await send(json: SlackPayloads.socketModeHello(connections: count), to: connection)
     }
 
-    /// Sends `{"type":"disconnect","reason":reason}`, as Slack does before recycling a connection.
+    /// Sends Slack's `disconnect` with `reason`, as Slack does before recycling a connection.
     public func sendDisconnect(reason: String = "refresh_requested", to connection: Int? = nil) async throws {
-        let frame: JSONValue = ["type": "disconnect", "reason": .string(reason), "debug_info": ["host": "fake-socket-mode"]]
-        try await send(json: frame, to: connection)
+        try await send(json: SlackPayloads.socketModeDisconnect(reason: reason), to: connection)
     }
 
-    /// Sends any JSON frame.
+    /// Sends any JSON frame on connection `connection`, or on the newest open one: an envelope
+    /// from `SlackPayloads.socketModeEnvelope`, say.
     public func send(json: JSONValue, to connection: Int? = nil) async throws {
         let type = json["type"]?.stringValue ?? "?"
         try await send(text: String(decoding: json.encoded(), as: UTF8.self), type: type, to: connection)
@@ -185,7 +183,7 @@ public final class FakeSocketModeServer: Sendable {
     /// Waits until `count` connections have been accepted since start and greeted (when hello
     /// was on); returns the ids of the open ones.
     @discardableResult
-    public func waitForConnections(count: Int, timeout: Double = 5) async throws -> [Int] {
+    public func waitForConnections(count: Int, timeout: Double = 30) async throws -> [Int] {
         let state = try await state.wait(
             for: "\(count) greeted connection(s)", timeout: timeout, describe: \.summary,
             until: { state in
@@ -197,7 +195,7 @@ public final class FakeSocketModeServer: Sendable {
 
     /// Waits until `count` acknowledgements of `envelopeID` have arrived; returns them.
     @discardableResult
-    public func waitForAck(envelopeID: String, count: Int = 1, timeout: Double = 5) async throws -> [FakeSocketModeAck] {
+    public func waitForAck(envelopeID: String, count: Int = 1, timeout: Double = 30) async throws -> [FakeSocketModeAck] {
         let state = try await state.wait(
             for: "\(count) ack(s) of \(envelopeID)", timeout: timeout, describe: \.summary,
             until: { $0.acks.filter { $0.envelopeID == envelopeID }.count >= count })
@@ -205,14 +203,14 @@ public final class FakeSocketModeServer: Sendable {
     }
 
     /// Waits until connection `connection` has closed.
-    public func waitForClose(of connection: Int, timeout: Double = 5) async throws {
+    public func waitForClose(of connection: Int, timeout: Double = 30) async throws {
         _ = try await state.wait(
             for: "connection \(connection) to close", timeout: timeout, describe: \.summary,
             until: { state in state.connections.contains { $0.id == connection && !$0.isOpen } })
     }
 
     /// Waits until exactly `count` connections are open.
-    public func waitForOpenConnections(_ count: Int, timeout: Double = 5) async throws {
+    public func waitForOpenConnections(_ count: Int, timeout: Double = 30) async throws {
         _ = try await state.wait(
             for: "\(count) open connection(s)", timeout: timeout, describe: \.summary,
             until: { $0.openIDs.count == count })
@@ -225,18 +223,9 @@ public final class FakeSocketModeServer: Sendable {
     /// ```
     @discardableResult
     public func waitFor(
-        _ what: String, timeout: Double = 5, until condition: @escaping @Sendable ([FakeSocketModeEvent]) -> Bool
+        _ what: String, timeout: Double = 30, until condition: @escaping @Sendable ([FakeSocketModeEvent]) -> Bool
     ) async throws -> [FakeSocketModeEvent] {
         try await state.wait(for: what, timeout: timeout, describe: \.summary, until: { condition($0.timeline) }).timeline
-    }
-
-    static func hello(connections: Int) -> String {
-        let frame: JSONValue = [
-            "type": "hello", "num_connections": .int(connections),
-            "debug_info": ["host": "fake-socket-mode", "build_number": 1, "approximate_connection_time": 18060],
-            "connection_info": ["app_id": "A0FAKE"],
-        ]
-        return String(decoding: frame.encoded(), as: UTF8.self)
     }
 }
 

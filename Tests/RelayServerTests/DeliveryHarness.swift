@@ -32,7 +32,7 @@ final class RecordingSender: ReplySender {
     }
 
     let platform: String
-    let interval: Double
+    let interval: Duration
     let clock: any RelayClock
     private let script: Mutex<[DeliveryOutcome]>
     /// Scripts of single conversations, which are delivered in parallel (in no fixed order).
@@ -41,7 +41,7 @@ final class RecordingSender: ReplySender {
 
     /// `script` answers deliveries in the order they come; `scripts` per conversation first.
     init(
-        platform: String = "test", clock: any RelayClock = SystemClock(), minimumInterval: Double = 0, script: [DeliveryOutcome] = [],
+        platform: String = "test", clock: any RelayClock = SystemClock(), minimumInterval: Duration = .zero, script: [DeliveryOutcome] = [],
         scripts: [String: [DeliveryOutcome]] = [:]
     ) {
         self.platform = platform
@@ -51,7 +51,7 @@ final class RecordingSender: ReplySender {
         self.scripts = Mutex(scripts)
     }
 
-    func minimumInterval(for entry: OutboxEntry) -> Double { interval }
+    func minimumInterval(for entry: OutboxEntry) -> Duration { interval }
 
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         log.append(Delivery(entry: entry, earlier: earlier, at: clock.now), key: "")
@@ -86,12 +86,18 @@ func waitUntilNothingPending(_ store: any Store) async throws {
 }
 
 /// Moves `clock` forward in `step`s, letting the code under test run between steps, until
-/// `done` holds. Times the code records are then clock times, exact whatever the machine's load.
-func advance(_ clock: ManualClock, by step: Duration, until what: String, _ done: () async throws -> Bool) async throws {
-    for _ in 0..<10_000 {
+/// `done` holds. Times the code records are then clock times, whatever the machine's load.
+///
+/// With `idleSleepers`, a step is taken only once that many tasks sleep on the clock (the code
+/// under test is idle, waiting for time), so a step never lands while it is still working and
+/// the times it records are exact.
+func advance(
+    _ clock: ManualClock, by step: Duration, idleSleepers: Int = 0, until what: String, _ done: () async throws -> Bool
+) async throws {
+    for _ in 0..<20_000 {
         if try await done() { return }
-        clock.advance(by: step)
-        try await Task.sleep(for: .milliseconds(2))
+        if clock.sleeperCount >= idleSleepers { clock.advance(by: step) }
+        try await Task.sleep(for: .milliseconds(1))
     }
     throw EventuallyTimedOut(what: what)
 }

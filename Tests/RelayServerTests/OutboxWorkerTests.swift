@@ -164,9 +164,10 @@ struct OutboxWorkerTests {
             let clock = ManualClock()
             let outbox = Outbox(store: store, clock: clock)
             for text in ["a", "b", "c"] { try await outbox.enqueue(outbox.reply(text)) }
-            let sender = RecordingSender(clock: clock, minimumInterval: 0.2)
+            let sender = RecordingSender(clock: clock, minimumInterval: .milliseconds(200))
             try await whileRunning(worker(outbox, sender)) {
-                try await advance(clock, by: .milliseconds(50), until: "three sends") { sender.deliveries.count >= 3 }
+                // Idle is the worker's poll and the next entry's pacing wait, both asleep.
+                try await advance(clock, by: .milliseconds(50), idleSleepers: 2, until: "three sends") { sender.deliveries.count >= 3 }
             }
             let deliveries = sender.deliveries
             // Within a microsecond: clock instants are `Date`s, whose Double loses a little.

@@ -111,9 +111,9 @@ struct SlackEndToEndTests {
             configuration.tribunal.timeouts.quick = .seconds(60)
             try await fakes.withRelay(configuration) { relay in
                 // A slow model must not delay the acknowledgement (Slack allows 3 s): the model's
-                // answer is held back for seconds, and the acknowledgement comes while the run
-                // still waits for it, before anything is answered.
-                await relay.tribunal.setDelay(path: Self.quick, seconds: 3)
+                // answer is held until the acknowledgement has come, so the acknowledgement
+                // cannot have waited for it.
+                relay.tribunal.hold(path: Self.quick)
                 let responseURL = relay.slack.makeResponseURL()
                 let response = try await relay.slashCommand("/translate", text: "fr Good morning", responseURL: responseURL)
                 #expect(response.status == .ok)
@@ -122,6 +122,7 @@ struct SlackEndToEndTests {
                 #expect(relay.slack.requests(responseURL: responseURL).isEmpty, "answered before the acknowledgement")
 
                 _ = try #require(await relay.tribunal.next(path: Self.quick))
+                relay.tribunal.release(path: Self.quick)
                 let post = try #require(await relay.slack.next(responseURL: responseURL))
                 try await relay.settled()
                 #expect(relay.slack.requests(responseURL: responseURL).count == 1)

@@ -53,12 +53,14 @@ public final class FakeRheaTribunal: Sendable {
     public let port: Int
     let state: FakeRheaTribunalState
     private let server: FakeServerHandle
+    private let gate: FakeGate
 
-    private init(port: Int, state: FakeRheaTribunalState, server: FakeServerHandle) {
+    private init(port: Int, state: FakeRheaTribunalState, server: FakeServerHandle, gate: FakeGate) {
         self.url = "http://127.0.0.1:\(port)"
         self.port = port
         self.state = state
         self.server = server
+        self.gate = gate
     }
 
     /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
@@ -81,10 +83,12 @@ public final class FakeRheaTribunal: Sendable {
                 validToken: validToken, validAPIKey: validAPIKey, allowDevBypass: allowDevBypass,
                 requireAuth: requireAuth))
         let stopFlag = FakeStopFlag()
+        let gate = FakeGate()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             let recorded = try await RecordedRequest.read(request)
             let reply = await state.handle(recorded)
             state.arrivals.append(recorded, key: recorded.path)
+            await gate.pass(recorded.path)
             if reply.delay > 0 {
                 try await stopFlag.delay(reply.delay)
             }
@@ -101,11 +105,12 @@ public final class FakeRheaTribunal: Sendable {
 
         let (server, port) = try await FakeServerHandle.start(
             responder: responder, stopFlag: stopFlag, logger: logger ?? Logger(label: "FakeRheaTribunal", factory: { _ in SwiftLogNoOpLogHandler() }))
-        return FakeRheaTribunal(port: port, state: state, server: server)
+        return FakeRheaTribunal(port: port, state: state, server: server, gate: gate)
     }
 
     /// Stops the server and waits until the port is closed; in-flight slow answers are cut off.
     public func stop() async {
+        gate.releaseAll()
         await server.stop()
     }
 
@@ -143,6 +148,16 @@ public final class FakeRheaTribunal: Sendable {
     }
 
     /// Every answer on `path` (errors included) waits `seconds` first; 0 removes the delay.
+    /// Answers to `path` are held (the request is recorded at once) until `release(path:)`.
+    public func hold(path: String) {
+        gate.hold(path)
+    }
+
+    /// Lets the held answers to `path` go.
+    public func release(path: String) {
+        gate.release(path)
+    }
+
     public func setDelay(path: String, seconds: Double) async {
         await state.setDelay(path: path, seconds: seconds)
     }

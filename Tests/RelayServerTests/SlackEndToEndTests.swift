@@ -73,7 +73,8 @@ struct SlackEndToEndTests {
                 }
                 // 299 s old is still inside Slack's five minutes, so it is only malformed: 400.
                 let malformedForm = "team_id=T0E2E&user_id=U0HUMAN"
-                let badForm = try await relay.post("/slack/commands", body: malformedForm, contentType: "application/x-www-form-urlencoded", signing: .aged(seconds: 299))
+                let badForm = try await relay.post(
+                    "/slack/commands", body: malformedForm, contentType: "application/x-www-form-urlencoded", signing: .aged(seconds: 299))
                 #expect(badForm.status == .badRequest)
                 #expect(String(buffer: badForm.body).contains("channel_id"))
                 #expect(badForm.headers[values: SlackHeaders.noRetry] == ["1"])
@@ -136,7 +137,10 @@ struct SlackEndToEndTests {
                 #expect(text.contains("[translate:fr] Good morning"), "\(text)")
                 let blocks = try #require(body["blocks"]?.arrayValue)
                 #expect(!blocks.isEmpty)
-                #expect(blocks.contains { $0["type"]?.stringValue == "section" && $0["text"]?["text"]?.stringValue?.contains("[translate:fr] Good morning") == true })
+                #expect(
+                    blocks.contains {
+                        $0["type"]?.stringValue == "section" && $0["text"]?["text"]?.stringValue?.contains("[translate:fr] Good morning") == true
+                    })
 
                 // The model was asked once, for French.
                 let asked = await relay.tribunal.requests(path: Self.quick)
@@ -244,7 +248,8 @@ struct SlackEndToEndTests {
             // Retries a second or so apart, so the first run is stopped between two of them.
             var slow = fakes.configuration()
             slow.delivery = DeliveryPolicy(
-                maxAttempts: 20, retry: RetryPolicy(attempts: 20, baseDelay: .seconds(1), maxDelay: .seconds(1)), lease: .seconds(30), pollInterval: .milliseconds(50), drainTimeout: .seconds(1))
+                maxAttempts: 20, retry: RetryPolicy(attempts: 20, baseDelay: .seconds(1), maxDelay: .seconds(1)), lease: .seconds(30),
+                pollInterval: .milliseconds(50), drainTimeout: .seconds(1))
             try await fakes.withRelay(slow) { relay in
                 #expect(try await relay.event(mention).status == .ok)
                 _ = try #require(await relay.slack.next(path: "chat.postMessage"))

@@ -63,7 +63,8 @@ struct SlackFakes {
     /// Short poll interval and tiny retry delays, so a retry takes milliseconds (Slack's own
     /// pacing of about one message a second per channel still applies).
     static let fastDelivery = DeliveryPolicy(
-        maxAttempts: 10, retry: RetryPolicy(attempts: 10, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)), lease: .seconds(30), pollInterval: .milliseconds(50),
+        maxAttempts: 10, retry: RetryPolicy(attempts: 10, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)), lease: .seconds(30),
+        pollInterval: .milliseconds(50),
         drainTimeout: .seconds(1))
 
     /// Builds the relay as `serve` does and runs it on a loopback port while `body` talks to it

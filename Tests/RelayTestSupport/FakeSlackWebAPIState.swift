@@ -183,7 +183,9 @@ struct FakeSlackWebAPIState: Sendable {
     static func form(_ body: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
             if let key = parts.first { fields[key] = parts.count > 1 ? parts[1] : "" }
         }
         return fields

@@ -81,6 +81,8 @@ public struct WebhookTestPlatform: ChatPlatform {
         let sent: RequestLog<SentMessage>
         var platform: String { WebhookTestPlatform.name }
 
+        func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }
+
         func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
             switch entry.content {
             case .reply(let reply):

@@ -23,7 +23,3 @@ public protocol ReplySender: Sendable {
     func minimumInterval(for entry: OutboxEntry) -> Duration
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
 }
-
-extension ReplySender {
-    public func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }
-}

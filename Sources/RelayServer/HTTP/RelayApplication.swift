@@ -85,7 +85,8 @@ public enum RelayApplication {
         let router = Router()
         router.add(middleware: MetricsMiddleware())
         HealthRoutes(
-            store: dependencies.store, tribunal: relay.tribunal, platforms: AppConfiguration.status(of: dependencies.platforms), registry: dependencies.registry,
+            store: dependencies.store, tribunal: relay.tribunal, platforms: AppConfiguration.status(of: dependencies.platforms),
+            registry: dependencies.registry,
             runsInFlight: { dispatcher.inFlight }
         ).add(to: router)
         for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }

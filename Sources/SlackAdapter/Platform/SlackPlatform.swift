@@ -67,7 +67,7 @@ public struct SlackPlatform: ChatPlatform {
         // Admins and threads are read with the bot token; without one the relay asks nothing.
         let reader = configuration.botToken == nil ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger)
         return SlackConnection(
-            configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, logger: context.logger)
+            configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, clock: context.clock, logger: context.logger)
     }
 }
 
@@ -77,6 +77,7 @@ struct SlackConnection: PlatformConnection {
     let api: SlackWebClient
     let box: SlackSecretBox
     let reader: (any ConversationReader)?
+    let clock: any RelayClock
     let logger: Logger
 
     var sender: any ReplySender {
@@ -95,7 +96,7 @@ struct SlackConnection: PlatformConnection {
     func services(inbox: any RelayInbox) -> [any Service] {
         guard let appToken = configuration.appToken else { return [] }
         let handler = SlackSocketModeHandler(inbound: inbound(inbox), logger: logger)
-        let client = SocketModeClient(appToken: appToken, web: api, logger: logger) { envelope in await handler.handle(envelope) }
+        let client = SocketModeClient(appToken: appToken, web: api, clock: clock, logger: logger) { envelope in await handler.handle(envelope) }
         return [SocketModeService(client: client)]
     }
 }

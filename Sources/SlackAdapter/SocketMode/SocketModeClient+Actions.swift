@@ -1,4 +1,5 @@
 import Logging
+import RelayCore
 
 extension SocketModeClient {
     typealias Input = AsyncStream<SocketModeStateMachine.Event>.Continuation
@@ -28,8 +29,9 @@ extension SocketModeClient {
             outboxes[id] = outbox
             io.addTask { await self.runConnection(id, url: url, outgoing: outgoing, input: input) }
             let helloTimeout = configuration.helloTimeout
+            let clock = clock
             io.addTask {
-                do { try await Task.sleep(for: helloTimeout) } catch { return }
+                do { try await clock.sleep(for: helloTimeout) } catch { return }
                 input.yield(.helloTimedOut(id))
             }
 
@@ -53,8 +55,9 @@ extension SocketModeClient {
         case .retry(let delay):
             logger.notice(
                 "Socket Mode reconnecting after a delay", metadata: ["slack.delay": "\(delay)"])
+            let clock = clock
             io.addTask {
-                do { try await Task.sleep(for: delay) } catch { return }
+                do { try await clock.sleep(for: delay) } catch { return }
                 input.yield(.retryTimerFired)
             }
         }

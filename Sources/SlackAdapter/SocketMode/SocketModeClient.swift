@@ -28,6 +28,8 @@ public final class SocketModeClient: Sendable {
     /// Timings and limits.
     public let configuration: Configuration
     let logger: Logger
+    /// What reconnection delays and the hello timeout are waited on.
+    let clock: any RelayClock
     let handler: Handler
     private let shared = Mutex(Shared())
 
@@ -43,14 +45,16 @@ public final class SocketModeClient: Sendable {
     /// - Parameters:
     ///   - appToken: the app-level token (`xapp-…`) for `apps.connections.open`.
     ///   - web: the Web API client that opens connections.
+    ///   - clock: what reconnection delays and the hello timeout are waited on.
     ///   - handler: called once per envelope, after it was acknowledged.
     public init(
-        appToken: String, web: any SlackWebAPI, configuration: Configuration = Configuration(), logger: Logger,
-        handler: @escaping Handler
+        appToken: String, web: any SlackWebAPI, configuration: Configuration = Configuration(), clock: any RelayClock = SystemClock(),
+        logger: Logger, handler: @escaping Handler
     ) {
         self.appToken = appToken
         self.web = web
         self.configuration = configuration
+        self.clock = clock
         var logger = logger
         logger[metadataKey: "platform"] = "slack"
         self.logger = logger

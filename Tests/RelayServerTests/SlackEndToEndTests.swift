@@ -298,6 +298,27 @@ struct SlackEndToEndTests {
 
     // MARK: 7. Escaping
 
+    /// A Unicode "Prepend" character before `<`, or a combining mark after `>`, glues them into
+    /// one grapheme cluster; an escaper that compares characters let such a `<!channel>`
+    /// through. The model's answer reaches Slack with no raw `<` or `>` at all.
+    @Test(arguments: ["\u{600}&lt;!channel&gt;\u{301} hi", "&lt;\u{301}!here&gt;", "\u{110BD}&lt;@U0BOSS&gt;\u{FE0F}"])
+    func markupGluedIntoOneCharacterStillReachesSlackEscaped(typed: String) async throws {
+        try await SlackFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let responseURL = relay.slack.makeResponseURL()
+                #expect(try await relay.slashCommand("/ai", text: typed, responseURL: responseURL).status == .ok)
+                let answer = try #require(await relay.slack.next(responseURL: responseURL))
+                let asked = try #require(await relay.tribunal.next(path: Self.quick))
+                #expect(asked["text"]?.stringValue?.unicodeScalars.contains("<") == true, "the model saw the markup as text")
+                let shown = try #require(answer.body).shownTexts
+                #expect(!shown.isEmpty)
+                for text in shown {
+                    #expect(!text.unicodeScalars.contains("<") && !text.unicodeScalars.contains(">"), "raw markup reached Slack: \(text.debugDescription)")
+                }
+            }
+        }
+    }
+
     @Test func modelTextWithMassMentionsReachesSlackEscaped() async throws {
         try await SlackFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in

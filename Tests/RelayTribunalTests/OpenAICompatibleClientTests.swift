@@ -196,11 +196,9 @@ struct OpenAICompatibleClientTests {
     // MARK: Transport
 
     @Test func nothingListeningIsUnreachableAtOnce() async throws {
-        let fake = try await FakeOpenAIServer.start()
-        let port = fake.port
-        await fake.stop()
         try await withOpenAIFake { _, client, _ in
-            let model = CouncilModel(name: "gone", baseURL: "http://127.0.0.1:\(port)/v1", model: "m", tier: .cheap)
+            // Port 1: nothing listens there (a stopped fake's port could be reused meanwhile).
+            let model = CouncilModel(name: "gone", baseURL: "http://127.0.0.1:1/v1", model: "m", tier: .cheap)
             // Refused, not timed out: the call did not wait for its deadline.
             let error = await client.outcome(model, messages: Self.messages, timeout: .seconds(10)).failure
             #expect(error == .unreachable(reason: "connection refused"))

@@ -30,30 +30,31 @@ public enum SlackIncomingText {
     /// - `<!here>` → `@here` (likewise `channel`, `everyone`); `<!subteam^S1|@devs>` → `@devs`;
     ///   `<!date^…|fallback>` → `fallback`.
     ///
-    /// One pass, so an escaped `&amp;lt;` becomes `&lt;` and never `<`.
+    /// One pass, so an escaped `&amp;lt;` becomes `&lt;` and never `<`. It reads Unicode scalars,
+    /// not characters: a `<` glued to a neighbour in one grapheme cluster is still a `<`.
     public static func normalize(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if character == "<", let close = text[index...].firstIndex(of: ">") {
-                out += plain(control: text[text.index(after: index)..<close])
-                index = text.index(after: close)
-            } else if character == "&", let (replacement, next) = entity(in: text, at: index) {
+        let scalars = Substring(text).unicodeScalars
+        var out = String.UnicodeScalarView()
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            if scalar == "<", let close = scalars[index...].firstIndex(of: ">") {
+                out.append(contentsOf: plain(control: scalars[scalars.index(after: index)..<close]).unicodeScalars)
+                index = scalars.index(after: close)
+            } else if scalar == "&", let (replacement, next) = entity(in: scalars, at: index) {
                 out.append(replacement)
                 index = next
             } else {
-                out.append(character)
-                index = text.index(after: index)
+                out.append(scalar)
+                index = scalars.index(after: index)
             }
         }
-        return out
+        return String(out)
     }
 
     /// The text of one `<…>` sequence (without its brackets).
-    private static func plain(control: Substring) -> String {
-        let target: Substring
+    private static func plain(control: Substring.UnicodeScalarView) -> String {
+        let target: Substring.UnicodeScalarView
         let label: String?
         if let bar = control.firstIndex(of: "|") {
             target = control[..<bar]
@@ -63,16 +64,18 @@ public enum SlackIncomingText {
             target = control
             label = nil
         }
+        let targetText = String(String.UnicodeScalarView(target))
         switch target.first {
         case "@":
-            return label.map { $0.hasPrefix("@") ? $0 : "@" + $0 } ?? String(target)
+            return label.map { $0.hasPrefix("@") ? $0 : "@" + $0 } ?? targetText
         case "#":
-            return "#" + (label ?? String(target.dropFirst()))
+            return "#" + (label ?? String(String.UnicodeScalarView(target.dropFirst())))
         case "!":
-            let special = target.dropFirst()
             if let label { return label }
-            let name = special.prefix { $0 != "^" }
-            return "@" + String(name == "subteam" ? special.drop { $0 != "^" }.dropFirst() : name)
+            let special = target.dropFirst()
+            let name = String(String.UnicodeScalarView(special.prefix { $0 != "^" }))
+            let team = String(String.UnicodeScalarView(special.drop { $0 != "^" }.dropFirst()))
+            return "@" + (name == "subteam" ? team : name)
         default:
             let address = unescape(target)
             guard let label else { return address }
@@ -94,8 +97,8 @@ public enum SlackIncomingText {
         return bare(label) == bare(address)
     }
 
-    private static func unescape(_ text: Substring) -> String {
-        var out = ""
+    private static func unescape(_ text: Substring.UnicodeScalarView) -> String {
+        var out = String.UnicodeScalarView()
         var index = text.startIndex
         while index < text.endIndex {
             if text[index] == "&", let (replacement, next) = entity(in: text, at: index) {
@@ -106,13 +109,13 @@ public enum SlackIncomingText {
                 index = text.index(after: index)
             }
         }
-        return out
+        return String(out)
     }
 
-    /// The character an entity at `index` stands for, and where the text after it starts.
-    private static func entity<S: StringProtocol>(in text: S, at index: S.Index) -> (Character, S.Index)? {
-        for (name, character) in [("&amp;", Character("&")), ("&lt;", "<"), ("&gt;", ">")] where text[index...].hasPrefix(name) {
-            return (character, text.index(index, offsetBy: name.count))
+    /// The scalar an entity at `index` stands for, and where the text after it starts.
+    private static func entity(in text: Substring.UnicodeScalarView, at index: String.Index) -> (Unicode.Scalar, String.Index)? {
+        for (name, scalar) in [("&amp;", Unicode.Scalar("&")), ("&lt;", "<"), ("&gt;", ">")] where text[index...].starts(with: name.unicodeScalars) {
+            return (scalar, text.index(index, offsetBy: name.unicodeScalars.count))
         }
         return nil
     }

@@ -1,8 +1,10 @@
+import RelayCore
+
 /// Splits text that will be escaped for mrkdwn into pieces that fit a limit once escaped.
 ///
 /// Splits happen between characters (grapheme clusters) of the raw text, so a piece never ends
 /// inside a multi-byte character, and never inside an escape entity, which exists only after
-/// each piece is escaped whole. A split prefers the end of a paragraph, then of a line, then of a
+/// each piece is escaped whole (scalar by scalar, and counted that way). A split prefers the end of a paragraph, then of a line, then of a
 /// word, as long as the piece stays at least half full; otherwise the piece is cut at the limit.
 /// The whitespace a split happens at, and at the end of a piece, is dropped; every other
 /// character is kept, in order.
@@ -81,12 +83,17 @@ enum SlackTextSplitter {
                 continue
             }
             var run = ""
+            var runCost = 0
             for scalar in character.unicodeScalars {
-                if !run.isEmpty, run.utf16.count + scalar.utf16.count > limit {
+                // Counted escaped: a cluster may hold `&`, `<` or `>` scalars too.
+                let cost = SlackMrkdwn.escaper.escapedUTF16Count(String(scalar))
+                if !run.isEmpty, runCost + cost > limit {
                     out.append(run)
                     run = ""
+                    runCost = 0
                 }
                 run.unicodeScalars.append(scalar)
+                runCost += cost
             }
             if !run.isEmpty { out.append(run) }
         }

@@ -1,0 +1,98 @@
+import RelayCore
+import Testing
+
+@testable import SlackAdapter
+
+/// Escaping and splitting hold for any text, not just the examples someone thought of: a million
+/// strings from an alphabet rich in what breaks escapers — `< > & ! @ | #`, Unicode "Prepend"
+/// characters (which glue onto what follows), combining marks, ZWJ, variation selectors, RTL
+/// marks, the neighbours of the surrogate range, and Slack's own markup.
+@Suite("Output safety, for any text")
+struct OutputSafetyPropertyTests {
+    static let alphabet: [String] = [
+        "<", ">", "&", "!", "@", "|", "#", "a", "Z", " ", "\n", ":", "/", "channel", "here", "everyone",
+        "\u{600}", "\u{605}", "\u{6DD}", "\u{110BD}", "\u{D4A}",  // Prepend
+        "\u{301}", "\u{308}", "\u{20E3}", "\u{FE0F}", "\u{FE0E}", "\u{200D}",  // Extend, ZWJ, selectors
+        "\u{200E}", "\u{200F}", "\u{202E}", "\u{2066}",  // direction marks
+        "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}",  // around the surrogates, and the last scalar
+        "😀", "👩‍💻", "🇫🇷", "&amp;", "&lt;", "&gt;", "<!channel>", "<@U1>", "<https://x|y>",
+    ]
+
+    /// SplitMix64: fast, seeded, the same strings on every run.
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    }
+
+    /// What is wrong with `escaped`, if anything: a raw `<` or `>`, or an `&` that does not
+    /// start one of the three entities the escaper writes (a cut entity, say).
+    static func problem(in escaped: String) -> String? {
+        let scalars = Array(escaped.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
+            if scalar == "<" || scalar == ">" { return "raw \(scalar) at scalar \(index)" }
+            // Compared as scalars: a String's `hasPrefix` would compare grapheme clusters, and be
+            // fooled by a combining mark after the `;` exactly as a Character-based escaper is.
+            if scalar == "&" {
+                let rest = scalars[index...]
+                guard ["&amp;", "&lt;", "&gt;"].contains(where: { rest.starts(with: $0.unicodeScalars) }) else {
+                    return "a cut or foreign entity at scalar \(index)"
+                }
+            }
+        }
+        return nil
+    }
+
+    @Test func aMillionStringsEscapeAndSplitSafely() {
+        var random = Generator(state: 0x5EED_0F_0D7E_57)
+        var failures: [String] = []
+        for _ in 0..<1_000_000 {
+            var text = ""
+            for _ in 0..<(1 + random.below(12)) { text += Self.alphabet[random.below(Self.alphabet.count)] }
+
+            let escaped = SlackMrkdwn.escape(text)
+            if let problem = Self.problem(in: escaped) { failures.append("escape: \(problem) in \(text.debugDescription)") }
+            // Escaping loses nothing: reading it back as Slack text gives the original.
+            if SlackIncomingText.normalize(escaped) != text { failures.append("round trip of \(text.debugDescription)") }
+
+            let limit = 5 + random.below(24)
+            for piece in SlackTextSplitter.split(text, limit: limit) {
+                let escapedPiece = SlackMrkdwn.escape(piece)
+                if let problem = Self.problem(in: escapedPiece) { failures.append("split: \(problem) in \(text.debugDescription)") }
+                if escapedPiece.utf16.count > limit { failures.append("split over \(limit) in \(text.debugDescription)") }
+            }
+            if failures.count > 10 { break }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(10).joined(separator: "\n"))")
+    }
+
+    @Test func renderedRepliesHoldNoMarkupTheRendererDidNotWrite() {
+        var random = Generator(state: 0xFACE_FEED)
+        var failures: [String] = []
+        for _ in 0..<20_000 {
+            var body = ""
+            for _ in 0..<(1 + random.below(40)) { body += Self.alphabet[random.below(Self.alphabet.count)] }
+            let reply = Reply(kind: .result, title: "T" + body.prefix(8), body: body, notes: [String(body.suffix(10))])
+            for message in SlackReplyRenderer.render(reply) {
+                for text in [message.text] + message.blocks.flatMap(\.mrkdwnTexts) {
+                    if let problem = Self.problem(in: text) { failures.append("\(problem) in a reply to \(body.debugDescription)") }
+                }
+            }
+            if failures.count > 10 { break }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(10).joined(separator: "\n"))")
+    }
+
+    @Test(arguments: ["\u{600}<!channel>\u{301} hi", "<\u{301}!here>", "\u{110BD}<@U1>", "a\u{200D}<!everyone>\u{FE0F}"])
+    func theReportedAttackIsEscaped(text: String) {
+        #expect(Self.problem(in: SlackMrkdwn.escape(text)) == nil)
+        let message = SlackReplyRenderer.render(Reply(kind: .result, body: text))[0]
+        #expect(!message.text.unicodeScalars.contains("<"))
+    }
+}

@@ -312,6 +312,7 @@ struct SlackEndToEndTests {
                 #expect(asked["text"]?.stringValue?.unicodeScalars.contains("<") == true, "the model saw the markup as text")
                 let shown = try #require(answer.body).shownTexts
                 #expect(!shown.isEmpty)
+                #expect(answer["unfurl_links"] == false && answer["unfurl_media"] == false, "no link previews")
                 for text in shown {
                     #expect(!text.unicodeScalars.contains("<") && !text.unicodeScalars.contains(">"), "raw markup reached Slack: \(text.debugDescription)")
                 }
@@ -340,6 +341,7 @@ struct SlackEndToEndTests {
 
                 for request in answered + posted {
                     let body = try #require(request.body)
+                    #expect(body["unfurl_links"] == false && body["unfurl_media"] == false, "no link previews: \(request.rawBody)")
                     let shown = body.shownTexts
                     for control in ["<!channel>", "<!here>", "<@U0BOSS>"] {
                         #expect(!shown.contains { $0.contains(control) }, "\(control) reached Slack unescaped: \(request.rawBody)")

@@ -14,7 +14,11 @@ public struct SlackMessage: Sendable, Hashable {
     /// The message as a `response_url` body: visible to the caller only or to the channel,
     /// and either a new message or the one holding the button, replaced.
     public func responseURLBody(_ type: SlackResponseType, replaceOriginal: Bool = false) -> JSONValue {
-        ["text": .string(text), "blocks": .array(blocks), "response_type": .string(type.rawValue), "replace_original": .bool(replaceOriginal)]
+        // No previews: a model's answer must not make Slack fetch whatever URL it names.
+        [
+            "text": .string(text), "blocks": .array(blocks), "response_type": .string(type.rawValue), "replace_original": .bool(replaceOriginal),
+            "unfurl_links": false, "unfurl_media": false,
+        ]
     }
 }
 

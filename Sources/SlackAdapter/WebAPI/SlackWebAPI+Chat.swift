@@ -10,7 +10,8 @@ extension SlackWebAPI {
     public func postMessage(
         channel: String, text: String, blocks: [JSONValue]? = nil, threadTS: String? = nil
     ) async throws(SlackAPIError) -> String {
-        var body: [String: JSONValue] = ["channel": .string(channel), "text": .string(text)]
+        // No previews: a model's answer must not make Slack fetch whatever URL it names.
+        var body: [String: JSONValue] = ["channel": .string(channel), "text": .string(text), "unfurl_links": false, "unfurl_media": false]
         if let blocks { body["blocks"] = .array(blocks) }
         if let threadTS { body["thread_ts"] = .string(threadTS) }
         let answer = try await send(.method("chat.postMessage", body: .object(body)))

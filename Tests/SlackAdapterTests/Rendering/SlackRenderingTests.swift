@@ -210,7 +210,10 @@ struct SlackRenderingTests {
         let message = SlackMessage(text: "hi", blocks: [["type": "section", "text": ["type": "mrkdwn", "text": "hi"]]])
         #expect(
             message.responseURLBody(.inChannel)
-                == ["text": "hi", "blocks": .array(message.blocks), "response_type": "in_channel", "replace_original": false])
+                == [
+                    "text": "hi", "blocks": .array(message.blocks), "response_type": "in_channel", "replace_original": false,
+                    "unfurl_links": false, "unfurl_media": false,
+                ])
         #expect(message.responseURLBody(.ephemeral, replaceOriginal: true)["replace_original"] == true)
         #expect(String(decoding: SlackAck.workingOnIt().encoded(), as: UTF8.self) == #"{"response_type":"ephemeral","text":"⏳ Working on it…"}"#)
     }

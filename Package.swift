@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "SlackAdapterTests",
             dependencies: [
-                "RelayCore", "RelayHTTP", "SlackAdapter", "RelayTestSupport",
+                "RelayCore", "RelayHTTP", "RelayPlatform", "SlackAdapter", "RelayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

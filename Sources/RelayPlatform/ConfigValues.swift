@@ -1,5 +1,6 @@
 public import Configuration
 import Foundation
+import RelayCore
 
 /// Typed reads of the relay's configuration (YAML plus environment, environment first), with
 /// errors that name the key and its environment variable and say what is accepted.
@@ -43,7 +44,7 @@ public struct ConfigValues: Sendable {
         guard let value = Double(raw), value > 0, value <= 3600 else {
             throw ConfigurationError("\(key) (\(Self.envName(key))) must be a number of seconds above 0 and at most 3600, got `\(raw)`.")
         }
-        return .milliseconds(Int64((value * 1000).rounded(.up)))
+        return .clampedSeconds(value)
     }
 
     public func bool(_ key: String) throws -> Bool? {

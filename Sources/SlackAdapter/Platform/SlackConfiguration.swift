@@ -33,20 +33,4 @@ public struct SlackConfiguration: Sendable, Hashable {
     /// Events over a websocket, no public URL needed.
     public var socketModeEnabled: Bool { appToken != nil }
     public var isEnabled: Bool { httpModeEnabled || socketModeEnabled }
-
-    /// Why Slack is off, or only half on, in words for the start-up log; nil when fully on.
-    public var status: String {
-        switch (httpModeEnabled, socketModeEnabled, botToken != nil) {
-        case (false, false, _):
-            "off: set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode), and SLACK_BOT_TOKEN"
-        case (_, _, false):
-            "on (\(modes)), but SLACK_BOT_TOKEN is not set: replies go only through response_url, so mentions, DMs and reactions cannot be answered"
-        default:
-            "on (\(modes))"
-        }
-    }
-
-    private var modes: String {
-        [httpModeEnabled ? "HTTP" : nil, socketModeEnabled ? "Socket Mode" : nil].compactMap { $0 }.joined(separator: " + ")
-    }
 }

@@ -64,7 +64,20 @@ extension MemoryStore {
     public func markSent(id: String, platformRef: String?, at: Date) throws {
         try update(id: id, operation: "mark outbox entry \(id) sent") { record in
             record.entry.state = .sent
-            record.entry.platformRef = platformRef
+            record.entry.platformRef = platformRef ?? record.entry.platformRef
+        }
+    }
+
+    /// One more part accepted: the count and (the first time) the message id kept, attempts
+    /// started over, due again at `nextAttemptAt`; lease dropped.
+    public func markPartDelivered(id: String, parts: Int, platformRef: String?, nextAttemptAt: Date) throws {
+        let operation = "record a delivered part of outbox entry \(id)"
+        guard parts >= 0 else { throw StoreError.operationFailed(operation: operation, reason: "CHECK constraint failed: parts_delivered >= 0") }
+        try update(id: id, operation: operation) { record in
+            record.entry.partsDelivered = parts
+            record.entry.attempts = 0
+            record.entry.platformRef = record.entry.platformRef ?? platformRef
+            record.entry.nextAttemptAt = nextAttemptAt.asKeptBySQLite
         }
     }
 

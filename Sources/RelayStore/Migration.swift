@@ -107,6 +107,14 @@ extension Migration {
                 "CREATE INDEX outbox_by_state_and_creation ON outbox (state, created_at)",
             ]
         ),
+        Migration(
+            version: 3,
+            statements: [
+                // A reply in several messages is delivered part by part; the count of accepted parts
+                // is where a retry (or the next process) resumes, so no part is ever sent twice.
+                "ALTER TABLE outbox ADD COLUMN parts_delivered INTEGER NOT NULL DEFAULT 0 CHECK (parts_delivered >= 0)"
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

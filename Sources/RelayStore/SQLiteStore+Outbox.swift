@@ -16,14 +16,15 @@ extension SQLiteStore {
             let inserted = try await db.query(
                 """
                 INSERT INTO outbox (id, seq, platform, conversation, address, content, replaces, state, attempts,
-                    next_attempt_at, created_at, platform_ref, last_error)
-                VALUES (?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    parts_delivered, next_attempt_at, created_at, platform_ref, last_error)
+                VALUES (?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO NOTHING RETURNING id
                 """,
                 [
                     .text(entry.id), .text(entry.platform), .text(entry.conversation), .text(entry.address),
                     .text(try OutboxContentCoding.encode(entry.content)), .text(orNull: entry.replaces),
-                    .text(entry.state.rawValue), .integer(SQLiteInt64(entry.attempts)), .date(entry.nextAttemptAt),
+                    .text(entry.state.rawValue), .integer(SQLiteInt64(entry.attempts)),
+                    .integer(SQLiteInt64(entry.partsDelivered)), .date(entry.nextAttemptAt),
                     .date(entry.createdAt), .text(orNull: entry.platformRef), .text(orNull: entry.lastError),
                 ])
             if inserted.isEmpty {
@@ -63,12 +64,23 @@ extension SQLiteStore {
         }
     }
 
-    /// Delivered: state sent, `sentAt` and the platform's message id kept, lease dropped.
+    /// Delivered: state sent, `sentAt` and the platform's message id kept (a nil one keeps what
+    /// an earlier part recorded), lease dropped.
     public func markSent(id: String, platformRef: String?, at: Date) async throws {
         try await update(
             id: id, operation: "mark outbox entry \(id) sent",
-            set: "state = 'sent', sent_at = ?, platform_ref = ?, leased_until = NULL",
+            set: "state = 'sent', sent_at = ?, platform_ref = COALESCE(?, platform_ref), leased_until = NULL",
             [.date(at), .text(orNull: platformRef)])
+    }
+
+    /// One more part accepted: the count and (the first time) the message id kept, attempts
+    /// started over, due again at `nextAttemptAt`; lease dropped. One statement, so a crash
+    /// leaves either the old count or the new one.
+    public func markPartDelivered(id: String, parts: Int, platformRef: String?, nextAttemptAt: Date) async throws {
+        try await update(
+            id: id, operation: "record a delivered part of outbox entry \(id)",
+            set: "parts_delivered = ?, attempts = 0, platform_ref = COALESCE(platform_ref, ?), next_attempt_at = ?, leased_until = NULL",
+            [.integer(SQLiteInt64(parts)), .text(orNull: platformRef), .date(nextAttemptAt)])
     }
 
     /// Not delivered yet: records the attempts and the error, retries at `nextAttemptAt`, drops the
@@ -216,7 +228,8 @@ extension OutboxEntry {
         self.init(
             id: id, platform: try row.text("platform"), conversation: try row.text("conversation"),
             address: try row.text("address"), content: content, replaces: row.optionalText("replaces"),
-            state: state, attempts: try row.int("attempts"), nextAttemptAt: try row.date("next_attempt_at"),
+            state: state, attempts: try row.int("attempts"), partsDelivered: try row.int("parts_delivered"),
+            nextAttemptAt: try row.date("next_attempt_at"),
             createdAt: try row.date("created_at"), platformRef: row.optionalText("platform_ref"),
             lastError: row.optionalText("last_error"))
     }

@@ -30,10 +30,12 @@ struct ChainRunnerTests {
         #expect(requests.map(\.action) == [.grammar, .freeform, .rewrite(style: .formal), .translate(to: Language(code: "de", name: "German"))])
         #expect(
             progress.map(\.line) == [
-                "Running… 1/6 (input)", "Running… 2/6 (grammar)", "Running… 3/6 (model:mid \"Polish: {input}\")",
+                "Running… 1/6 (input)", "Running… 2/6 (grammar)", "Running… 3/6 (model:mid)",
                 "Running… 4/6 (rewrite:formal)", "Running… 5/6 (translate)", "Running… 6/6 (output)",
             ])
         #expect(outcome.modelCalls == 4)
+        // A chain's prompt is its team's: neither progress nor the notes under the result show it.
+        #expect(!outcome.log.joined().contains("Polish"))
     }
 
     @Test func everyActionBlockMapsToItsAction() async throws {

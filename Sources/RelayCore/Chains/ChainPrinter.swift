@@ -30,6 +30,14 @@ extension Block {
         }
     }
 
+    /// The block as progress and a result's notes name it: the DSL without a model block's
+    /// prompt. A chain's prompts are the team's own work and may say more than its result does;
+    /// they never reach the channel, and a private result posted later carries none.
+    public var label: String {
+        if case .model(let tier, _) = self { return "model" + (tier.map { ":\($0.rawValue)" } ?? "") }
+        return dsl
+    }
+
     private static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }

@@ -72,7 +72,7 @@ public struct ChainRunner: Sendable {
             for (index, block) in chain.blocks.enumerated() {
                 let number = index + 1
                 try await step(block, number: number, context: context, state: &state)
-                await progress(RunProgress(completed: number, total: total, block: block.dsl))
+                await progress(RunProgress(completed: number, total: total, block: block.label))
             }
             return state.outcome(.completed)
         } catch let stop as Stop {
@@ -93,12 +93,12 @@ public struct ChainRunner: Sendable {
                 }
                 state.text = text
             }
-            state.log.append("\(number). \(block.dsl)")
+            state.log.append("\(number). \(block.label)")
         case .model, .action, .custom:
             let input = state.text
             state.text = try await transform(block, text: input, number: number, context: context, state: &state)
             state.lastTransform = (block, input)
-            state.log.append("\(number). \(block.dsl) · \(state.tier.rawValue)")
+            state.log.append("\(number). \(block.label) · \(state.tier.rawValue)")
         case .verify(let threshold, let escalate):
             try await verify(threshold: threshold, escalate: escalate, number: number, context: context, state: &state)
         case .loop(let times):
@@ -110,7 +110,7 @@ public struct ChainRunner: Sendable {
                 state.text = try await transform(repeated, text: input, number: number, context: context, state: &state)
                 state.lastTransform = (repeated, input)
             }
-            state.log.append("\(number). \(block.dsl) (\(repeated.dsl) ×\(times))")
+            state.log.append("\(number). \(block.label) (\(repeated.label) ×\(times))")
         case .output(let isPrivate):
             state.isPrivate = isPrivate
         }

@@ -37,19 +37,24 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
     /// The id of an earlier entry whose posted message this one edits (progress, then the result).
     public var replaces: String?
     public var state: State
-    /// Delivery attempts made so far.
+    /// Failed delivery attempts at the current part (reset when a part is accepted).
     public var attempts: Int
+    /// Parts of a reply the platform has accepted, in order. A reply rendered as several
+    /// messages is delivered one part per attempt; a retry resumes at part `partsDelivered`,
+    /// so an accepted part is never sent again.
+    public var partsDelivered: Int
     /// Not before this instant (backoff, `Retry-After`).
     public var nextAttemptAt: Date
     public var createdAt: Date
-    /// The platform's id of the delivered message (Slack `ts`), for later edits.
+    /// The platform's id of the delivered message (Slack `ts`), for later edits; for a reply in
+    /// parts, the first part's.
     public var platformRef: String?
     /// Why the last attempt failed; never holds a secret.
     public var lastError: String?
 
     public init(
         id: String, platform: String, conversation: String, address: String, content: Content,
-        replaces: String? = nil, state: State = .pending, attempts: Int = 0, nextAttemptAt: Date,
+        replaces: String? = nil, state: State = .pending, attempts: Int = 0, partsDelivered: Int = 0, nextAttemptAt: Date,
         createdAt: Date, platformRef: String? = nil, lastError: String? = nil
     ) {
         self.id = id
@@ -60,6 +65,7 @@ public struct OutboxEntry: Sendable, Hashable, Codable {
         self.replaces = replaces
         self.state = state
         self.attempts = attempts
+        self.partsDelivered = max(0, partsDelivered)
         self.nextAttemptAt = nextAttemptAt
         self.createdAt = createdAt
         self.platformRef = platformRef

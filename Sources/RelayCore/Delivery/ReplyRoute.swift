@@ -20,7 +20,21 @@ public protocol RelayInbox: Sendable {
     /// Runs `event` in the background; its progress and reply go to `route`.
     func submit(_ event: Event, route: ReplyRoute) async
     /// Queues a ready reply for `route` (e.g. "Post to channel" on an earlier private result).
-    func post(_ reply: Reply, route: ReplyRoute) async throws
+    ///
+    /// - Parameters:
+    ///   - onceAs: an idempotency key: the reply is queued at most once under it, however
+    ///     often a button is clicked or its request replayed. Nil queues it every time.
+    ///   - replacing: the id of an earlier entry whose delivered message this reply edits.
+    /// - Returns: false when a reply under `onceAs` was queued before (nothing is queued now).
+    @discardableResult
+    func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool
     /// An earlier outbox entry, e.g. the private result a button refers to.
     func outboxEntry(id: String) async throws -> OutboxEntry?
+}
+
+extension RelayInbox {
+    /// Queues a ready reply for `route`, every time it is called.
+    public func post(_ reply: Reply, route: ReplyRoute) async throws {
+        try await post(reply, route: route, onceAs: nil, replacing: nil)
+    }
 }

@@ -2,6 +2,10 @@
 public enum DeliveryOutcome: Sendable, Hashable {
     /// The platform accepted it; `platformRef` identifies the posted message (Slack `ts`) if any.
     case sent(platformRef: String?)
+    /// One part of a reply in several parts was accepted and more remain: the outbox records
+    /// it and the entry is due again (paced like any send) for its next part. `platformRef` is
+    /// the part's message id, kept when it is the first part's.
+    case partDelivered(platformRef: String?)
     /// Rate limited: try again no sooner than `retryAfter` from now (HTTP 429 `Retry-After`, a
     /// JSON `retry_after`…). The whole conversation waits, not just this entry.
     case rateLimited(retryAfter: Duration, reason: String)
@@ -15,6 +19,11 @@ public enum DeliveryOutcome: Sendable, Hashable {
 ///
 /// `earlier` is the entry named by `entry.replaces`, when there is one, so an adapter can edit
 /// the message it posted (its `platformRef`) instead of posting a new one.
+///
+/// A reply that the platform needs as several messages is sent one part per `deliver` call,
+/// starting at `entry.partsDelivered`: the sender answers `.partDelivered` until the last part,
+/// then `.sent`. A failure then holds back only the part that failed; a retry never repeats an
+/// accepted one, and the outbox paces the parts like any other sends to the conversation.
 public protocol ReplySender: Sendable {
     /// The `platform` this sender delivers for (matches `OutboxEntry.platform`).
     var platform: String { get }

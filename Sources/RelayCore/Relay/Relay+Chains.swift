@@ -120,7 +120,11 @@ extension Relay {
             input: input, thread: event.threadText, tier: request.tier, k: request.k, language: request.language,
             customCommands: Dictionary(request.customs.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }), userName: event.userName)
         let started = ContinuousClock.now
-        let outcome = await ChainRunner(tribunal: tribunal, limits: configuration.chainLimits).run(chain, context: context, progress: progress)
+        // A private run shows no progress: the progress line is a message in the channel, and
+        // it would show the channel what runs while only the caller may see the result.
+        let isPrivate = request.isPrivate || chain.blocks.contains(.output(isPrivate: true))
+        let shown: @Sendable (RunProgress) async -> Void = { step in if !isPrivate { await progress(step) } }
+        let outcome = await ChainRunner(tribunal: tribunal, limits: configuration.chainLimits).run(chain, context: context, progress: shown)
         let reply = Self.chainReply(name, outcome, isPrivate: request.isPrivate)
         try await record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: started.duration(to: .now))
         return reply

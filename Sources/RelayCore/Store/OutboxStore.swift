@@ -10,8 +10,13 @@ public protocol OutboxStore: Sendable {
     /// (`nextAttemptAt <= now`) and not leased (no lease, or one that ended before `now`): so a
     /// conversation's replies go out one at a time and in order, even across retries.
     func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxEntry]
-    /// Delivered: state sent, the platform's message id kept for later edits, lease dropped.
+    /// Delivered: state sent, the platform's message id kept for later edits (a nil one keeps
+    /// what an earlier part recorded), lease dropped.
     func markSent(id: String, platformRef: String?, at: Date) async throws
+    /// One more part accepted: `partsDelivered` becomes `parts`, the attempts start over, the
+    /// entry stays pending and is due at `nextAttemptAt`; `platformRef`, when given and none is
+    /// stored yet, is kept (the first part's message id). Lease dropped.
+    func markPartDelivered(id: String, parts: Int, platformRef: String?, nextAttemptAt: Date) async throws
     /// Not delivered yet: count the attempt, try again at `nextAttemptAt`, lease dropped.
     func reschedule(id: String, attempts: Int, nextAttemptAt: Date, lastError: String) async throws
     /// Given up: state failed, with the reason.

@@ -133,6 +133,13 @@ public final class OutboxWorker: Service, Sendable {
         case .sent(let platformRef):
             RelayMetrics.delivery(platform: entry.platform, outcome: "sent")
             await finish(entry) { try await store.markSent(id: entry.id, platformRef: platformRef, at: now) }
+        case .partDelivered(let platformRef):
+            // Recorded before the next part is tried: a retry or a restart resumes after it.
+            // Due at once; the pacer spaces the parts like any sends to the conversation.
+            RelayMetrics.delivery(platform: entry.platform, outcome: "part_sent")
+            await finish(entry) {
+                try await store.markPartDelivered(id: entry.id, parts: entry.partsDelivered + 1, platformRef: platformRef, nextAttemptAt: now)
+            }
         case .rateLimited(let retryAfter, let reason):
             RelayMetrics.delivery(platform: entry.platform, outcome: "rate_limited")
             // Read from outside: clamped, so no server can park a conversation for long.

@@ -14,8 +14,24 @@ public struct Inbox: RelayInbox {
         await dispatcher.submit(event, route: route)
     }
 
-    public func post(_ reply: Reply, route: ReplyRoute) async throws {
-        try await outbox.enqueue(outbox.entry(platform: route.platform, conversation: route.conversation, address: route.address, content: .reply(reply)))
+    @discardableResult
+    public func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool {
+        var entry = outbox.entry(platform: route.platform, conversation: route.conversation, address: route.address, content: .reply(reply), replaces: replacing)
+        guard let key else {
+            try await outbox.enqueue(entry)
+            return true
+        }
+        // The key is the entry's id, and the store refuses a second entry with an id it holds:
+        // two clicks racing each other still queue one reply.
+        entry.id = "once:" + key
+        if try await outbox.store.outboxEntry(id: entry.id) != nil { return false }
+        do {
+            try await outbox.enqueue(entry)
+            return true
+        } catch {
+            if (try? await outbox.store.outboxEntry(id: entry.id)) != nil { return false }
+            throw error
+        }
     }
 
     public func outboxEntry(id: String) async throws -> OutboxEntry? {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import RelayCore
 
 /// Where a Slack reply goes, as stored in the outbox (`OutboxEntry.address`, JSON).
@@ -11,13 +11,24 @@ public struct SlackAddress: Sendable, Hashable, Codable {
     public var threadTS: String?
     /// The `response_url` of a slash command or button, sealed with `SlackSecretBox`.
     public var sealedResponseURL: String?
+    /// When Slack stops taking posts to the `response_url` (30 minutes after it was issued);
+    /// after it, replies go by the bot token instead of meeting `expired_url`.
+    public var responseURLExpiresAt: Date?
 
-    public init(team: String, channel: String, user: String, threadTS: String? = nil, sealedResponseURL: String? = nil) {
+    /// How long Slack accepts posts to a `response_url`.
+    public static let responseURLLifetime: Duration = .seconds(30 * 60)
+    /// How many posts Slack accepts to one `response_url`.
+    public static let responseURLUses = 5
+
+    public init(
+        team: String, channel: String, user: String, threadTS: String? = nil, sealedResponseURL: String? = nil, responseURLExpiresAt: Date? = nil
+    ) {
         self.team = team
         self.channel = channel
         self.user = user
         self.threadTS = threadTS
         self.sealedResponseURL = sealedResponseURL
+        self.responseURLExpiresAt = responseURLExpiresAt
     }
 
     /// The outbox's ordering and pacing key. Web API posts to one channel are paced and ordered

@@ -5,10 +5,14 @@ public import RelayCore
 ///
 /// - Progress: one message posted with `chat.postMessage`, then edited with `chat.update`
 ///   (needs the bot token; without it progress is skipped — the result still arrives).
-/// - A public result replaces the progress message when there is one; otherwise it goes to the
-///   `response_url` (slash commands, buttons) or `chat.postMessage` in the thread.
-/// - A private result goes to the `response_url` as ephemeral, else `chat.postEphemeral`; a
-///   public progress message is then turned into a short "sent only to you" note.
+/// - A reply goes one part (one Slack message) per call, from `entry.partsDelivered` on, each
+///   by the first of its `SlackRoute`s that Slack accepts: a public result replaces the progress
+///   message when there is one, else goes to the `response_url` (slash commands, buttons), else
+///   by `chat.postMessage`; a private one goes to the `response_url` as ephemeral, else by
+///   `chat.postEphemeral`. A route Slack refuses falls back to the next, so a result is lost only
+///   when all are refused. A `response_url` takes at most 5 parts and nothing after it expired.
+/// - A private result that edits an earlier private one (the note that it was posted to the
+///   channel) replaces the message holding the button, through the click's `response_url`.
 /// - Slack answers 429/`ratelimited`, 5xx, `channel_not_found`… become the outbox's outcomes
 ///   (retry no sooner than `Retry-After`, backoff, give up).
 public struct SlackReplySender: ReplySender {
@@ -18,21 +22,29 @@ public struct SlackReplySender: ReplySender {
     let api: any SlackWebAPI
     let canPost: Bool
     let box: SlackSecretBox
+    let clock: any RelayClock
     let logger: Logger
 
     /// `canPost`: a bot token is configured, so `chat.*` methods work.
-    public init(api: any SlackWebAPI, canPost: Bool, box: SlackSecretBox, webAPIInterval: Duration = .seconds(1), logger: Logger) {
+    public init(
+        api: any SlackWebAPI, canPost: Bool, box: SlackSecretBox, webAPIInterval: Duration = .seconds(1), clock: any RelayClock = SystemClock(),
+        logger: Logger
+    ) {
         self.api = api
         self.canPost = canPost
         self.box = box
         self.webAPIInterval = webAPIInterval
+        self.clock = clock
         self.logger = logger
     }
 
-    /// Replies that go to a `response_url` (a slash command's answer) are not paced: the
-    /// per-channel limit is `chat.postMessage`'s. Everything else waits its turn in the channel.
+    /// The first part of a reply that goes to a `response_url` (a slash command's answer) is not
+    /// paced: the per-channel limit is `chat.postMessage`'s. Everything else waits its turn in the
+    /// channel, later parts of a reply included.
     public func minimumInterval(for entry: OutboxEntry) -> Duration {
-        guard case .reply = entry.content, entry.replaces == nil, SlackAddress.decode(entry.address)?.sealedResponseURL != nil else {
+        guard case .reply = entry.content, entry.replaces == nil, entry.partsDelivered == 0,
+            SlackAddress.decode(entry.address)?.sealedResponseURL != nil
+        else {
             return webAPIInterval
         }
         return .zero
@@ -54,12 +66,10 @@ public struct SlackReplySender: ReplySender {
                 return .sent(
                     platformRef: try await api.postMessage(channel: address.channel, text: message.text, blocks: message.blocks, threadTS: address.threadTS))
             case .reply(let reply):
-                let messages = SlackReplyRenderer.render(reply, postToChannelID: reply.isPrivate ? entry.id : nil)
-                let progressTS = canPost ? earlier?.platformRef : nil
-                if reply.isPrivate {
-                    return try await deliverPrivately(messages, address: address, responseURL: responseURL, progressTS: progressTS)
+                if reply.isPrivate, let earlier, case .reply(let original) = earlier.content, original.isPrivate {
+                    return try await replaceEphemeral(with: reply, address: address, responseURL: responseURL)
                 }
-                return try await deliverPublicly(messages, address: address, responseURL: responseURL, progressTS: progressTS)
+                return await deliverPart(of: reply, entry: entry, address: address, responseURL: responseURL, progressTS: earlier?.platformRef)
             case .parkedRun:
                 return .rejected(reason: "a parked run is not a message")
             }
@@ -68,52 +78,85 @@ public struct SlackReplySender: ReplySender {
         }
     }
 
-    private func deliverPublicly(_ messages: [SlackMessage], address: SlackAddress, responseURL: String?, progressTS: String?) async throws(SlackAPIError)
+    /// Sends part `entry.partsDelivered` of `reply`: `.partDelivered` while more remain, `.sent`
+    /// after the last (with the first part's message id, which the outbox then keeps).
+    private func deliverPart(of reply: Reply, entry: OutboxEntry, address: SlackAddress, responseURL: String?, progressTS: String?) async
         -> DeliveryOutcome
     {
-        if let ts = progressTS, let first = messages.first {
-            // The progress message becomes the result; any further parts follow in its thread.
-            _ = try await api.update(channel: address.channel, ts: ts, text: first.text, blocks: first.blocks)
-            for message in messages.dropFirst() {
-                _ = try await api.postMessage(channel: address.channel, text: message.text, blocks: message.blocks, threadTS: address.threadTS ?? ts)
-            }
-            return .sent(platformRef: ts)
+        let messages = SlackReplyRenderer.render(reply, postToChannelID: reply.isPrivate ? entry.id : nil)
+        let part = entry.partsDelivered
+        guard part < messages.count else { return .sent(platformRef: nil) }
+        let situation = SlackRoute.Situation(
+            address: address, part: part, firstPartTS: entry.platformRef, progressTS: canPost ? progressTS : nil, canPost: canPost, now: clock.now)
+        let routes = reply.isPrivate ? SlackRoute.forPrivatePart(situation) : SlackRoute.forPublicPart(situation)
+        let outcome = await send(messages[part], routes: routes, address: address, responseURL: responseURL)
+        guard case .sent(let ts) = outcome else { return outcome }
+        let isLast = part == messages.count - 1
+        if isLast, reply.isPrivate, let progressTS = situation.progressTS {
+            await tidyProgress(progressTS, address: address)
         }
-        if let responseURL {
-            for message in messages { try await api.respond(to: responseURL, body: message.responseURLBody(.inChannel)) }
-            return .sent(platformRef: nil)
-        }
-        guard canPost else { return .rejected(reason: "SLACK_BOT_TOKEN is not set and there is no response_url to answer through") }
-        var firstTS: String?
-        for message in messages {
-            let ts = try await api.postMessage(channel: address.channel, text: message.text, blocks: message.blocks, threadTS: address.threadTS)
-            firstTS = firstTS ?? ts
-        }
-        return .sent(platformRef: firstTS)
+        if !isLast { return .partDelivered(platformRef: ts) }
+        // A later part's id must not replace the first part's, which later edits refer to.
+        return .sent(platformRef: part == 0 ? ts : nil)
     }
 
-    private func deliverPrivately(_ messages: [SlackMessage], address: SlackAddress, responseURL: String?, progressTS: String?) async throws(SlackAPIError)
-        -> DeliveryOutcome
-    {
-        if let responseURL {
-            for message in messages { try await api.respond(to: responseURL, body: message.responseURLBody(.ephemeral)) }
-        } else if canPost {
-            for message in messages {
-                _ = try await api.postEphemeral(
-                    channel: address.channel, user: address.user, text: message.text, blocks: message.blocks, threadTS: address.threadTS)
-            }
-        } else {
-            return .rejected(reason: "SLACK_BOT_TOKEN is not set and there is no response_url to answer through")
-        }
-        if let ts = progressTS {
-            // Best effort: the result is delivered; a stale progress line is only cosmetic.
+    /// Tries `routes` in order until Slack accepts `message`. A route refused for good passes
+    /// it to the next; a passing failure is returned for the outbox to retry.
+    private func send(_ message: SlackMessage, routes: [SlackRoute], address: SlackAddress, responseURL: String?) async -> DeliveryOutcome {
+        var refusals: [String] = []
+        for route in routes {
             do throws(SlackAPIError) {
-                _ = try await api.update(
-                    channel: address.channel, ts: ts, text: "Finished — the result was sent privately to the person who asked.", blocks: nil)
+                return .sent(platformRef: try await send(message, via: route, address: address, responseURL: responseURL))
             } catch {
-                logger.notice("slack: could not tidy the progress message", metadata: ["reason": "\(error.reason)"])
+                guard case .rejected(let reason) = error.deliveryOutcome else { return error.deliveryOutcome }
+                refusals.append(reason)
+                if route != routes.last {
+                    logger.notice("slack: a route refused a reply; trying the next one", metadata: ["reason": "\(reason)"])
+                }
             }
         }
+        guard !refusals.isEmpty else {
+            return .rejected(reason: "no way to reach Slack: SLACK_BOT_TOKEN is not set and there is no usable response_url")
+        }
+        return .rejected(reason: refusals.joined(separator: "; then "))
+    }
+
+    /// One message by one route; the posted message's `ts` when it has one that can be edited.
+    private func send(_ message: SlackMessage, via route: SlackRoute, address: SlackAddress, responseURL: String?) async throws(SlackAPIError)
+        -> String?
+    {
+        switch route {
+        case .editProgress(let ts):
+            return try await api.update(channel: address.channel, ts: ts, text: message.text, blocks: message.blocks)
+        case .responseURL(let type, let replaceOriginal):
+            guard let responseURL else { throw .invalidRequest(method: "response_url", reason: "the response_url cannot be unsealed") }
+            try await api.respond(to: responseURL, body: message.responseURLBody(type, replaceOriginal: replaceOriginal))
+            return nil
+        case .postMessage(let threadTS):
+            return try await api.postMessage(channel: address.channel, text: message.text, blocks: message.blocks, threadTS: threadTS)
+        case .postEphemeral(let threadTS):
+            _ = try await api.postEphemeral(channel: address.channel, user: address.user, text: message.text, blocks: message.blocks, threadTS: threadTS)
+            return nil
+        }
+    }
+
+    /// Puts `reply` in place of the ephemeral message that holds its button (the last part of
+    /// the earlier private result). Only the click's `response_url` can edit an ephemeral
+    /// message; without a usable one the note is skipped — the result itself was delivered.
+    private func replaceEphemeral(with reply: Reply, address: SlackAddress, responseURL: String?) async throws(SlackAPIError) -> DeliveryOutcome {
+        let situation = SlackRoute.Situation(address: address, part: 0, canPost: canPost, now: clock.now)
+        guard situation.responseURLUsable, let message = SlackReplyRenderer.render(reply).last else { return .sent(platformRef: nil) }
+        _ = try await send(message, via: .responseURL(.ephemeral, replaceOriginal: true), address: address, responseURL: responseURL)
         return .sent(platformRef: nil)
+    }
+
+    /// A private result leaves the public progress line saying where the result went. Best
+    /// effort: the result is delivered; a stale progress line is only cosmetic.
+    private func tidyProgress(_ ts: String, address: SlackAddress) async {
+        do throws(SlackAPIError) {
+            _ = try await api.update(channel: address.channel, ts: ts, text: "Finished — the result was sent privately to the person who asked.", blocks: nil)
+        } catch {
+            logger.notice("slack: could not tidy the progress message", metadata: ["reason": "\(error.reason)"])
+        }
     }
 }

@@ -1,3 +1,4 @@
+public import Foundation
 public import Logging
 public import RelayCore
 
@@ -9,21 +10,33 @@ public struct SlackInbound: Sendable {
     let api: any SlackWebAPI
     let box: SlackSecretBox
     let configuration: SlackConfiguration
+    let clock: any RelayClock
     let logger: Logger
 
-    public init(inbox: any RelayInbox, api: any SlackWebAPI, box: SlackSecretBox, configuration: SlackConfiguration, logger: Logger) {
+    public init(
+        inbox: any RelayInbox, api: any SlackWebAPI, box: SlackSecretBox, configuration: SlackConfiguration, clock: any RelayClock = SystemClock(),
+        logger: Logger
+    ) {
         self.inbox = inbox
         self.api = api
         self.box = box
         self.configuration = configuration
+        self.clock = clock
         self.logger = logger
+    }
+
+    /// A `response_url` sealed for the outbox, and when Slack stops taking posts to it.
+    private func sealed(_ responseURL: String?) -> (sealed: String?, expiresAt: Date?) {
+        guard let responseURL else { return (nil, nil) }
+        return (box.seal(responseURL), clock.now + SlackAddress.responseURLLifetime)
     }
 
     /// A slash command: answered through its `response_url` (sealed in the outbox).
     public func slashCommand(_ command: SlackSlashCommand) async {
+        let responseURL = sealed(command.responseURL)
         let address = SlackAddress(
-            team: command.teamID, channel: command.channelID, user: command.userID,
-            sealedResponseURL: command.responseURL.map(box.seal))
+            team: command.teamID, channel: command.channelID, user: command.userID, sealedResponseURL: responseURL.sealed,
+            responseURLExpiresAt: responseURL.expiresAt)
         await inbox.submit(command.relayEvent(), route: address.route)
     }
 
@@ -60,9 +73,10 @@ public struct SlackInbound: Sendable {
     /// runs the command line again where the button is.
     public func interaction(_ interaction: SlackInteraction) async {
         guard case .blockActions(let actions) = interaction, let channel = actions.channelID else { return }
+        let responseURL = sealed(actions.responseURL)
         let address = SlackAddress(
-            team: actions.teamID, channel: channel, user: actions.userID, threadTS: actions.threadTS,
-            sealedResponseURL: actions.responseURL.map(box.seal))
+            team: actions.teamID, channel: channel, user: actions.userID, threadTS: actions.threadTS, sealedResponseURL: responseURL.sealed,
+            responseURLExpiresAt: responseURL.expiresAt)
         for button in actions.buttons {
             switch button {
             case .postToChannel(let id):
@@ -76,20 +90,32 @@ public struct SlackInbound: Sendable {
         }
     }
 
+    /// Posts an earlier private result for everyone, once: the post is queued under a key made
+    /// from the result's id, so a second click, a double click or a replayed request posts
+    /// nothing more (and says so). The ephemeral original is then replaced by the same result,
+    /// without its button, saying it was posted.
     private func postToChannel(entryID: String, address: SlackAddress) async {
         do {
-            guard let entry = try await inbox.outboxEntry(id: entryID), case .reply(var reply) = entry.content,
-                let original = SlackAddress.decode(entry.address), original.user == address.user
+            guard let entry = try await inbox.outboxEntry(id: entryID), case .reply(let original) = entry.content, original.isPrivate,
+                let originalAddress = SlackAddress.decode(entry.address), originalAddress.user == address.user
             else {
                 try await inbox.post(.error("That result is no longer available to post; run the command again."), route: address.route)
                 return
             }
+            var reply = original
             reply.isPrivate = false
             reply.actions = reply.actions.filter { $0 != .postToChannel }
             // Into the channel (or thread) where it was asked, for everyone.
             var target = address
-            target.threadTS = original.threadTS ?? address.threadTS
-            try await inbox.post(reply, route: target.route)
+            target.threadTS = originalAddress.threadTS ?? address.threadTS
+            guard try await inbox.post(reply, route: target.route, onceAs: "\(entryID):posted", replacing: nil) else {
+                try await inbox.post(.info("This result was already posted to the channel."), route: address.route)
+                return
+            }
+            var note = original
+            note.actions = reply.actions
+            note.notes.append("You posted this to the channel.")
+            try await inbox.post(note, route: address.route, onceAs: "\(entryID):posted-note", replacing: entryID)
         } catch {
             logger.error("slack: could not queue a post to channel", metadata: ["error": "\(error)"])
         }

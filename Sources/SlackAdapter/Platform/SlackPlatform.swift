@@ -81,11 +81,11 @@ struct SlackConnection: PlatformConnection {
     let logger: Logger
 
     var sender: any ReplySender {
-        SlackReplySender(api: api, canPost: configuration.botToken != nil, box: box, logger: logger)
+        SlackReplySender(api: api, canPost: configuration.botToken != nil, box: box, clock: clock, logger: logger)
     }
 
     func inbound(_ inbox: any RelayInbox) -> SlackInbound {
-        SlackInbound(inbox: inbox, api: api, box: box, configuration: configuration, logger: logger)
+        SlackInbound(inbox: inbox, api: api, box: box, configuration: configuration, clock: clock, logger: logger)
     }
 
     func addRoutes(to router: Router<BasicRequestContext>, inbox: any RelayInbox) {

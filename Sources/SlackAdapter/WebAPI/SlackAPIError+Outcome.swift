@@ -54,7 +54,7 @@ extension SlackAPIError {
     public var isRetryable: Bool {
         switch deliveryOutcome {
         case .rateLimited, .retryable: true
-        case .sent, .rejected: false
+        case .sent, .partDelivered, .rejected: false
         }
     }
 

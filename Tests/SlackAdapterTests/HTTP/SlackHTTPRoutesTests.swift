@@ -164,7 +164,7 @@ final class RecordingInbox: RelayInbox {
         ready.forEach { $0.resume() }
     }
 
-    func post(_ reply: Reply, route: ReplyRoute) async throws {}
+    func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool { true }
 
     func outboxEntry(id: String) async throws -> OutboxEntry? { nil }
 

@@ -92,7 +92,7 @@ struct SlackWebAnswerTests {
                 case .rateLimited: "rateLimited"
                 case .retryable: "retryable"
                 case .rejected: "rejected"
-                case .sent: "sent"
+                case .sent, .partDelivered: "sent"
                 }
             #expect(kind == expected, "\(error)")
             #expect(error.reason.hasPrefix("m: "))

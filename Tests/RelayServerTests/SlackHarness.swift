@@ -69,12 +69,23 @@ struct SlackFakes {
 
     /// Builds the relay as `serve` does and runs it on a loopback port while `body` talks to it
     /// over HTTP; then shuts it down gracefully (as SIGTERM would) and waits until it stopped.
+    ///
+    /// With `clock`, the relay reads time from it (a `ShiftedClock` that a test jumps ahead).
     func withRelay<T: Sendable>(
-        _ configuration: AppConfiguration, _ body: @escaping @Sendable (RelayUnderTest) async throws -> T
+        _ configuration: AppConfiguration, clock: (any RelayClock)? = nil, _ body: @escaping @Sendable (RelayUnderTest) async throws -> T
     ) async throws -> T {
         var logger = Logger(label: "test.slack-e2e")
         logger.logLevel = .warning
-        let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: logger)
+        let app: RelayApplication.App
+        if let clock {
+            let runtime = try await RelayRuntime.start(configuration, logger: logger)
+            app = try RelayApplication.build(
+                .init(
+                    configuration: configuration, store: runtime.store, backend: runtime.tribunal, platforms: configuration.platforms,
+                    transport: runtime.transport, clock: clock, registry: TestMetrics.registry, logger: logger, close: { await runtime.shutdown() }))
+        } else {
+            app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: logger)
+        }
         let fakes = self
         return try await app.test(.live) { client in
             try await body(RelayUnderTest(client: client, fakes: fakes, signer: SlackSigner(signingSecret: configuration.slackSigningSecret ?? "")))

@@ -206,6 +206,34 @@ struct OutboxStoreTests {
         }
     }
 
+    @Test(
+        "A delivered part is counted, keeps the first part's message id, starts the attempts over and leaves the entry due",
+        arguments: StoreKind.allCases)
+    func markPartDelivered(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            try await store.enqueue(Fixtures.entry("parts"))
+            #expect(try await claim(store, at: 0) == ["parts"])
+            try await store.reschedule(id: "parts", attempts: 2, nextAttemptAt: instant(0), lastError: "HTTP 500")
+            #expect(try await claim(store, at: 1) == ["parts"])
+            try await store.markPartDelivered(id: "parts", parts: 1, platformRef: "1750000000.000100", nextAttemptAt: instant(2))
+            var stored = try #require(try await store.outboxEntry(id: "parts"))
+            #expect(stored.state == .pending)
+            #expect(stored.partsDelivered == 1)
+            #expect(stored.attempts == 0)
+            #expect(stored.platformRef == "1750000000.000100")
+            // Not before it is due, then claimable again for the next part.
+            #expect(try await claim(store, at: 1).isEmpty)
+            #expect(try await claim(store, at: 2) == ["parts"])
+            try await store.markPartDelivered(id: "parts", parts: 2, platformRef: "1750000000.000200", nextAttemptAt: instant(2))
+            #expect(try await claim(store, at: 3) == ["parts"])
+            try await store.markSent(id: "parts", platformRef: nil, at: instant(3))
+            stored = try #require(try await store.outboxEntry(id: "parts"))
+            #expect(stored.state == .sent)
+            #expect(stored.partsDelivered == 2)
+            #expect(stored.platformRef == "1750000000.000100")
+        }
+    }
+
     @Test("A failed entry keeps its attempts and reason, and is not claimed again", arguments: StoreKind.allCases)
     func markFailedKeepsReason(kind: StoreKind) async throws {
         try await withStore(kind) { store in

@@ -189,6 +189,12 @@ public final class FakeRheaTribunal: Sendable {
         await state.setAgreementRule(rule)
     }
 
+    /// `/keyboard/quick` answers with `answer(text)` instead of its tagged echo (nil: the echo),
+    /// e.g. a model that writes far more than it was given.
+    public func setQuickAnswer(_ answer: @escaping @Sendable (_ text: String) -> String?) async {
+        await state.setQuickAnswer(answer)
+    }
+
     /// How many of the k `/tribunal` models fail (the last ones). 1 left answering gives the
     /// server's "Insufficient responses" with scores 0; all failing gives `models_responded` 0.
     public func setFailingModels(_ count: Int) async {

@@ -42,6 +42,8 @@ actor FakeRheaTribunalState {
     var agreementByTier: [String: Double] = [:]
     var agreementByPrompt: [(substring: String, score: Double)] = []
     var agreementRule: (@Sendable (String, String) -> Double?)?
+    /// `/keyboard/quick` answer text from the request's text; nil keeps the tagged echo.
+    var quickAnswer: (@Sendable (String) -> String?)?
     var failingModels = 0
     var dialogModelsResponded = 2
     var healthStatus = "ok"
@@ -130,9 +132,12 @@ actor FakeRheaTribunalState {
         let providerFails = scripted == .providerFailure
         switch request.path {
         case FakeRheaTribunal.quickPath:
-            return Reply(
-                status: 200,
-                json: providerFails ? FakeRheaContent.quickProviderFailure(body) : FakeRheaContent.quick(body))
+            var answer = providerFails ? FakeRheaContent.quickProviderFailure(body) : FakeRheaContent.quick(body)
+            if !providerFails, let text = quickAnswer?(body["text"]?.stringValue ?? ""), case .object(var fields) = answer {
+                fields["text"] = .string(text)
+                answer = .object(fields)
+            }
+            return Reply(status: 200, json: answer)
         case FakeRheaTribunal.dialogPath:
             return Reply(
                 status: 200,
@@ -190,6 +195,7 @@ extension FakeRheaTribunalState {
     func setDefaultAgreement(_ score: Double) { defaultAgreement = score }
     func setAgreement(_ score: Double, forWireTier tier: String) { agreementByTier[tier] = score }
     func setAgreementRule(_ rule: @escaping @Sendable (String, String) -> Double?) { agreementRule = rule }
+    func setQuickAnswer(_ answer: @escaping @Sendable (String) -> String?) { quickAnswer = answer }
     func setFailingModels(_ count: Int) { failingModels = max(0, count) }
     func setDialogModelsResponded(_ count: Int) { dialogModelsResponded = min(2, max(0, count)) }
     func setAuth(_ auth: Auth) { self.auth = auth }

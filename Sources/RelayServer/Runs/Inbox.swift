@@ -16,7 +16,8 @@ public struct Inbox: RelayInbox {
 
     @discardableResult
     public func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool {
-        var entry = outbox.entry(platform: route.platform, conversation: route.conversation, address: route.address, content: .reply(reply), replaces: replacing)
+        var entry = outbox.entry(
+            platform: route.platform, conversation: route.conversation, address: route.address, content: .reply(reply), replaces: replacing)
         guard let key else {
             try await outbox.enqueue(entry)
             return true

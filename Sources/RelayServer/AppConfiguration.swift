@@ -28,6 +28,8 @@ public struct AppConfiguration: Sendable {
     public var delivery: DeliveryPolicy
     /// How long runs in flight get to finish at shutdown before they are parked for the next start.
     public var shutdownGrace: Duration
+    /// How often finished outbox entries and old or no-longer-wanted history are purged.
+    public var retentionInterval: Duration
 
     public init(
         relay: RelayConfiguration = RelayConfiguration(), backend: Backend = .rhea, tribunal: RheaTribunalConfiguration = RheaTribunalConfiguration(),
@@ -42,6 +44,7 @@ public struct AppConfiguration: Sendable {
         self.platforms = []
         self.delivery = DeliveryPolicy()
         self.shutdownGrace = .seconds(20)
+        self.retentionInterval = .seconds(3600)
     }
 
     /// Each platform and whether it is on, with the reason when it is not (for the start-up log

@@ -85,6 +85,7 @@ public enum ConfigurationLoader {
         relay.chainLimits.maxBlocks = try values.int("chains.maxBlocks", in: 1...100) ?? relay.chainLimits.maxBlocks
         relay.chainLimits.maxModelCalls = try values.int("chains.maxModelCalls", in: 1...1000) ?? relay.chainLimits.maxModelCalls
         relay.chainLimits.maxLoop = try values.int("chains.maxLoop", in: 2...100) ?? relay.chainLimits.maxLoop
+        relay.historyDays = try values.int("relay.historyDays", in: 1...36_500) ?? relay.historyDays
         relay.maxChainsPerTeam = try values.int("chains.maxPerTeam", in: 1...10000) ?? relay.maxChainsPerTeam
         relay.maxCustomCommandsPerTeam = try values.int("commands.maxPerTeam", in: 1...10000) ?? relay.maxCustomCommandsPerTeam
         config.relay = relay

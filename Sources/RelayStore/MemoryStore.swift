@@ -155,6 +155,45 @@ public final class MemoryStore: Store, Sendable {
         }
     }
 
+    /// Deletes all of a user's runs in a team; returns how many there were.
+    public func clearHistory(team: String, user: String) throws -> Int {
+        try withOpenContents { contents throws(StoreError) in
+            contents.history.removeValue(forKey: [ExactText(team), ExactText(user)])?.count ?? 0
+        }
+    }
+
+    /// Deletes runs older than `before` and those whose effective retention is `off`; drops the
+    /// texts of those under `metadata`. Returns how many runs were deleted.
+    public func purgeHistory(before: Date, defaultRetention: Retention) throws -> Int {
+        let before = before.asKeptBySQLite
+        return try withOpenContents { contents throws(StoreError) in
+            let settings = contents.settings
+            func retention(_ run: HistoryEntry) -> Retention {
+                let user = settings[Self.key(.user(team: run.team, user: run.user))]?.retention
+                let channel = settings[Self.key(.channel(team: run.team, channel: run.channel))]?.retention
+                return [user, channel].compactMap { $0 }.reduce(defaultRetention) { $0.stricter($1) }
+            }
+            var deleted = 0
+            for (key, runs) in contents.history {
+                var kept: [HistoryEntry] = []
+                for var run in runs {
+                    let kind = retention(run)
+                    if run.createdAt < before || kind == .off {
+                        deleted += 1
+                        continue
+                    }
+                    if kind == .metadata {
+                        run.commandLine = nil
+                        run.resultText = nil
+                    }
+                    kept.append(run)
+                }
+                contents.history[key] = kept.isEmpty ? nil : kept
+            }
+            return deleted
+        }
+    }
+
     // MARK: Dedupe
 
     /// Claims an inbound event key: true the first time, false while an unexpired claim exists, true

@@ -112,7 +112,9 @@ extension Migration {
             statements: [
                 // A reply in several messages is delivered part by part; the count of accepted parts
                 // is where a retry (or the next process) resumes, so no part is ever sent twice.
-                "ALTER TABLE outbox ADD COLUMN parts_delivered INTEGER NOT NULL DEFAULT 0 CHECK (parts_delivered >= 0)"
+                "ALTER TABLE outbox ADD COLUMN parts_delivered INTEGER NOT NULL DEFAULT 0 CHECK (parts_delivered >= 0)",
+                // History is aged out by creation time while the relay runs.
+                "CREATE INDEX history_by_creation ON history (created_at)",
             ]
         ),
     ]

@@ -1,6 +1,8 @@
 public import RelayCore
 import SQLiteNIO
 
+public import struct Foundation.Date
+
 extension SQLiteStore {
     /// Appends a finished run. What the entry holds is what is kept: the caller applies retention.
     public func recordRun(_ entry: HistoryEntry) async throws {
@@ -34,6 +36,38 @@ extension SQLiteStore {
                 """,
                 [.text(team), .text(user), .integer(SQLiteInt64(limit))]
             ).map(HistoryEntry.init(row:))
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// Deletes all of a user's runs in a team; returns how many there were.
+    public func clearHistory(team: String, user: String) async throws -> Int {
+        try await perform("clear the history of user \(user) in team \(team)") { db in
+            try await db.query("DELETE FROM history WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
+        }
+    }
+
+    /// Deletes runs older than `before` and those whose effective retention is `off`; drops the
+    /// texts of those under `metadata`. One transaction. Returns how many runs were deleted.
+    public func purgeHistory(before: Date, defaultRetention: Retention) async throws -> Int {
+        // A run's retention is set by its user's or its channel's settings row, in its team.
+        let governedBy = { (level: String) in
+            """
+            EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level)' AND s.team = history.team
+                AND ((s.scope_kind = 'user' AND s.subject = history.user) OR (s.scope_kind = 'channel' AND s.subject = history.channel)))
+            """
+        }
+        let off = defaultRetention == .off ? "1" : governedBy("off")
+        let metadata = defaultRetention == .metadata ? "1" : governedBy("metadata")
+        return try await perform("purge the history") { db in
+            try await db.inTransaction {
+                let aged = try await db.query("DELETE FROM history WHERE created_at < ? RETURNING id", [.date(before)]).count
+                let refused = try await db.query("DELETE FROM history WHERE \(off) RETURNING id").count
+                _ = try await db.query(
+                    "UPDATE history SET command_line = NULL, result_text = NULL WHERE (command_line IS NOT NULL OR result_text IS NOT NULL) AND \(metadata)")
+                return aged + refused
+            }
         }
     }
 }

@@ -5,10 +5,10 @@ import Testing
 @Suite("Run history, in every store")
 struct HistoryStoreTests {
     static func entry(
-        _ command: String, at offset: Double, team: String = "T1", user: String = "alice"
+        _ command: String, at offset: Double, team: String = "T1", user: String = "alice", channel: String = "general"
     ) -> HistoryEntry {
         HistoryEntry(
-            team: team, user: user, channel: "general", command: command, commandLine: "/\(command) hello",
+            team: team, user: user, channel: channel, command: command, commandLine: "/\(command) hello",
             resultText: "result of \(command)", succeeded: true, elapsed: 1.5, createdAt: instant(offset))
     }
 
@@ -29,6 +29,50 @@ struct HistoryStoreTests {
             #expect(try await store.history(team: "T1", user: "alice", limit: 0).isEmpty)
             #expect(try await store.history(team: "T1", user: "bob", limit: 10).map(\.command) == ["tribunal"])
             #expect(try await store.history(team: "T2", user: "bob", limit: 10).isEmpty)
+        }
+    }
+
+    @Test("Clearing deletes one user's runs in one team, and says how many", arguments: StoreKind.allCases)
+    func clear(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            for offset in [1.0, 2, 3] { try await store.recordRun(Self.entry("fix", at: offset)) }
+            try await store.recordRun(Self.entry("fix", at: 4, user: "bob"))
+            try await store.recordRun(Self.entry("fix", at: 5, team: "T2"))
+            #expect(try await store.clearHistory(team: "T1", user: "alice") == 3)
+            #expect(try await store.history(team: "T1", user: "alice", limit: 10).isEmpty)
+            #expect(try await store.history(team: "T1", user: "bob", limit: 10).count == 1)
+            #expect(try await store.history(team: "T2", user: "alice", limit: 10).count == 1)
+            #expect(try await store.clearHistory(team: "T1", user: "alice") == 0)
+        }
+    }
+
+    @Test("Purging deletes old runs and applies retention set since they were recorded", arguments: StoreKind.allCases)
+    func purge(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            try await store.recordRun(Self.entry("old", at: 1))
+            try await store.recordRun(Self.entry("kept", at: 100))
+            try await store.recordRun(Self.entry("quiet-user", at: 100, user: "carol"))
+            try await store.recordRun(Self.entry("quiet-channel", at: 100, user: "dave", channel: "secret"))
+            try await store.recordRun(Self.entry("terse", at: 100, user: "erin"))
+            try await store.recordRun(Self.entry("other-team", at: 100, team: "T2", user: "carol"))
+            try await store.saveSettings(Settings(retention: .off), for: .user(team: "T1", user: "carol"))
+            try await store.saveSettings(Settings(retention: .off), for: .channel(team: "T1", channel: "secret"))
+            try await store.saveSettings(Settings(retention: .metadata), for: .user(team: "T1", user: "erin"))
+
+            #expect(try await store.purgeHistory(before: instant(50), defaultRetention: .full) == 3)
+            #expect(try await store.history(team: "T1", user: "alice", limit: 10).map(\.command) == ["kept"])
+            #expect(try await store.history(team: "T1", user: "carol", limit: 10).isEmpty)
+            #expect(try await store.history(team: "T1", user: "dave", limit: 10).isEmpty)
+            let terse = try await store.history(team: "T1", user: "erin", limit: 10)
+            #expect(terse.map(\.command) == ["terse"])
+            #expect(terse.first?.commandLine == nil && terse.first?.resultText == nil)
+            // Settings are per team: carol's `off` in T1 does not reach T2.
+            #expect(try await store.history(team: "T2", user: "carol", limit: 10).first?.resultText == "result of other-team")
+            #expect(try await store.history(team: "T1", user: "alice", limit: 10).first?.resultText == "result of kept")
+
+            // A default of `off` keeps nothing.
+            #expect(try await store.purgeHistory(before: instant(0), defaultRetention: .off) == 3)
+            #expect(try await store.history(team: "T2", user: "carol", limit: 10).isEmpty)
         }
     }
 

@@ -39,7 +39,7 @@ public enum CommandKind: Sendable, Hashable {
     case custom(name: String)
     case command(CustomCommandSubcommand)
     case settings(SettingsSubcommand)
-    case history
+    case history(HistorySubcommand)
     case help(topic: String?)
 
     /// The built-in's table name (or the custom command's name), for history and metrics.
@@ -94,6 +94,13 @@ public enum CustomCommandSubcommand: Sendable, Hashable {
     case add(name: String, template: String)
     case list
     case remove(name: String)
+}
+
+public enum HistorySubcommand: Sendable, Hashable {
+    /// The asker's last results.
+    case show
+    /// Deletes all of the asker's history in the team, at once.
+    case clear
 }
 
 public enum SettingsTarget: String, Sendable, Hashable {

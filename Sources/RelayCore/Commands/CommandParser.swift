@@ -67,7 +67,11 @@ public struct CommandParser: Sendable {
         case "settings":
             return Command(kind: .settings(try Self.parseSettings(text)), options: options)
         case "history":
-            return Command(kind: .history, options: options)
+            switch text.trimmingWhitespace().lowercased() {
+            case "": return Command(kind: .history(.show), options: options)
+            case "clear": return Command(kind: .history(.clear), options: options)
+            default: throw CommandError("`/history` shows your last results; `/history clear` deletes your history. Nothing else goes after it.")
+            }
         case "help":
             let topic = text.split(whereSeparator: \.isWhitespace).first.map { String($0.drop(while: { $0 == "/" })).lowercased() }
             return Command(kind: .help(topic: topic), options: options)

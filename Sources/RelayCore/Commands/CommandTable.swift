@@ -89,7 +89,9 @@ public enum CommandTable {
                 name: "settings", summary: "Show or set lang, tier, retention for you or this channel.",
                 usage: "/settings | /settings [channel] lang|tier|retention VALUE | /settings [channel] KEY reset",
                 examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata"], input: nil),
-            CommandSpec(name: "history", summary: "Your last 10 results.", usage: "/history", examples: ["/history"], input: nil),
+            CommandSpec(
+                name: "history", summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",
+                examples: ["/history", "/history clear"], input: nil),
             CommandSpec(name: "help", summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil),
         ]
 

@@ -35,7 +35,14 @@ extension Relay {
         }
     }
 
-    func historyCommand(_ request: RequestContext) async throws -> Reply {
+    func historyCommand(_ sub: HistorySubcommand, _ request: RequestContext) async throws -> Reply {
+        if sub == .clear {
+            let deleted = try await store.clearHistory(team: request.event.team, user: request.event.user)
+            return .info(
+                deleted == 0
+                    ? "Your history was already empty."
+                    : "Deleted your history: \(deleted) result\(deleted == 1 ? "" : "s"). Nothing of it is kept.")
+        }
         let entries = try await store.history(team: request.event.team, user: request.event.user, limit: configuration.historyLength)
         guard !entries.isEmpty else {
             let why = request.retention == .off ? " (your retention setting is `off`: `/settings retention full` turns history on)" : ""

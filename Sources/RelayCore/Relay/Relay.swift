@@ -110,8 +110,8 @@ public struct Relay: Sendable {
             return try await customCommandAdmin(sub, request)
         case .settings(let sub):
             return try await settingsCommand(sub, request)
-        case .history:
-            return try await historyCommand(request)
+        case .history(let sub):
+            return try await historyCommand(sub, request)
         case .help(let topic):
             return help(topic, customs: request.customs)
         }

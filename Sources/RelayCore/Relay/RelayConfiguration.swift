@@ -10,6 +10,8 @@ public struct RelayConfiguration: Sendable {
     public var maxCustomCommandsPerTeam: Int
     /// How many runs `/history` shows.
     public var historyLength: Int
+    /// Days a run is kept in history (`relay.historyDays`), 1 or more; retention `off` keeps none.
+    public var historyDays: Int
     /// How long an inbound event key is remembered (longer than any platform's retry window).
     public var dedupeLifetime: Duration
     /// The most messages of a thread read for `/summarize` and friends.
@@ -19,7 +21,7 @@ public struct RelayConfiguration: Sendable {
         defaultTier: Tier = .cheap, defaultK: Int = 3, defaultLanguage: Language = .english,
         defaultRetention: Retention = .full, chainLimits: ChainLimits = ChainLimits(),
         maxChainsPerTeam: Int = 100, maxCustomCommandsPerTeam: Int = 50, historyLength: Int = 10,
-        dedupeLifetime: Duration = .seconds(24 * 3600), threadMessageLimit: Int = 200
+        historyDays: Int = 90, dedupeLifetime: Duration = .seconds(24 * 3600), threadMessageLimit: Int = 200
     ) {
         self.defaultTier = defaultTier
         self.defaultK = defaultK
@@ -29,6 +31,7 @@ public struct RelayConfiguration: Sendable {
         self.maxChainsPerTeam = maxChainsPerTeam
         self.maxCustomCommandsPerTeam = maxCustomCommandsPerTeam
         self.historyLength = historyLength
+        self.historyDays = max(1, historyDays)
         self.dedupeLifetime = dedupeLifetime
         self.threadMessageLimit = max(1, threadMessageLimit)
     }

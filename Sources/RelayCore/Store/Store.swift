@@ -33,6 +33,14 @@ public protocol Store: OutboxStore {
     func recordRun(_ entry: HistoryEntry) async throws
     /// A user's newest runs in a team, newest first.
     func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry]
+    /// Deletes all of a user's runs in a team (`/history clear`); returns how many there were.
+    func clearHistory(team: String, user: String) async throws -> Int
+    /// Ages history out and applies retention to what is already stored: deletes runs recorded
+    /// before `before`; deletes the runs whose effective retention is `off` and drops the texts of
+    /// those under `metadata`. The effective retention of a run is the strictest of
+    /// `defaultRetention`, its user's setting and its channel's setting — as when it is recorded.
+    /// Returns how many runs were deleted.
+    func purgeHistory(before: Date, defaultRetention: Retention) async throws -> Int
 
     // MARK: Dedupe
     /// Claims an inbound event key. True the first time (process the event); false while an

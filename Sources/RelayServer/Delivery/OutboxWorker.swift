@@ -43,7 +43,6 @@ public final class OutboxWorker: Service, Sendable {
 
     public func run() async throws {
         try await store.releaseOutboxLeases()
-        try? await store.purgeOutbox(before: clock.now - policy.keepFinished)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {

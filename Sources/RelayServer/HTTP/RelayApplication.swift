@@ -96,7 +96,10 @@ public enum RelayApplication {
             parkedRuns: { entry, event in await dispatcher.resume(entry, event: event) }, logger: logger)
         // Shut down in reverse: the server stops accepting first, then platform connections,
         // then runs are finished or parked, then the outbox drains, then the store closes.
-        var services: [any Service] = [Closer(close: dependencies.close), worker, dispatcher]
+        let retention = DataRetention(
+            store: dependencies.store, clock: dependencies.clock, interval: configuration.retentionInterval,
+            outboxKeep: configuration.delivery.keepFinished, relay: configuration.relay, logger: logger)
+        var services: [any Service] = [Closer(close: dependencies.close), worker, dispatcher, retention]
         services += connected.flatMap { $0.connection.services(inbox: inbox) }
         return Application(
             router: router,

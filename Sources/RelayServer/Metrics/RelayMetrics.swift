@@ -19,7 +19,7 @@ enum RelayMetrics {
         Counter(label: "relay_backend_calls_total", dimensions: [("call", call), ("outcome", outcome)]).increment()
     }
 
-    /// Delivery attempts, by platform and outcome (`sent`, `rate_limited`, `retry`, `failed`).
+    /// Delivery attempts, by platform and outcome (`sent`, `part_sent`, `rate_limited`, `retry`, `failed`).
     static func delivery(platform: String, outcome: String) {
         Counter(label: "relay_outbox_deliveries_total", dimensions: [("platform", platform), ("outcome", outcome)]).increment()
     }
@@ -32,5 +32,10 @@ enum RelayMetrics {
     /// Runs that were still going at shutdown and were parked in the outbox to run again at start.
     static func parkedRun() {
         Counter(label: "relay_runs_parked_total").increment()
+    }
+
+    /// Retention passes (outbox and history purges), by outcome (`ok`, `failed`).
+    static func retentionPass(outcome: String) {
+        Counter(label: "relay_retention_passes_total", dimensions: [("outcome", outcome)]).increment()
     }
 }

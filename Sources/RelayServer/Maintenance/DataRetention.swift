@@ -1,0 +1,50 @@
+public import Logging
+public import RelayCore
+public import ServiceLifecycle
+
+/// Ages stored data out while the relay runs: at start and then every `interval`, it deletes
+/// finished outbox entries (they hold reply text) older than the delivery policy keeps them,
+/// history older than `relay.historyDays`, and applies retention to history already stored (a
+/// user or channel that turned retention `off` loses its stored runs, one under `metadata` their
+/// texts). A failed pass is logged and counted; the next one tries again.
+public final class DataRetention: Service, Sendable {
+    let store: any Store
+    let clock: any RelayClock
+    let interval: Duration
+    /// How long sent and failed outbox entries are kept.
+    let outboxKeep: Duration
+    let relay: RelayConfiguration
+    let logger: Logger
+
+    public init(store: any Store, clock: any RelayClock, interval: Duration, outboxKeep: Duration, relay: RelayConfiguration, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.interval = max(.seconds(1), interval)
+        self.outboxKeep = outboxKeep
+        self.relay = relay
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.purge()
+                try await self.clock.sleep(for: self.interval)
+            }
+        }
+    }
+
+    /// One pass over the outbox and history.
+    func purge() async {
+        let now = clock.now
+        do {
+            try await store.purgeOutbox(before: now - outboxKeep)
+            let deleted = try await store.purgeHistory(before: now - .seconds(86_400 * relay.historyDays), defaultRetention: relay.defaultRetention)
+            if deleted > 0 { logger.info("retention: history runs deleted", metadata: ["count": "\(deleted)"]) }
+            RelayMetrics.retentionPass(outcome: "ok")
+        } catch {
+            RelayMetrics.retentionPass(outcome: "failed")
+            logger.error("retention: could not purge old data; trying again at the next pass", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -176,4 +176,35 @@ struct OutboxWorkerTests {
             try await store.close()
         }
     }
+
+    @Test func aReplyInPartsIsSentPartByPartPacedAndResumesAfterTheFailedPart() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
+            let entry = outbox.reply("three parts")
+            try await outbox.enqueue(entry)
+            let sender = RecordingSender(
+                clock: clock, minimumInterval: .milliseconds(200),
+                script: [
+                    .partDelivered(platformRef: "first"), .rateLimited(retryAfter: .seconds(1), reason: "HTTP 429"),
+                    .partDelivered(platformRef: "second"), .sent(platformRef: nil),
+                ])
+            try await whileRunning(worker(outbox, sender)) {
+                try await advance(clock, by: .milliseconds(50), idleSleepers: 1, until: "four attempts") { sender.deliveries.count >= 4 }
+                try await waitUntilNothingPending(store)
+            }
+            let deliveries = sender.deliveries
+            // Each attempt asks for the part after the last one accepted; the 429 held back part 2 only.
+            #expect(deliveries.map(\.entry.partsDelivered) == [0, 1, 1, 2])
+            #expect(deliveries[1].at.duration(since: deliveries[0].at) >= .milliseconds(200) - .microseconds(1))
+            #expect(deliveries[2].at.duration(since: deliveries[1].at) >= .seconds(1) - .microseconds(1))
+            #expect(deliveries[3].at.duration(since: deliveries[2].at) >= .milliseconds(200) - .microseconds(1))
+            let stored = try #require(try await store.outboxEntry(id: entry.id))
+            #expect(stored.state == .sent)
+            #expect(stored.partsDelivered == 2)
+            #expect(stored.platformRef == "first")
+            try await store.close()
+        }
+    }
 }

@@ -159,10 +159,10 @@ struct RelayUnderTest: Sendable {
     /// fields).
     func slashCommand(
         _ command: String, text: String, responseURL: String, channel: String = "C0E2E", user: String = "U0HUMAN",
-        triggerID: String = "trigger-\(UUID().uuidString)", signing: Signing = .valid
+        team: String = SlackFakes.team, triggerID: String = "trigger-\(UUID().uuidString)", signing: Signing = .valid
     ) async throws -> TestResponse {
         let body = SlackPayloads.slashCommand(
-            command: command, text: text, responseURL: responseURL, team: SlackFakes.team, channel: channel, user: user,
+            command: command, text: text, responseURL: responseURL, team: team, channel: channel, user: user,
             triggerID: triggerID)
         return try await post("/slack/commands", body: body, contentType: "application/x-www-form-urlencoded", signing: signing)
     }

@@ -15,14 +15,24 @@ public enum Template {
 
     /// Without `{input}` in the template, the input (if any) is appended after a blank line.
     public static func fill(_ template: String, input: String, context: String, user: String, language: Language) -> String {
-        var out =
-            template
-            .replacingOccurrences(of: "{context}", with: context)
-            .replacingOccurrences(of: "{user}", with: user)
-            .replacingOccurrences(of: "{lang}", with: language.name)
-        if out.contains("{input}") {
-            out = out.replacingOccurrences(of: "{input}", with: input)
-        } else if !input.isEmpty {
+        // One pass over the template only: a value is never scanned again, so a replied-to
+        // message or a user name that contains `{input}` stays text.
+        let values = ["{input}": input, "{context}": context, "{user}": user, "{lang}": language.name]
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let tail = rest[open...]
+            if let (token, value) = values.first(where: { tail.hasPrefix($0.key) }) {
+                out += value
+                rest = tail.dropFirst(token.count)
+            } else {
+                out += "{"
+                rest = tail.dropFirst()
+            }
+        }
+        out += rest
+        if !template.contains("{input}") && !input.isEmpty {
             out += "\n\n" + input
         }
         return out

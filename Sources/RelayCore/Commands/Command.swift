@@ -78,6 +78,21 @@ extension CommandKind {
     }
 }
 
+extension CommandKind {
+    /// Whether the command shows or changes what the team keeps for itself: its chains (list,
+    /// show, export, save, import, delete), its custom commands (list, add, remove) and its
+    /// channel settings. A guest from another organisation may not (`Event.isExternal`); running
+    /// a chain or a custom command, and one's own settings and history, stay open to them.
+    public var managesTeamData: Bool {
+        switch self {
+        case .chain(.run): false
+        case .chain, .command: true
+        case .settings(.set(.channel, _, _)): true
+        default: false
+        }
+    }
+}
+
 public enum ChainSubcommand: Sendable, Hashable {
     case save(name: String, source: String)
     case run(name: String)

@@ -19,11 +19,15 @@ public struct Event: Sendable, Hashable, Codable {
     public var eventKey: String?
     /// Team admins may change any chain or custom command.
     public var isAdmin: Bool
+    /// The user belongs to another workspace or organisation than `team`, the tenant (a guest
+    /// in a channel shared across organisations, such as Slack Connect): they may run commands
+    /// and the team's chains, but not see or manage what the team keeps (`CommandKind.managesTeamData`).
+    public var isExternal: Bool
 
     public init(
         platform: String, team: String, channel: String, thread: String? = nil, user: String,
         userName: String? = nil, text: String, repliedTo: String? = nil, threadMessages: [String] = [],
-        eventKey: String? = nil, isAdmin: Bool = false
+        eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false
     ) {
         self.platform = platform
         self.team = team
@@ -36,10 +40,32 @@ public struct Event: Sendable, Hashable, Codable {
         self.threadMessages = threadMessages
         self.eventKey = eventKey
         self.isAdmin = isAdmin
+        self.isExternal = isExternal
     }
 
     /// The whole thread as one text, or nil when there is none.
     public var threadText: String? {
         threadMessages.isEmpty ? nil : threadMessages.joined(separator: "\n")
+    }
+}
+
+extension Event {
+    private enum CodingKeys: String, CodingKey {
+        case platform, team, channel, thread, user, userName, text, repliedTo, threadMessages, eventKey, isAdmin, isExternal
+    }
+
+    // Written by hand so that events parked by an older relay, without the later fields, still
+    // decode (a missing `isExternal` is a member of the team, as it was then).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            platform: try container.decode(String.self, forKey: .platform), team: try container.decode(String.self, forKey: .team),
+            channel: try container.decode(String.self, forKey: .channel), thread: try container.decodeIfPresent(String.self, forKey: .thread),
+            user: try container.decode(String.self, forKey: .user), userName: try container.decodeIfPresent(String.self, forKey: .userName),
+            text: try container.decode(String.self, forKey: .text), repliedTo: try container.decodeIfPresent(String.self, forKey: .repliedTo),
+            threadMessages: try container.decodeIfPresent([String].self, forKey: .threadMessages) ?? [],
+            eventKey: try container.decodeIfPresent(String.self, forKey: .eventKey),
+            isAdmin: try container.decodeIfPresent(Bool.self, forKey: .isAdmin) ?? false,
+            isExternal: try container.decodeIfPresent(Bool.self, forKey: .isExternal) ?? false)
     }
 }

@@ -101,6 +101,12 @@ public struct Relay: Sendable {
     }
 
     private func execute(_ request: RequestContext, progress: @escaping @Sendable (RunProgress) async -> Void) async throws -> Reply {
+        // Tenancy: the team's chains, commands and channel settings are its members' business.
+        if request.event.isExternal && request.command.kind.managesTeamData {
+            return .error(
+                "You are in a channel shared with another organisation: only members of the workspace that installed Rhea Relay can see or change its chains, custom commands and channel settings. You can still run its commands and chains."
+            )
+        }
         switch request.command.kind {
         case .translate, .action, .tribunal, .custom:
             return try await runModelCommand(request)
@@ -113,7 +119,8 @@ public struct Relay: Sendable {
         case .history(let sub):
             return try await historyCommand(sub, request)
         case .help(let topic):
-            return help(topic, customs: request.customs)
+            // A guest is not shown the team's own commands.
+            return help(topic, customs: request.event.isExternal ? [] : request.customs)
         }
     }
 

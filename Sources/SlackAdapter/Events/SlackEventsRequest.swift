@@ -17,11 +17,17 @@ public enum SlackEventsRequest: Sendable, Hashable {
         case "event_callback":
             guard let eventID = raw.eventID, !eventID.isEmpty else { throw missing("event_id") }
             guard let event = raw.event else { throw missing("event") }
-            // Org-wide installs may leave the top-level team out; the event still names it.
-            guard let teamID = raw.teamID ?? event.team else { throw missing("team_id") }
+            // The tenant is the installation the event is delivered for: `authorizations` names it
+            // even in a channel shared with another organisation, where the top-level team may be
+            // the other side's. Org-wide installs may leave the top-level team out; the event
+            // still names it.
+            guard let teamID = raw.authorizations?.first?.teamID ?? raw.teamID ?? event.team else { throw missing("team_id") }
             let botUserID = raw.authorizations?.first { $0.isBot == true }?.userID
-            return .eventCallback(
-                SlackEventCallback(eventID: eventID, teamID: teamID, apiAppID: raw.apiAppID, botUserID: botUserID, event: try SlackEvent(event)))
+            var callback = SlackEventCallback(eventID: eventID, teamID: teamID, apiAppID: raw.apiAppID, botUserID: botUserID, event: try SlackEvent(event))
+            // The author's own workspace (`user_team`), or the message's team when only that is sent.
+            callback.userTeamID = event.userTeam ?? event.team
+            callback.enterpriseID = raw.authorizations?.first?.enterpriseID ?? raw.enterpriseID
+            return .eventCallback(callback)
         default:
             return .other(type: raw.type)
         }
@@ -42,6 +48,11 @@ public struct SlackEventCallback: Sendable, Hashable {
     /// The app's bot user, from `authorizations`, when Slack sent it.
     public var botUserID: String?
     public var event: SlackEvent
+    /// The workspace of the user who caused the event (`event.user_team`), when Slack says: in a
+    /// channel shared with another organisation it may differ from `teamID`.
+    public var userTeamID: String?
+    /// The installation's enterprise (org) id, when it is part of one.
+    public var enterpriseID: String?
 
     public init(eventID: String, teamID: String, apiAppID: String? = nil, botUserID: String? = nil, event: SlackEvent) {
         self.eventID = eventID
@@ -183,6 +194,7 @@ struct RawEventsBody: Decodable {
         var ts: String?
         var threadTS: String?
         var team: String?
+        var userTeam: String?
         var reaction: String?
         var item: Item?
         var itemUser: String?
@@ -195,6 +207,7 @@ struct RawEventsBody: Decodable {
             case ts
             case threadTS = "thread_ts"
             case team, reaction, item
+            case userTeam = "user_team"
             case itemUser = "item_user"
         }
 
@@ -215,6 +228,7 @@ struct RawEventsBody: Decodable {
             ts = try container.decodeIfPresent(String.self, forKey: .ts)
             threadTS = try container.decodeIfPresent(String.self, forKey: .threadTS)
             team = try container.decodeIfPresent(String.self, forKey: .team)
+            userTeam = try container.decodeIfPresent(String.self, forKey: .userTeam)
             reaction = try container.decodeIfPresent(String.self, forKey: .reaction)
             item = try container.decodeIfPresent(Item.self, forKey: .item)
             itemUser = try container.decodeIfPresent(String.self, forKey: .itemUser)
@@ -224,10 +238,14 @@ struct RawEventsBody: Decodable {
     struct Authorization: Decodable {
         var userID: String?
         var isBot: Bool?
+        var teamID: String?
+        var enterpriseID: String?
 
         enum CodingKeys: String, CodingKey {
             case userID = "user_id"
             case isBot = "is_bot"
+            case teamID = "team_id"
+            case enterpriseID = "enterprise_id"
         }
     }
 
@@ -235,6 +253,7 @@ struct RawEventsBody: Decodable {
     var challenge: String?
     var eventID: String?
     var teamID: String?
+    var enterpriseID: String?
     var apiAppID: String?
     var event: Event?
     var authorizations: [Authorization]?
@@ -243,6 +262,7 @@ struct RawEventsBody: Decodable {
         case type, challenge
         case eventID = "event_id"
         case teamID = "team_id"
+        case enterpriseID = "enterprise_id"
         case apiAppID = "api_app_id"
         case event, authorizations
     }

@@ -31,13 +31,29 @@ public struct SlackInbound: Sendable {
         return (box.seal(responseURL), clock.now + SlackAddress.responseURLLifetime)
     }
 
+    /// The event with its tenant and whether its user is a guest from another organisation.
+    ///
+    /// The tenant is the configured `SLACK_TEAM_ID`, else the team the payload was delivered for.
+    /// The user is a guest when Slack names their own workspace (`user_team`, `user.team_id`, a
+    /// slash command's `team_id`) and it is neither the tenant nor the tenant's enterprise org.
+    func tenanted(_ event: Event, payloadTeam: String, userTeam: String?, enterpriseID: String? = nil) -> Event {
+        var event = event
+        let tenant = configuration.teamID ?? payloadTeam
+        event.team = tenant
+        if let userTeam, !userTeam.isEmpty, userTeam != tenant, userTeam != enterpriseID {
+            event.isExternal = true
+        }
+        return event
+    }
+
     /// A slash command: answered through its `response_url` (sealed in the outbox).
     public func slashCommand(_ command: SlackSlashCommand) async {
         let responseURL = sealed(command.responseURL)
         let address = SlackAddress(
             team: command.teamID, channel: command.channelID, user: command.userID, sealedResponseURL: responseURL.sealed,
             responseURLExpiresAt: responseURL.expiresAt)
-        await inbox.submit(command.relayEvent(), route: address.route)
+        let event = tenanted(command.relayEvent(), payloadTeam: command.teamID, userTeam: command.teamID, enterpriseID: command.enterpriseID)
+        await inbox.submit(event, route: address.route)
     }
 
     /// Mentions and DMs run their command in the thread; the tribunal reaction runs `/tribunal`
@@ -46,7 +62,8 @@ public struct SlackInbound: Sendable {
     public func eventCallback(_ callback: SlackEventCallback) async {
         switch callback.event {
         case .mention, .directMessage:
-            guard let event = callback.relayEvent() else { return }
+            guard let mapped = callback.relayEvent() else { return }
+            let event = tenanted(mapped, payloadTeam: callback.teamID, userTeam: callback.userTeamID, enterpriseID: callback.enterpriseID)
             let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
             await inbox.submit(event, route: address.route)
         case .reactionAdded(let reaction):
@@ -61,7 +78,9 @@ public struct SlackInbound: Sendable {
     private func tribunalOnReaction(_ reaction: SlackReactionEvent, callback: SlackEventCallback) async {
         do throws(SlackAPIError) {
             let message = try await api.message(channel: reaction.channel, ts: reaction.messageTS)
-            let event = reaction.relayEvent(team: callback.teamID, eventID: callback.eventID, messageText: message.text, messageThreadTS: message.threadTS)
+            let event = tenanted(
+                reaction.relayEvent(team: callback.teamID, eventID: callback.eventID, messageText: message.text, messageThreadTS: message.threadTS),
+                payloadTeam: callback.teamID, userTeam: callback.userTeamID, enterpriseID: callback.enterpriseID)
             let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
             await inbox.submit(event, route: address.route)
         } catch {
@@ -82,7 +101,8 @@ public struct SlackInbound: Sendable {
             case .postToChannel(let id):
                 await postToChannel(entryID: id, address: address)
             case .runAgain(let commandLine):
-                guard let event = actions.relayEvent(runAgain: commandLine) else { continue }
+                guard let mapped = actions.relayEvent(runAgain: commandLine) else { continue }
+                let event = tenanted(mapped, payloadTeam: actions.teamID, userTeam: actions.userTeamID)
                 await inbox.submit(event, route: address.route)
             case .other:
                 continue

@@ -23,12 +23,15 @@ public enum SlackInteraction: Sendable, Hashable {
             return SlackBlockAction(actionID: actionID, value: action.value, blockID: action.blockID, type: action.type)
         }
         guard !actions.isEmpty else { throw missing("actions") }
-        return .blockActions(
-            SlackBlockActions(
-                teamID: teamID, userID: user.id, userName: user.username ?? user.name,
-                channelID: raw.channel?.id ?? raw.container?.channelID, responseURL: raw.responseURL, triggerID: raw.triggerID,
-                messageTS: raw.message?.ts ?? raw.container?.messageTS, threadTS: raw.message?.threadTS ?? raw.container?.threadTS,
-                isEphemeral: raw.container?.isEphemeral ?? false, actions: actions))
+        var blockActions = SlackBlockActions(
+            teamID: teamID, userID: user.id, userName: user.username ?? user.name,
+            channelID: raw.channel?.id ?? raw.container?.channelID, responseURL: raw.responseURL, triggerID: raw.triggerID,
+            messageTS: raw.message?.ts ?? raw.container?.messageTS, threadTS: raw.message?.threadTS ?? raw.container?.threadTS,
+            isEphemeral: raw.container?.isEphemeral ?? false, actions: actions)
+        // The clicker's own workspace: in a channel shared with another organisation it may
+        // differ from the team the app is installed in.
+        blockActions.userTeamID = user.teamID
+        return .blockActions(blockActions)
     }
 
     private static func missing(_ field: String) -> SlackPayloadError {
@@ -54,6 +57,8 @@ public struct SlackBlockActions: Sendable, Hashable {
     public var isEphemeral: Bool
     /// Usually one.
     public var actions: [SlackBlockAction]
+    /// The workspace of the user who clicked (`user.team_id`), when Slack says.
+    public var userTeamID: String?
 
     public init(
         teamID: String, userID: String, userName: String? = nil, channelID: String? = nil, responseURL: String? = nil,

@@ -16,6 +16,11 @@ public struct SlackConfiguration: Sendable, Hashable {
     public var apiURL: String
     /// The reaction (name without colons) that runs a tribunal on the message it is put on.
     public var tribunalReaction: String
+    /// `SLACK_TEAM_ID`: the workspace that installed the app, the tenant. Optional: without it the
+    /// tenant is read from each payload (events: `authorizations`; buttons: `team.id`; slash
+    /// commands: `team_id`). With it, every payload belongs to it, and a user of any other
+    /// workspace is a guest.
+    public var teamID: String?
 
     public init(
         signingSecret: String? = nil, botToken: String? = nil, appToken: String? = nil,

@@ -27,6 +27,7 @@ public struct SlackPlatform: ChatPlatform {
             botToken: try values.secret("slack.botToken", fileKey: "slack.botTokenFile"),
             appToken: try values.secret("slack.appToken", fileKey: "slack.appTokenFile"),
             apiURL: try values.url("slack.apiURL") ?? SlackConfiguration.defaultAPIURL)
+        slack.teamID = values.string("slack.teamID")
         if let reaction = values.string("slack.reaction") {
             slack.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ":"))
         }

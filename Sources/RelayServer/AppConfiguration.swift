@@ -59,17 +59,37 @@ public struct AppConfiguration: Sendable {
     public static let defaultStorePath = "rhea-relay.sqlite"
 }
 
-/// Where the HTTP server listens.
-public struct HTTPSettings: Sendable, Hashable {
+/// Where the HTTP server listens, how long it waits for requests, and who may read its reports.
+public struct HTTPSettings: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
     /// Outbound connections per host in the shared HTTP client's pool (`http.outboundConnections`):
     /// replies and model calls are slow, so this bounds how many can be in flight to one host.
     public var outboundConnectionsPerHost: Int
+    /// A connection that sends nothing for this long is closed (`http.idleTimeout`); this also
+    /// bounds the time a client may take to send its headers.
+    public var idleTimeout: Duration
+    /// A request must arrive whole (head to last body byte) within this (`http.readTimeout`), or
+    /// its connection is closed: a body trickled a byte at a time cannot hold a connection open.
+    public var readTimeout: Duration
+    /// The bearer token for the detailed `/readyz` report and `/metrics` (`http.adminToken`, env
+    /// `HTTP_ADMIN_TOKEN`, or `http.adminTokenFile`); nil: no detailed report, open metrics.
+    public var adminToken: String?
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, outboundConnectionsPerHost: Int = 256) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, outboundConnectionsPerHost: Int = 256, idleTimeout: Duration = .seconds(30),
+        readTimeout: Duration = .seconds(10), adminToken: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.outboundConnectionsPerHost = outboundConnectionsPerHost
+        self.idleTimeout = idleTimeout
+        self.readTimeout = readTimeout
+        self.adminToken = adminToken
+    }
+
+    /// Says whether an admin token is set, never what it is.
+    public var description: String {
+        "HTTPSettings(\(host):\(port), idle \(idleTimeout), read \(readTimeout), admin token \(adminToken == nil ? "unset" : "set"))"
     }
 }

@@ -13,8 +13,8 @@ import SystemPackage
 /// (`tribunal.tokenFile`, `tribunal.apiKeyFile`), never from the YAML itself. Each platform in
 /// `platforms` reads its own section and names its own secrets.
 public enum ConfigurationLoader {
-    /// The backend's secrets; platforms add theirs.
-    static let backendSecrets = ["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY"]
+    /// The backend's and the server's secrets; platforms add theirs.
+    static let backendSecrets = ["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY", "HTTP_ADMIN_TOKEN"]
 
     public static func load(
         file: String?, environment: [String: String]? = nil, platforms: [any ChatPlatform.Type]
@@ -97,6 +97,12 @@ public enum ConfigurationLoader {
         config.http.host = values.string("http.host") ?? config.http.host
         config.http.port = try values.int("http.port", in: 0...65535) ?? config.http.port
         config.http.outboundConnectionsPerHost = try values.int("http.outboundConnections", in: 1...10_000) ?? config.http.outboundConnectionsPerHost
+        config.http.idleTimeout = try values.seconds("http.idleTimeout") ?? config.http.idleTimeout
+        config.http.readTimeout = try values.seconds("http.readTimeout") ?? config.http.readTimeout
+        config.http.adminToken = try values.secret("http.adminToken", fileKey: "http.adminTokenFile")
+        if let token = config.http.adminToken, token.utf8.count < 16 {
+            throw ConfigurationError("http.adminToken (HTTP_ADMIN_TOKEN) must be at least 16 characters long (a random one: `openssl rand -hex 32`).")
+        }
         config.shutdownGrace = try values.seconds("shutdown.grace") ?? config.shutdownGrace
         config.delivery.maxAttempts = try values.int("delivery.maxAttempts", in: 1...100) ?? config.delivery.maxAttempts
         config.platforms = try platforms.map { try $0.init(configuration: values) }

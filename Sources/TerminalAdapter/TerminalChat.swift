@@ -11,8 +11,10 @@ public struct TerminalChat: Sendable {
     public var user: String
     public var channel: String
 
+    /// Only the operator uses the terminal, so its replies name what failed in full (the
+    /// backend's address, the provider's text) instead of an error id.
     public init(relay: Relay, team: String = "local", user: String = "me", channel: String = "terminal") {
-        self.relay = relay
+        self.relay = relay.reportingFailures(.operator)
         self.team = team
         self.user = user
         self.channel = channel

@@ -16,7 +16,7 @@ struct ChatCommand: AsyncParsableCommand {
         do throws(TribunalError) {
             _ = try await runtime.tribunal.health()
         } catch {
-            writeOut("Warning: \(error.userMessage)")
+            writeOut("Warning: \(error.operatorMessage)")  // the operator's terminal: name the address
         }
         let chat = TerminalChat(relay: runtime.makeRelay(), team: common.team, user: common.user)
         let interactive = isatty(STDIN_FILENO) == 1

@@ -65,11 +65,31 @@ struct RelayCommandTests {
         }
     }
 
-    @Test func backendErrorsBecomeMessagesAUserUnderstands() async throws {
+    @Test func backendErrorsBecomeMessagesAUserUnderstandsWithAnErrorIdWhoseDetailsAreLogged() async throws {
         let tribunal = ScriptedTribunal(failure: { _ in .unreachable(url: "http://127.0.0.1:9", reason: "connection refused") })
-        try await RelayHarness.with(tribunal: tribunal) { relay in
-            let reply = await relay.send("/fix x")
-            #expect(reply.kind == .error)
+        try await RelayHarness.with(tribunal: tribunal) { harness in
+            let logged = Mutex<[LoggedFailure]>([])
+            let chat = RelayHarness(
+                relay: harness.relay.reportingFailures(.chat(log: { failure in logged.withLock { $0.append(failure) } })), store: harness.store,
+                tribunal: harness.tribunal)
+            // A command, and a chain whose block fails: every path shows the id, not the address.
+            _ = await chat.send("/chain save polish = input > grammar > output")
+            for line in ["/fix x", "/tribunal x", "/run polish x"] {
+                let reply = await chat.send(line)
+                #expect(reply.kind == .error)
+                #expect(reply.body.contains("The AI backend could not be reached (error id "), "\(line): \(reply.body)")
+                #expect(!reply.body.contains("127.0.0.1"))
+                #expect(!reply.body.contains("connection refused"))
+                #expect(!reply.body.contains("TRIBUNAL_URL"))
+                let id = try #require(logged.withLock { $0.last?.id })
+                #expect(reply.body.contains(id))
+                #expect(logged.withLock { $0.last?.detail.contains("http://127.0.0.1:9 (connection refused)") } == true)
+            }
+            #expect(Set(logged.withLock { $0.map(\.id) }).count == 3)
+
+            // The operator's terminal sees the details instead.
+            let terminal = RelayHarness(relay: harness.relay.reportingFailures(.operator), store: harness.store, tribunal: harness.tribunal)
+            let reply = await terminal.send("/fix x")
             #expect(reply.body.contains("http://127.0.0.1:9"))
             #expect(reply.body.contains("TRIBUNAL_URL"))
         }

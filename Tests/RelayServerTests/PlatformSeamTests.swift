@@ -18,6 +18,7 @@ import Testing
 @Suite("The platform seam")
 struct PlatformSeamTests {
     static let token = "seam-token"
+    static let adminToken = "seam-admin-token-0123456789"
     static let logger = {
         var logger = Logger(label: "test.seam")
         logger.logLevel = .warning
@@ -28,7 +29,9 @@ struct PlatformSeamTests {
     /// then `RelayApplication.build(configuration:…)`.
     @Test func aPlatformAddedToTheListRunsACommandThroughTheRealServer() async throws {
         try await TemporaryDatabase.with { db in
-            let environment = ["STORE_PATH": db.path, "TESTHOOK_TOKEN": Self.token, "TRIBUNAL_URL": "http://127.0.0.1:1"]
+            let environment = [
+                "STORE_PATH": db.path, "TESTHOOK_TOKEN": Self.token, "TRIBUNAL_URL": "http://127.0.0.1:1", "HTTP_ADMIN_TOKEN": Self.adminToken,
+            ]
             let configuration = try await ConfigurationLoader.load(
                 file: nil, environment: environment, platforms: [SlackPlatform.self, WebhookTestPlatform.self])
             #expect(configuration.platformStatus["testhook"] == "on (webhook)")
@@ -37,7 +40,7 @@ struct PlatformSeamTests {
 
             let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: Self.logger)
             try await app.test(.live) { client in
-                try await client.execute(uri: "/readyz", method: .get) { response in
+                try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(Self.adminToken)"]) { response in
                     let body = JSONValue.parse(response.body.readableBytesView)
                     #expect(body?["platforms"]?["testhook"]?.stringValue == "on (webhook)")
                 }
@@ -58,6 +61,7 @@ struct PlatformSeamTests {
             let platform = WebhookTestPlatform(token: Self.token)
             var configuration = AppConfiguration(storePath: db.path)
             configuration.http.port = 0
+            configuration.http.adminToken = Self.adminToken
             let app = try RelayApplication.build(
                 .init(
                     configuration: configuration, store: store, backend: ScriptedTribunal(), platforms: [platform],
@@ -67,7 +71,7 @@ struct PlatformSeamTests {
                         try? await http.shutdown()
                     }))
             try await app.test(.live) { client in
-                try await client.execute(uri: "/readyz", method: .get) { response in
+                try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(Self.adminToken)"]) { response in
                     #expect(JSONValue.parse(response.body.readableBytesView)?["platforms"]?["testhook"]?.stringValue == "on (webhook)")
                 }
                 // Refused before anything runs, as a forged platform request would be.

@@ -22,12 +22,15 @@ enum TestMetrics {
 
 @Suite("serve: health, readiness, metrics")
 struct ServerRoutesTests {
-    func withApp(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    static let adminToken = "routes-admin-token-0123456789"
+
+    func withApp(adminToken: String? = Self.adminToken, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         try await TemporaryDatabase.with { db in
             var configuration = AppConfiguration(storePath: db.path)
             configuration.tribunal.baseURL = "http://127.0.0.1:1"  // nothing listens there
             configuration.tribunal.timeouts.health = .seconds(1)
             configuration.platforms = [SlackPlatform(configuration: SlackConfiguration())]  // no credentials: off
+            configuration.http.adminToken = adminToken
             let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: Logger(label: "test.server"))
             try await app.test(.live) { client in try await body(client) }
         }
@@ -42,9 +45,36 @@ struct ServerRoutesTests {
         }
     }
 
-    @Test func readyzReportsTheStoreTheBackendAndWhyPlatformsAreOff() async throws {
+    @Test func readyzTellsThePublicOnlyWhetherTheRelayIsReady() async throws {
         try await withApp { client in
             try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "ready\n")
+            }
+            // A wrong token, or another scheme, is refused and says why; no report leaks.
+            for header in ["Bearer not-the-admin-token-000000", "Basic \(Self.adminToken)"] {
+                try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: header]) { response in
+                    #expect(response.status == .unauthorized)
+                    let text = String(buffer: response.body)
+                    #expect(text.contains("error"))
+                    #expect(!text.contains("127.0.0.1"))
+                    #expect(!text.contains("outboxDepth"))
+                }
+            }
+        }
+        // No token configured: no detailed report for anyone.
+        try await withApp(adminToken: nil) { client in
+            try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(Self.adminToken)"]) { response in
+                #expect(response.status == .unauthorized)
+                #expect(!String(buffer: response.body).contains("outboxDepth"))
+            }
+            try await client.execute(uri: "/readyz", method: .get) { response in #expect(String(buffer: response.body) == "ready\n") }
+        }
+    }
+
+    @Test func readyzReportsTheStoreTheBackendAndWhyPlatformsAreOffToTheAdmin() async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(Self.adminToken)"]) { response in
                 #expect(response.status == .ok)
                 let body = try #require(JSONValue.parse(response.body.readableBytesView))
                 #expect(body["status"]?.stringValue == "ready")
@@ -56,8 +86,21 @@ struct ServerRoutesTests {
         }
     }
 
-    @Test func metricsAreInPrometheusFormatWithRequestsByRouteAndStatus() async throws {
+    @Test func metricsNeedTheAdminTokenWhenOneIsSet() async throws {
         try await withApp { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                #expect(String(buffer: response.body).contains("admin token"))
+            }
+            try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(Self.adminToken)"]) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("# TYPE hb_requests counter"))
+            }
+        }
+    }
+
+    @Test func metricsAreInPrometheusFormatWithRequestsByRouteAndStatus() async throws {
+        try await withApp(adminToken: nil) { client in
             try await client.execute(uri: "/healthz", method: .get) { _ in }
             try await client.execute(uri: "/nowhere", method: .get) { response in #expect(response.status == .notFound) }
             try await client.execute(uri: "/metrics", method: .get) { response in
@@ -75,6 +118,31 @@ struct ServerRoutesTests {
             }
             let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
             #expect(text.contains("# TYPE relay_outbox_depth gauge"))
+        }
+    }
+
+    @Test func serverTimeoutsAndTheAdminTokenComeFromConfiguration() async throws {
+        let configuration = try await ConfigurationLoader.load(
+            file: nil, environment: ["HTTP_IDLE_TIMEOUT": "45", "HTTP_READ_TIMEOUT": "2.5", "HTTP_ADMIN_TOKEN": Self.adminToken], platforms: [])
+        #expect(configuration.http.idleTimeout == .seconds(45))
+        #expect(configuration.http.readTimeout == .milliseconds(2500))
+        #expect(configuration.http.adminToken == Self.adminToken)
+        #expect(!"\(configuration.http)".contains(Self.adminToken), "the token is never printed")
+
+        let defaults = try await ConfigurationLoader.load(file: nil, environment: [:], platforms: [])
+        #expect(defaults.http.idleTimeout == .seconds(30))
+        #expect(defaults.http.readTimeout == .seconds(10))
+        #expect(defaults.http.adminToken == nil)
+
+        for (key, value, says) in [
+            ("HTTP_READ_TIMEOUT", "0", "http.readTimeout (HTTP_READ_TIMEOUT)"), ("HTTP_IDLE_TIMEOUT", "soon", "http.idleTimeout (HTTP_IDLE_TIMEOUT)"),
+            ("HTTP_ADMIN_TOKEN", "short", "at least 16 characters"),
+        ] {
+            await #expect {
+                _ = try await ConfigurationLoader.load(file: nil, environment: [key: value], platforms: [])
+            } throws: { error in
+                "\(error)".contains(says) && !"\(error)".contains("short")
+            }
         }
     }
 }

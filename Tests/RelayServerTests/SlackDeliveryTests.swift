@@ -192,7 +192,10 @@ struct SlackDeliveryTests {
 
     /// `relay_outbox_deliveries_total{platform="slack",outcome="failed"}` from `/metrics`.
     static func failedDeliveries(_ relay: RelayUnderTest) async throws -> Int {
-        let text = String(buffer: try await relay.client.execute(uri: "/metrics", method: .get, headers: [:], body: nil).body)
+        let text = String(
+            buffer: try await relay.client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(SlackFakes.adminToken)"], body: nil
+            ).body)
         let line = text.split(separator: "\n").first {
             $0.hasPrefix("relay_outbox_deliveries_total") && $0.contains("outcome=\"failed\"") && $0.contains("platform=\"slack\"")
         }

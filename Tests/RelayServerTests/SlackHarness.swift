@@ -33,6 +33,9 @@ struct SlackFakes {
     /// The workspace every request comes from.
     static let team = "T0E2E"
 
+    /// The admin token the relay is configured with, to read `/readyz`'s detailed report.
+    static let adminToken = "e2e-admin-token-0123456789abcdef"
+
     /// A relay configured as `serve` would be from the environment, pointed at the fakes, with
     /// fast delivery timings.
     ///
@@ -57,6 +60,7 @@ struct SlackFakes {
         ]
         configuration.delivery = delivery
         configuration.shutdownGrace = .seconds(1)
+        configuration.http.adminToken = SlackFakes.adminToken
         return configuration
     }
 
@@ -70,12 +74,19 @@ struct SlackFakes {
     /// Builds the relay as `serve` does and runs it on a loopback port while `body` talks to it
     /// over HTTP; then shuts it down gracefully (as SIGTERM would) and waits until it stopped.
     ///
-    /// With `clock`, the relay reads time from it (a `ShiftedClock` that a test jumps ahead).
+    /// With `clock`, the relay reads time from it (a `ShiftedClock` that a test jumps ahead);
+    /// `logger` (a `LogCapture`'s, say) receives the relay's log; by default warnings go nowhere.
     func withRelay<T: Sendable>(
-        _ configuration: AppConfiguration, clock: (any RelayClock)? = nil, _ body: @escaping @Sendable (RelayUnderTest) async throws -> T
+        _ configuration: AppConfiguration, clock: (any RelayClock)? = nil, logger: Logger? = nil,
+        _ body: @escaping @Sendable (RelayUnderTest) async throws -> T
     ) async throws -> T {
-        var logger = Logger(label: "test.slack-e2e")
-        logger.logLevel = .warning
+        let logger =
+            logger
+            ?? {
+                var quiet = Logger(label: "test.slack-e2e")
+                quiet.logLevel = .warning
+                return quiet
+            }()
         let app: RelayApplication.App
         if let clock {
             let runtime = try await RelayRuntime.start(configuration, logger: logger)
@@ -216,9 +227,9 @@ struct RelayUnderTest: Sendable {
         try await readiness()?["runs"]?["inFlight"]?.intValue
     }
 
-    /// What `/readyz` reports.
+    /// What `/readyz` reports to the admin.
     func readiness() async throws -> JSONValue? {
-        let response = try await client.execute(uri: "/readyz", method: .get, headers: [:], body: nil)
+        let response = try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(SlackFakes.adminToken)"], body: nil)
         return JSONValue.parse(response.body.readableBytesView)
     }
 

@@ -81,6 +81,7 @@ func expectPresentable(_ error: TribunalError, secrets: [String?] = [], sourceLo
     #expect(!error.userMessage.isEmpty, sourceLocation: sourceLocation)
     for secret in secrets.compactMap({ $0 }) {
         #expect(!error.userMessage.contains(secret), "userMessage leaks a credential", sourceLocation: sourceLocation)
+        #expect(!error.operatorMessage.contains(secret), "operatorMessage (logged) leaks a credential", sourceLocation: sourceLocation)
         #expect(!"\(error)".contains(secret), "error description leaks a credential", sourceLocation: sourceLocation)
     }
 }

@@ -4,22 +4,37 @@ public import struct Foundation.Date
 ///
 /// Adapters turn their platform's payloads into `Event`s, call `handle`, and render the `Reply`.
 public struct Relay: Sendable {
-    public let tribunal: any Tribunal
+    /// The backend; during a run, the same wrapped so its failures are reported.
+    public private(set) var tribunal: any Tribunal
     public let store: any Store
     public let configuration: RelayConfiguration
     let clock: any RelayClock
     /// Per platform, what the relay may ask about a conversation when a command needs it.
     let readers: [String: any ConversationReader]
+    /// How a failure reaches the reply (an error id, or the details) and the log.
+    public private(set) var failures: FailureReporting
 
+    /// - Parameter failures: chat platforms get error ids in replies and the details in the log
+    ///   (the default logs nowhere: `serve` passes its logger); the terminal asks for `.operator`.
     public init(
         tribunal: any Tribunal, store: any Store, configuration: RelayConfiguration = RelayConfiguration(),
-        clock: any RelayClock = SystemClock(), readers: [String: any ConversationReader] = [:]
+        clock: any RelayClock = SystemClock(), readers: [String: any ConversationReader] = [:],
+        failures: FailureReporting = .chat(log: { _ in })
     ) {
         self.tribunal = tribunal
         self.store = store
         self.configuration = configuration
         self.clock = clock
         self.readers = readers
+        self.failures = failures
+    }
+
+    /// The same relay, with failures reported another way (the terminal adapter shows the operator
+    /// every detail).
+    public func reportingFailures(_ failures: FailureReporting) -> Relay {
+        var relay = self
+        relay.failures = failures
+        return relay
     }
 
     func now() -> Date { clock.now }
@@ -59,13 +74,14 @@ public struct Relay: Sendable {
             }
             let event = await completed(event, for: command, customs: customs)
             let context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
-            return RunOutcome(reply: try await execute(context, progress: progress), metricName: metricName)
+            // This run's backend failures get an error id and a log line as they leave the backend.
+            var run = self
+            run.tribunal = ReportingTribunal(base: tribunal, reporting: failures, event: event)
+            return RunOutcome(reply: try await run.execute(context, progress: progress), metricName: metricName)
         } catch let error as RelayFailure {
             return RunOutcome(reply: .error(error.message), metricName: metricName)
         } catch {
-            return RunOutcome(
-                reply: .error("The relay could not read or write its database (\(error)). Try again; if it keeps failing, ask an admin to check the store."),
-                metricName: metricName)
+            return RunOutcome(reply: .error(failures.storeFailureMessage(error, event: event)), metricName: metricName)
         }
     }
 

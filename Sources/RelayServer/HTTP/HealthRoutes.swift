@@ -3,8 +3,12 @@ import Hummingbird
 import Prometheus
 import RelayCore
 
-/// `GET /healthz` (the process answers), `GET /readyz` (the store is open; the backend's
-/// reachability, each platform's state and the runs in flight are reported), `GET /metrics` (Prometheus text).
+/// `GET /healthz` (the process answers), `GET /readyz` (ready or not; the detailed report needs
+/// the admin token), `GET /metrics` (Prometheus text; needs the admin token when one is set).
+///
+/// The public learns only whether the relay is ready: the detailed report names the backend's
+/// address, the store's errors and each platform's state, which help an attacker more than a
+/// user. Operators send `Authorization: Bearer <http.adminToken>`.
 struct HealthRoutes: Sendable {
     let store: any Store
     let tribunal: any Tribunal
@@ -12,20 +16,56 @@ struct HealthRoutes: Sendable {
     let registry: PrometheusCollectorRegistry
     /// Runs in flight right now (reported: with the outbox depth it tells when the relay is idle).
     let runsInFlight: @Sendable () -> Int
+    /// Who may read the detailed report and the metrics; nil when no token is configured.
+    let admin: AdminToken?
 
     func add(to router: Router<some RequestContext>) {
         router.get("healthz") { _, _ in "ok\n" }
-        router.get("readyz") { _, _ in try await readiness() }
-        router.get("metrics") { _, _ in
-            Response(
+        router.get("readyz") { request, _ in
+            switch AdminToken.access(request.headers, token: admin) {
+            // The public answer does not ask the backend: probing it cannot make the relay call out.
+            case .anonymous: return try await readiness(detailed: false).publicResponse
+            case .admin: return try await readiness(detailed: true).detailedResponse
+            case .refused(let why): return AdminToken.refusal(why)
+            }
+        }
+        router.get("metrics") { request, _ in
+            if admin != nil {
+                switch AdminToken.access(request.headers, token: admin) {
+                case .admin: break
+                case .anonymous: return AdminToken.refusal("/metrics needs the admin token: send Authorization: Bearer <http.adminToken>.")
+                case .refused(let why): return AdminToken.refusal(why)
+                }
+            }
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
     }
 
-    /// 200 when the store answers, 503 when it does not. An unreachable backend is reported
-    /// but does not make the relay unready: replies then say what is wrong, and nothing is lost.
-    func readiness() async throws -> Response {
+    /// Whether the relay is ready, and the report behind it.
+    struct Readiness {
+        var ready: Bool
+        var report: [String: JSONValue]
+
+        /// `ready` (200) or `not ready` (503), and nothing else.
+        var publicResponse: Response {
+            Response(
+                status: ready ? .ok : .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: ready ? "ready\n" : "not ready\n")))
+        }
+
+        /// The whole report as JSON, with the same status.
+        var detailedResponse: Response {
+            Response(
+                status: ready ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(report).encoded())))
+        }
+    }
+
+    /// Ready when the store answers. An unreachable backend is reported but does not make the
+    /// relay unready: replies then say what is wrong, and nothing is lost.
+    func readiness(detailed: Bool) async throws -> Readiness {
         var body: [String: JSONValue] = [:]
         var ready = true
         do {
@@ -35,17 +75,17 @@ struct HealthRoutes: Sendable {
             ready = false
             body["store"] = ["status": "unavailable", "detail": .string("\(error)")]
         }
+        guard detailed else { return Readiness(ready: ready, report: body) }
         do throws(TribunalError) {
             let health = try await tribunal.health()
             body["backend"] = ["status": .string(health.status), "endpoint": .string(health.endpoint), "detail": health.detail.map { .string($0) } ?? nil]
         } catch {
-            body["backend"] = ["status": "unreachable", "detail": .string(error.userMessage)]
+            // The admin's report: it names the address and the reason.
+            body["backend"] = ["status": "unreachable", "detail": .string(error.operatorMessage)]
         }
         body["platforms"] = .object(platforms.mapValues { .string($0) })
         body["runs"] = ["inFlight": .int(runsInFlight())]
         body["status"] = .string(ready ? "ready" : "not ready")
-        return Response(
-            status: ready ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(body).encoded())))
+        return Readiness(ready: ready, report: body)
     }
 }

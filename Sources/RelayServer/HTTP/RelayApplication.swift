@@ -1,5 +1,7 @@
 public import Hummingbird
+import HummingbirdCore
 public import Logging
+import NIOCore
 public import Prometheus
 public import RelayCore
 public import RelayHTTP
@@ -77,7 +79,7 @@ public enum RelayApplication {
         let readers = Dictionary(connected.compactMap { item in item.connection.reader.map { (item.name, $0) } }, uniquingKeysWith: { first, _ in first })
         let relay = Relay(
             tribunal: MeteredTribunal(dependencies.backend), store: dependencies.store, configuration: configuration.relay,
-            clock: dependencies.clock, readers: readers)
+            clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }))
         let outbox = Outbox(store: dependencies.store, clock: dependencies.clock)
         let dispatcher = RunDispatcher(relay: relay, outbox: outbox, grace: configuration.shutdownGrace, logger: logger)
         let inbox = Inbox(dispatcher: dispatcher, outbox: outbox)
@@ -87,7 +89,8 @@ public enum RelayApplication {
         HealthRoutes(
             store: dependencies.store, tribunal: relay.tribunal, platforms: AppConfiguration.status(of: dependencies.platforms),
             registry: dependencies.registry,
-            runsInFlight: { dispatcher.inFlight }
+            runsInFlight: { dispatcher.inFlight },
+            admin: configuration.http.adminToken.map(AdminToken.init)
         ).add(to: router)
         for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }
 
@@ -103,9 +106,20 @@ public enum RelayApplication {
         services += connected.flatMap { $0.connection.services(inbox: inbox) }
         return Application(
             router: router,
+            server: server(configuration.http),
             configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port), serverName: "rhea-relay"),
             services: services,
             logger: logger)
+    }
+
+    /// HTTP/1 with the configured idle timeout (which also bounds the time to send headers) and
+    /// a whole-request read timeout (`RequestReadTimeoutHandler`).
+    static func server(_ http: HTTPSettings) -> HTTPServerBuilder {
+        let readTimeout = TimeAmount(http.readTimeout)
+        return .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestReadTimeoutHandler(timeout: readTimeout)],
+                idleTimeout: TimeAmount(http.idleTimeout)))
     }
 }
 
@@ -116,5 +130,18 @@ struct Closer: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await close()
+    }
+}
+
+extension Logger {
+    /// The log line behind an error id in a chat reply: the id in the message (so a search for it
+    /// finds the line), the details in metadata.
+    func failure(_ failure: LoggedFailure) {
+        error(
+            "run failed, error id \(failure.id): \(failure.detail)",
+            metadata: [
+                "error_id": .string(failure.id), "error": .string(failure.kind), "call": .string(failure.call), "platform": .string(failure.platform),
+                "team": .string(failure.team), "channel": .string(failure.channel),
+            ])
     }
 }

@@ -47,6 +47,7 @@ extension TribunalError {
         case .providerFailed: "provider_failed"
         case .malformedResponse: "malformed_response"
         case .notConfigured: "not_configured"
+        case .reported(let report): report.error.metricLabel
         }
     }
 }

@@ -2,16 +2,19 @@ public import Hummingbird
 import Logging
 import NIOCore
 public import RelayCore
+import RelayPlatform
 
 /// Slack over HTTP: `POST /slack/commands`, `/slack/events`, `/slack/interactive`.
 ///
-/// Every request is verified on its raw bytes before anything is parsed (forged, stale or
-/// future-dated → 401 and nothing runs), then decoded (malformed → 400 saying what was wrong),
+/// Every request's signature headers are checked before its body is read (missing, malformed,
+/// stale or future-dated → 401, and the body is never read); the body is then read up to
+/// `RequestBodyLimit.slack` (beyond it → 413) and verified on its raw bytes before anything is
+/// parsed (forged → 401 and nothing runs), then decoded (malformed → 400 saying what was wrong),
 /// handed to `SlackInbound`, and acknowledged at once — well inside Slack's 3 seconds; the
 /// answer follows through the outbox.
 public struct SlackHTTPRoutes: Sendable {
-    /// Slack's payloads are small; anything bigger is refused before it is read.
-    static let maxBody = 1 << 20
+    /// Slack's payloads are small (under 100 KB); anything bigger is refused.
+    static let maxBody = RequestBodyLimit.slack
 
     let verifier: SlackRequestVerifier
     let inbound: SlackInbound
@@ -48,10 +51,13 @@ public struct SlackHTTPRoutes: Sendable {
         }
     }
 
-    /// The whole body, once its signature and timestamp check out.
+    /// The whole body, once its signature and timestamp check out: the headers first, so a
+    /// request that cannot be Slack's is refused before its body costs anything.
     private func verifiedBody(_ request: Request, _ context: some RequestContext) async throws -> ByteBuffer {
-        let body = try await request.body.collect(upTo: Self.maxBody)
-        try verifier.verify(headers: request.headers, body: body)
+        let signed = try verifier.checkHeaders(request.headers)
+        var request = request
+        let body = try await request.collectBody(limitedTo: Self.maxBody)
+        try verifier.verify(signed, body: body)
         return body
     }
 

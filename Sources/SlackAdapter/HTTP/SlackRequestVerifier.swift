@@ -32,13 +32,22 @@ public struct SlackRequestVerifier: Sendable {
     /// Verifies a request from its headers (`SlackHeaders.requestTimestamp`, `.signature`) and
     /// its whole, unparsed body.
     public func verify(headers: HTTPFields, body: ByteBuffer) throws(SlackVerificationError) {
-        try verify(
-            timestamp: headers[SlackHeaders.requestTimestamp], signature: headers[SlackHeaders.signature],
-            body: Array(body.readableBytesView))
+        try verify(checkHeaders(headers), body: Array(body.readableBytesView))
     }
 
     /// Verifies the two header values (nil when the header is absent) against the raw body.
     public func verify(timestamp: String?, signature: String?, body: [UInt8]) throws(SlackVerificationError) {
+        try verify(checkHeaders(timestamp: timestamp, signature: signature), body: body)
+    }
+
+    /// The checks that need only the headers: both present and well-formed, and the timestamp
+    /// inside the replay window. Run before the body is read, so an unsigned or replayed
+    /// request costs nothing; `verify(_:body:)` then checks the MAC over the body.
+    public func checkHeaders(_ headers: HTTPFields) throws(SlackVerificationError) -> SlackSignedHeaders {
+        try checkHeaders(timestamp: headers[SlackHeaders.requestTimestamp], signature: headers[SlackHeaders.signature])
+    }
+
+    func checkHeaders(timestamp: String?, signature: String?) throws(SlackVerificationError) -> SlackSignedHeaders {
         guard let timestamp else { throw .missingTimestamp }
         guard let seconds = Self.parseTimestamp(timestamp) else { throw .malformedTimestamp }
         guard let signature else { throw .missingSignature }
@@ -47,9 +56,18 @@ public struct SlackRequestVerifier: Sendable {
         let skew = Int(now().timeIntervalSince1970.rounded(.down)) - seconds
         if skew > tolerance { throw .staleTimestamp(secondsOld: skew) }
         if -skew > tolerance { throw .futureTimestamp(secondsAhead: -skew) }
+        return SlackSignedHeaders(timestamp: timestamp, mac: mac)
+    }
 
+    /// Checks the signature the headers carry against the raw body.
+    public func verify(_ signed: SlackSignedHeaders, body: ByteBuffer) throws(SlackVerificationError) {
+        try verify(signed, body: Array(body.readableBytesView))
+    }
+
+    func verify(_ signed: SlackSignedHeaders, body: [UInt8]) throws(SlackVerificationError) {
         // isValidAuthenticationCode compares in constant time.
-        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.baseString(timestamp: timestamp, body: body), using: key) else {
+        guard HMAC<SHA256>.isValidAuthenticationCode(signed.mac, authenticating: Self.baseString(timestamp: signed.timestamp, body: body), using: key)
+        else {
             throw .signatureMismatch
         }
     }
@@ -94,6 +112,12 @@ public struct SlackRequestVerifier: Sendable {
 extension SlackRequestVerifier: CustomStringConvertible {
     /// Says nothing of the secret, so a verifier can be logged or interpolated safely.
     public var description: String { "SlackRequestVerifier(tolerance: \(tolerance) s)" }
+}
+
+/// A request's signature headers, present, well-formed and fresh, waiting for the body they sign.
+public struct SlackSignedHeaders: Sendable {
+    let timestamp: String
+    let mac: [UInt8]
 }
 
 /// Why a request was not accepted as coming from Slack.

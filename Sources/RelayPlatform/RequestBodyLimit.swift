@@ -1,0 +1,64 @@
+public import Hummingbird
+import NIOCore
+import RelayCore
+
+/// The largest request body each inbound route reads, shared by every platform's routes.
+///
+/// Platforms post small JSON or form bodies (Slack stays under 100 KB), so a route reads at most
+/// its cap and refuses the rest with 413 before it costs memory. A platform verifies what it can
+/// from the headers (signature present and well-formed, timestamp fresh) before calling this,
+/// so an unsigned flood is refused before a byte of its body is read.
+public enum RequestBodyLimit {
+    /// Slack's routes: Slack sends well under 100 KB; 128 KiB leaves room and no more.
+    public static let slack = 128 * 1024
+    /// A route that expects a small JSON object (test webhooks, admin calls).
+    public static let small = 16 * 1024
+}
+
+extension Request {
+    /// The whole body, at most `limit` bytes.
+    ///
+    /// A `Content-Length` above the limit is refused before anything is read; a body without one
+    /// (chunked) is refused as soon as it grows past the limit. Either way the answer is 413 with
+    /// a message that names the limit (`RequestBodyTooLarge`), and the server closes the
+    /// connection instead of reading the rest.
+    public mutating func collectBody(limitedTo limit: Int) async throws -> ByteBuffer {
+        if let declared = headers[.contentLength], let length = Int(declared), length > limit {
+            throw RequestBodyTooLarge(limit: limit, declared: length)
+        }
+        do {
+            // Hummingbird's own collection, which stops reading once the limit is passed.
+            return try await collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw RequestBodyTooLarge(limit: limit, declared: nil)
+        }
+    }
+}
+
+/// A request body over its route's limit: 413, `{"error": "…"}` naming the limit.
+public struct RequestBodyTooLarge: Error, Sendable, Hashable, HTTPResponseError, CustomStringConvertible {
+    /// The route's limit, in bytes.
+    public var limit: Int
+    /// The `Content-Length` the client declared, when it declared one.
+    public var declared: Int?
+
+    public init(limit: Int, declared: Int?) {
+        self.limit = limit
+        self.declared = declared
+    }
+
+    public var status: HTTPResponse.Status { .contentTooLarge }
+
+    public var description: String {
+        let size = declared.map { "\($0) bytes" } ?? "more than that"
+        return "The request body is too large: this endpoint accepts at most \(limit) bytes, got \(size)."
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body: JSONValue = ["error": .string(description)]
+        // The rest of the body is not read: the connection closes after this answer.
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .connection: "close"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.encoded())))
+    }
+}

@@ -33,7 +33,15 @@ let package = Package(
     ],
     targets: [
         // Events, commands, chains, the runner, replies and the protocols at every edge. No I/O.
-        .target(name: "RelayCore", swiftSettings: strict),
+        // Logging and CoreMetrics are API packages (no I/O): only UntrustedNumber reports through them.
+        .target(
+            name: "RelayCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
         // The one outbound HTTP transport: shared client, time limit, failure classification,
         // Retry-After. Every API client (backends, platforms) sits on it.
         .target(

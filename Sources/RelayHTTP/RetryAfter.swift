@@ -7,26 +7,36 @@ import RelayCore
 /// What comes from outside is clamped: a non-finite value or an unreadable header is ignored
 /// (nil, so the caller uses its own default), a negative delay or a date in the past means
 /// "now", and nothing is ever longer than `maximum` — a hostile or broken server must not park
-/// a conversation for hours, and no value can trap when turned into a `Duration`.
+/// a conversation for hours, and no value can trap when turned into a `Duration`. Every value
+/// replaced that way (not a past date: clocks differ) is logged and counted by
+/// `UntrustedNumber` as `field="retry_after"`.
 public enum RetryAfter {
     /// The longest wait any server can impose: 15 minutes.
     public static let maximum: Duration = .seconds(15 * 60)
 
     /// The header's delay, or nil when it is absent or unreadable.
-    public static func parse(_ header: String?, now: Date = Date()) -> Duration? {
+    public static func parse(_ header: String?, now: Date = Date(), source: String = "http") -> Duration? {
         guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
         if let seconds = Double(text) {
-            return clamp(seconds: seconds)
+            return clamp(seconds: seconds, source: source)
         }
-        guard let date = httpDate(text) else { return nil }
-        return clamp(seconds: date.timeIntervalSince(now))
+        guard let date = httpDate(text) else {
+            UntrustedNumber.report(source: source, field: "retry_after", value: text, replacement: "nil")
+            return nil
+        }
+        // A date already past is clock skew, not an attack: "now", unreported.
+        return clamp(seconds: max(0, date.timeIntervalSince(now)), source: source)
     }
 
     /// A delay in seconds from a JSON field or a header, clamped to `0...maximum`; nil when it
-    /// is not a finite number.
-    public static func clamp(seconds: Double) -> Duration? {
-        guard seconds.isFinite else { return nil }
-        return Duration.clampedSeconds(seconds, maximum: maximum)
+    /// is not a finite number. `source` labels the report of a replaced value.
+    public static func clamp(seconds: Double, source: String = "http") -> Duration? {
+        guard seconds.isFinite else {
+            UntrustedNumber.report(source: source, field: "retry_after", value: "\(seconds)", replacement: "nil")
+            return nil
+        }
+        let clamped = UntrustedNumber.clamped(seconds, to: 0...maximum.seconds, source: source, field: "retry_after") ?? 0
+        return Duration.clampedSeconds(clamped, maximum: maximum)
     }
 
     /// An HTTP date in any of the three forms RFC 9110 says a recipient must accept:

@@ -29,11 +29,15 @@ enum ConsensusMapping {
     static func result(from response: RheaWire.TribunalResponse, k: Int, measured: Duration, url: String)
         throws(TribunalError) -> ConsensusResult
     {
-        let responses = response.responses ?? []
+        // More responses than any k asks for are not read: a hostile body cannot make us walk,
+        // name or count thousands of models.
+        let responses = Array((response.responses ?? []).prefix(Limits.responses))
         let answering = responses.filter { !$0.failed }
         // `models_queried` counts successes, not attempts: the attempts are the responses.
         let asked = responses.isEmpty ? k : responses.count
-        let answered = response.modelsResponded ?? (responses.isEmpty ? response.modelsQueried : answering.count) ?? 0
+        let responded = UntrustedNumber.checked(response.modelsResponded, in: Limits.models, source: "rhea", field: "models_responded")
+        let queried = UntrustedNumber.checked(response.modelsQueried, in: Limits.models, source: "rhea", field: "models_queried")
+        let answered = responded ?? (responses.isEmpty ? queried : answering.count) ?? 0
 
         if answered == 0 || (!responses.isEmpty && answering.isEmpty) {
             let firstError = responses.lazy.compactMap(\.error).first { !$0.trimmingWhitespace.isEmpty }
@@ -46,8 +50,8 @@ enum ConsensusMapping {
         return ConsensusResult(
             answer: answer,
             verdict: nil,  // The gateway gives scores and text, never a verdict.
-            agreement: clampUnit(response.agreementScore ?? 0),
-            confidence: response.confidence.map(clampUnit),
+            agreement: unit(response.agreementScore, field: "agreement_score") ?? 0,
+            confidence: unit(response.confidence, field: "confidence"),
             answered: answered,
             asked: max(asked, answered),
             dissent: DissentFinder.dissent(
@@ -55,7 +59,7 @@ enum ConsensusMapping {
                 divergencePoints: response.divergencePoints ?? [],
                 answering: answering),
             models: models,
-            elapsed: response.elapsedS.map { .clampedSeconds($0) } ?? measured,
+            elapsed: elapsed(response.elapsedS, measured: measured),
             scoreMeaning: .agreement)
     }
 
@@ -84,8 +88,10 @@ enum ConsensusMapping {
         if let detail = ProviderFailure.detail(in: reply) {
             throw .providerFailed(detail: detail)
         }
+        let share = unit(response.agreementScore, field: "agreement_score")
         // `/dialog` always asks 2 models, so a missing count can be read back from the share.
-        let answered = response.modelsResponded ?? Int(((response.agreementScore ?? 0) * 2).rounded())
+        let responded = UntrustedNumber.checked(response.modelsResponded, in: Limits.models, source: "rhea", field: "models_responded")
+        let answered = responded ?? Int(((share ?? 0) * 2).rounded())
         if answered <= 0 || reply.isEmpty || reply == "No response available." {
             throw .providerFailed(detail: "no model answered")
         }
@@ -93,15 +99,35 @@ enum ConsensusMapping {
         return ConsensusResult(
             answer: reply,
             verdict: nil,
-            agreement: clampUnit(response.agreementScore ?? Double(answered) / Double(asked)),
+            agreement: share ?? Double(answered) / Double(asked),
             confidence: nil,
             answered: answered,
             asked: asked,
-            elapsed: response.elapsedS.map { .clampedSeconds($0) } ?? measured,
+            elapsed: elapsed(response.elapsedS, measured: measured),
             scoreMeaning: .answeredShare)
     }
 
-    static func clampUnit(_ value: Double) -> Double {
-        value.isFinite ? min(1, max(0, value)) : 0
+    /// What the gateway's numbers may be; anything outside is replaced and reported
+    /// (`UntrustedNumber`), so a broken or hostile gateway cannot put "-3/9223372036854775807
+    /// models" or "1e300 %" into a reply, or trap the process converting them.
+    enum Limits {
+        /// Model counts: k is at most 10; a gateway with a few dozen models is plausible.
+        static let models = 0...100
+        /// Response objects read from one answer.
+        static let responses = 100
+        /// Scores and confidences are shares.
+        static let unit = 0.0...1.0
+        /// A call's own elapsed time: no configurable timeout comes near an hour.
+        static let elapsed = Duration.zero...Duration.seconds(3600)
+    }
+
+    /// A score in 0…1, clamped (out of range is reported); nil when absent or NaN.
+    static func unit(_ value: Double?, field: String) -> Double? {
+        UntrustedNumber.clamped(value, to: Limits.unit, source: "rhea", field: field)
+    }
+
+    /// The gateway's `elapsed_s` when it is plausible, else the time we measured ourselves.
+    static func elapsed(_ seconds: Double?, measured: Duration) -> Duration {
+        UntrustedNumber.seconds(seconds, in: Limits.elapsed, source: "rhea", field: "elapsed_s") ?? measured
     }
 }

@@ -72,7 +72,7 @@ enum QuickMapping {
         return QuickResult(
             text: text.trimmingWhitespace,
             model: (model?.isEmpty ?? true) ? nil : model,
-            elapsed: response.elapsedS.map { .clampedSeconds($0) } ?? measured)
+            elapsed: ConsensusMapping.elapsed(response.elapsedS, measured: measured))
     }
 }
 

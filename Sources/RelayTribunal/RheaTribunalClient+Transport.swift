@@ -54,7 +54,7 @@ extension RheaTribunalClient {
             switch outcome {
             case .success(let answer):
                 do {
-                    return (try JSONDecoder().decode(Response.self, from: Data(answer.body)), started.duration(to: .now))
+                    return (try BackendAnswers.decode(Response.self, from: answer.body), started.duration(to: .now))
                 } catch {
                     logger.info("Rhea answer could not be decoded", metadata: ["tribunal.path": "\(path)", "tribunal.status": "\(answer.status)"])
                     throw .malformedResponse(url: base, reason: "\(path) answered \(answer.status) with a body that is not the expected JSON")

@@ -61,18 +61,7 @@ public final class RheaTribunalClient: Tribunal, Sendable {
         let (response, _) = try await send(
             .GET, "/health", body: RheaWire.noBody, timeout: configuration.timeouts.health,
             as: RheaWire.HealthResponse.self)
-        var details: [String] = []
-        if let available = response.providersAvailable, let total = response.providersTotal {
-            details.append("\(available)/\(total) providers")
-        }
-        if let models = response.totalModels {
-            details.append("\(models) models")
-        }
-        let status = response.status?.trimmingWhitespace ?? ""
-        return BackendHealth(
-            endpoint: configuration.normalizedBaseURL,
-            status: status.isEmpty ? "ok" : status,
-            detail: details.isEmpty ? nil : details.joined(separator: ", "))
+        return BackendAnswers.health(from: response, endpoint: configuration.normalizedBaseURL)
     }
 
     private func tribunalConsensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {

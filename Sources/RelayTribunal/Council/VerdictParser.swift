@@ -27,17 +27,26 @@ public enum VerdictParser {
         return ParsedVerdict(verdict: keywordVerdict(text), confidence: nil, answer: text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Balanced `{…}` substrings, outermost first, respecting JSON strings and escapes.
+    /// Most candidate objects tried, and most characters stepped over while finding them: a
+    /// model's text is untrusted, and deeply nested braces would otherwise cost time quadratic
+    /// in its length (each `{` starts a scan to its matching `}`).
+    static let maxCandidates = 16
+    static let scanBudget = 200_000
+
+    /// Balanced `{…}` substrings, outermost first, respecting JSON strings and escapes; at most
+    /// `maxCandidates`, found within `scanBudget` steps.
     static func jsonObjects(in text: String) -> [Substring] {
         var found: [Substring] = []
         var index = text.startIndex
-        while let open = text[index...].firstIndex(of: "{") {
+        var budget = scanBudget
+        while found.count < maxCandidates, let open = text[index...].firstIndex(of: "{") {
             var depth = 0
             var inString = false
             var escaped = false
             var end: String.Index?
             var cursor = open
-            while cursor < text.endIndex {
+            while cursor < text.endIndex, budget > 0 {
+                budget -= 1
                 let char = text[cursor]
                 if inString {
                     if escaped { escaped = false } else if char == "\\" { escaped = true } else if char == "\"" { inString = false }
@@ -86,9 +95,10 @@ public enum VerdictParser {
         case let string as String: number = Double(string.trimmingCharacters(in: CharacterSet(charactersIn: " %")))
         default: number = nil
         }
-        guard var number, number.isFinite, number >= 0 else { return nil }
-        if number > 1 { number /= 100 }
-        return min(number, 1)
+        guard var number else { return nil }
+        // "85" and "85%" are percentages.
+        if number > 1, number <= 100 { number /= 100 }
+        return UntrustedNumber.clamped(number, to: 0...1, source: "council", field: "confidence")
     }
 
     static func verdictWord(_ word: String) -> Verdict? {

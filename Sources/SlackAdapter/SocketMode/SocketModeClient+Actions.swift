@@ -29,10 +29,16 @@ extension SocketModeClient {
             outboxes[id] = outbox
             io.addTask { await self.runConnection(id, url: url, outgoing: outgoing, input: input) }
             let helloTimeout = configuration.helloTimeout
+            let healthyUptime = configuration.healthyUptime
             let clock = clock
             io.addTask {
                 do { try await clock.sleep(for: helloTimeout) } catch { return }
                 input.yield(.helloTimedOut(id))
+            }
+            // After this long the connection counts as healthy (if it is still the current one).
+            io.addTask {
+                do { try await clock.sleep(for: healthyUptime) } catch { return }
+                input.yield(.uptimeReached(id))
             }
 
         case .acknowledge(let envelope, let id):
@@ -89,6 +95,8 @@ extension SocketModeClient {
                 metadata: ["slack.socket": "\(id)", "slack.connections": "\(count.map(String.init) ?? "?")"])
         case .received(.disconnect(let reason), let id):
             logger.info("Slack asked to reconnect", metadata: ["slack.socket": "\(id)", "slack.reason": "\(reason)"])
+        case .uptimeReached(let id):
+            logger.debug("Socket Mode connection up long enough to count as healthy", metadata: ["slack.socket": "\(id)"])
         case .received(.envelope(let envelope), let id):
             let delivered = actions.contains { if case .deliver = $0 { true } else { false } }
             logger.debug(

@@ -27,14 +27,22 @@ public enum SocketModeMessage: Sendable, Hashable {
                 SocketModeEnvelope(
                     type: .init(type),
                     envelopeID: envelopeID,
-                    retryAttempt: json["retry_attempt"]?.intValue ?? 0,
+                    // Only logged and compared with 0; Slack retries an envelope a few times.
+                    retryAttempt: UntrustedNumber.clamped(json["retry_attempt"]?.doubleValue, to: 0...100, source: "slack", field: "retry_attempt").map {
+                        Int($0)
+                    } ?? 0,
                     retryReason: json["retry_reason"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
                     acceptsResponsePayload: json["accepts_response_payload"]?.boolValue ?? false,
                     payload: json["payload"] ?? .null))
             return
         }
         switch type {
-        case "hello": self = .hello(numConnections: json["num_connections"]?.intValue)
+        case "hello":
+            // An app may hold up to 10 connections; the count is only logged.
+            self = .hello(
+                numConnections: UntrustedNumber.checked(json["num_connections"]?.doubleValue, in: 0...100, source: "slack", field: "num_connections").map {
+                    Int($0)
+                })
         case "disconnect": self = .disconnect(reason: json["reason"]?.stringValue ?? "unknown")
         default: self = .other(type: type)
         }

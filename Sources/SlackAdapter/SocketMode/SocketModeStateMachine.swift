@@ -18,7 +18,11 @@ public import RelayCore
 ///   old connection stays open until the new one has said `hello`, so nothing sent in between
 ///   is lost; envelopes that still arrive on the old one are acknowledged and handed on.
 /// - Unexpected closes and failed attempts wait with `Backoff`, which starts over once a
-///   connection has stayed up `healthyUptime`; a refresh does not wait.
+///   connection is healthy: it stayed up `healthyUptime`, or handed on an envelope.
+/// - A `disconnect` refreshes at once only when the connection was healthy, or for the first
+///   one since the backoff last started over; a server that sends `disconnect` after every
+///   `hello` therefore gets one prompt refresh, then reconnections spaced by the growing,
+///   jittered backoff — never a tight loop.
 /// - `stop` closes every connection; `isFinished` says when all have closed.
 public struct SocketModeStateMachine: Sendable {
     /// Numbers the connections, from 1, in the order they are opened.
@@ -56,6 +60,8 @@ public struct SocketModeStateMachine: Sendable {
         /// A connection ended (closed by either side, or never opened); `uptime` is how long
         /// from the connection attempt.
         case closed(ConnectionID, uptime: Duration)
+        /// `healthyUptime` has passed since the connection attempt (the driver's timer).
+        case uptimeReached(ConnectionID)
         /// Stop: close everything.
         case stop
     }
@@ -85,6 +91,10 @@ public struct SocketModeStateMachine: Sendable {
     public let healthyUptime: Duration
     /// Connections asked to close: their end is expected, not a failure.
     private var closing: Set<ConnectionID> = []
+    /// Connections that proved healthy (see `uptimeReached` and envelopes).
+    private var healthy: Set<ConnectionID> = []
+    /// Whether the next `disconnect` of an unproven connection may refresh without waiting.
+    private var promptRefreshAllowed = true
     private var deduplicator: SocketModeDeduplicator
     private let unitRandom: @Sendable () -> Double
     private var nextID: ConnectionID = 1
@@ -145,6 +155,11 @@ public struct SocketModeStateMachine: Sendable {
         case .closed(let id, let uptime):
             return closed(id, uptime: uptime)
 
+        case .uptimeReached(let id):
+            guard openConnections.contains(id), !closing.contains(id), case .connected(id) = state else { return [] }
+            markHealthy(id)
+            return []
+
         case .stop:
             guard state != .stopped else { return [] }
             state = .stopped
@@ -166,14 +181,21 @@ public struct SocketModeStateMachine: Sendable {
         case .disconnect:
             switch state {
             case .connected(id):
-                // Keep this one open until its successor says hello.
-                state = .requestingURL(replacing: id)
-                return [.requestURL]
+                // Keep this one open until its successor says hello (or, when waiting first,
+                // until Slack closes it).
+                if takePromptRefresh(id) {
+                    state = .requestingURL(replacing: id)
+                    return [.requestURL]
+                }
+                return waitToRetry(replacing: id, atLeast: .zero)
             case .connecting(id, let replacing):
-                // Going away before it was even ready: drop it and ask again at once.
+                // Going away before it was even ready: drop it and ask again.
                 closing.insert(id)
-                state = .requestingURL(replacing: replacing)
-                return [.close(id), .requestURL]
+                if takePromptRefresh(id) {
+                    state = .requestingURL(replacing: replacing)
+                    return [.close(id), .requestURL]
+                }
+                return [.close(id)] + waitToRetry(replacing: replacing, atLeast: .zero)
             default:
                 // The old connection of a refresh under way, or one already closing.
                 return []
@@ -185,6 +207,8 @@ public struct SocketModeStateMachine: Sendable {
             var actions: [Action] = [.acknowledge(envelope, on: id)]
             if deduplicator.isFirstDelivery(of: envelope) {
                 actions.append(.deliver(envelope))
+                // A connection that delivers events works: its disconnect is a real refresh.
+                if case .connected(id) = state { markHealthy(id) }
             }
             return actions
 
@@ -195,13 +219,14 @@ public struct SocketModeStateMachine: Sendable {
 
     private mutating func closed(_ id: ConnectionID, uptime: Duration) -> [Action] {
         openConnections.remove(id)
+        let wasHealthy = healthy.remove(id) != nil
         if closing.remove(id) != nil {
             // Asked for: after a refresh, a hello timeout or a stop.
             return []
         }
         switch state {
         case .connected(id):
-            if uptime >= healthyUptime { backoff.reset() }
+            if wasHealthy || uptime >= healthyUptime { backoff.reset() }
             return waitToRetry(replacing: nil, atLeast: .zero)
         case .connecting(id, let replacing):
             return waitToRetry(replacing: replacing, atLeast: .zero)
@@ -216,6 +241,23 @@ public struct SocketModeStateMachine: Sendable {
             break
         }
         return []
+    }
+
+    /// The connection works: later failures start the backoff over, and its disconnect (or
+    /// the next one) may refresh at once.
+    private mutating func markHealthy(_ id: ConnectionID) {
+        guard healthy.insert(id).inserted else { return }
+        backoff.reset()
+        promptRefreshAllowed = true
+    }
+
+    /// Whether a `disconnect` of `id` may refresh without waiting: a healthy connection's may;
+    /// otherwise only the first since the start or since the last healthy connection. Every
+    /// other one waits for the backoff.
+    private mutating func takePromptRefresh(_ id: ConnectionID) -> Bool {
+        let allowed = healthy.contains(id) || promptRefreshAllowed
+        promptRefreshAllowed = false
+        return allowed
     }
 
     private mutating func waitToRetry(replacing: ConnectionID?, atLeast minimum: Duration) -> [Action] {

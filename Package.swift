@@ -180,6 +180,20 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The decoders of untrusted input, their seeds and a deterministic mutator: used by
+        // `rhea-fuzz` (`swift run -c release rhea-fuzz`) and, briefly, by the tests.
+        .target(
+            name: "RelayFuzz",
+            dependencies: ["RelayCore", "RelayTribunal", "SlackAdapter", "RelayTestSupport"],
+            resources: [.copy("Seeds")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "rhea-fuzz",
+            dependencies: ["RelayFuzz", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+
         // Fakes of external services, as real servers on 127.0.0.1.
         .target(
             name: "RelayTestSupport",
@@ -248,6 +262,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RelayFuzzTests",
+            dependencies: ["RelayCore", "RelayFuzz"],
             swiftSettings: strict
         ),
         .testTarget(

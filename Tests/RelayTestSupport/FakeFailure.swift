@@ -12,4 +12,6 @@ public enum FakeFailure: Sendable, Hashable {
     case providerFailure
     /// A 200 whose body is not JSON.
     case malformedJSON
+    /// A 200 with exactly this body: a broken or hostile gateway's answer.
+    case body(String)
 }

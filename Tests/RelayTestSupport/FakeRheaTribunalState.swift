@@ -107,6 +107,8 @@ actor FakeRheaTribunalState {
             return reply
         case .malformedJSON:
             return Reply(status: 200, text: "{\"text\": \"unterminated", contentType: "application/json")
+        case .body(let body):
+            return Reply(status: 200, text: body, contentType: "application/json")
         case .providerFailure, nil:
             break
         }

@@ -243,4 +243,73 @@ struct SocketModeStateMachineTests {
         #expect(machine.handle(.received(.other(type: "something_new"), on: 1)) == [])
         #expect(machine.state == .connected(1))
     }
+
+    /// Brings a new connection up after `machine` asked for a URL: open, hello.
+    static func reconnect(_ machine: inout SocketModeStateMachine, id: Int) {
+        _ = machine.handle(.urlOpened("wss://example/\(id)"))
+        _ = machine.handle(.received(.hello(numConnections: 1), on: id))
+    }
+
+    @Test func disconnectsRightAfterEveryHelloGetOnePromptRefreshThenBackOff() {
+        var machine = Self.connected()
+        #expect(machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 1)) == [.requestURL])
+        Self.reconnect(&machine, id: 2)
+        var delays: [Duration] = []
+        for id in 2...6 {
+            let actions = machine.handle(.received(.disconnect(reason: "warning"), on: id))
+            guard case .retry(let delay)? = actions.first, actions.count == 1 else {
+                Issue.record("expected a delayed retry, got \(actions)")
+                return
+            }
+            delays.append(delay)
+            // The old connection stays open meanwhile, and still delivers.
+            #expect(machine.state == .waitingToRetry(replacing: id))
+            #expect(machine.handle(.retryTimerFired) == [.requestURL])
+            _ = machine.handle(.urlOpened("wss://example/\(id + 1)"))
+            #expect(machine.handle(.received(.hello(numConnections: 2), on: id + 1)) == [.close(id)])
+        }
+        #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8)])
+    }
+
+    @Test func aHealthyConnectionResetsTheBackoffAndMayRefreshAtOnce() {
+        var machine = Self.connected()
+        _ = machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 1))
+        Self.reconnect(&machine, id: 2)
+        #expect(machine.handle(.received(.disconnect(reason: "warning"), on: 2)) == [.retry(after: .seconds(1))])
+        _ = machine.handle(.retryTimerFired)
+        Self.reconnect(&machine, id: 3)
+        // A stale timer for a connection that is no longer current changes nothing.
+        #expect(machine.handle(.uptimeReached(2)) == [])
+        #expect(machine.backoff.attempts == 1)
+        // Connection 3 stays up long enough.
+        #expect(machine.handle(.uptimeReached(3)) == [])
+        #expect(machine.backoff.attempts == 0)
+        #expect(machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 3)) == [.requestURL])
+        Self.reconnect(&machine, id: 4)
+        // The next unproven one waits, from the first step again.
+        #expect(machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 4)) == [.retry(after: .seconds(1))])
+    }
+
+    @Test func deliveringAnEnvelopeMakesAConnectionHealthy() {
+        var machine = Self.connected()
+        _ = machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 1))
+        Self.reconnect(&machine, id: 2)
+        let envelope = Self.envelope("e1", eventID: "Ev1")
+        _ = machine.handle(.received(.envelope(envelope), on: 2))
+        #expect(machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 2)) == [.requestURL])
+        // A repeat does not count: only a first delivery proves the connection.
+        Self.reconnect(&machine, id: 3)
+        _ = machine.handle(.received(.envelope(envelope), on: 3))
+        #expect(machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 3)) == [.retry(after: .seconds(1))])
+    }
+
+    @Test func repeatedDisconnectsBeforeHelloBackOffToo() {
+        var machine = Self.machine()
+        _ = machine.handle(.start)
+        _ = machine.handle(.urlOpened("wss://example/1"))
+        #expect(machine.handle(.received(.disconnect(reason: "too_many_websockets"), on: 1)) == [.close(1), .requestURL])
+        _ = machine.handle(.urlOpened("wss://example/2"))
+        #expect(machine.handle(.received(.disconnect(reason: "too_many_websockets"), on: 2)) == [.close(2), .retry(after: .seconds(1))])
+        #expect(machine.state == .waitingToRetry(replacing: nil))
+    }
 }

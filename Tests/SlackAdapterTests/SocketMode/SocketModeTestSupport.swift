@@ -36,6 +36,7 @@ let fastSocketMode = SocketModeClient.Configuration(
 ///   - handler: what the client's handler does after recording the envelope.
 func withSocketMode<T>(
     configuration: SocketModeClient.Configuration = fastSocketMode,
+    clock: any RelayClock = SystemClock(),
     prepare: (FakeSlackWebAPI, FakeSocketModeServer) -> Void = { _, _ in },
     handler: @escaping @Sendable (SocketModeEnvelope) async -> Void = { _ in },
     isolation: isolated (any Actor)? = #isolation,
@@ -46,7 +47,7 @@ func withSocketMode<T>(
             prepare(web.fake, socketMode)
             let received = EnvelopeRecorder()
             let client = SocketModeClient(
-                appToken: web.fake.appToken, web: web.client, configuration: configuration, logger: web.logs.logger
+                appToken: web.fake.appToken, web: web.client, configuration: configuration, clock: clock, logger: web.logs.logger
             ) { envelope in
                 received.record(envelope)
                 await handler(envelope)

@@ -99,6 +99,16 @@ struct SlackWebClientTests {
         }
     }
 
+    @Test func anAbsurdRetryAfterIsClampedToFifteenMinutes() async throws {
+        try await withSlackWeb { harness in
+            // About three years: a conversation must never be parked that long.
+            harness.fake.failNext(with: .rateLimited(retryAfter: 99_999_999))
+            let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
+            #expect(error == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(15 * 60)))
+            #expect(error?.deliveryOutcome == .rateLimited(retryAfter: .seconds(900), reason: "chat.postMessage: rate limited (retry after 900 s)"))
+        }
+    }
+
     @Test func serverErrorsAndSlacksTransientCodesAreRetryable() async throws {
         try await withSlackWeb { harness in
             harness.fake.failNext(with: .status(500))

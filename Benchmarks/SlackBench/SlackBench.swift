@@ -13,9 +13,13 @@ import Synchronization
 /// its memory is its own) backed by a fake Rhea Tribunal, with the replies' `response_url`s
 /// pointing at a sink in this process. Reports acks/s, replies/s, acknowledgement and
 /// end-to-end latency (command sent → reply received at the response_url) and the server's peak
-/// memory (VmHWM), for each backend delay.
+/// memory (VmHWM), for each backend delay. With `--slow N` it then opens N connections that
+/// trickle a body a byte every few seconds (`SlowConnectionScenario`) against a fresh server and
+/// reports when the server closed them, whether real commands were still answered, and the
+/// server's peak memory.
 ///
 ///     swift build -c release --product rhea-relay && swift run -c release slack-bench
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 --slow 2000   # server on core 0, load on core 1
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,6 +39,18 @@ struct SlackBench: AsyncParsableCommand {
 
     @Option(help: "Port for the relay under test.")
     var port = 18231
+
+    @Option(help: "Pin the server to these CPUs (taskset -c), e.g. 0; run the bench itself on the others.")
+    var serverCPUs: String?
+
+    @Option(help: "Slow connections to open after the flood runs (0: none).")
+    var slow = 0
+
+    @Option(help: "Seconds between two bytes of a slow connection's body.")
+    var slowInterval = 2.0
+
+    @Option(help: "The server's http.readTimeout for the slow scenario, in seconds (unset: the server's default).")
+    var readTimeout: Double?
 
     static let secret = "bench-signing-secret"
 
@@ -68,13 +84,40 @@ struct SlackBench: AsyncParsableCommand {
         for delay in delays.split(separator: ",").compactMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: delay / 1000)
             sink.reset()
-            let server = try await RelayProcess.start(binary: relay, port: port, backendURL: backend.url, secret: Self.secret, http: http)
+            let server = try await RelayProcess.start(
+                binary: relay, port: port, backendURL: backend.url, secret: Self.secret, http: http, cpus: serverCPUs)
             defer { server.stop() }
             let result = try await load(http: http, sink: sink)
             let peak = server.peakMemoryKiB()
             server.stop()
             report(delay: delay, result, peakKiB: peak)
         }
+        if slow > 0 { try await measureSlow(http: http, sink: sink, backend: backend) }
+    }
+
+    func measureSlow(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal) async throws {
+        await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0)
+        sink.reset()
+        var environment: [String: String] = [:]
+        if let readTimeout { environment["HTTP_READ_TIMEOUT"] = String(readTimeout) }
+        let server = try await RelayProcess.start(
+            binary: relay, port: port, backendURL: backend.url, secret: Self.secret, http: http, cpus: serverCPUs, environment: environment)
+        defer { server.stop() }
+        let idle = server.peakMemoryKiB()
+        let scenario = SlowConnectionScenario(connections: slow, interval: .seconds(slowInterval), giveUpAfter: .seconds(120), commands: 50)
+        let started = ContinuousClock.now
+        let result = try await scenario.run(port: port, http: http, sink: sink, secret: Self.secret)
+        let peak = server.peakMemoryKiB()
+        server.stop()
+        let closed = result.closedAfter.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }.sorted()
+        func at(_ p: Double) -> String { closed.isEmpty ? "-" : String(format: "%.1f s", closed[Int(p * Double(closed.count - 1))]) }
+        print(String(repeating: "-", count: 110))
+        print(
+            "slow: \(slow) connections trickling a byte every \(slowInterval) s: closed by the server \(closed.count), still open after 120 s "
+                + "\(result.stillOpen), could not connect \(result.failedToConnect); closed after min \(at(0)) p50 \(at(0.5)) max \(at(1)); "
+                + "meanwhile \(result.commandsAcked)/50 commands acknowledged, \(result.commandsAnswered)/50 answered; "
+                + "server RSS at start \(idle.map { "\($0 / 1024) MiB" } ?? "?"), peak \(peak.map { "\($0 / 1024) MiB" } ?? "?"); "
+                + "took \(ContinuousClock.now - started)")
     }
 
     struct RunResult {
@@ -181,12 +224,23 @@ final class RelayProcess: Sendable {
         self.storePath = storePath
     }
 
-    static func start(binary: String, port: Int, backendURL: String, secret: String, http: HTTPClient) async throws -> RelayProcess {
+    /// - Parameters:
+    ///   - cpus: pins the server with `taskset -c` (its own cores, away from the load).
+    ///   - environment: added to the server's environment (`HTTP_READ_TIMEOUT`…).
+    static func start(
+        binary: String, port: Int, backendURL: String, secret: String, http: HTTPClient, cpus: String? = nil, environment extra: [String: String] = [:]
+    ) async throws -> RelayProcess {
         let storePath = FileManager.default.temporaryDirectory.appendingPathComponent("slack-bench-\(UUID().uuidString).sqlite").path
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve"]
-        var environment = ProcessInfo.processInfo.environment
+        if let cpus {
+            // exec'd by taskset, so the process (and its VmHWM) is the server's own.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            process.arguments = ["-c", cpus, binary, "serve"]
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["serve"]
+        }
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["HTTP_PORT"] = String(port)
         environment["STORE_PATH"] = storePath
         environment["TRIBUNAL_URL"] = backendURL

@@ -20,13 +20,13 @@ public enum Fuzzer {
         _ target: FuzzTarget, iterations: Int, seed: UInt64, mutator: Mutator = Mutator(),
         willRun: (Int, [UInt8]) -> Void = { _, _ in }
     ) -> FuzzReport {
-        let clamped = Atomic<Int>(0)
+        let clamped = ClampCount()
         let started = ContinuousClock.now
         var accepted = 0
         var inputs = Inputs(target: target, seed: seed, mutator: mutator)
         // Replaced numbers are counted here instead of logged: millions of hostile inputs would
         // flood the log and the process-wide counter.
-        UntrustedNumber.$observer.withValue({ _ in clamped.add(1, ordering: .relaxed) }) {
+        UntrustedNumber.$observer.withValue(UntrustedNumber.Observer { _ in clamped.value.add(1, ordering: .relaxed) }) {
             for index in 0..<max(0, iterations) {
                 let input = inputs.next()
                 willRun(index, input)
@@ -34,7 +34,7 @@ public enum Fuzzer {
             }
         }
         return FuzzReport(
-            target: target.name, inputs: max(0, iterations), accepted: accepted, clamped: clamped.load(ordering: .relaxed),
+            target: target.name, inputs: max(0, iterations), accepted: accepted, clamped: clamped.value.load(ordering: .relaxed),
             elapsed: started.duration(to: .now))
     }
 
@@ -57,4 +57,11 @@ public enum Fuzzer {
             return mutator.mutate(target.seeds, random: &random)
         }
     }
+}
+
+/// The count of replaced numbers, shared with the observer closure: a class, because the
+/// closure outlives the call's frame in the task-local storage (an `Atomic` captured from the
+/// stack crashed the release build).
+private final class ClampCount: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -11,8 +11,11 @@ import RelayFuzz
 /// inbound payload decoder and backend answer decoder with mutated real payloads, in this
 /// process. A trap ends the process; the input that caused it is written to
 /// `fuzz-crash-<target>.bin` first, and `--replay` prints any input again.
+///
+/// An async command: the decoders run inside a task, where the task-local that counts clamped
+/// numbers lives (outside one, the release build trapped in `swift_task_localValuePush`).
 @main
-struct RheaFuzz: ParsableCommand {
+struct RheaFuzz: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rhea-fuzz", abstract: "Fuzz the relay's decoders of untrusted input (0 crashes expected).")
 
@@ -31,7 +34,7 @@ struct RheaFuzz: ParsableCommand {
     @Option(help: "Print input N of the (one) --target to stdout, and exit.")
     var replay: Int?
 
-    func run() throws {
+    func run() async throws {
         if list {
             for target in FuzzTargets.all { print("\(target.name)\t\(target.summary) (\(target.seeds.count) seeds)") }
             return

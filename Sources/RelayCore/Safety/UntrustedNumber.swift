@@ -31,7 +31,15 @@ public enum UntrustedNumber {
     }
 
     /// Receives every report made in the current task instead of the log and the counter.
-    public typealias Observer = @Sendable (Report) -> Void
+    /// A class around the closure: a task-local holding a bare optional closure crashed the
+    /// release build in `swift_task_localValuePush`.
+    public final class Observer: Sendable {
+        let observe: @Sendable (Report) -> Void
+
+        public init(_ observe: @escaping @Sendable (Report) -> Void) {
+            self.observe = observe
+        }
+    }
 
     /// Set for a task (the fuzzer) that replaces reporting: millions of hostile inputs would
     /// otherwise flood the log and the process-wide counter that tests and operators read.
@@ -77,7 +85,7 @@ public enum UntrustedNumber {
         let shown = value.count > 40 ? String(value.prefix(40)) + "…" : value
         let report = Report(source: source, field: field, value: shown, replacement: replacement)
         if let observer {
-            observer(report)
+            observer.observe(report)
             return
         }
         Logger(label: "rhea-relay.untrusted").warning(

@@ -40,7 +40,7 @@ struct SlackBench: AsyncParsableCommand {
     @Option(help: "Port for the relay under test.")
     var port = 18231
 
-    @Option(help: "Pin the server to these CPUs (taskset -c), e.g. 0; run the bench itself on the others.")
+    @Option(name: .customLong("server-cpus"), help: "Pin the server to these CPUs (taskset -c), e.g. 0; run the bench itself on the others.")
     var serverCPUs: String?
 
     @Option(help: "Slow connections to open after the flood runs (0: none).")

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import RelayTestSupport
 import Synchronization
@@ -32,7 +31,7 @@ struct SlowConnectionScenario {
             + "X-Slack-Signature: v0=\(String(repeating: "0", count: 64))\r\n\r\n"
     }
 
-    func run(port: Int, http: HTTPClient, sink: ReplySink, secret: String) async throws -> Result {
+    func run(port: Int, client: CommandClient) async throws -> Result {
         let closed = Tally()
         let interval = interval
         let giveUpAfter = giveUpAfter
@@ -61,19 +60,17 @@ struct SlowConnectionScenario {
             }
             // Once the slow clients are connected and trickling, real commands go through.
             try await Task.sleep(for: .seconds(2))
-            let signer = SlackSigner(signingSecret: secret)
-            let url = "http://127.0.0.1:\(port)/slack/commands"
-            let times = SlackBench.Times(count: commands, start: .now)
-            for index in 0..<commands {
-                try await SlackBench.send(index, http: http, url: url, signer: signer, sink: sink, times: times)
+            var acked: [Int] = []
+            for index in 0..<commands where await client.send(1_000_000_000 + index, user: index).status == 200 {
+                acked.append(1_000_000_000 + index)
             }
-            let failedAcks = times.lock.withLock { $0.failed }
-            _ = await sink.waitForAll(commands, timeout: 30)
-            let answered = sink.arrivals().count
+            _ = await client.sink.waitForAll(acked, timeout: .seconds(30))
+            let arrivals = client.sink.arrivals()
+            let answered = acked.filter { arrivals[$0] != nil }.count
             try await group.waitForAll()
             return closed.state.withLock { state in
                 Result(
-                    closedAfter: state.after, stillOpen: state.open, failedToConnect: state.failed, commandsAcked: commands - failedAcks,
+                    closedAfter: state.after, stillOpen: state.open, failedToConnect: state.failed, commandsAcked: acked.count,
                     commandsAnswered: answered)
             }
         }

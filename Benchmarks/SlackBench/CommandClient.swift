@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import RelayTestSupport
+
+/// Sends signed `/translate ja …` slash commands, each with its own `response_url` at the sink,
+/// as Slack would: the workload.
+struct CommandClient: Sendable {
+    let http: HTTPClient
+    let url: String
+    let signer: SlackSigner
+    let sink: ReplySink
+    /// Teams to spread commands over (`T0`, `T1`…): one by default, as one workspace's users.
+    var teams = 1
+
+    init(http: HTTPClient, port: Int, secret: String, sink: ReplySink) {
+        self.http = http
+        url = "http://127.0.0.1:\(port)/slack/commands"
+        signer = SlackSigner(signingSecret: secret)
+        self.sink = sink
+    }
+
+    /// The ack's outcome: the HTTP status, or nil when the connection failed (a killed server).
+    struct Ack: Sendable {
+        var sent: ContinuousClock.Instant
+        var acked: ContinuousClock.Instant
+        var status: Int?
+        var body: String
+        /// The relay answered "busy, N ahead of you" in the acknowledgement: no reply follows.
+        var isBusy: Bool { body.contains("ahead of you") }
+    }
+
+    /// Command `index`, from user `U<index % users>`.
+    func send(_ index: Int, user: Int) async -> Ack {
+        let body = Self.form([
+            "token": "legacy", "team_id": "T\(index % teams)", "team_domain": "bench", "channel_id": "C\(user)",
+            "channel_name": "bench", "user_id": "U\(user)", "user_name": "user\(user)", "command": "/translate",
+            "text": "ja Good morning, this is command number \(index)", "response_url": sink.url(for: index),
+            "trigger_id": "trigger.\(index)", "api_app_id": "A0BENCH",
+        ])
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        for (name, value) in signer.headers(body: body) { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(string: body))
+        let sent = ContinuousClock.now
+        do {
+            let response = try await http.execute(request, timeout: .seconds(30))
+            let answer = try await response.body.collect(upTo: 1 << 16)
+            return Ack(sent: sent, acked: .now, status: Int(response.status.code), body: String(buffer: answer))
+        } catch {
+            return Ack(sent: sent, acked: .now, status: nil, body: "")
+        }
+    }
+
+    static func form(_ fields: [String: String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)" }
+            .joined(separator: "&")
+    }
+}

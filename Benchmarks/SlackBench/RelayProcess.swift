@@ -1,0 +1,114 @@
+import AsyncHTTPClient
+import Foundation
+import Glibc
+import NIOCore
+import NIOHTTP1
+
+/// `rhea-relay serve` in its own process, on embedded defaults plus the bench's environment, so
+/// its memory and CPU time are its own. It can be killed with SIGKILL and started again on the
+/// same store, as a crash would leave it.
+final class RelayProcess: Sendable {
+    let process: Process
+    let storePath: String
+    /// From launch to the first answered `/healthz`.
+    let startToReady: Duration
+
+    private init(process: Process, storePath: String, startToReady: Duration) {
+        self.process = process
+        self.storePath = storePath
+        self.startToReady = startToReady
+    }
+
+    struct Launch: Sendable {
+        var binary: String
+        var port: Int
+        var backendURL: String
+        var secret: String
+        /// Pins the server with `taskset -c` (its own cores, away from the load).
+        var cpus: String?
+        /// Added to the server's environment (`HTTP_READ_TIMEOUT`…).
+        var environment: [String: String] = [:]
+    }
+
+    /// Starts a server on a new store, or on `storePath` (a restart after a crash).
+    static func start(_ launch: Launch, http: HTTPClient, storePath: String? = nil) async throws -> RelayProcess {
+        let storePath = storePath ?? FileManager.default.temporaryDirectory.appendingPathComponent("slack-bench-\(UUID().uuidString).sqlite").path
+        let process = Process()
+        if let cpus = launch.cpus {
+            // exec'd by taskset, so the process (its VmHWM, its CPU time) is the server's own.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            process.arguments = ["-c", cpus, launch.binary, "serve"]
+        } else {
+            process.executableURL = URL(fileURLWithPath: launch.binary)
+            process.arguments = ["serve"]
+        }
+        var environment = ProcessInfo.processInfo.environment.merging(launch.environment) { _, new in new }
+        environment["HTTP_PORT"] = String(launch.port)
+        environment["STORE_PATH"] = storePath
+        environment["TRIBUNAL_URL"] = launch.backendURL
+        environment["SLACK_SIGNING_SECRET"] = launch.secret
+        environment["LOG_LEVEL"] = "error"
+        process.environment = environment
+        process.standardError = FileHandle.nullDevice
+        let launched = ContinuousClock.now
+        try process.run()
+        // Ready when /healthz answers (bounded), polled often so start-to-ready is measured finely.
+        for _ in 0..<2000 {
+            if let response = try? await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(launch.port)/healthz"), timeout: .seconds(1)),
+                response.status == .ok
+            {
+                return RelayProcess(process: process, storePath: storePath, startToReady: ContinuousClock.now - launched)
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let failed = RelayProcess(process: process, storePath: storePath, startToReady: .zero)
+        failed.stop()
+        throw BenchError("rhea-relay serve did not start on port \(launch.port)")
+    }
+
+    private func status(_ field: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
+        else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
+    /// Peak resident memory (VmHWM) in KiB.
+    func peakMemoryKiB() -> Int? { status("VmHWM") }
+    /// Resident memory now (VmRSS) in KiB.
+    func memoryKiB() -> Int? { status("VmRSS") }
+
+    /// User + system CPU time the server has used so far.
+    func cpuTime() -> Duration {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return .zero }
+        // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return .zero }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return .seconds(Double(user + system) / ticks)
+    }
+
+    /// SIGKILL: no graceful shutdown, as a crash or an OOM kill would end it. The store stays.
+    func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then the store's files are removed.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// The `response_url`s: records when each reply arrived and how many arrived per command, and
+/// lets a closed-loop user wait for its own reply.
+final class ReplySink: Sendable {
+    private struct State {
+        var first: [Int: ContinuousClock.Instant] = [:]
+        var count: [Int: Int] = [:]
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let task: Task<Void, any Error>
+    let port: Int
+
+    private init(port: Int, task: Task<Void, any Error>) {
+        self.port = port
+        self.task = task
+    }
+
+    func url(for index: Int) -> String { "http://127.0.0.1:\(port)/r/\(index)" }
+
+    static func start(logger: Logger) async throws -> ReplySink {
+        let box = Mutex<ReplySink?>(nil)
+        let router = Router()
+        router.post("r/:index") { request, context -> HTTPResponse.Status in
+            let arrived = ContinuousClock.now
+            _ = try await request.body.collect(upTo: 1 << 20)
+            if let index = context.parameters.get("index", as: Int.self), let sink = box.withLock({ $0 }) {
+                sink.arrived(index, at: arrived)
+            }
+            return .ok
+        }
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else { throw BenchError("the reply sink did not start") }
+        let sink = ReplySink(port: port, task: task)
+        box.withLock { $0 = sink }
+        return sink
+    }
+
+    private func arrived(_ index: Int, at time: ContinuousClock.Instant) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.count[index, default: 0] += 1
+            if state.first[index] == nil { state.first[index] = time }
+            return state.waiters.removeValue(forKey: index)
+        }
+        waiter?.resume()
+    }
+
+    /// Waits until command `index`'s reply has arrived, or `timeout` passed; returns whether it did.
+    func reply(_ index: Int, timeout: Duration) async -> Bool {
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            self.giveUp(index)
+        }
+        defer { timer.cancel() }
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if state.first[index] != nil { return true }
+                state.waiters[index] = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        return state.withLock { $0.first[index] != nil }
+    }
+
+    private func giveUp(_ index: Int) {
+        state.withLock { $0.waiters.removeValue(forKey: index) }?.resume()
+    }
+
+    func reset() { state.withLock { $0 = State() } }
+    /// When each command's first reply arrived.
+    func arrivals() -> [Int: ContinuousClock.Instant] { state.withLock { $0.first } }
+    /// How many replies each command got.
+    func counts() -> [Int: Int] { state.withLock { $0.count } }
+
+    /// Waits (bounded) until every command in `indices` has a reply; returns whether they did.
+    func waitForAll(_ indices: some Collection<Int>, timeout: Duration) async -> Bool {
+        let end = ContinuousClock.now + timeout
+        while ContinuousClock.now < end {
+            if state.withLock({ state in indices.allSatisfy { state.first[$0] != nil } }) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+/// Hands out command numbers, so every command has its own `response_url`.
+final class Counter: Sendable {
+    private let next = Atomic<Int>(0)
+    func take() -> Int { next.wrappingAdd(1, ordering: .relaxed).oldValue }
+}
+
+/// Closed loop: each of `users` sends a command, waits for its reply at the sink, and sends the
+/// next — as people at keyboards do. Measured over a window after a warm-up.
+struct ClosedLoopScenario {
+    var users: Int
+    var warmup: Duration
+    var window: Duration
+
+    struct Result {
+        var replies: Int
+        var window: Duration
+        var endToEnd: [Double]
+        var cpu: Duration
+        var failed: Int
+        var busy: Int
+        var repliesPerSecond: Double { Double(replies) / window.seconds }
+        var cpuPerCommand: Double { replies == 0 ? .nan : cpu.seconds / Double(replies) }
+    }
+
+    private final class Tally: Sendable {
+        let state = Mutex<(replies: Int, e2e: [Double], failed: Int, busy: Int)>((0, [], 0, 0))
+        let cpuAtStart = Mutex<Duration?>(nil)
+    }
+
+    func run(client: CommandClient, server: RelayProcess, counter: Counter) async -> Result {
+        let start = ContinuousClock.now
+        let windowStart = start + warmup
+        let windowEnd = windowStart + window
+        let tally = Tally()
+        let users = users
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try? await Task.sleep(until: windowStart)
+                tally.cpuAtStart.withLock { $0 = server.cpuTime() }
+            }
+            for user in 0..<users {
+                group.addTask {
+                    while ContinuousClock.now < windowEnd {
+                        let index = counter.take()
+                        let ack = await client.send(index, user: user)
+                        guard ack.status == 200 else {
+                            tally.state.withLock { $0.failed += 1 }
+                            continue
+                        }
+                        // Too busy: answered in the acknowledgement itself, no reply follows.
+                        if ack.isBusy {
+                            tally.state.withLock { $0.busy += 1 }
+                            continue
+                        }
+                        let answered = await client.sink.reply(index, timeout: .seconds(30))
+                        let arrived = client.sink.arrivals()[index]
+                        tally.state.withLock { state in
+                            guard answered, let arrived else {
+                                state.failed += 1
+                                return
+                            }
+                            guard ack.sent >= windowStart, arrived <= windowEnd else { return }
+                            state.replies += 1
+                            state.e2e.append((arrived - ack.sent).seconds)
+                        }
+                    }
+                }
+            }
+        }
+        let cpu = server.cpuTime() - (tally.cpuAtStart.withLock { $0 } ?? .zero)
+        return tally.state.withLock { state in
+            Result(replies: state.replies, window: window, endToEnd: state.e2e, cpu: cpu, failed: state.failed, busy: state.busy)
+        }
+    }
+}
+
+/// Open loop: `connections` clients send `commands` back to back, each waiting only for its ack,
+/// as a flood would; then every reply is awaited. With `killAfterAcks`, the server is killed with
+/// SIGKILL once that many commands were acknowledged, the senders stop, and the caller restarts it.
+struct FloodScenario {
+    var commands: Int
+    var connections: Int
+    var killAfterAcks: Int?
+
+    struct Result {
+        var started: ContinuousClock.Instant
+        var acks: [Int: CommandClient.Ack]
+        /// The server's CPU time when the flood began (the caller reads it again once replies are in).
+        var cpuAtStart: Duration
+
+        /// Acknowledged and queued: a reply must follow.
+        var accepted: [Int] { acks.filter { $0.value.status == 200 && !$0.value.isBusy }.map(\.key) }
+        var busy: Int { acks.values.filter(\.isBusy).count }
+        var lastAck: ContinuousClock.Instant { acks.values.filter { $0.status == 200 }.map(\.acked).max() ?? started }
+        var ackLatencies: [Double] { acks.values.filter { $0.status == 200 }.map { ($0.acked - $0.sent).seconds } }
+    }
+
+    private final class Acks: Sendable {
+        let state = Mutex<[Int: CommandClient.Ack]>([:])
+        let accepted = Atomic<Int>(0)
+        let killed = Atomic<Bool>(false)
+    }
+
+    func run(client: CommandClient, server: RelayProcess, counter: Counter) async -> Result {
+        let started = ContinuousClock.now
+        let cpuBefore = server.cpuTime()
+        let acks = Acks()
+        let commands = commands
+        let killAfterAcks = killAfterAcks
+        let next = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<connections {
+                group.addTask {
+                    while !acks.killed.load(ordering: .relaxed) {
+                        let n = next.take()
+                        guard n < commands else { return }
+                        let index = counter.take()
+                        let ack = await client.send(index, user: n % 1000)
+                        acks.state.withLock { $0[index] = ack }
+                        guard ack.status == 200 else { continue }
+                        let count = acks.accepted.wrappingAdd(1, ordering: .relaxed).newValue
+                        if let killAfterAcks, count == killAfterAcks {
+                            acks.killed.store(true, ordering: .relaxed)
+                            server.kill()
+                        }
+                    }
+                }
+            }
+        }
+        return Result(started: started, acks: acks.state.withLock { $0 }, cpuAtStart: cpuBefore)
+    }
+}

@@ -72,10 +72,14 @@ let package = Package(
             name: "RelayStore",
             dependencies: [
                 "RelayCore",
+                // sqlite-nio brings SQLite itself: the store calls its C module (VaporCSQLite,
+                // built as part of this product) directly, with statements prepared once and
+                // operations batched by the store's own writer; its bind type is SQLiteNIO's.
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),

@@ -221,7 +221,8 @@ struct SlackBench: AsyncParsableCommand {
     /// The CPU model and core count, for the report.
     static func machine() -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?
             .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
         return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores"
     }

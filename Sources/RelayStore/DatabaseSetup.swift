@@ -7,7 +7,7 @@ import SQLiteNIO
 ///
 /// Runs before the connection is shared, so it needs no gate of its own.
 struct DatabaseSetup {
-    let connection: SQLiteConnection
+    let database: Database
     let path: String
     let logger: Logger
 
@@ -32,75 +32,76 @@ struct DatabaseSetup {
         }
     }
 
-    func run(migrations: [Migration]) async throws {
+    func run(migrations: [Migration]) throws {
         let supported = migrations.last?.version ?? 0
         do {
-            // A connection setting, not stored in the file. It also replaces sqlite-nio's default busy
-            // handler, which retries forever.
-            _ = try await connection.query("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
+            // A connection setting, not stored in the file.
+            try database.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)")
             // Refuse a newer file before writing anything to it (switching to WAL writes the header).
-            let found = try await recordedVersion()
+            let found = try recordedVersion()
             if found > supported {
                 throw StoreError.schemaTooNew(path: path, found: found, supported: supported)
             }
-            try await configure()
-            _ = try await connection.query(
+            try configure()
+            _ = try database.query(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError.cannotOpen(path: path, reason: StoreError.reason(for: error))
         }
-        let applied = try await appliedVersions()
+        let applied = try appliedVersions()
         for migration in migrations where !applied.contains(migration.version) {
-            try await apply(migration)
+            try apply(migration)
         }
     }
 
     /// The newest schema version recorded in the file; 0 for a new or foreign file.
-    private func recordedVersion() async throws -> Int {
-        let table = try await connection.query(
+    private func recordedVersion() throws -> Int {
+        let table = try database.query(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
         guard !table.isEmpty else { return 0 }
-        let rows = try await connection.query("SELECT MAX(version) AS version FROM schema_migrations")
+        let rows = try database.query("SELECT MAX(version) AS version FROM schema_migrations")
         return rows.first?.optionalInt("version") ?? 0
     }
 
-    private func appliedVersions() async throws -> Set<Int> {
+    private func appliedVersions() throws -> Set<Int> {
         do {
-            let rows = try await connection.query("SELECT version FROM schema_migrations")
+            let rows = try database.query("SELECT version FROM schema_migrations")
             return Set(try rows.map { try $0.int("version") })
         } catch {
             throw StoreError.cannotOpen(path: path, reason: StoreError.reason(for: error))
         }
     }
 
-    /// WAL lets readers run beside the writer; with it, synchronous=NORMAL is still safe against
-    /// corruption (a power cut may lose the last commits, never the file) and far faster than FULL.
-    private func configure() async throws {
-        let mode = try await connection.query("PRAGMA journal_mode = WAL").first?.optionalText("journal_mode")
+    /// WAL lets the checkpointer run beside the writer. With it, synchronous=NORMAL writes each
+    /// commit to the WAL before the commit returns, so a crash of the process (kill -9, OOM) loses
+    /// nothing committed; only a power cut or an OS crash may lose the last commits — never the
+    /// file's consistency — because the WAL is fsynced at checkpoints rather than at every commit.
+    private func configure() throws {
+        let mode = try database.query("PRAGMA journal_mode = WAL").first?.optionalText("journal_mode")
         if mode?.lowercased() != "wal" {
             // Some file systems (network shares) cannot do WAL; SQLite then keeps its previous mode.
             logger.warning(
                 "SQLite did not switch to WAL; concurrent access will be slower",
                 metadata: ["journal_mode": .string(mode ?? "unknown")])
         }
-        _ = try await connection.query("PRAGMA synchronous = NORMAL")
-        _ = try await connection.query("PRAGMA foreign_keys = ON")
+        try database.execute("PRAGMA synchronous = NORMAL")
+        try database.execute("PRAGMA foreign_keys = ON")
     }
 
     /// Applies one migration unless the file already has it. The check is repeated inside the
     /// transaction so two processes opening the same new file do not both apply it.
-    private func apply(_ migration: Migration) async throws {
+    private func apply(_ migration: Migration) throws {
         do {
-            let applied = try await connection.inTransaction {
-                let existing = try await connection.query(
+            let applied = try inTransaction {
+                let existing = try database.query(
                     "SELECT 1 FROM schema_migrations WHERE version = ?", [.integer(SQLiteInt64(migration.version))])
                 guard existing.isEmpty else { return false }
                 for statement in migration.statements {
-                    _ = try await connection.query(statement)
+                    try database.execute(statement)
                 }
-                _ = try await connection.query(
+                _ = try database.query(
                     "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
                     [.integer(SQLiteInt64(migration.version)), .date(Date())])
                 return true
@@ -111,6 +112,20 @@ struct DatabaseSetup {
         } catch {
             throw StoreError.migrationFailed(
                 path: path, version: migration.version, reason: StoreError.reason(for: error))
+        }
+    }
+
+    /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
+    /// (Before the store exists; afterwards the writer's batches are the transactions.)
+    private func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try database.execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try database.execute("COMMIT")
+            return result
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
         }
     }
 }

@@ -7,7 +7,7 @@ extension SQLiteStore {
     /// ownership, so its creator can still change it after an admin did.
     public func saveChain(_ chain: SavedChain) async throws {
         try await perform("save chain '\(chain.name)' of team \(chain.team)") { db in
-            _ = try await db.query(
+            _ = try db.query(
                 """
                 INSERT INTO chains (team, name, source, creator, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?)
@@ -23,7 +23,7 @@ extension SQLiteStore {
     /// The team's chain with this name, if any.
     public func chain(team: String, name: String) async throws -> SavedChain? {
         try await perform("read chain '\(name)' of team \(team)") { db in
-            try await db.query(
+            try db.query(
                 "SELECT * FROM chains WHERE team = ? AND name = ?", [.text(team), .text(name)]
             ).first.map(SavedChain.init(row:))
         }
@@ -32,7 +32,7 @@ extension SQLiteStore {
     /// All chains of a team, ordered by name.
     public func chains(team: String) async throws -> [SavedChain] {
         try await perform("list the chains of team \(team)") { db in
-            try await db.query("SELECT * FROM chains WHERE team = ? ORDER BY name", [.text(team)])
+            try db.query("SELECT * FROM chains WHERE team = ? ORDER BY name", [.text(team)])
                 .map(SavedChain.init(row:))
         }
     }
@@ -40,7 +40,7 @@ extension SQLiteStore {
     /// Deletes the team's chain with this name; returns whether one existed.
     public func deleteChain(team: String, name: String) async throws -> Bool {
         try await perform("delete chain '\(name)' of team \(team)") { db in
-            try await !db.query(
+            try !db.query(
                 "DELETE FROM chains WHERE team = ? AND name = ? RETURNING name", [.text(team), .text(name)]
             ).isEmpty
         }
@@ -48,7 +48,7 @@ extension SQLiteStore {
 }
 
 extension SavedChain {
-    init(row: SQLiteRow) throws {
+    init(row: SQLRow) throws {
         self.init(
             team: try row.text("team"), name: try row.text("name"), source: try row.text("source"),
             creator: try row.text("creator"), createdAt: try row.date("created_at"),

@@ -7,7 +7,7 @@ extension SQLiteStore {
     /// Appends a finished run. What the entry holds is what is kept: the caller applies retention.
     public func recordRun(_ entry: HistoryEntry) async throws {
         try await perform("record a \(entry.command) run in team \(entry.team)") { db in
-            _ = try await db.query(
+            _ = try db.query(
                 """
                 INSERT INTO history (team, user, channel, command, command_line, result_text, succeeded,
                     agreement, models_answered, models_asked, elapsed, created_at)
@@ -29,7 +29,7 @@ extension SQLiteStore {
         // SQLite reads a negative LIMIT as "no limit"; a caller asking for none should get none.
         guard limit > 0 else { return [] }
         return try await perform("read the history of user \(user) in team \(team)") { db in
-            try await db.query(
+            try db.query(
                 """
                 SELECT * FROM history WHERE team = ? AND user = ?
                 ORDER BY created_at DESC, id DESC LIMIT ?
@@ -44,7 +44,7 @@ extension SQLiteStore {
     /// Deletes all of a user's runs in a team; returns how many there were.
     public func clearHistory(team: String, user: String) async throws -> Int {
         try await perform("clear the history of user \(user) in team \(team)") { db in
-            try await db.query("DELETE FROM history WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
+            try db.query("DELETE FROM history WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
         }
     }
 
@@ -61,19 +61,18 @@ extension SQLiteStore {
         let off = defaultRetention == .off ? "1" : governedBy("off")
         let metadata = defaultRetention == .metadata ? "1" : governedBy("metadata")
         return try await perform("purge the history") { db in
-            try await db.inTransaction {
-                let aged = try await db.query("DELETE FROM history WHERE created_at < ? RETURNING id", [.date(before)]).count
-                let refused = try await db.query("DELETE FROM history WHERE \(off) RETURNING id").count
-                _ = try await db.query(
-                    "UPDATE history SET command_line = NULL, result_text = NULL WHERE (command_line IS NOT NULL OR result_text IS NOT NULL) AND \(metadata)")
-                return aged + refused
-            }
+            // One operation, so one savepoint: it is applied whole or not at all.
+            let aged = try db.query("DELETE FROM history WHERE created_at < ? RETURNING id", [.date(before)]).count
+            let refused = try db.query("DELETE FROM history WHERE \(off) RETURNING id").count
+            _ = try db.query(
+                "UPDATE history SET command_line = NULL, result_text = NULL WHERE (command_line IS NOT NULL OR result_text IS NOT NULL) AND \(metadata)")
+            return aged + refused
         }
     }
 }
 
 extension HistoryEntry {
-    init(row: SQLiteRow) throws {
+    init(row: SQLRow) throws {
         self.init(
             team: try row.text("team"), user: try row.text("user"), channel: try row.text("channel"),
             command: try row.text("command"), commandLine: row.optionalText("command_line"),

@@ -13,7 +13,7 @@ extension SQLiteStore {
         try await perform(operation) { db in
             // `seq` is one past the largest in the table, so it grows with every enqueue among the
             // entries still there (purged entries are finished ones, whose order no longer matters).
-            let inserted = try await db.query(
+            let inserted = try db.query(
                 """
                 INSERT INTO outbox (id, seq, platform, conversation, address, content, replaces, state, attempts,
                     parts_delivered, next_attempt_at, created_at, platform_ref, last_error)
@@ -47,20 +47,18 @@ extension SQLiteStore {
     public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxEntry] {
         // SQLite reads a negative LIMIT as "no limit"; a caller asking for none should get none.
         guard limit > 0 else { return [] }
-        // The steps are static so that the transaction's body does not capture the actor: it runs
-        // off the actor, holding the connection through the gate.
+        // The steps are static: the body runs in the writer's drain, not on this store.
         let logger = logger
         return try await perform("claim due outbox entries") { db in
-            try await db.inTransaction {
-                var claimed = try await Self.dueHeads(now: now, limit: limit, db)
-                while !claimed.unreadable.isEmpty {
-                    try await Self.markUnreadable(claimed.unreadable, db, logger: logger)
-                    // The failed heads uncovered their conversations' next entries: select again.
-                    claimed = try await Self.dueHeads(now: now, limit: limit, db)
-                }
-                try await Self.lease(claimed.entries.map(\.id), until: leaseUntil, db)
-                return claimed.entries
+            // One operation, so one savepoint: it is applied whole or not at all.
+            var claimed = try Self.dueHeads(now: now, limit: limit, db)
+            while !claimed.unreadable.isEmpty {
+                try Self.markUnreadable(claimed.unreadable, db, logger: logger)
+                // The failed heads uncovered their conversations' next entries: select again.
+                claimed = try Self.dueHeads(now: now, limit: limit, db)
             }
+            try Self.lease(claimed.entries.map(\.id), until: leaseUntil, db)
+            return claimed.entries
         }
     }
 
@@ -104,14 +102,14 @@ extension SQLiteStore {
     /// ``StoreError/unreadableOutboxEntry(id:reason:)`` when its content cannot be decoded.
     public func outboxEntry(id: String) async throws -> OutboxEntry? {
         try await perform("read outbox entry \(id)") { db in
-            try await db.query("SELECT * FROM outbox WHERE id = ?", [.text(id)]).first.map(OutboxEntry.init(row:))
+            try db.query("SELECT * FROM outbox WHERE id = ?", [.text(id)]).first.map(OutboxEntry.init(row:))
         }
     }
 
     /// Pending entries, leased or not: the outbox depth.
     public func pendingOutboxCount() async throws -> Int {
         try await perform("count pending outbox entries") { db in
-            try await db.query("SELECT COUNT(*) AS count FROM outbox WHERE state = 'pending'").first?.int("count") ?? 0
+            try db.query("SELECT COUNT(*) AS count FROM outbox WHERE state = 'pending'").first?.int("count") ?? 0
         }
     }
 
@@ -119,7 +117,7 @@ extension SQLiteStore {
     /// in it belongs to a process that is gone, and its entries should not wait for it to lapse.
     public func releaseOutboxLeases() async throws {
         try await perform("release outbox leases") { db in
-            _ = try await db.query("UPDATE outbox SET leased_until = NULL WHERE leased_until IS NOT NULL")
+            _ = try db.query("UPDATE outbox SET leased_until = NULL WHERE leased_until IS NOT NULL")
         }
     }
 
@@ -127,7 +125,7 @@ extension SQLiteStore {
     /// their age, since they are still to be delivered.
     public func purgeOutbox(before: Date) async throws {
         try await perform("purge the outbox") { db in
-            _ = try await db.query(
+            _ = try db.query(
                 "DELETE FROM outbox WHERE state IN ('sent', 'failed') AND created_at < ?", [.date(before)])
         }
     }
@@ -137,12 +135,12 @@ extension SQLiteStore {
     /// Every conversation's oldest pending entry that is due and not leased, oldest first, split
     /// into the entries that decode and the unreadable ones.
     private static func dueHeads(
-        now: Date, limit: Int, _ db: SQLiteConnection
-    ) async throws -> (entries: [OutboxEntry], unreadable: [StoreError]) {
+        now: Date, limit: Int, _ db: Database
+    ) throws -> (entries: [OutboxEntry], unreadable: [StoreError]) {
         // The window numbers each conversation's pending entries in delivery order; only the first
         // is a candidate, and the due/lease filters apply after numbering so that an entry waiting
         // for its retry still holds back the entries behind it.
-        let rows = try await db.query(
+        let rows = try db.query(
             """
             SELECT * FROM (
                 SELECT *, ROW_NUMBER() OVER (PARTITION BY conversation ORDER BY created_at, seq) AS position
@@ -167,13 +165,13 @@ extension SQLiteStore {
     }
 
     /// Marks entries whose content cannot be decoded failed, keeping the reason.
-    private static func markUnreadable(_ errors: [StoreError], _ db: SQLiteConnection, logger: Logger) async throws {
+    private static func markUnreadable(_ errors: [StoreError], _ db: Database, logger: Logger) throws {
         for error in errors {
             guard case .unreadableOutboxEntry(let id, _) = error else { continue }
             logger.error(
                 "Marking an unreadable outbox entry failed",
                 metadata: ["outbox.id": .string(id), "error": .string(error.description)])
-            _ = try await db.query(
+            _ = try db.query(
                 "UPDATE outbox SET state = 'failed', last_error = ?, leased_until = NULL WHERE id = ?",
                 [.text(error.description), .text(id)])
         }
@@ -181,12 +179,12 @@ extension SQLiteStore {
 
     /// Leases the claimed entries, a bounded number of ids per statement (SQLite caps the number
     /// of bound values in one statement).
-    private static func lease(_ ids: [String], until: Date, _ db: SQLiteConnection) async throws {
+    private static func lease(_ ids: [String], until: Date, _ db: Database) throws {
         let chunkSize = 500
         for start in stride(from: 0, to: ids.count, by: chunkSize) {
             let chunk = ids[start..<min(start + chunkSize, ids.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            _ = try await db.query(
+            _ = try db.query(
                 "UPDATE outbox SET leased_until = ? WHERE id IN (\(placeholders))",
                 [.date(until)] + chunk.map { .text($0) })
         }
@@ -198,7 +196,7 @@ extension SQLiteStore {
     /// caller is acting on an entry it believes exists (a lost update would go unnoticed otherwise).
     private func update(id: String, operation: String, set: String, _ binds: [SQLiteData]) async throws {
         try await perform(operation) { db in
-            let updated = try await db.query(
+            let updated = try db.query(
                 "UPDATE outbox SET \(set) WHERE id = ? RETURNING id", binds + [.text(id)])
             if updated.isEmpty {
                 throw StoreError.operationFailed(operation: operation, reason: "no outbox entry has this id")
@@ -211,7 +209,7 @@ extension OutboxEntry {
     /// Reads a row of the `outbox` table. Content that does not decode throws
     /// ``StoreError/unreadableOutboxEntry(id:reason:)`` naming the entry, so callers can tell it from
     /// a broken file (a missing or mistyped column, which throws ``UnexpectedColumnError``).
-    init(row: SQLiteRow) throws {
+    init(row: SQLRow) throws {
         let id = try row.text("id")
         let rawState = try row.text("state")
         guard let state = State(rawValue: rawState) else {

@@ -6,17 +6,23 @@ extension SQLiteStore {
     /// The settings stored for one scope; empty settings when none are stored.
     public func settings(_ scope: SettingsScope) async throws -> Settings {
         let key = SettingsKey(scope)
+        if let cached = cache.settings(key) { return cached }
+        let cache = cache
+        let logger = logger
         return try await perform("read the settings of \(key)") { db in
-            guard
-                let row = try await db.query(
+            // Cached inside the operation: in the writer's order, so a later write's drop wins.
+            let settings =
+                try db.query(
                     "SELECT lang, tier, retention FROM settings WHERE scope_kind = ? AND team = ? AND subject = ?",
                     key.binds
-                ).first
-            else { return Settings() }
-            return Settings(
-                lang: row.optionalText("lang"),
-                tier: decode(Tier.self, row.optionalText("tier"), column: "tier", key: key),
-                retention: decode(Retention.self, row.optionalText("retention"), column: "retention", key: key))
+                ).first.map { row in
+                    Settings(
+                        lang: row.optionalText("lang"),
+                        tier: Self.decode(Tier.self, row.optionalText("tier"), column: "tier", key: key, logger: logger),
+                        retention: Self.decode(Retention.self, row.optionalText("retention"), column: "retention", key: key, logger: logger))
+                } ?? Settings()
+            cache.setSettings(settings, for: key)
+            return settings
         }
     }
 
@@ -24,13 +30,15 @@ extension SQLiteStore {
     /// delete the row, so an unset scope leaves nothing behind.
     public func saveSettings(_ settings: Settings, for scope: SettingsScope) async throws {
         let key = SettingsKey(scope)
+        let cache = cache
         try await perform("save the settings of \(key)") { db in
+            cache.dropSettings(key)
             if settings.isEmpty {
-                _ = try await db.query(
+                _ = try db.query(
                     "DELETE FROM settings WHERE scope_kind = ? AND team = ? AND subject = ?", key.binds)
                 return
             }
-            _ = try await db.query(
+            _ = try db.query(
                 """
                 INSERT INTO settings (scope_kind, team, subject, lang, tier, retention) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (scope_kind, team, subject) DO UPDATE SET
@@ -45,8 +53,8 @@ extension SQLiteStore {
 
     /// A value a newer rhea-relay may have written (a tier this code does not know) reads as "not
     /// set" with a warning, rather than making every command of that user fail.
-    private func decode<Value: RawRepresentable<String>>(
-        _ type: Value.Type, _ raw: String?, column: String, key: SettingsKey
+    private static func decode<Value: RawRepresentable<String>>(
+        _ type: Value.Type, _ raw: String?, column: String, key: SettingsKey, logger: Logger
     ) -> Value? {
         guard let raw else { return nil }
         guard let value = Value(rawValue: raw) else {
@@ -60,7 +68,7 @@ extension SQLiteStore {
 }
 
 /// A settings scope as its primary-key columns.
-struct SettingsKey: CustomStringConvertible {
+struct SettingsKey: Hashable, Sendable, CustomStringConvertible {
     let kind: String
     let team: String
     let subject: String

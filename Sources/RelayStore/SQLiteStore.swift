@@ -1,33 +1,37 @@
 public import Logging
-import NIOPosix
 public import RelayCore
-import SQLiteNIO
+import Synchronization
 
 /// The relay's ``Store`` in one SQLite file (WAL mode), for single-replica deployments.
 ///
-/// The actor owns the file's only connection. Because an actor is re-entrant at every `await`, it
-/// also runs a small first-come-first-served gate so that one operation (which may be several
-/// statements, like a transaction) finishes before the next one touches the connection.
+/// Every operation goes through one ``GroupCommitWriter``: operations that arrive together share
+/// one transaction and one commit, each in a savepoint of its own, and their callers are resumed
+/// once it is committed. Reads that every command makes — the team's custom commands and the
+/// user's and channel's settings — are answered from ``ReadCache``, which writes through this
+/// store keep coherent (this process is the file's only writer). The WAL is checkpointed by a
+/// second connection off the writer (``Checkpointer``).
 ///
-/// Call ``close()`` when done: the connection cannot be closed from `deinit`.
-public actor SQLiteStore: Store {
+/// Call ``close()`` when done: closing waits for the operations already queued.
+public final class SQLiteStore: Store {
     /// The database file, as given to ``open(path:logger:)``.
-    public nonisolated let path: String
+    public let path: String
     /// The newest schema version this code knows; files with a newer version are refused.
     public static var supportedSchemaVersion: Int { Migration.latestVersion }
 
     let logger: Logger
-    /// Nil once closed.
-    private var connection: SQLiteConnection?
-    /// Whether an operation holds the connection.
-    private var isBusy = false
-    /// Operations waiting for the connection, in arrival order.
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    let writer: GroupCommitWriter
+    let cache = ReadCache()
+    private let database: Database
+    private let checkpointer: Checkpointer
+    private let closed = Mutex(false)
 
-    private init(path: String, connection: SQLiteConnection, logger: Logger) {
+    private init(path: String, database: Database, checkpointer: Checkpointer, logger: Logger) {
         self.path = path
-        self.connection = connection
+        self.database = database
+        self.checkpointer = checkpointer
         self.logger = logger
+        writer = GroupCommitWriter(database: database, onBatch: { StoreMetrics.batch(size: $0) })
+        checkpointer.watch(database)
     }
 
     /// Opens the database file at `path`, creating it and its missing folders on first run, and
@@ -51,42 +55,50 @@ public actor SQLiteStore: Store {
         var logger = logger
         logger[metadataKey: "store.path"] = .string(path)
         try DatabaseSetup.createParentFolder(of: path)
-        let connection: SQLiteConnection
+        let database: Database
         do {
-            connection = try await SQLiteConnection.open(
-                storage: .file(path: path),
-                threadPool: NIOThreadPool.singleton,
-                logger: logger,
-                on: MultiThreadedEventLoopGroup.singleton.any()
-            )
+            database = try Database(path: path)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: StoreError.reason(for: error))
         }
         do {
-            try await DatabaseSetup(connection: connection, path: path, logger: logger).run(migrations: migrations)
+            try DatabaseSetup(database: database, path: path, logger: logger).run(migrations: migrations)
+            let checkpointer: Checkpointer
+            do {
+                checkpointer = try Checkpointer(path: path)
+            } catch {
+                throw StoreError.cannotOpen(path: path, reason: StoreError.reason(for: error))
+            }
+            return SQLiteStore(path: path, database: database, checkpointer: checkpointer, logger: logger)
         } catch {
             // Release the file handle so a refused file is not held open.
-            try? await connection.close()
+            database.close()
             throw error
         }
-        return SQLiteStore(path: path, connection: connection, logger: logger)
     }
 
-    /// Closes the connection after the operations already waiting have finished. Later calls throw
-    /// ``StoreError/closed``; closing again does nothing.
+    /// Closes the connection after the operations already waiting have finished, folding the WAL
+    /// back into the file. Later calls throw ``StoreError/closed``; closing again does nothing.
     public func close() async throws {
-        await acquire()
-        defer { release() }
-        guard let connection else { return }
-        self.connection = nil
-        do {
-            // Not cut short by the caller's cancellation (NIO's thread pool refuses work from a
-            // cancelled task): a connection dropped unclosed traps in debug builds and leaks the
-            // file handle otherwise, and a cancelled server must still close its store.
-            try await Task { try await connection.close() }.value
-        } catch {
-            throw StoreError.operationFailed(
-                operation: "close the database at \(path)", reason: StoreError.reason(for: error))
+        guard
+            closed.withLock({ closed in
+                defer { closed = true }
+                return !closed
+            })
+        else { return }
+        let checkpointer = checkpointer
+        let path = path
+        // Queued last, alone: everything queued before it runs first.
+        try await writer.perform(exclusive: true, closing: true) { database in
+            database.clearWALHook()
+            checkpointer.close()
+            do {
+                try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            } catch {
+                database.close()
+                throw StoreError.operationFailed(operation: "close the database at \(path)", reason: StoreError.reason(for: error))
+            }
+            database.close()
         }
     }
 
@@ -95,14 +107,14 @@ public actor SQLiteStore: Store {
     /// The journal mode SQLite reports for the file (`wal` once opened). Read-only.
     public func journalMode() async throws -> String {
         try await perform("read the journal mode") { db in
-            try await db.query("PRAGMA journal_mode").first?.text("journal_mode") ?? ""
+            try db.query("PRAGMA journal_mode").first?.text("journal_mode") ?? ""
         }
     }
 
     /// The schema versions recorded in the file, oldest first. Read-only.
     public func appliedMigrations() async throws -> [AppliedMigration] {
         try await perform("read the applied migrations") { db in
-            try await db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version").map {
+            try db.query("SELECT version, applied_at FROM schema_migrations ORDER BY version").map {
                 AppliedMigration(version: try $0.int("version"), appliedAt: try $0.date("applied_at"))
             }
         }
@@ -110,38 +122,21 @@ public actor SQLiteStore: Store {
 
     // MARK: Access to the connection
 
-    /// Runs `body` with exclusive use of the open connection, turning low-level failures into a
-    /// ``StoreError/operationFailed(operation:reason:)`` that names `operation`.
+    /// Runs `body` on the connection in the writer's next batch (its own savepoint), turning
+    /// low-level failures into a ``StoreError/operationFailed(operation:reason:)`` that names
+    /// `operation`.
     func perform<T: Sendable>(
         _ operation: @autoclosure () -> String,
-        _ body: (SQLiteConnection) async throws -> T
+        _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        await acquire()
-        defer { release() }
-        guard let connection else { throw StoreError.closed }
         do {
-            return try await body(connection)
+            return try await writer.perform(body)
         } catch let error as StoreError {
             throw error
         } catch {
+            // A batch that did not commit may have cached what one of its operations read.
+            cache.clear()
             throw StoreError.operationFailed(operation: operation(), reason: StoreError.reason(for: error))
-        }
-    }
-
-    private func acquire() async {
-        guard isBusy else {
-            isBusy = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    private func release() {
-        if waiters.isEmpty {
-            isBusy = false
-        } else {
-            // Hand the gate straight to the next waiter; it stays busy.
-            waiters.removeFirst().resume()
         }
     }
 }

@@ -1,27 +1,19 @@
-import SQLiteNIO
+import VaporCSQLite
 
 extension StoreError {
     /// A short, plain-language reason for a low-level failure, keeping SQLite's own words in
     /// parentheses for whoever debugs it.
     static func reason(for error: any Error) -> String {
-        guard let error = error as? SQLiteError else { return String(describing: error) }
+        guard let error = error as? SQLiteFailure else { return String(describing: error) }
         let plain: String? =
-            switch error.reason {
-            case .cantOpen, .cantOpenDirectory, .cantOpenInvalidPath, .permission, .auth, .authUnauthorizedUser:
-                "permission denied, or the path is a folder"
-            case .readOnly, .readonlyDirectory, .readonlyCantLock, .readonlyInRecovery, .readonlyInRollback,
-                .readonlyBackingMoved:
-                "the file or its folder is read-only"
-            case .notADatabase:
-                "the file is not an SQLite database"
-            case .corrupt, .corruptIndex, .corruptSequenceSchema, .corruptVirtualTable:
-                "the file is corrupt"
-            case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked:
-                "the database stayed locked by another process"
-            case .full:
-                "the disk is full"
-            default:
-                nil
+            switch error.primary {
+            case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH: "permission denied, or the path is a folder"
+            case SQLITE_READONLY: "the file or its folder is read-only"
+            case SQLITE_NOTADB: "the file is not an SQLite database"
+            case SQLITE_CORRUPT: "the file is corrupt"
+            case SQLITE_BUSY, SQLITE_LOCKED: "the database stayed locked by another process"
+            case SQLITE_FULL: "the disk is full"
+            default: nil
             }
         guard let plain else { return error.message }
         return "\(plain) (SQLite: \(error.message))"

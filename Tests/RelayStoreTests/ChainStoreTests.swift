@@ -103,11 +103,7 @@ struct ChainStoreTests {
         try await withStore(kind) { store in
             try await store.saveChain(Self.chain("a\u{0}b"))
             let names = try await store.chains(team: "T1").map { Array($0.name.utf8) }
-            withKnownIssue("SQLiteStore cuts text at the first NUL character") {
-                #expect(names == [[0x61, 0x00, 0x62]])
-            } when: {
-                kind == .sqlite
-            }
+            #expect(names == [[0x61, 0x00, 0x62]])
         }
     }
 }

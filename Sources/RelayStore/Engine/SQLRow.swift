@@ -2,6 +2,19 @@ import SQLiteNIO
 
 import struct Foundation.Date
 
+/// One result row, read by column name. Values are copied out of SQLite as the row is stepped,
+/// so a row outlives its statement.
+struct SQLRow: Sendable {
+    /// The statement's column names, shared by its rows.
+    let names: [String]
+    let values: [SQLiteData]
+
+    func column(_ name: String) -> SQLiteData? {
+        guard let index = names.firstIndex(of: name) else { return nil }
+        return values[index]
+    }
+}
+
 /// A column that is missing or holds the wrong type: the file was changed outside rhea-relay.
 struct UnexpectedColumnError: Error, CustomStringConvertible {
     let column: String
@@ -10,9 +23,9 @@ struct UnexpectedColumnError: Error, CustomStringConvertible {
     var description: String { "column \(column) is missing or not \(expected)" }
 }
 
-/// Typed column reads. SQLiteData converts between affinities; a NULL or missing value in a
-/// required column is an error rather than a silent default.
-extension SQLiteRow {
+/// Typed column reads. Affinities convert (an integer reads as text); a NULL or missing value in
+/// a required column is an error rather than a silent default.
+extension SQLRow {
     func text(_ column: String) throws -> String {
         guard let value = optionalText(column) else {
             throw UnexpectedColumnError(column: column, expected: "text")

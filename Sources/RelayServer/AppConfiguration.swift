@@ -26,7 +26,10 @@ public struct AppConfiguration: Sendable {
     public var platforms: [any ChatPlatform]
     /// How the outbox worker retries and paces.
     public var delivery: DeliveryPolicy
-    /// How long runs in flight get to finish at shutdown before they are parked for the next start.
+    /// Runs in flight at most, and the inbox depth beyond which commands are answered "busy".
+    public var runs: RunLimits
+    /// How long runs in flight get to finish at shutdown before they are left in the inbox for
+    /// the next start.
     public var shutdownGrace: Duration
     /// How often finished outbox entries and old or no-longer-wanted history are purged.
     public var retentionInterval: Duration
@@ -43,6 +46,7 @@ public struct AppConfiguration: Sendable {
         self.http = HTTPSettings()
         self.platforms = []
         self.delivery = DeliveryPolicy()
+        self.runs = RunLimits()
         self.shutdownGrace = .seconds(20)
         self.retentionInterval = .seconds(3600)
     }

@@ -103,6 +103,8 @@ public enum ConfigurationLoader {
         if let token = config.http.adminToken, token.utf8.count < 16 {
             throw ConfigurationError("http.adminToken (HTTP_ADMIN_TOKEN) must be at least 16 characters long (a random one: `openssl rand -hex 32`).")
         }
+        config.runs.maxInFlight = try values.int("runs.maxInFlight", in: 1...100_000) ?? config.runs.maxInFlight
+        config.runs.busyDepth = try values.int("runs.busyDepth", in: 1...10_000_000) ?? config.runs.busyDepth
         config.shutdownGrace = try values.seconds("shutdown.grace") ?? config.shutdownGrace
         config.delivery.maxAttempts = try values.int("delivery.maxAttempts", in: 1...100) ?? config.delivery.maxAttempts
         config.platforms = try platforms.map { try $0.init(configuration: values) }

@@ -6,27 +6,33 @@ extension MemoryStore {
     /// Writes a new entry as given. An id that is already in the outbox is refused rather than
     /// overwritten, with the same error SQLiteStore gives: ids are idempotency keys.
     public func enqueue(_ entry: OutboxEntry) throws {
-        let operation = "enqueue outbox entry \(entry.id)"
+        let prepared = try Self.prepared(entry)
+        try withOpenContents { contents throws(StoreError) in try Self.insert(prepared, into: &contents) }
+    }
+
+    /// The entry as SQLiteStore would keep it: dates as SQLite keeps them, content through the
+    /// JSON it is stored as (content it cannot encode is refused here too).
+    static func prepared(_ entry: OutboxEntry) throws(StoreError) -> OutboxEntry {
         var entry = entry
         entry.nextAttemptAt = entry.nextAttemptAt.asKeptBySQLite
         entry.createdAt = entry.createdAt.asKeptBySQLite
-        // Through the JSON that SQLiteStore keeps content in: content it cannot encode is refused
-        // here too, and what comes back is what it would give back.
-        let content = Result { try OutboxContentCoding.decode(OutboxContentCoding.encode(entry.content)) }
-        try withOpenContents { contents throws(StoreError) in
-            do {
-                entry.content = try content.get()
-            } catch {
-                throw .operationFailed(operation: operation, reason: StoreError.reason(for: error))
-            }
-            try Self.checkAttempts(entry.attempts, operation: operation)
-            let id = ExactText(entry.id)
-            guard contents.outbox[id] == nil else {
-                throw .operationFailed(operation: operation, reason: "an entry with this id already exists")
-            }
-            contents.outbox[id] = OutboxRecord(entry: entry, sequence: contents.nextSequence)
-            contents.nextSequence += 1
+        do {
+            entry.content = try OutboxContentCoding.decode(OutboxContentCoding.encode(entry.content))
+        } catch {
+            throw .operationFailed(operation: "enqueue outbox entry \(entry.id)", reason: StoreError.reason(for: error))
         }
+        return entry
+    }
+
+    static func insert(_ entry: OutboxEntry, into contents: inout Contents) throws(StoreError) {
+        let operation = "enqueue outbox entry \(entry.id)"
+        try checkAttempts(entry.attempts, operation: operation)
+        let id = ExactText(entry.id)
+        guard contents.outbox[id] == nil else {
+            throw .operationFailed(operation: operation, reason: "an entry with this id already exists")
+        }
+        contents.outbox[id] = OutboxRecord(entry: entry, sequence: contents.nextSequence)
+        contents.nextSequence += 1
     }
 
     /// Leases up to `limit` due entries until `leaseUntil` and returns them, oldest first; none when

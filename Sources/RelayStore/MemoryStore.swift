@@ -30,6 +30,9 @@ public final class MemoryStore: Store, Sendable {
         var outbox: [ExactText: OutboxRecord] = [:]
         /// The enqueue order of the next outbox entry.
         var nextSequence = 1
+        /// Accepted events by id (ids grow and are never reused, as SQLite's AUTOINCREMENT).
+        var inbox: [Int64: InboxItem] = [:]
+        var nextInboxID: Int64 = 1
     }
 
     /// Runs `body` on the contents, or throws ``StoreError/closed`` once the store is closed.
@@ -206,6 +209,13 @@ public final class MemoryStore: Store, Sendable {
             guard contents.dedupe[ExactText(key)] == nil else { return false }
             contents.dedupe[ExactText(key)] = expiresAt
             return true
+        }
+    }
+
+    public func purgeExpiredClaims(now: Date) throws {
+        let now = now.asKeptBySQLite
+        try withOpenContents { contents throws(StoreError) in
+            contents.dedupe = contents.dedupe.filter { $0.value > now }
         }
     }
 }

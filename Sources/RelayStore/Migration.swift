@@ -117,6 +117,25 @@ extension Migration {
                 "CREATE INDEX history_by_creation ON history (created_at)",
             ]
         ),
+        Migration(
+            version: 4,
+            statements: [
+                // The durable inbox: an accepted event, committed before the platform is acknowledged
+                // and deleted in the transaction that puts its reply in the outbox. AUTOINCREMENT: an
+                // id is never reused, since a run's progress message is keyed by it.
+                """
+                CREATE TABLE inbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    team TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    conversation TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    event TEXT NOT NULL,
+                    accepted_at REAL NOT NULL
+                ) STRICT
+                """
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

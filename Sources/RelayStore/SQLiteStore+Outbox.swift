@@ -9,27 +9,24 @@ extension SQLiteStore {
     /// outbox is refused rather than overwritten: ids are idempotency keys, and replacing an entry
     /// could drop a reply that was never sent.
     public func enqueue(_ entry: OutboxEntry) async throws {
-        let operation = "enqueue outbox entry \(entry.id)"
-        try await perform(operation) { db in
-            // `seq` is one past the largest in the table, so it grows with every enqueue among the
-            // entries still there (purged entries are finished ones, whose order no longer matters).
-            let inserted = try db.query(
-                """
-                INSERT INTO outbox (id, seq, platform, conversation, address, content, replaces, state, attempts,
-                    parts_delivered, next_attempt_at, created_at, platform_ref, last_error)
-                VALUES (?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO NOTHING RETURNING id
-                """,
-                [
-                    .text(entry.id), .text(entry.platform), .text(entry.conversation), .text(entry.address),
-                    .text(try OutboxContentCoding.encode(entry.content)), .text(orNull: entry.replaces),
-                    .text(entry.state.rawValue), .integer(SQLiteInt64(entry.attempts)),
-                    .integer(SQLiteInt64(entry.partsDelivered)), .date(entry.nextAttemptAt),
-                    .date(entry.createdAt), .text(orNull: entry.platformRef), .text(orNull: entry.lastError),
-                ])
-            if inserted.isEmpty {
-                throw StoreError.operationFailed(operation: operation, reason: "an entry with this id already exists")
-            }
+        let row = try OutboxRow(entry)
+        try await perform("enqueue outbox entry \(entry.id)") { db in try Self.insert(row, db) }
+    }
+
+    /// The insert, as a step of an operation (a run's end enqueues its reply with it).
+    static func insert(_ row: OutboxRow, _ db: Database) throws {
+        // `seq` is one past the largest in the table, so it grows with every enqueue among the
+        // entries still there (purged entries are finished ones, whose order no longer matters).
+        let inserted = try db.query(
+            """
+            INSERT INTO outbox (id, seq, platform, conversation, address, content, replaces, state, attempts,
+                parts_delivered, next_attempt_at, created_at, platform_ref, last_error)
+            VALUES (?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """,
+            row.binds)
+        if inserted.isEmpty {
+            throw StoreError.operationFailed(operation: "enqueue outbox entry \(row.id)", reason: "an entry with this id already exists")
         }
     }
 
@@ -202,6 +199,24 @@ extension SQLiteStore {
                 throw StoreError.operationFailed(operation: operation, reason: "no outbox entry has this id")
             }
         }
+    }
+}
+
+/// An entry's column values, encoded before the operation runs (the writer's drain does only
+/// SQLite work).
+struct OutboxRow: Sendable {
+    let id: String
+    let binds: [SQLiteData]
+
+    init(_ entry: OutboxEntry) throws {
+        id = entry.id
+        binds = [
+            .text(entry.id), .text(entry.platform), .text(entry.conversation), .text(entry.address),
+            .text(try OutboxContentCoding.encode(entry.content)), .text(orNull: entry.replaces),
+            .text(entry.state.rawValue), .integer(SQLiteInt64(entry.attempts)),
+            .integer(SQLiteInt64(entry.partsDelivered)), .date(entry.nextAttemptAt),
+            .date(entry.createdAt), .text(orNull: entry.platformRef), .text(orNull: entry.lastError),
+        ]
     }
 }
 

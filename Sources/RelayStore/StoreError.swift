@@ -18,6 +18,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     /// An outbox entry's stored content cannot be decoded: a newer rhea-relay wrote a kind of
     /// content this one does not know, or the file was edited by hand.
     case unreadableOutboxEntry(id: String, reason: String)
+    /// An inbox item's stored event cannot be decoded (a newer rhea-relay wrote it, or the file
+    /// was edited by hand); the item is removed and logged rather than run.
+    case unreadableInboxItem(id: Int64, reason: String)
 
     /// The operator-facing message.
     public var description: String {
@@ -38,6 +41,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .unreadableOutboxEntry(let id, let reason):
             "The outbox entry \(id) cannot be read: \(reason). A newer rhea-relay may have written it; upgrade "
                 + "rhea-relay, or mark the entry failed in the outbox table."
+        case .unreadableInboxItem(let id, let reason):
+            "The inbox item \(id) cannot be read: \(reason). A newer rhea-relay may have written it; it is "
+                + "removed rather than run."
         }
     }
 

@@ -3,6 +3,7 @@ import RelayCore
 import RelayServer
 import RelayStore
 import RelayTestSupport
+import ServiceLifecycle
 import Synchronization
 
 /// A temporary SQLite file that can be opened, closed and opened again (a restart).
@@ -104,11 +105,18 @@ func advance(
 
 /// Runs `worker` in the background while `body` runs, then stops it.
 func whileRunning<T>(_ worker: OutboxWorker, _ body: () async throws -> T) async throws -> T {
-    let task = Task { try await worker.run() }
-    defer { task.cancel() }
+    try await whileRunning([worker], body)
+}
+
+/// Runs the services (each `run()` in a task of its own) while `body` runs, then cancels them.
+func whileRunning<T>(_ services: [any Service], _ body: () async throws -> T) async throws -> T {
+    let tasks = services.map { service in Task { try await service.run() } }
+    defer { tasks.forEach { $0.cancel() } }
     let result = try await body()
-    task.cancel()
-    _ = await task.result
+    for task in tasks {
+        task.cancel()
+        _ = await task.result
+    }
     return result
 }
 

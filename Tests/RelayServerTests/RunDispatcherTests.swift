@@ -44,8 +44,8 @@ struct RunDispatcherTests {
             let dispatcher = RunDispatcher(relay: relay, outbox: outbox, progressInterval: .zero, logger: logger)
             let sender = RecordingSender(clock: clock)
             let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
-            try await whileRunning(worker) {
-                await dispatcher.submit(event("/run polish we has shipped"), route: route)
+            try await whileRunning([worker, dispatcher]) {
+                try await dispatcher.submit(event("/run polish we has shipped"), route: route)
                 try await eventually("the result") { sender.deliveries.contains { $0.entry.replyBody != nil } }
             }
             let deliveries = sender.deliveries
@@ -71,8 +71,10 @@ struct RunDispatcherTests {
             let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: outbox, logger: logger)
             let sender = RecordingSender()
             let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
-            try await whileRunning(worker) {
-                for _ in 0..<3 { await dispatcher.submit(event("/fix teh cat", key: "Ev1"), route: route) }
+            try await whileRunning([worker, dispatcher]) {
+                var submissions: [Submission] = []
+                for _ in 0..<3 { submissions.append(try await dispatcher.submit(event("/fix teh cat", key: "Ev1"), route: route)) }
+                #expect(submissions == [.accepted(ahead: 0), .duplicate, .duplicate])
                 // Every run has finished and everything it wrote is delivered: nothing more can come.
                 try await eventually("every run to finish and its reply to be delivered") {
                     let pending = try await store.pendingOutboxCount()
@@ -84,7 +86,7 @@ struct RunDispatcherTests {
         }
     }
 
-    @Test func shutdownParksUnfinishedRunsAndTheNextStartRunsThemOnce() async throws {
+    @Test func shutdownLeavesUnfinishedRunsInTheInboxAndTheNextStartRunsThemOnce() async throws {
         try await TemporaryDatabase.with { db in
             // First life: the backend never answers; shutdown comes after a 20 s grace on the clock.
             var store = try await db.open()
@@ -93,27 +95,24 @@ struct RunDispatcherTests {
             let slow = RunDispatcher(relay: Relay(tribunal: HangingTribunal(), store: store), outbox: outbox, grace: .seconds(20), logger: logger)
             let group = ServiceGroup(services: [slow], logger: logger)
             let running = Task { try await group.run() }
-            await slow.submit(event("/fix teh cat", key: "Ev9"), route: route)
-            #expect(slow.inFlight == 1)
+            try await slow.submit(event("/fix teh cat", key: "Ev9"), route: route)
+            try await eventually("the run to start") { slow.inFlight == 1 }
             await group.triggerGracefulShutdown()
-            // The grace is measured on the clock: nothing is parked before it has passed.
+            // The grace is measured on the clock; the run is given it, then left in the inbox.
             await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(19))
-            #expect(try await store.pendingOutboxCount() == 0, "still within the grace")
-            try await advance(clock, by: .seconds(1), until: "the run to be parked") { try await store.pendingOutboxCount() == 1 }
+            clock.advance(by: .seconds(20))
             try await running.value
-            #expect(try await store.pendingOutboxCount() == 1, "the run is parked")
+            #expect(try await store.inboxQueue().count == 1, "the command stays in the inbox")
+            #expect(try await store.pendingOutboxCount() == 0, "and no reply was written for it")
             try await store.close()
 
-            // Second life: the parked run runs again and its reply goes out once.
+            // Second life: the command runs again and its reply goes out once.
             store = try await db.open()
             outbox = Outbox(store: store, clock: clock)
             let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: outbox, logger: logger)
             let sender = RecordingSender(clock: clock)
-            let worker = OutboxWorker(
-                outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { entry, event in await dispatcher.resume(entry, event: event) },
-                logger: logger)
-            try await whileRunning(worker) {
+            let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
+            try await whileRunning([worker, dispatcher]) {
                 _ = try await sender.next()
                 try await eventually("the rerun to finish and be delivered") {
                     let pending = try await store.pendingOutboxCount()
@@ -123,11 +122,12 @@ struct RunDispatcherTests {
             #expect(sender.deliveries.count == 1)
             #expect(sender.deliveries.first?.entry.replyBody?.contains("teh cat") == true)
             #expect(sender.deliveries.first?.entry.conversation == "t:c")
+            #expect(try await store.inboxQueue().isEmpty)
             try await store.close()
         }
     }
 
-    @Test func eventsArrivingDuringShutdownAreParkedNotLost() async throws {
+    @Test func eventsArrivingDuringShutdownStayInTheInbox() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()
             let dispatcher = RunDispatcher(
@@ -136,8 +136,9 @@ struct RunDispatcherTests {
             let running = Task { try await group.run() }
             await group.triggerGracefulShutdown()
             try await running.value
-            await dispatcher.submit(event("/fix late"), route: route)
-            #expect(try await store.pendingOutboxCount() == 1)
+            #expect(try await dispatcher.submit(event("/fix late"), route: route) == .accepted(ahead: 0))
+            #expect(try await store.inboxQueue().count == 1)
+            #expect(dispatcher.inFlight == 0, "nothing starts while shutting down")
             try await store.close()
         }
     }

@@ -71,7 +71,11 @@ public struct WebhookTestPlatform: ChatPlatform {
                 let event = Event(
                     platform: WebhookTestPlatform.name, team: json["team"]?.stringValue ?? "T", channel: channel, user: user,
                     text: text, eventKey: json["id"]?.stringValue)
-                await inbox.submit(event, route: ReplyRoute(platform: WebhookTestPlatform.name, conversation: channel, address: channel))
+                let submission = try await inbox.submit(event, route: ReplyRoute(platform: WebhookTestPlatform.name, conversation: channel, address: channel))
+                // Busy: the answer the platform would show at once.
+                if let busy = submission.busyMessage {
+                    return Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: busy)))
+                }
                 return Response(status: .accepted)
             }
         }

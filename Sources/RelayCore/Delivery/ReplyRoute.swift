@@ -1,5 +1,5 @@
 /// Where a run's replies go, as the adapter that received the event describes it.
-public struct ReplyRoute: Sendable, Hashable {
+public struct ReplyRoute: Sendable, Hashable, Codable {
     /// The adapter (`slack`…) whose `ReplySender` delivers.
     public var platform: String
     /// Pacing and ordering key: replies to one conversation go one at a time, in order.
@@ -17,8 +17,13 @@ public struct ReplyRoute: Sendable, Hashable {
 /// Where an adapter hands what arrives: runs go to the background and their replies through the
 /// outbox, so the adapter can acknowledge its platform at once.
 public protocol RelayInbox: Sendable {
-    /// Runs `event` in the background; its progress and reply go to `route`.
-    func submit(_ event: Event, route: ReplyRoute) async
+    /// Accepts `event` to run in the background — committed to the store before this returns,
+    /// so the adapter acknowledges its platform only after — or refuses it as a retry already
+    /// accepted, or as one too many while the relay is busy. Its progress and reply go to `route`.
+    /// Throws when the event could not be stored: the adapter then answers with an error, so the
+    /// platform or the person tries again.
+    @discardableResult
+    func submit(_ event: Event, route: ReplyRoute) async throws -> Submission
     /// Queues a ready reply for `route` (e.g. "Post to channel" on an earlier private result).
     ///
     /// - Parameters:
@@ -36,5 +41,23 @@ extension RelayInbox {
     /// Queues a ready reply for `route`, every time it is called.
     public func post(_ reply: Reply, route: ReplyRoute) async throws {
         try await post(reply, route: route, onceAs: nil, replacing: nil)
+    }
+}
+
+/// What became of a submitted event.
+public enum Submission: Sendable, Hashable {
+    /// Stored; it runs when its turn comes, after `ahead` others waiting.
+    case accepted(ahead: Int)
+    /// A platform's retry of an event already accepted: nothing more happens.
+    case duplicate
+    /// Not stored: the relay has `ahead` commands waiting already, beyond its configured depth.
+    /// The adapter tells the person at once (``busyMessage``), in its acknowledgement when the
+    /// platform allows, else as a reply.
+    case busy(ahead: Int)
+
+    /// What a person is told when their command was refused as one too many.
+    public var busyMessage: String? {
+        guard case .busy(let ahead) = self else { return nil }
+        return "Rhea Relay is busy right now: \(ahead) commands ahead of you. Nothing was run; please send it again in a minute."
     }
 }

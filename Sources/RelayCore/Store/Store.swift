@@ -1,11 +1,12 @@
 public import struct Foundation.Date
 
-/// Everything the relay keeps: chains, custom commands, settings, run history, dedupe keys, and
-/// the outbox of replies waiting to be delivered (its operations are ``OutboxStore``'s).
+/// Everything the relay keeps: chains, custom commands, settings, run history, dedupe keys, the
+/// inbox of accepted events (``InboxStore``) and the outbox of replies waiting to be delivered
+/// (``OutboxStore``).
 ///
 /// One protocol for every caller; SQLite implements it today, PostgreSQL can later without
 /// touching callers. Names are stored as given (callers lower-case them).
-public protocol Store: OutboxStore {
+public protocol Store: OutboxStore, InboxStore {
     // MARK: Chains (per team)
     /// Inserts or replaces the chain with this team and name.
     func saveChain(_ chain: SavedChain) async throws
@@ -44,8 +45,10 @@ public protocol Store: OutboxStore {
 
     // MARK: Dedupe
     /// Claims an inbound event key. True the first time (process the event); false while an
-    /// unexpired claim exists (a platform retry: drop it). Expired claims are purged as a side effect.
+    /// unexpired claim exists (a platform retry: drop it); true again once the claim has expired.
     func claimEvent(key: String, expiresAt: Date, now: Date) async throws -> Bool
+    /// Deletes expired claims (the data-retention service calls it).
+    func purgeExpiredClaims(now: Date) async throws
 
     /// Closes the store; later calls fail.
     func close() async throws

@@ -20,6 +20,9 @@ public final class Outbox: Sendable {
         wakeSignal.signal()
     }
 
+    /// Wakes the worker: entries were written by another way (a run's end).
+    public func wake() { wakeSignal.signal() }
+
     /// A pending entry for `content`, due now, with a fresh id.
     public func entry(
         platform: String, conversation: String, address: String, content: OutboxEntry.Content, replaces: String? = nil

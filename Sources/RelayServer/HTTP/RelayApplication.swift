@@ -81,7 +81,7 @@ public enum RelayApplication {
             tribunal: MeteredTribunal(dependencies.backend), store: dependencies.store, configuration: configuration.relay,
             clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }))
         let outbox = Outbox(store: dependencies.store, clock: dependencies.clock)
-        let dispatcher = RunDispatcher(relay: relay, outbox: outbox, grace: configuration.shutdownGrace, logger: logger)
+        let dispatcher = RunDispatcher(relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, logger: logger)
         let inbox = Inbox(dispatcher: dispatcher, outbox: outbox)
 
         let router = Router()

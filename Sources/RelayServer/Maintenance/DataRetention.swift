@@ -39,6 +39,7 @@ public final class DataRetention: Service, Sendable {
         let now = clock.now
         do {
             try await store.purgeOutbox(before: now - outboxKeep)
+            try await store.purgeExpiredClaims(now: now)
             let deleted = try await store.purgeHistory(before: now - .seconds(86_400 * relay.historyDays), defaultRetention: relay.defaultRetention)
             if deleted > 0 { logger.info("retention: history runs deleted", metadata: ["count": "\(deleted)"]) }
             RelayMetrics.retentionPass(outcome: "ok")

@@ -1,3 +1,4 @@
+import Foundation
 import Metrics
 
 /// Every metric the relay records, named in one place. Label values are bounded: command
@@ -29,9 +30,15 @@ enum RelayMetrics {
         Gauge(label: "relay_outbox_depth").record(depth)
     }
 
-    /// Runs that were still going at shutdown and were parked in the outbox to run again at start.
-    static func parkedRun() {
-        Counter(label: "relay_runs_parked_total").increment()
+    /// Accepted commands waiting in the inbox, and runs in flight.
+    static func inbox(waiting: Int, running: Int) {
+        Gauge(label: "relay_inbox_depth").record(waiting)
+        Gauge(label: "relay_runs_in_flight").record(running)
+    }
+
+    /// Time an accepted command waited in the inbox before its run started.
+    static func inboxWait(_ seconds: TimeInterval) {
+        Metrics.Timer(label: "relay_inbox_wait_seconds", preferredDisplayUnit: .seconds).recordSeconds(max(0, seconds))
     }
 
     /// Retention passes (outbox and history purges), by outcome (`ok`, `failed`).

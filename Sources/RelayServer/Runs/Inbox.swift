@@ -10,8 +10,9 @@ public struct Inbox: RelayInbox {
         self.outbox = outbox
     }
 
-    public func submit(_ event: Event, route: ReplyRoute) async {
-        await dispatcher.submit(event, route: route)
+    @discardableResult
+    public func submit(_ event: Event, route: ReplyRoute) async throws -> Submission {
+        try await dispatcher.submit(event, route: route)
     }
 
     @discardableResult

@@ -1,177 +1,301 @@
 import Foundation
 public import Logging
 public import RelayCore
+import RelayStore
 public import ServiceLifecycle
 import Synchronization
 
-/// Runs events in the background and turns what they produce into outbox entries: adapters
-/// acknowledge the platform at once and hand the event here.
+/// Accepts events into the durable inbox and runs them, a bounded number at once, turning what
+/// they produce into outbox entries: adapters acknowledge the platform once `submit` returns,
+/// which is after the event is committed.
 ///
-/// A chain's progress becomes one message that is edited ("Running… 2/5"), and the result
-/// replaces it. On graceful shutdown it stops starting runs, gives those in flight `grace` to
-/// finish, and parks the rest in the outbox; the next start runs them again — so a restart never
-/// loses a request. Events submitted while shutting down are parked at once. Grace and progress
-/// pacing read the outbox's clock, so tests decide time.
+/// - At most `limits.maxInFlight` runs at once; the rest wait in the inbox — in the store, with
+///   only their ids and teams here — and are taken team by team in turn (`TeamQueues`). Beyond
+///   `limits.busyDepth` waiting, a new command is refused at once with a "busy" answer.
+/// - A run ends by writing its reply to the outbox and removing its item from the inbox in one
+///   transaction, so a crash at any moment either left the item (the run runs again at the next
+///   start) or the reply (delivered, once) — never neither, never both.
+/// - A chain's progress becomes one message that is edited ("Running… 2/5"); its outbox id comes
+///   from the inbox id, so a run that runs again after a crash edits the same message.
+/// - On graceful shutdown it stops starting runs, gives those in flight `grace` to finish, and
+///   leaves the rest in the inbox for the next start.
+///
+/// Grace and progress pacing read the outbox's clock, so tests decide time.
 public final class RunDispatcher: Service, Sendable {
     let relay: Relay
     let outbox: Outbox
+    let limits: RunLimits
     let logger: Logger
-    /// How long runs in flight get to finish at shutdown before they are parked.
+    /// How long runs in flight get to finish at shutdown before they are left to the next start.
     let grace: Duration
     /// Least time between two progress edits of one run (Slack allows ~1 message a second).
     let progressInterval: Duration
     /// Signalled when the last run in flight finishes, so shutdown need not poll.
     private let idle = WakeSignal()
 
-    private enum RunState { case running, finished, parked }
-
-    private struct Run {
-        var event: Event
-        var route: ReplyRoute
-        var state: RunState
-        var task: Task<Void, Never>?
+    private enum RunState {
+        case starting
+        case running(Task<Void, Never>)
+        case abandoned
     }
 
-    private let runs = Mutex<[Int: Run]>([:])
-    private let nextRunID = Atomic<Int>(0)
-    private let accepting = Atomic<Bool>(true)
+    private struct State {
+        var runs: [Int64: RunState] = [:]
+        /// Items being read from the store to start.
+        var loading = 0
+        var waiting = TeamQueues()
+        /// False until the inbox left by the last process is read, and again once shutting down:
+        /// meanwhile nothing starts (what arrives waits in the inbox).
+        var starting = false
+        var stopped = false
+    }
 
-    public init(relay: Relay, outbox: Outbox, grace: Duration = .seconds(20), progressInterval: Duration = .seconds(1), logger: Logger) {
+    private let state = Mutex(State())
+
+    public init(
+        relay: Relay, outbox: Outbox, limits: RunLimits = RunLimits(), grace: Duration = .seconds(20), progressInterval: Duration = .seconds(1),
+        logger: Logger
+    ) {
         self.relay = relay
         self.outbox = outbox
+        self.limits = limits
         self.grace = grace
         self.progressInterval = progressInterval
         self.logger = logger
     }
 
-    /// Runs currently in flight.
-    public var inFlight: Int { runs.withLock { $0.count } }
+    var store: any Store { outbox.store }
 
-    /// Starts handling `event` in the background and returns at once.
-    public func submit(_ event: Event, route: ReplyRoute) async {
-        guard accepting.load(ordering: .acquiring) else {
-            await park(event, route: route)
-            return
+    /// Runs currently in flight.
+    public var inFlight: Int { state.withLock { $0.runs.count } }
+    /// Accepted events waiting for a run.
+    public var waiting: Int { state.withLock { $0.waiting.count } }
+
+    /// Accepts `event` into the inbox (committed when this returns) and starts it when there is
+    /// room; refuses a platform's retry, and anything beyond the busy depth.
+    @discardableResult
+    public func submit(_ event: Event, route: ReplyRoute) async throws -> Submission {
+        let ahead = waiting
+        if ahead >= limits.busyDepth {
+            RelayMetrics.command(RunOutcome.unparsed, outcome: "busy")
+            return .busy(ahead: ahead)
         }
-        let id = nextRunID.wrappingAdd(1, ordering: .relaxed).newValue
-        runs.withLock { $0[id] = Run(event: event, route: route, state: .running) }
-        let task = Task { await self.execute(id: id, event: event, route: route) }
-        runs.withLock { runs in
-            if runs[id] != nil { runs[id]?.task = task }
+        let now = outbox.clock.now
+        let dedupeKey = event.eventKey.map { "\(event.platform):\($0)" }
+        guard
+            let id = try await store.admit(
+                event, route: route, dedupeKey: dedupeKey, expiresAt: now + relay.configuration.dedupeLifetime, now: now)
+        else {
+            RelayMetrics.command(RunOutcome.unparsed, outcome: "duplicate")
+            return .duplicate
         }
+        var stored = event
+        stored.eventKey = nil
+        let (startNow, position) = state.withLock { state -> (Bool, Int) in
+            if state.starting && state.waiting.count == 0 && state.runs.count + state.loading < limits.maxInFlight {
+                state.runs[id] = .starting
+                return (true, 0)
+            }
+            state.waiting.append(id, team: event.team)
+            return (false, state.waiting.count - 1)
+        }
+        recordDepth()
+        if startNow { launch(InboxItem(id: id, event: stored, route: route, acceptedAt: now)) }
+        return .accepted(ahead: position)
     }
 
-    /// Runs again a run that was parked at the last shutdown (its event key is already claimed).
+    /// Runs again a run that an older relay parked in the outbox at its shutdown.
     public func resume(_ entry: OutboxEntry, event: Event) async {
         var event = event
         event.eventKey = nil
-        await submit(event, route: ReplyRoute(platform: entry.platform, conversation: entry.conversation, address: entry.address))
+        do {
+            try await submit(event, route: ReplyRoute(platform: entry.platform, conversation: entry.conversation, address: entry.address))
+        } catch {
+            logger.error("could not move a parked run into the inbox", metadata: ["error": "\(error)"])
+        }
     }
 
     public func run() async throws {
+        await startFromInbox()
         try? await gracefulShutdown()
-        accepting.store(false, ordering: .releasing)
+        state.withLock { $0.starting = false }
         let clock = outbox.clock
         let deadline = clock.now + grace
         while inFlight > 0 && clock.now < deadline {
             await idle.wait(until: deadline, clock: clock)
         }
-        // Whatever is still running is parked now; its task's late result is dropped.
-        let leftovers = runs.withLock { runs -> [Run] in
-            var parked: [Run] = []
-            for (id, run) in runs where run.state == .running {
-                runs[id]?.state = .parked
-                parked.append(run)
+        // What still runs stays in the inbox for the next start; its late result is dropped.
+        let leftovers = state.withLock { state -> [Task<Void, Never>] in
+            state.stopped = true
+            var tasks: [Task<Void, Never>] = []
+            for (id, run) in state.runs {
+                if case .running(let task) = run { tasks.append(task) }
+                state.runs[id] = .abandoned
             }
-            return parked
+            return tasks
         }
-        for run in leftovers {
-            await park(run.event, route: run.route)
-            run.task?.cancel()
-        }
-        if !leftovers.isEmpty {
-            logger.notice("runs still going at shutdown were parked; they run again at the next start", metadata: ["count": "\(leftovers.count)"])
+        for task in leftovers { task.cancel() }
+        let left = leftovers.count + waiting
+        if left > 0 {
+            logger.notice("commands not finished at shutdown stay in the inbox; they run at the next start", metadata: ["count": "\(left)"])
         }
     }
 
-    private func execute(id: Int, event: Event, route: ReplyRoute) async {
+    /// Reads what the last process left in the inbox, then starts runs.
+    private func startFromInbox() async {
+        do {
+            let tickets = try await store.inboxQueue()
+            state.withLock { state in
+                for ticket in tickets where state.runs[ticket.id] == nil { state.waiting.append(ticket.id, team: ticket.team) }
+            }
+            if !tickets.isEmpty { logger.notice("running the commands left in the inbox", metadata: ["count": "\(tickets.count)"]) }
+        } catch {
+            logger.error("could not read the inbox; its commands run at the next start", metadata: ["error": "\(error)"])
+        }
+        state.withLock { $0.starting = true }
+        await startWaiting()
+    }
+
+    /// Starts waiting items while there is room, taking teams in turn.
+    private func startWaiting() async {
+        while true {
+            let ids = state.withLock { state -> [Int64] in
+                guard state.starting else { return [] }
+                var taken: [Int64] = []
+                while state.runs.count + state.loading + taken.count < limits.maxInFlight, let id = state.waiting.next() {
+                    taken.append(id)
+                }
+                state.loading += taken.count
+                return taken
+            }
+            guard !ids.isEmpty else { return }
+            recordDepth()
+            let items = await load(ids)
+            state.withLock { state in
+                state.loading -= ids.count
+                for item in items { state.runs[item.id] = .starting }
+            }
+            for item in items { launch(item) }
+        }
+    }
+
+    /// The items behind `ids`; one whose event cannot be read is removed from the inbox and
+    /// logged. On a store failure the ids wait again (tried when the next run ends).
+    private func load(_ ids: [Int64]) async -> [InboxItem] {
+        var ids = ids
+        while true {
+            do {
+                return try await store.inboxItems(ids: ids)
+            } catch StoreError.unreadableInboxItem(let id, let reason) {
+                logger.error("an inbox item cannot be read and is removed", metadata: ["inbox.id": "\(id)", "reason": "\(reason)"])
+                _ = try? await store.dropInboxItem(id: id)
+                ids.removeAll { $0 == id }
+            } catch {
+                logger.error("could not read waiting commands from the inbox", metadata: ["error": "\(error)"])
+                let teams = (try? await store.inboxQueue()) ?? []
+                state.withLock { state in
+                    for ticket in teams where ids.contains(ticket.id) { state.waiting.append(ticket.id, team: ticket.team) }
+                }
+                return []
+            }
+        }
+    }
+
+    private func launch(_ item: InboxItem) {
+        let task = Task { await self.execute(item) }
+        state.withLock { state in
+            if case .starting? = state.runs[item.id] { state.runs[item.id] = .running(task) }
+        }
+    }
+
+    private func execute(_ item: InboxItem) async {
         let clock = outbox.clock
         let started = clock.now
-        let progress = ProgressMessage(interval: progressInterval, clock: clock)
+        RelayMetrics.inboxWait(started.timeIntervalSince(item.acceptedAt))
+        let event = item.event
+        let route = item.route
+        let progress = ProgressMessage(id: "progress:\(item.id)", interval: progressInterval, clock: clock)
         let outcome = await relay.run(event) { step in
-            await self.showProgress(step, progress: progress, route: route, runID: id)
+            await self.showProgress(step, progress: progress, route: route, id: item.id)
         }
-        // Only the state's owner writes the reply: a parked run's late result is dropped.
-        let owned = runs.withLock { runs -> Bool in
-            guard runs[id]?.state == .running else { return false }
-            runs[id]?.state = .finished
-            return true
-        }
-        defer {
-            let empty = runs.withLock { runs in
-                runs.removeValue(forKey: id)
-                return runs.isEmpty
-            }
-            if empty { idle.signal() }
-        }
-        guard owned else { return }
+        defer { finished(item.id) }
+        // A run abandoned at shutdown stays in the inbox: its (cancelled) result is not written.
+        guard state.withLock({ !$0.stopped }) else { return }
         let command = outcome.metricName
-        guard let reply = outcome.reply else {
-            RelayMetrics.command(command, outcome: "duplicate")
-            return
+        var replies: [OutboxEntry] = []
+        if let reply = outcome.reply {
+            RelayMetrics.command(command, outcome: reply.kind.rawValue)
+            replies.append(
+                outbox.entry(
+                    platform: route.platform, conversation: route.conversation, address: route.address,
+                    content: .reply(reply.withActions(for: event)), replaces: progress.messageID))
         }
-        RelayMetrics.command(command, outcome: reply.kind.rawValue)
-        let entry = outbox.entry(
-            platform: route.platform, conversation: route.conversation, address: route.address,
-            content: .reply(reply.withActions(for: event)), replaces: progress.messageID)
         do {
-            try await outbox.enqueue(entry)
+            try await store.finishRun(id: item.id, replies: replies)
+            outbox.wake()
         } catch {
-            logger.error("could not store a reply in the outbox", metadata: ["platform": "\(route.platform)", "error": "\(error)"])
+            logger.error(
+                "could not store a reply in the outbox; the command runs again at the next start",
+                metadata: ["platform": "\(route.platform)", "error": "\(error)"])
         }
         RelayMetrics.runDuration(clock.now.duration(since: started), command: command)
     }
 
-    private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, runID: Int) async {
-        guard runs.withLock({ $0[runID]?.state == .running }), let replaces = progress.take(step) else { return }
-        let entry = outbox.entry(
+    /// A run is over: its slot goes to the next waiting item.
+    private func finished(_ id: Int64) {
+        let empty = state.withLock { state in
+            state.runs.removeValue(forKey: id)
+            return state.runs.isEmpty
+        }
+        if empty { idle.signal() }
+        Task { await self.startWaiting() }
+    }
+
+    private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, id: Int64) async {
+        guard state.withLock({ !$0.stopped }), let replaces = progress.take(step) else { return }
+        var entry = outbox.entry(
             platform: route.platform, conversation: route.conversation, address: route.address,
             content: .progress(step), replaces: replaces.isEmpty ? nil : replaces)
-        if replaces.isEmpty { progress.posted(entry.id) }
+        if replaces.isEmpty {
+            // The first progress post has the run's own id: after a crash, the run that runs again
+            // finds it and edits that message instead of posting a second one.
+            entry.id = progress.id
+            if (try? await store.outboxEntry(id: progress.id)) == nil {
+                try? await outbox.enqueue(entry)
+            }
+            progress.posted()
+            return
+        }
         try? await outbox.enqueue(entry)
     }
 
-    private func park(_ event: Event, route: ReplyRoute) async {
-        var event = event
-        event.eventKey = nil
-        let entry = outbox.entry(platform: route.platform, conversation: route.conversation, address: route.address, content: .parkedRun(event))
-        do {
-            try await outbox.store.enqueue(entry)  // not woken: the worker is stopping too
-            RelayMetrics.parkedRun()
-        } catch {
-            logger.error("could not park a run at shutdown; it is lost", metadata: ["platform": "\(route.platform)", "error": "\(error)"])
-        }
+    private func recordDepth() {
+        let (waiting, running) = state.withLock { ($0.waiting.count, $0.runs.count) }
+        RelayMetrics.inbox(waiting: waiting, running: running)
     }
 }
 
 /// The one progress message of a run: posted once, then edited at most every `interval` seconds.
 final class ProgressMessage: Sendable {
     private struct State {
-        var messageID: String?
+        var posted = false
         var lastShown: Date?
     }
 
+    /// The outbox id of the message's first post.
+    let id: String
     private let state = Mutex(State())
     let interval: Duration
     let clock: any RelayClock
 
-    init(interval: Duration, clock: any RelayClock) {
+    init(id: String, interval: Duration, clock: any RelayClock) {
+        self.id = id
         self.interval = interval
         self.clock = clock
     }
 
     /// The outbox entry the progress message was posted by, for the result to replace.
-    var messageID: String? { state.withLock { $0.messageID } }
+    var messageID: String? { state.withLock { $0.posted ? id : nil } }
 
     /// Whether to show `step`: nil to skip it; "" to post the message; else the id to edit.
     func take(_ step: RunProgress) -> String? {
@@ -179,11 +303,11 @@ final class ProgressMessage: Sendable {
             let now = clock.now
             if let last = state.lastShown, now.duration(since: last) < interval { return nil }
             state.lastShown = now
-            return state.messageID ?? ""
+            return state.posted ? id : ""
         }
     }
 
-    func posted(_ id: String) {
-        state.withLock { $0.messageID = id }
+    func posted() {
+        state.withLock { $0.posted = true }
     }
 }

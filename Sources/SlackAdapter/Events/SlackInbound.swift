@@ -46,26 +46,48 @@ public struct SlackInbound: Sendable {
         return event
     }
 
-    /// A slash command: answered through its `response_url` (sealed in the outbox).
-    public func slashCommand(_ command: SlackSlashCommand) async {
+    /// A slash command: accepted into the inbox, then answered through its `response_url`
+    /// (sealed in the outbox). Returns the acknowledgement's text: "Working on it…" once the
+    /// command is stored, or why it was not — busy, or the store failed — so the person knows at
+    /// once. Over Socket Mode, where the envelope was acknowledged already (`acknowledged`), that
+    /// answer is posted as a reply instead.
+    @discardableResult
+    public func slashCommand(_ command: SlackSlashCommand, acknowledged: Bool = false) async -> JSONValue {
         let responseURL = sealed(command.responseURL)
         let address = SlackAddress(
             team: command.teamID, channel: command.channelID, user: command.userID, sealedResponseURL: responseURL.sealed,
             responseURLExpiresAt: responseURL.expiresAt)
         let event = tenanted(command.relayEvent(), payloadTeam: command.teamID, userTeam: command.teamID, enterpriseID: command.enterpriseID)
-        await inbox.submit(event, route: address.route)
+        let refusal: String
+        do {
+            let submission = try await inbox.submit(event, route: address.route)
+            guard let busy = submission.busyMessage else { return SlackAck.workingOnIt() }
+            refusal = busy
+        } catch {
+            logger.error("slack: could not accept a slash command", metadata: ["error": "\(error)"])
+            refusal = "Rhea Relay could not accept this command just now (it could not store it). Nothing was run; please send it again."
+        }
+        if acknowledged { try? await inbox.post(.error(refusal), route: address.route) }
+        return SlackAck.refused(refusal)
+    }
+
+    /// Tells the person in the conversation that their command was refused as one too many.
+    private func answerBusy(_ submission: Submission, route: ReplyRoute) async {
+        guard let busy = submission.busyMessage else { return }
+        try? await inbox.post(.error(busy), route: route)
     }
 
     /// Mentions and DMs run their command in the thread; the tribunal reaction runs `/tribunal`
     /// on the message reacted to. Slack's retries carry the same `event_id`, which the relay
-    /// deduplicates, so a retried event never gets a second reply.
-    public func eventCallback(_ callback: SlackEventCallback) async {
+    /// deduplicates, so a retried event never gets a second reply. Throws when the event could
+    /// not be stored: the HTTP route then answers 500, and Slack delivers the event again.
+    public func eventCallback(_ callback: SlackEventCallback) async throws {
         switch callback.event {
         case .mention, .directMessage:
             guard let mapped = callback.relayEvent() else { return }
             let event = tenanted(mapped, payloadTeam: callback.teamID, userTeam: callback.userTeamID, enterpriseID: callback.enterpriseID)
             let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
-            await inbox.submit(event, route: address.route)
+            await answerBusy(try await inbox.submit(event, route: address.route), route: address.route)
         case .reactionAdded(let reaction):
             guard reaction.isReaction(configuration.tribunalReaction) else { return }
             // The reacted-to message's text needs one Web API call: made off the request path.
@@ -82,15 +104,20 @@ public struct SlackInbound: Sendable {
                 reaction.relayEvent(team: callback.teamID, eventID: callback.eventID, messageText: message.text, messageThreadTS: message.threadTS),
                 payloadTeam: callback.teamID, userTeam: callback.userTeamID, enterpriseID: callback.enterpriseID)
             let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
-            await inbox.submit(event, route: address.route)
+            do {
+                await answerBusy(try await inbox.submit(event, route: address.route), route: address.route)
+            } catch {
+                logger.error("slack: could not accept a tribunal reaction", metadata: ["error": "\(error)"])
+            }
         } catch {
             logger.warning("slack: could not read the message a tribunal reaction was put on", metadata: ["reason": "\(error.reason)"])
         }
     }
 
     /// Buttons: "Post to channel" posts an earlier private result for everyone; "Run again"
-    /// runs the command line again where the button is.
-    public func interaction(_ interaction: SlackInteraction) async {
+    /// runs the command line again where the button is. Throws when a run could not be stored
+    /// (the HTTP route answers 500, which Slack shows the person as a failed action).
+    public func interaction(_ interaction: SlackInteraction) async throws {
         guard case .blockActions(let actions) = interaction, let channel = actions.channelID else { return }
         let responseURL = sealed(actions.responseURL)
         let address = SlackAddress(
@@ -103,7 +130,7 @@ public struct SlackInbound: Sendable {
             case .runAgain(let commandLine):
                 guard let mapped = actions.relayEvent(runAgain: commandLine) else { continue }
                 let event = tenanted(mapped, payloadTeam: actions.teamID, userTeam: actions.userTeamID)
-                await inbox.submit(event, route: address.route)
+                await answerBusy(try await inbox.submit(event, route: address.route), route: address.route)
             case .other:
                 continue
             }

@@ -29,8 +29,7 @@ public struct SlackHTTPRoutes: Sendable {
         slack.post("commands") { request, context in
             let body = try await verifiedBody(request, context)
             let command = try SlackSlashCommand.decode(form: body.readableBytesView)
-            await inbound.slashCommand(command)
-            return Self.json(SlackAck.workingOnIt())
+            return Self.json(await inbound.slashCommand(command))
         }
         slack.post("events") { request, context in
             let body = try await verifiedBody(request, context)
@@ -38,7 +37,7 @@ public struct SlackHTTPRoutes: Sendable {
             case .urlVerification(let challenge):
                 return Self.json(SlackAck.challenge(challenge))
             case .eventCallback(let callback):
-                await inbound.eventCallback(callback)
+                try await inbound.eventCallback(callback)
                 return Response(status: .ok)
             case .other:
                 return Response(status: .ok)
@@ -46,7 +45,7 @@ public struct SlackHTTPRoutes: Sendable {
         }
         slack.post("interactive") { request, context in
             let body = try await verifiedBody(request, context)
-            await inbound.interaction(try SlackInteraction.decode(form: body.readableBytesView))
+            try await inbound.interaction(try SlackInteraction.decode(form: body.readableBytesView))
             return Response(status: .ok)
         }
     }
@@ -74,6 +73,12 @@ public enum SlackAck {
     /// channel is not disturbed by it.
     public static func workingOnIt(_ text: String = "Working on it…") -> JSONValue {
         ["response_type": .string(SlackResponseType.ephemeral.rawValue), "text": .string("⏳ " + SlackMrkdwn.escape(text))]
+    }
+
+    /// The slash-command answer when the command was not accepted (busy, or the store failed):
+    /// ephemeral, saying what happened and what to do.
+    public static func refused(_ text: String) -> JSONValue {
+        ["response_type": .string(SlackResponseType.ephemeral.rawValue), "text": .string(SlackMrkdwn.escape(text))]
     }
 
     /// The answer to the Events API `url_verification` handshake.

@@ -17,13 +17,13 @@ public struct SlackSocketModeHandler: Sendable {
         do {
             switch envelope.type {
             case .slashCommands:
-                await inbound.slashCommand(try SlackSlashCommand.decode(json: bytes))
+                await inbound.slashCommand(try SlackSlashCommand.decode(json: bytes), acknowledged: true)
             case .eventsAPI:
                 if case .eventCallback(let callback) = try SlackEventsRequest.decode(bytes) {
-                    await inbound.eventCallback(callback)
+                    try await inbound.eventCallback(callback)
                 }
             case .interactive:
-                await inbound.interaction(try SlackInteraction.decode(json: bytes))
+                try await inbound.interaction(try SlackInteraction.decode(json: bytes))
             case .other(let type):
                 logger.debug("slack: ignored a Socket Mode envelope", metadata: ["type": "\(type)"])
             }

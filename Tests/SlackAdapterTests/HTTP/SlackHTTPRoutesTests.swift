@@ -153,7 +153,7 @@ final class RecordingInbox: RelayInbox {
 
     var submissions: [(Event, ReplyRoute)] { state.withLock { $0.submissions } }
 
-    func submit(_ event: Event, route: ReplyRoute) async {
+    func submit(_ event: Event, route: ReplyRoute) async -> Submission {
         let ready = state.withLock { state in
             state.submissions.append((event, route))
             let count = state.submissions.count
@@ -162,6 +162,7 @@ final class RecordingInbox: RelayInbox {
             return ready
         }
         ready.forEach { $0.resume() }
+        return .accepted(ahead: 0)
     }
 
     func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool { true }

@@ -1,0 +1,83 @@
+public import RelayCore
+import SQLiteNIO
+
+public import struct Foundation.Date
+
+extension SQLiteStore {
+    /// Claims the dedupe key (when given) and inserts the item, in one operation of the writer:
+    /// concurrent admissions share a commit, and the caller returns only once it is committed.
+    public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64? {
+        var event = event
+        event.eventKey = nil
+        let encoded = try InboxEventCoding.encode(event)
+        let team = event.team
+        return try await perform("accept an event from \(route.platform) into the inbox") { db -> Int64? in
+            if let dedupeKey, try !Self.claim(key: dedupeKey, expiresAt: expiresAt, now: now, db) { return nil }
+            let row = try db.query(
+                """
+                INSERT INTO inbox (team, platform, conversation, address, event, accepted_at)
+                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+                [.text(team), .text(route.platform), .text(route.conversation), .text(route.address), .text(encoded), .date(now)]
+            ).first
+            return try row.map { Int64(try $0.int("id")) }
+        }
+    }
+
+    /// The items still in the inbox among `ids`, in id order. An item whose event does not decode
+    /// throws ``StoreError/unreadableInboxItem(id:reason:)``.
+    public func inboxItems(ids: [Int64]) async throws -> [InboxItem] {
+        guard !ids.isEmpty else { return [] }
+        return try await perform("read \(ids.count) inbox items") { db in
+            var items: [InboxItem] = []
+            // A bounded number of ids per statement (SQLite caps bound values per statement).
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = ids[start..<min(start + 500, ids.count)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let rows = try db.query("SELECT * FROM inbox WHERE id IN (\(placeholders)) ORDER BY id", chunk.map { .integer(SQLiteInt64($0)) })
+                items += try rows.map(InboxItem.init(row:))
+            }
+            return items
+        }
+    }
+
+    public func inboxQueue() async throws -> [InboxTicket] {
+        try await perform("read the inbox") { db in
+            try db.query("SELECT id, team FROM inbox ORDER BY id").map { InboxTicket(id: Int64(try $0.int("id")), team: try $0.text("team")) }
+        }
+    }
+
+    /// Enqueues the replies and deletes the item in one operation: after a crash either both
+    /// happened or neither (and the run runs again).
+    public func finishRun(id: Int64, replies: [OutboxEntry]) async throws {
+        let rows = try replies.map { try OutboxRow($0) }
+        try await perform("finish the run of inbox item \(id)") { db in
+            for row in rows { try Self.insert(row, db) }
+            _ = try db.query("DELETE FROM inbox WHERE id = ?", [.integer(SQLiteInt64(id))])
+        }
+    }
+
+    public func dropInboxItem(id: Int64) async throws -> Bool {
+        try await perform("remove inbox item \(id)") { db in
+            try !db.query("DELETE FROM inbox WHERE id = ? RETURNING id", [.integer(SQLiteInt64(id))]).isEmpty
+        }
+    }
+}
+
+extension InboxItem {
+    init(row: SQLRow) throws {
+        let id = Int64(try row.int("id"))
+        let event: Event
+        do {
+            event = try InboxEventCoding.decode(try row.text("event"))
+        } catch let error as UnexpectedColumnError {
+            throw error
+        } catch {
+            throw StoreError.unreadableInboxItem(id: id, reason: OutboxContentCoding.reason(for: error))
+        }
+        self.init(
+            id: id, event: event,
+            route: ReplyRoute(platform: try row.text("platform"), conversation: try row.text("conversation"), address: try row.text("address")),
+            acceptedAt: try row.date("accepted_at"))
+    }
+}

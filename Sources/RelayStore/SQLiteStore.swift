@@ -24,13 +24,20 @@ public final class SQLiteStore: Store {
     private let database: Database
     private let checkpointer: Checkpointer
     private let closed = Mutex(false)
+    private let commits = CommitCounter()
 
     private init(path: String, database: Database, checkpointer: Checkpointer, logger: Logger) {
         self.path = path
         self.database = database
         self.checkpointer = checkpointer
         self.logger = logger
-        writer = GroupCommitWriter(database: database, onBatch: { StoreMetrics.batch(size: $0) })
+        let commits = commits
+        writer = GroupCommitWriter(
+            database: database,
+            onBatch: { size in
+                StoreMetrics.batch(size: size)
+                commits.state.withLock { $0.record(size) }
+            })
         checkpointer.watch(database)
     }
 
@@ -104,6 +111,10 @@ public final class SQLiteStore: Store {
 
     // MARK: Diagnostics
 
+    /// How many transactions the writer committed, and how many operations they held: group
+    /// commit at work when operations outnumber transactions.
+    public var commitStatistics: CommitStatistics { commits.state.withLock { $0 } }
+
     /// The journal mode SQLite reports for the file (`wal` once opened). Read-only.
     public func journalMode() async throws -> String {
         try await perform("read the journal mode") { db in
@@ -139,4 +150,23 @@ public final class SQLiteStore: Store {
             throw StoreError.operationFailed(operation: operation(), reason: StoreError.reason(for: error))
         }
     }
+}
+
+/// Transactions written and the operations they held.
+public struct CommitStatistics: Sendable, Hashable {
+    public private(set) var transactions = 0
+    public private(set) var operations = 0
+    /// The most operations one transaction held.
+    public private(set) var largestBatch = 0
+
+    mutating func record(_ size: Int) {
+        transactions += 1
+        operations += size
+        largestBatch = max(largestBatch, size)
+    }
+}
+
+/// Shared by the writer's batch callback and the store.
+final class CommitCounter: Sendable {
+    let state = Mutex(CommitStatistics())
 }

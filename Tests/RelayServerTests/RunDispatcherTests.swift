@@ -143,3 +143,90 @@ struct RunDispatcherTests {
         }
     }
 }
+
+@Suite("Runs: bounded, fair, busy, and safe across a crash")
+struct BoundedRunsTests {
+    let logger = Logger(label: "test.runs")
+
+    func route(_ team: String) -> ReplyRoute { ReplyRoute(platform: "test", conversation: "\(team):c", address: "addr:\(team)") }
+
+    func event(_ text: String, team: String) -> Event {
+        Event(platform: "test", team: team, channel: "c", user: "ada", text: text)
+    }
+
+    @Test func beyondTheBusyDepthACommandIsAnsweredBusyAndNotStored() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let dispatcher = RunDispatcher(
+                relay: Relay(tribunal: HangingTribunal(), store: store), outbox: Outbox(store: store, clock: ManualClock()),
+                limits: RunLimits(maxInFlight: 1, busyDepth: 2), logger: logger)
+            #expect(try await dispatcher.submit(event("/fix one", team: "A"), route: route("A")) == .accepted(ahead: 0))
+            let running = Task { try await dispatcher.run() }
+            try await eventually("the first command to run") { dispatcher.inFlight == 1 }
+            #expect(try await dispatcher.submit(event("/fix two", team: "A"), route: route("A")) == .accepted(ahead: 0))
+            #expect(try await dispatcher.submit(event("/fix three", team: "A"), route: route("A")) == .accepted(ahead: 1))
+            let busy = try await dispatcher.submit(event("/fix four", team: "A"), route: route("A"))
+            #expect(busy == .busy(ahead: 2))
+            #expect(busy.busyMessage?.contains("2 commands ahead of you") == true)
+            #expect(try await store.inboxQueue().count == 3, "the refused command was not stored")
+            #expect(dispatcher.inFlight == 1, "runs are capped")
+            try await store.close()
+            running.cancel()
+        }
+    }
+
+    @Test func oneTeamsFloodDoesNotStarveAnother() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let recorder = ScriptedTribunal.Recorder()
+            let dispatcher = RunDispatcher(
+                relay: Relay(tribunal: ScriptedTribunal(recorder: recorder), store: store), outbox: Outbox(store: store, clock: ManualClock()),
+                limits: RunLimits(maxInFlight: 1, busyDepth: 100), logger: logger)
+            // Accepted before the dispatcher starts: all wait in the inbox, team A's ten first.
+            for index in 0..<10 { try await dispatcher.submit(event("/fix flood \(index)", team: "A"), route: route("A")) }
+            try await dispatcher.submit(event("/fix mine", team: "B"), route: route("B"))
+            try await whileRunning([dispatcher]) {
+                try await eventually("every command to run") { await recorder.quickRequests.count == 11 }
+            }
+            let order = await recorder.quickRequests.map(\.text)
+            let position = try #require(order.firstIndex(of: "mine"))
+            #expect(position <= 1, "team B's command ran after at most one of team A's: \(order)")
+            #expect(try await store.inboxQueue().isEmpty)
+            try await store.close()
+        }
+    }
+
+    @Test func aCrashMidRunLosesNothingAndAnswersOnce() async throws {
+        try await TemporaryDatabase.with { db in
+            // First life: commands accepted, one running on a backend that never answers, the
+            // others waiting; then the process dies — no shutdown, nothing parked.
+            let first = try await db.open()
+            let dying = RunDispatcher(
+                relay: Relay(tribunal: HangingTribunal(), store: first), outbox: Outbox(store: first, clock: ManualClock()),
+                limits: RunLimits(maxInFlight: 1, busyDepth: 100), logger: logger)
+            let life = Task { try await dying.run() }
+            for index in 0..<3 { try await dying.submit(event("/fix crash \(index)", team: "A"), route: route("A")) }
+            try await eventually("a run to be in flight") { dying.inFlight == 1 }
+            // The same file opened again, as the next process would; the first one is gone.
+            let store = try await db.open()
+            try await first.close()
+            life.cancel()
+
+            let outbox = Outbox(store: store, clock: ManualClock())
+            let dispatcher = RunDispatcher(relay: Relay(tribunal: ScriptedTribunal(), store: store), outbox: outbox, logger: logger)
+            let sender = RecordingSender()
+            let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
+            try await whileRunning([worker, dispatcher]) {
+                try await eventually("every accepted command to be answered") {
+                    let pending = try await store.pendingOutboxCount()
+                    return sender.deliveries.count == 3 && pending == 0
+                }
+            }
+            let answered = sender.deliveries.compactMap(\.entry.replyBody).sorted()
+            #expect(answered.count == 3)
+            for index in 0..<3 { #expect(answered.filter { $0.contains("crash \(index)") }.count == 1) }
+            #expect(try await store.inboxQueue().isEmpty)
+            try await store.close()
+        }
+    }
+}

@@ -29,15 +29,8 @@ extension SQLiteStore {
     public func inboxItems(ids: [Int64]) async throws -> [InboxItem] {
         guard !ids.isEmpty else { return [] }
         return try await perform("read \(ids.count) inbox items") { db in
-            var items: [InboxItem] = []
-            // A bounded number of ids per statement (SQLite caps bound values per statement).
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = ids[start..<min(start + 500, ids.count)]
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let rows = try db.query("SELECT * FROM inbox WHERE id IN (\(placeholders)) ORDER BY id", chunk.map { .integer(SQLiteInt64($0)) })
-                items += try rows.map(InboxItem.init(row:))
-            }
-            return items
+            try db.query(inList: "SELECT * FROM inbox WHERE id IN ({list}) ORDER BY id", ids.map { .integer(SQLiteInt64($0)) })
+                .map(InboxItem.init(row:)).sorted { $0.id < $1.id }
         }
     }
 

@@ -174,17 +174,9 @@ extension SQLiteStore {
         }
     }
 
-    /// Leases the claimed entries, a bounded number of ids per statement (SQLite caps the number
-    /// of bound values in one statement).
+    /// Leases the claimed entries.
     private static func lease(_ ids: [String], until: Date, _ db: Database) throws {
-        let chunkSize = 500
-        for start in stride(from: 0, to: ids.count, by: chunkSize) {
-            let chunk = ids[start..<min(start + chunkSize, ids.count)]
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            _ = try db.query(
-                "UPDATE outbox SET leased_until = ? WHERE id IN (\(placeholders))",
-                [.date(until)] + chunk.map { .text($0) })
-        }
+        try db.query(inList: "UPDATE outbox SET leased_until = ? WHERE id IN ({list})", leading: [.date(until)], ids.map { .text($0) })
     }
 
     // MARK: Updates by id

@@ -169,6 +169,11 @@ struct BoundedRunsTests {
             #expect(busy == .busy(ahead: 2))
             #expect(busy.busyMessage?.contains("2 commands ahead of you") == true)
             #expect(try await store.inboxQueue().count == 3, "the refused command was not stored")
+            // A platform's retry of a refused event is not told "busy" a second time.
+            var keyed = event("/fix five", team: "A")
+            keyed.eventKey = "Ev5"
+            #expect(try await dispatcher.submit(keyed, route: route("A")) == .busy(ahead: 2))
+            #expect(try await dispatcher.submit(keyed, route: route("A")) == .duplicate)
             #expect(dispatcher.inFlight == 1, "runs are capped")
             try await store.close()
             running.cancel()

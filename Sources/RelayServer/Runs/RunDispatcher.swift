@@ -75,32 +75,45 @@ public final class RunDispatcher: Service, Sendable {
     /// room; refuses a platform's retry, and anything beyond the busy depth.
     @discardableResult
     public func submit(_ event: Event, route: ReplyRoute) async throws -> Submission {
+        let now = outbox.clock.now
+        let dedupeKey = event.eventKey.map { "\(event.platform):\($0)" }
+        let expiresAt = now + relay.configuration.dedupeLifetime
         let ahead = waiting
         if ahead >= limits.busyDepth {
+            // The key is claimed all the same: a platform's retry of this event (Slack retries
+            // events it thinks were not received) is then a duplicate, not a second "busy".
+            if let dedupeKey, try await !store.claimEvent(key: dedupeKey, expiresAt: expiresAt, now: now) {
+                RelayMetrics.command(RunOutcome.unparsed, outcome: "duplicate")
+                return .duplicate
+            }
             RelayMetrics.command(RunOutcome.unparsed, outcome: "busy")
             return .busy(ahead: ahead)
         }
-        let now = outbox.clock.now
-        let dedupeKey = event.eventKey.map { "\(event.platform):\($0)" }
         guard
-            let id = try await store.admit(
-                event, route: route, dedupeKey: dedupeKey, expiresAt: now + relay.configuration.dedupeLifetime, now: now)
+            let id = try await store.admit(event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now)
         else {
             RelayMetrics.command(RunOutcome.unparsed, outcome: "duplicate")
             return .duplicate
         }
         var stored = event
         stored.eventKey = nil
-        let (startNow, position) = state.withLock { state -> (Bool, Int) in
-            if state.starting && state.waiting.count == 0 && state.runs.count + state.loading < limits.maxInFlight {
+        let (startNow, position, room) = state.withLock { state -> (Bool, Int, Bool) in
+            let room = state.starting && state.runs.count + state.loading < limits.maxInFlight
+            if room && state.waiting.count == 0 {
                 state.runs[id] = .starting
-                return (true, 0)
+                return (true, 0, true)
             }
             state.waiting.append(id, team: event.team)
-            return (false, state.waiting.count - 1)
+            return (false, state.waiting.count - 1, room)
         }
         recordDepth()
-        if startNow { launch(InboxItem(id: id, event: stored, route: route, acceptedAt: now)) }
+        if startNow {
+            launch(InboxItem(id: id, event: stored, route: route, acceptedAt: now))
+        } else if room {
+            // Others wait although there is room (their items are being read, or a read failed):
+            // take them in turn, this one among them.
+            Task { await self.startWaiting() }
+        }
         return .accepted(ahead: position)
     }
 
@@ -159,44 +172,46 @@ public final class RunDispatcher: Service, Sendable {
     /// Starts waiting items while there is room, taking teams in turn.
     private func startWaiting() async {
         while true {
-            let ids = state.withLock { state -> [Int64] in
+            let tickets = state.withLock { state -> [InboxTicket] in
                 guard state.starting else { return [] }
-                var taken: [Int64] = []
-                while state.runs.count + state.loading + taken.count < limits.maxInFlight, let id = state.waiting.next() {
-                    taken.append(id)
+                var taken: [InboxTicket] = []
+                while state.runs.count + state.loading + taken.count < limits.maxInFlight, let ticket = state.waiting.next() {
+                    taken.append(ticket)
                 }
                 state.loading += taken.count
                 return taken
             }
-            guard !ids.isEmpty else { return }
+            guard !tickets.isEmpty else { return }
             recordDepth()
-            let items = await load(ids)
+            let items = await load(tickets)
             state.withLock { state in
-                state.loading -= ids.count
-                for item in items { state.runs[item.id] = .starting }
+                state.loading -= tickets.count
+                for item in items ?? [] { state.runs[item.id] = .starting }
             }
+            // A store that cannot be read now is not retried in a loop: the tickets wait again.
+            guard let items else { return }
             for item in items { launch(item) }
         }
     }
 
-    /// The items behind `ids`; one whose event cannot be read is removed from the inbox and
-    /// logged. On a store failure the ids wait again (tried when the next run ends).
-    private func load(_ ids: [Int64]) async -> [InboxItem] {
-        var ids = ids
+    /// The items behind `tickets`; one whose event cannot be read is removed from the inbox and
+    /// logged. On a store failure the tickets wait again (tried when a run ends or a command
+    /// arrives).
+    private func load(_ tickets: [InboxTicket]) async -> [InboxItem]? {
+        var tickets = tickets
         while true {
             do {
-                return try await store.inboxItems(ids: ids)
+                return try await store.inboxItems(ids: tickets.map(\.id))
             } catch StoreError.unreadableInboxItem(let id, let reason) {
                 logger.error("an inbox item cannot be read and is removed", metadata: ["inbox.id": "\(id)", "reason": "\(reason)"])
                 _ = try? await store.dropInboxItem(id: id)
-                ids.removeAll { $0 == id }
+                tickets.removeAll { $0.id == id }
             } catch {
                 logger.error("could not read waiting commands from the inbox", metadata: ["error": "\(error)"])
-                let teams = (try? await store.inboxQueue()) ?? []
                 state.withLock { state in
-                    for ticket in teams where ids.contains(ticket.id) { state.waiting.append(ticket.id, team: ticket.team) }
+                    for ticket in tickets { state.waiting.append(ticket.id, team: ticket.team) }
                 }
-                return []
+                return nil
             }
         }
     }
@@ -243,12 +258,12 @@ public final class RunDispatcher: Service, Sendable {
 
     /// A run is over: its slot goes to the next waiting item.
     private func finished(_ id: Int64) {
-        let empty = state.withLock { state in
+        let (empty, waiting) = state.withLock { state in
             state.runs.removeValue(forKey: id)
-            return state.runs.isEmpty
+            return (state.runs.isEmpty, state.waiting.count > 0)
         }
         if empty { idle.signal() }
-        Task { await self.startWaiting() }
+        if waiting { Task { await self.startWaiting() } }
     }
 
     private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, id: Int64) async {
@@ -259,10 +274,9 @@ public final class RunDispatcher: Service, Sendable {
         if replaces.isEmpty {
             // The first progress post has the run's own id: after a crash, the run that runs again
             // finds it and edits that message instead of posting a second one.
+            // (The store refuses the id when that post exists.)
             entry.id = progress.id
-            if (try? await store.outboxEntry(id: progress.id)) == nil {
-                try? await outbox.enqueue(entry)
-            }
+            try? await outbox.enqueue(entry)
             progress.posted()
             return
         }

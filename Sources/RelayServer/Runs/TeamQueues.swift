@@ -1,3 +1,5 @@
+import RelayCore
+
 /// The inbox's waiting items as the scheduler sees them: ids per team, and the teams taken in
 /// turn — so one team's flood cannot starve another team, whose next command is taken after at
 /// most one of each other team's.
@@ -19,7 +21,7 @@ struct TeamQueues {
     }
 
     /// The next item: the head of the team whose turn it is; that team goes to the back.
-    mutating func next() -> Int64? {
+    mutating func next() -> InboxTicket? {
         while let team = turns.pop() {
             guard let id = queues[team]?.pop() else { continue }
             if queues[team]?.isEmpty == false {
@@ -28,7 +30,7 @@ struct TeamQueues {
                 queues[team] = nil
             }
             ids.remove(id)
-            return id
+            return InboxTicket(id: id, team: team)
         }
         return nil
     }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import SQLiteNIO
 import VaporCSQLite
@@ -17,6 +18,7 @@ private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.sel
 final class Database: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    static let maxCachedStatements = 200
 
     /// Opens (creating) the file; `SQLITE_OPEN_NOMUTEX`: the writer serialises all use.
     init(path: String) throws(SQLiteFailure) {
@@ -62,6 +64,21 @@ final class Database: @unchecked Sendable {
         }
     }
 
+    /// Runs `sql` once per slice of `values`, with `{list}` replaced by that many `?` — for
+    /// `IN (…)` lists, since SQLite caps the values bound in one statement — and returns all rows.
+    /// `leading` binds come before each slice's values.
+    @discardableResult
+    func query(inList sql: String, leading: [SQLiteData] = [], _ values: [SQLiteData]) throws(SQLiteFailure) -> [SQLRow] {
+        let slice = 500
+        var rows: [SQLRow] = []
+        for start in stride(from: 0, to: values.count, by: slice) {
+            let chunk = values[start..<min(start + slice, values.count)]
+            let list = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            rows += try query(sql.replacingOccurrences(of: "{list}", with: list), leading + chunk)
+        }
+        return rows
+    }
+
     /// Runs SQL text that may hold several statements and binds nothing (pragmas, schema,
     /// transaction control), without caching it.
     func execute(_ sql: String) throws(SQLiteFailure) {
@@ -96,6 +113,11 @@ final class Database: @unchecked Sendable {
         var statement: OpaquePointer?
         let status = sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard status == SQLITE_OK, let statement else { throw SQLiteFailure(code: status, handle: handle) }
+        // Bounded: `IN (…)` lists of every length are statements of their own.
+        if statements.count >= Self.maxCachedStatements {
+            for cached in statements.values { sqlite_nio_sqlite3_finalize(cached) }
+            statements.removeAll()
+        }
         statements[sql] = statement
         return statement
     }

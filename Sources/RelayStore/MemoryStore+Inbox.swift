@@ -40,14 +40,27 @@ extension MemoryStore {
     }
 
     /// Enqueues the replies and removes the item at once; nothing changes when a reply is refused.
-    public func finishRun(id: Int64, replies: [OutboxEntry]) throws {
+    /// With `leaseUntil`, a reply that finds no pending entry in its conversation is leased and
+    /// returned, as SQLiteStore does.
+    @discardableResult
+    public func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) throws -> [OutboxEntry] {
         let prepared = try replies.map(Self.prepared)
-        try withOpenContents { contents throws(StoreError) in
+        return try withOpenContents { contents throws(StoreError) in
             // As SQLite's transaction: nothing changes unless every reply is accepted.
             var changed = contents
-            for reply in prepared { try Self.insert(reply, into: &changed) }
+            var handed: [OutboxEntry] = []
+            for reply in prepared {
+                let conversation = ExactText(reply.conversation)
+                let idle = !changed.outbox.values.contains { $0.entry.state == .pending && ExactText($0.entry.conversation) == conversation }
+                try Self.insert(reply, into: &changed)
+                if let leaseUntil, idle {
+                    changed.outbox[ExactText(reply.id)]?.leasedUntil = leaseUntil.asKeptBySQLite
+                    handed.append(reply)
+                }
+            }
             changed.inbox.removeValue(forKey: id)
             contents = changed
+            return handed
         }
     }
 

@@ -41,12 +41,23 @@ extension SQLiteStore {
     }
 
     /// Enqueues the replies and deletes the item in one operation: after a crash either both
-    /// happened or neither (and the run runs again).
-    public func finishRun(id: Int64, replies: [OutboxEntry]) async throws {
+    /// happened or neither (and the run runs again). A reply with no pending entry before it in
+    /// its conversation is leased as it is written, when `leaseUntil` is given, and returned.
+    @discardableResult
+    public func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry] {
         let rows = try replies.map { try OutboxRow($0) }
-        try await perform("finish the run of inbox item \(id)") { db in
-            for row in rows { try Self.insert(row, db) }
+        return try await perform("finish the run of inbox item \(id)") { db in
+            var handed: [OutboxEntry] = []
+            for (reply, row) in zip(replies, rows) {
+                if let leaseUntil, try Self.isIdle(conversation: reply.conversation, db) {
+                    try Self.insert(row, leasedUntil: leaseUntil, db)
+                    handed.append(reply)
+                } else {
+                    try Self.insert(row, db)
+                }
+            }
             _ = try db.query("DELETE FROM inbox WHERE id = ?", [.integer(SQLiteInt64(id))])
+            return handed
         }
     }
 

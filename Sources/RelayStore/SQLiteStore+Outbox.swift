@@ -13,21 +13,27 @@ extension SQLiteStore {
         try await perform("enqueue outbox entry \(entry.id)") { db in try Self.insert(row, db) }
     }
 
-    /// The insert, as a step of an operation (a run's end enqueues its reply with it).
-    static func insert(_ row: OutboxRow, _ db: Database) throws {
+    /// The insert, as a step of an operation (a run's end enqueues its reply with it); leased
+    /// until `leasedUntil` when one is given.
+    static func insert(_ row: OutboxRow, leasedUntil: Date? = nil, _ db: Database) throws {
         // `seq` is one past the largest in the table, so it grows with every enqueue among the
         // entries still there (purged entries are finished ones, whose order no longer matters).
         let inserted = try db.query(
             """
             INSERT INTO outbox (id, seq, platform, conversation, address, content, replaces, state, attempts,
-                parts_delivered, next_attempt_at, created_at, platform_ref, last_error)
-            VALUES (?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                parts_delivered, next_attempt_at, created_at, platform_ref, last_error, leased_until)
+            VALUES (?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING RETURNING id
             """,
-            row.binds)
+            row.binds + [leasedUntil.map { .date($0) } ?? .null])
         if inserted.isEmpty {
             throw StoreError.operationFailed(operation: "enqueue outbox entry \(row.id)", reason: "an entry with this id already exists")
         }
+    }
+
+    /// Whether no entry of `conversation` is pending: a new one would be its head, due at once.
+    static func isIdle(conversation: String, _ db: Database) throws -> Bool {
+        try db.query("SELECT 1 FROM outbox WHERE state = 'pending' AND conversation = ? LIMIT 1", [.text(conversation)]).isEmpty
     }
 
     /// Leases up to `limit` due entries until `leaseUntil` and returns them, oldest first; none when

@@ -39,6 +39,8 @@ final class RecordingSender: ReplySender {
     /// Scripts of single conversations, which are delivered in parallel (in no fixed order).
     private let scripts: Mutex<[String: [DeliveryOutcome]]>
     private let log = RequestLog<Delivery>()
+    /// Holds a delivery whose reply body is held, until released: "in flight" as a state.
+    let gate = FakeGate()
 
     /// `script` answers deliveries in the order they come; `scripts` per conversation first.
     init(
@@ -56,6 +58,7 @@ final class RecordingSender: ReplySender {
 
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         log.append(Delivery(entry: entry, earlier: earlier, at: clock.now), key: "")
+        if let body = entry.replyBody { await gate.pass(body) }
         let scripted = scripts.withLock { scripts -> DeliveryOutcome? in
             guard var queue = scripts[entry.conversation], !queue.isEmpty else { return nil }
             defer { scripts[entry.conversation] = queue }

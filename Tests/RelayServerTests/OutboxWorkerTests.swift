@@ -43,6 +43,42 @@ struct OutboxWorkerTests {
         }
     }
 
+    /// The clock never moves here, so the worker's poll never comes: whatever is delivered after
+    /// the start was handed over at a run's end, or claimed because a delivery's end asked for it.
+    @Test func runsRepliesGoOutAtOnceAndWhatIsWrittenBehindThemFollowsInOrderWithoutAPoll() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
+            let sender = RecordingSender(clock: clock)
+            sender.gate.hold("first")
+            func finishRun(_ reply: OutboxEntry) async throws {
+                let event = Event(platform: "test", team: "T1", channel: "C1", user: "U1", text: "/fix it")
+                let route = ReplyRoute(platform: "test", conversation: reply.conversation, address: reply.address)
+                let id = try #require(try await store.admit(event, route: route, dedupeKey: nil, expiresAt: clock.now, now: clock.now))
+                try await outbox.finishRun(id: id, replies: [reply])
+            }
+            try await whileRunning(worker(outbox, sender)) {
+                // The start's claim has run (nothing was there); from here on only handovers and asked-for claims.
+                try await eventually("the worker to start") { try await store.pendingOutboxCount() == 0 }
+                try await finishRun(outbox.reply("first"))
+                #expect(try await sender.next().entry.replyBody == "first")
+                // While "first" is in flight: a post written for a claim, and a run's reply behind it.
+                try await outbox.enqueue(outbox.reply("second"))
+                try await finishRun(outbox.reply("third"))
+                // Another conversation is not held back.
+                try await finishRun(outbox.reply("elsewhere", conversation: "t:other"))
+                #expect(try await sender.next().entry.replyBody == "elsewhere")
+                sender.gate.release("first")
+                #expect(try await sender.first(2).map(\.entry.replyBody) == ["second", "third"])
+                try await waitUntilNothingPending(store)
+            }
+            #expect(sender.deliveries.compactMap(\.entry.replyBody) == ["first", "elsewhere", "second", "third"])
+            #expect(try await store.inboxQueue().isEmpty)
+            try await store.close()
+        }
+    }
+
     @Test func aRateLimitedReplyIsRetriedNoSoonerThanRetryAfter() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()

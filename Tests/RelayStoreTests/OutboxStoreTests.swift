@@ -185,6 +185,43 @@ struct OutboxStoreTests {
         }
     }
 
+    // MARK: Handed over at a run's end
+
+    @Test(
+        "A run's reply is leased to the caller only when its conversation has nothing pending, and no claim takes it again",
+        arguments: StoreKind.allCases)
+    func aRunsReplyIsHandedOverOnlyWhenItIsItsConversationsHead(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let route = ReplyRoute(platform: "slack", conversation: "slack:T1:C1", address: "a")
+            func item(_ text: String) async throws -> Int64 {
+                let event = Event(platform: "slack", team: "T1", channel: "C1", user: "U1", text: text)
+                return try #require(try await store.admit(event, route: route, dedupeKey: nil, expiresAt: instant(60), now: instant()))
+            }
+            // Idle conversation: handed over, leased until 100.
+            let first = Fixtures.entry("first")
+            #expect(try await store.finishRun(id: try await item("/fix a"), replies: [first], leaseUntil: instant(100)) == [first])
+            #expect(try await claim(store, at: 10).isEmpty, "the handed reply is leased")
+            // Behind a pending entry, and beside it in another conversation.
+            let behind = Fixtures.entry("behind")
+            let elsewhere = Fixtures.entry("elsewhere", conversation: "slack:T1:C2")
+            let handed = try await store.finishRun(id: try await item("/fix b"), replies: [behind, elsewhere], leaseUntil: instant(100))
+            #expect(handed == [elsewhere])
+            #expect(try await store.inboxQueue().isEmpty)
+            // Nothing is claimable until the head is done; then its follower is.
+            #expect(try await claim(store, at: 20).isEmpty)
+            try await store.markSent(id: "first", platformRef: nil, at: instant(20))
+            #expect(try await claim(store, at: 21) == ["behind"])
+            try await store.markSent(id: "behind", platformRef: nil, at: instant(21))
+            // Without a lease time nothing is handed over.
+            let later = Fixtures.entry("later", conversation: "slack:T1:C3")
+            #expect(try await store.finishRun(id: try await item("/fix c"), replies: [later], leaseUntil: nil).isEmpty)
+            #expect(try await claim(store, at: 22) == ["later"])
+            try await store.markSent(id: "later", platformRef: nil, at: instant(22))
+            // A lease that ended (the process is gone) lets a claim take the reply again.
+            #expect(try await claim(store, at: 101) == ["elsewhere"])
+        }
+    }
+
     // MARK: Outcomes
 
     @Test("A sent entry keeps the platform's message id, and is not claimed again", arguments: StoreKind.allCases)

@@ -3,7 +3,7 @@ import Synchronization
 /// Holds a fake's answers at chosen paths until the test releases them: "the model has been
 /// asked and has not answered yet" as a state a test controls, not a delay it hopes is long
 /// enough.
-final class FakeGate: Sendable {
+public final class FakeGate: Sendable {
     private struct State {
         var held: Set<String> = []
         var waiting: [(path: String, continuation: CheckedContinuation<Void, Never>)] = []
@@ -11,12 +11,14 @@ final class FakeGate: Sendable {
 
     private let state = Mutex(State())
 
-    func hold(_ path: String) {
+    public init() {}
+
+    public func hold(_ path: String) {
         state.withLock { _ = $0.held.insert(path) }
     }
 
     /// Lets every held answer at `path` go, and the later ones too.
-    func release(_ path: String) {
+    public func release(_ path: String) {
         let go = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.held.remove(path)
             let go = state.waiting.filter { $0.path == path }.map(\.continuation)
@@ -27,7 +29,7 @@ final class FakeGate: Sendable {
     }
 
     /// Lets everything go (the fake is stopping).
-    func releaseAll() {
+    public func releaseAll() {
         let go = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.held.removeAll()
             defer { state.waiting.removeAll() }
@@ -37,7 +39,7 @@ final class FakeGate: Sendable {
     }
 
     /// Returns at once unless `path` is held; then when it is released.
-    func pass(_ path: String) async {
+    public func pass(_ path: String) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let open = state.withLock { state -> Bool in
                 guard state.held.contains(path) else { return true }

@@ -15,7 +15,12 @@ public protocol InboxStore: Sendable {
     /// Every item's id and team, oldest first: what is still to run (at start).
     func inboxQueue() async throws -> [InboxTicket]
     /// A run's end: `replies` enqueued in the outbox and the item removed, in one transaction.
-    func finishRun(id: Int64, replies: [OutboxEntry]) async throws
+    ///
+    /// With `leaseUntil`, a reply that is its conversation's only pending entry is leased until
+    /// then as it is written, and returned: the caller delivers it at once, without a claim
+    /// (`OutboxStore.claimDueOutbox`) finding it again. The others wait to be claimed.
+    @discardableResult
+    func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry]
     /// Removes an item that cannot run (its event does not decode); returns whether it was there.
     func dropInboxItem(id: Int64) async throws -> Bool
 }
@@ -44,5 +49,12 @@ public struct InboxTicket: Sendable, Hashable {
     public init(id: Int64, team: String) {
         self.id = id
         self.team = team
+    }
+}
+
+extension InboxStore {
+    /// A run's end with every reply left for a claim.
+    public func finishRun(id: Int64, replies: [OutboxEntry]) async throws {
+        try await finishRun(id: id, replies: replies, leaseUntil: nil)
     }
 }

@@ -43,17 +43,28 @@ public final class OutboxWorker: Service, Sendable {
 
     public func run() async throws {
         try await store.releaseOutboxLeases()
+        outbox.handOver(true)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
+                var lastClaim = Date.distantPast
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    await claimAndStart(in: &group)
+                    let (ready, claimWanted) = outbox.take()
+                    for entry in ready { start(entry, handed: true, in: &group) }
+                    let now = clock.now
+                    // A claim reads the whole pending outbox: only when something may be there
+                    // that was not handed over, and at each poll (retries coming due, other writers).
+                    if claimWanted || now >= lastClaim + policy.pollInterval {
+                        lastClaim = now
+                        await claimAndStart(in: &group)
+                    }
                     await recordDepth()
-                    await outbox.wakeSignal.wait(until: clock.now + policy.pollInterval, clock: clock)
+                    await outbox.wakeSignal.wait(until: lastClaim + policy.pollInterval, clock: clock)
                 }
             }
         } onGracefulShutdown: {
             self.outbox.wakeSignal.signal()
         }
+        outbox.handOver(false)
         if !Task.isCancelled { await drain() }
         await recordDepth(force: true)
     }
@@ -61,7 +72,11 @@ public final class OutboxWorker: Service, Sendable {
     /// Claims as many due entries as there is room for and starts delivering each.
     private func claimAndStart(in group: inout DiscardingTaskGroup) async {
         let room = policy.maxInFlight - inFlight.withLock { $0 }
-        guard room > 0 else { return }
+        guard room > 0 else {
+            // Asked again when a delivery ends.
+            outbox.wantClaim()
+            return
+        }
         let now = clock.now
         let entries: [OutboxEntry]
         do {
@@ -70,14 +85,17 @@ public final class OutboxWorker: Service, Sendable {
             logger.error("outbox: could not read the store", metadata: ["error": "\(error)"])
             return
         }
-        for entry in entries {
-            inFlight.withLock { $0 += 1 }
-            group.addTask {
-                await self.deliver(entry)
-                self.inFlight.withLock { $0 -= 1 }
-                // A conversation's next entry may now be due.
-                self.outbox.wakeSignal.signal()
-            }
+        // A full claim may have left due entries behind.
+        if entries.count == room { outbox.wantClaim() }
+        for entry in entries { start(entry, handed: false, in: &group) }
+    }
+
+    private func start(_ entry: OutboxEntry, handed: Bool, in group: inout DiscardingTaskGroup) {
+        inFlight.withLock { $0 += 1 }
+        group.addTask {
+            let stillPending = await self.deliver(entry)
+            self.inFlight.withLock { $0 -= 1 }
+            self.outbox.attempted(entry, handed: handed, stillPending: stillPending)
         }
     }
 
@@ -88,8 +106,9 @@ public final class OutboxWorker: Service, Sendable {
         var parked: Set<String> = []
         while clock.now < end {
             let now = clock.now
+            let handed = outbox.take().ready
             guard let entries = try? await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight) else { return }
-            var deliverable: [OutboxEntry] = []
+            var deliverable = handed
             for entry in entries {
                 if case .parkedRun = entry.content {
                     parked.insert(entry.id)
@@ -106,20 +125,22 @@ public final class OutboxWorker: Service, Sendable {
         logger.warning("outbox: drain time is up; the rest is delivered at the next start")
     }
 
-    /// One attempt at one entry, and its outcome written back.
-    func deliver(_ entry: OutboxEntry) async {
+    /// One attempt at one entry, and its outcome written back. Returns whether the entry may
+    /// still be pending (a part delivered, a retry to come).
+    @discardableResult
+    func deliver(_ entry: OutboxEntry) async -> Bool {
         if case .parkedRun(let event) = entry.content {
             // Handed to the dispatcher, which runs it again and enqueues its reply.
             await finish(entry) { try await store.markSent(id: entry.id, platformRef: nil, at: clock.now) }
             await parkedRuns(entry, event)
-            return
+            return false
         }
         guard let sender = senders[entry.platform] else {
             logger.error(
                 "outbox: no adapter for this platform is running; entry given up", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)"])
             RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
-            return
+            return false
         }
         let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval(for: entry), now: clock.now)
         if wait > .zero { try? await clock.sleep(for: wait) }
@@ -154,6 +175,10 @@ public final class OutboxWorker: Service, Sendable {
             logger.error(
                 "outbox: the platform refused a reply for good", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: attempts, lastError: reason) }
+        }
+        switch outcome {
+        case .sent, .rejected: return false
+        case .partDelivered, .rateLimited, .retryable: return true
         }
     }
 

@@ -80,7 +80,7 @@ public enum RelayApplication {
         let relay = Relay(
             tribunal: MeteredTribunal(dependencies.backend), store: dependencies.store, configuration: configuration.relay,
             clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }))
-        let outbox = Outbox(store: dependencies.store, clock: dependencies.clock)
+        let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease)
         let dispatcher = RunDispatcher(relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, logger: logger)
         let inbox = Inbox(dispatcher: dispatcher, outbox: outbox)
 

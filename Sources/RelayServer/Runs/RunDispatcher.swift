@@ -246,8 +246,7 @@ public final class RunDispatcher: Service, Sendable {
                     content: .reply(reply.withActions(for: event)), replaces: progress.messageID))
         }
         do {
-            try await store.finishRun(id: item.id, replies: replies)
-            outbox.wake()
+            try await outbox.finishRun(id: item.id, replies: replies)
         } catch {
             logger.error(
                 "could not store a reply in the outbox; the command runs again at the next start",

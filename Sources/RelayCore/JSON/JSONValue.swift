@@ -75,11 +75,10 @@ public enum JSONValue: Sendable, Hashable {
         try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 
-    /// Compact JSON with sorted keys, so bodies are byte-for-byte reproducible.
+    /// Compact JSON with sorted keys, so bodies are byte-for-byte reproducible (`null` in place
+    /// of a value with a number JSON cannot express; see `serialized()`).
     public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(self)) ?? Data("null".utf8))
+        serialized() ?? Array("null".utf8)
     }
 }
 

@@ -15,7 +15,14 @@ extension PrometheusMetricsFactory {
         return factory
     }
 
+    /// Runs every time a metric is looked up (each request, each command): names that are
+    /// already safe, the usual case, are returned without walking their characters.
     private static func sanitize(_ name: String) -> String {
-        String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+        let safe = name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+        }
+        if safe { return name }
+        return String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
     }
 }

@@ -11,6 +11,12 @@ import RelayCore
 enum SlackTextSplitter {
     static func split(_ text: String, limit: Int) -> [String] {
         precondition(limit > 0, "a piece must hold something")
+        // Most text fits whole: one piece, its trailing whitespace dropped as below, without
+        // walking its characters.
+        if SlackMrkdwn.escaper.escapedUTF16Count(text) <= limit {
+            guard let last = text.lastIndex(where: { !$0.isWhitespace }) else { return [] }
+            return [String(text[...last])]
+        }
         let characters = units(of: text, limit: limit)
         let costs = characters.map { $0.reduce(0) { $0 + SlackMrkdwn.escapedLength($1) } }
         var pieces: [String] = []

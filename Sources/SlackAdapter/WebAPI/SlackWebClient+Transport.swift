@@ -32,19 +32,17 @@ extension SlackWebClient {
             }
             url = responseURL
         }
-        let body: Data
+        let body: [UInt8]
         let contentType: String
         switch request.encoding {
         case .json:
-            do {
-                body = try JSONEncoder().encode(request.body)
-            } catch {
-                // Only a non-finite number gets here.
+            guard let bytes = request.body.serialized() else {
                 throw .invalidRequest(method: label, reason: "the body holds a number JSON cannot express")
             }
+            body = bytes
             contentType = "application/json; charset=utf-8"
         case .form:
-            body = Data(Self.formEncoded(request.body).utf8)
+            body = Array(Self.formEncoded(request.body).utf8)
             contentType = "application/x-www-form-urlencoded"
         }
         var httpRequest = HTTPClientRequest(url: url)
@@ -55,7 +53,7 @@ extension SlackWebClient {
         if let authorization {
             httpRequest.headers.add(name: "Authorization", value: authorization)
         }
-        httpRequest.body = .bytes(ByteBuffer(data: body))
+        httpRequest.body = .bytes(ByteBuffer(bytes: body))
         return httpRequest
     }
 

@@ -60,6 +60,8 @@ struct OutputSafetyPropertyTests {
             if let problem = Self.problem(in: escaped) { failures.append("escape: \(problem) in \(text.debugDescription)") }
             // Escaping loses nothing: reading it back as Slack text gives the original.
             if SlackIncomingText.normalize(escaped) != text { failures.append("round trip of \(text.debugDescription)") }
+            // The length limits are checked against is the escaped text's.
+            if SlackMrkdwn.escaper.escapedUTF16Count(text) != escaped.utf16.count { failures.append("escaped length of \(text.debugDescription)") }
 
             let limit = 5 + random.below(24)
             for piece in SlackTextSplitter.split(text, limit: limit) {

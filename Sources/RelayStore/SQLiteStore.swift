@@ -32,12 +32,15 @@ public final class SQLiteStore: Store {
         self.checkpointer = checkpointer
         self.logger = logger
         let commits = commits
+        let cache = cache
         writer = GroupCommitWriter(
             database: database,
             onBatch: { size in
                 StoreMetrics.batch(size: size)
                 commits.state.withLock { $0.record(size) }
-            })
+            },
+            // What an operation of a rolled-back transaction cached may never have been written.
+            onRollback: { cache.clear() })
         checkpointer.watch(database)
     }
 

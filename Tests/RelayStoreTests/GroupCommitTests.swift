@@ -46,6 +46,39 @@ struct GroupCommitTests {
         }
     }
 
+    @Test("An operation that fails half-way in a shared batch leaves nothing of itself, and the others commit")
+    func aHalfDoneOperationIsUndoneInItsBatch() async throws {
+        try await withTemporaryStore { store in
+            let now = Date()
+            let taken = OutboxFixtures.entry("taken")
+            try await store.enqueue(taken)
+            let ids = try await withThrowingTaskGroup(of: Int64?.self) { group in
+                for index in 0..<20 {
+                    group.addTask { try await store.admit(event(index), route: route, dedupeKey: nil, expiresAt: now, now: now) }
+                }
+                return try await group.reduce(into: [Int64]()) { $0 += $1.map { [$0] } ?? [] }
+            }
+            let before = store.commitStatistics
+            // Its first reply is written before its second is refused (the id is taken).
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await #expect(throws: StoreError.self) {
+                        try await store.finishRun(id: ids[0], replies: [OutboxFixtures.entry("half"), taken])
+                    }
+                }
+                for (index, id) in ids.dropFirst().enumerated() {
+                    group.addTask { try await store.finishRun(id: id, replies: [OutboxFixtures.entry("answer \(index)")]) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(store.commitStatistics.largestBatch > 1, "the runs shared commits")
+            #expect(store.commitStatistics.transactions > before.transactions)
+            #expect(try await store.outboxEntry(id: "half") == nil)
+            #expect(try await store.inboxQueue().map(\.id) == [ids[0]])
+            #expect(try await store.pendingOutboxCount() == 20)
+        }
+    }
+
     @Test("A run's reply and the removal of its inbox item are one change")
     func finishingARunIsAtomic() async throws {
         try await withTemporaryStore { store in

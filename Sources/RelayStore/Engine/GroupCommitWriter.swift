@@ -4,10 +4,13 @@ import Synchronization
 /// that queued while the previous batch was being written, in one transaction — group commit.
 /// Concurrent commands then share one `COMMIT` (one WAL write) instead of paying for one each.
 ///
-/// Each operation runs inside its own savepoint, so one that fails is rolled back alone and the
-/// rest of its batch still commits; its caller gets its own error. Callers are resumed only
-/// after the batch's `COMMIT` returned: what they were told is written is in the WAL, and
-/// survives a crash of the process (see `DatabaseSetup` for power loss).
+/// An operation that fails is rolled back alone and the rest of its batch still commits; its
+/// caller gets its own error. Batches are written optimistically: operations rarely fail, so a
+/// batch first runs without savepoints (each costs SQLite a statement journal of every page it
+/// touches); when one fails, the whole transaction is rolled back and the batch runs again, each
+/// operation in its own savepoint. Callers are resumed only after the batch's `COMMIT`
+/// returned: what they were told is written is in the WAL, and survives a crash of the process
+/// (see `DatabaseSetup` for power loss).
 ///
 /// The drain is a task of its own, started when the first operation queues and after each batch
 /// while more are waiting: operations that become ready in the meantime join the next batch
@@ -33,10 +36,13 @@ final class GroupCommitWriter: Sendable {
     private let state = Mutex(State())
     /// Called with each batch's size after its commit (metrics).
     private let onBatch: @Sendable (Int) -> Void
+    /// Called when a transaction is rolled back whole: what its operations cached is void.
+    private let onRollback: @Sendable () -> Void
 
-    init(database: Database, onBatch: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(database: Database, onBatch: @escaping @Sendable (Int) -> Void = { _ in }, onRollback: @escaping @Sendable () -> Void = {}) {
         self.database = database
         self.onBatch = onBatch
+        self.onRollback = onRollback
     }
 
     /// Runs `body` on the connection in the next batch and returns its result once committed.
@@ -110,9 +116,39 @@ final class GroupCommitWriter: Sendable {
         if again { Task { self.drain() } }
     }
 
-    /// One transaction for `jobs`, each in a savepoint; then every caller is told.
+    /// One transaction for `jobs`; then every caller is told. Without savepoints first; again
+    /// with them when an operation failed (unless it was alone: then its rollback is the
+    /// transaction's).
     private func write(_ jobs: [Job]) {
         guard !jobs.isEmpty else { return }
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+        } catch {
+            for job in jobs { job.fail(error) }
+            return
+        }
+        var finishes: [@Sendable ((any Error)?) -> Void] = []
+        finishes.reserveCapacity(jobs.count)
+        for job in jobs {
+            let outcome = job.run(database)
+            // SQLite rolls a whole transaction back by itself on some errors (disk full, I/O).
+            guard outcome.succeeded, database.inTransaction else {
+                if database.inTransaction { try? database.execute("ROLLBACK") }
+                onRollback()
+                if jobs.count == 1 {
+                    outcome.finish(nil)
+                } else {
+                    writeInSavepoints(jobs)
+                }
+                return
+            }
+            finishes.append(outcome.finish)
+        }
+        commit(jobs.count, finishes)
+    }
+
+    /// One transaction for `jobs`, each in a savepoint; then every caller is told.
+    private func writeInSavepoints(_ jobs: [Job]) {
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
@@ -138,7 +174,6 @@ final class GroupCommitWriter: Sendable {
             let outcome = job.run(database)
             finishes.append(outcome.finish)
             do {
-                // SQLite rolls a whole transaction back by itself on some errors (disk full, I/O).
                 guard database.inTransaction else { throw SQLiteFailure(code: 1, message: "SQLite rolled the transaction back") }
                 if !outcome.succeeded { try database.query("ROLLBACK TO operation") }
                 try database.query("RELEASE operation")
@@ -146,16 +181,27 @@ final class GroupCommitWriter: Sendable {
                 broken = error
             }
         }
-        var failure = broken
-        if failure == nil {
-            do {
-                try database.execute("COMMIT")
-            } catch {
-                failure = error
-            }
+        if let broken {
+            if database.inTransaction { try? database.execute("ROLLBACK") }
+            onRollback()
+            onBatch(jobs.count)
+            for finish in finishes { finish(broken) }
+            return
         }
-        if failure != nil, database.inTransaction { try? database.execute("ROLLBACK") }
-        onBatch(jobs.count)
+        commit(jobs.count, finishes)
+    }
+
+    /// Commits the open transaction and tells every caller.
+    private func commit(_ size: Int, _ finishes: [@Sendable ((any Error)?) -> Void]) {
+        var failure: (any Error)?
+        do {
+            try database.execute("COMMIT")
+        } catch {
+            failure = error
+            if database.inTransaction { try? database.execute("ROLLBACK") }
+            onRollback()
+        }
+        onBatch(size)
         for finish in finishes { finish(failure) }
     }
 }

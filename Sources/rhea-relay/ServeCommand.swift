@@ -21,6 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Swift concurrency runs on NIO's event loops: a request's handler, the store's writer
         // and the outbound client then share threads instead of handing work between three
         // pools (profiled: a third of the CPU went to futex waits and context switches).
+        EventLoopSizing.fitToAffinity()
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let configuration = try await loadConfiguration(file: config)
         let level = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning

@@ -9,6 +9,7 @@ import Synchronization
 final class ReplySink: Sendable {
     private struct State {
         var first: [Int: ContinuousClock.Instant] = [:]
+        var last: [Int: ContinuousClock.Instant] = [:]
         var count: [Int: Int] = [:]
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
@@ -54,6 +55,7 @@ final class ReplySink: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.count[index, default: 0] += 1
             if state.first[index] == nil { state.first[index] = time }
+            state.last[index] = time
             return state.waiters.removeValue(forKey: index)
         }
         waiter?.resume()
@@ -86,6 +88,24 @@ final class ReplySink: Sendable {
     func arrivals() -> [Int: ContinuousClock.Instant] { state.withLock { $0.first } }
     /// How many replies each command got.
     func counts() -> [Int: Int] { state.withLock { $0.count } }
+
+    /// Commands answered more than once, split by the crash at `kill`: those answered once before
+    /// it and once after (the process died between the platform's acceptance and its mark: the
+    /// documented window) and any other (a double the window does not explain).
+    func doubles(aroundKillAt kill: ContinuousClock.Instant) -> (inWindow: Int, beyond: Int) {
+        state.withLock { state in
+            var inWindow = 0
+            var beyond = 0
+            for (index, count) in state.count where count > 1 {
+                if count == 2, let first = state.first[index], let last = state.last[index], first < kill, last > kill {
+                    inWindow += 1
+                } else {
+                    beyond += 1
+                }
+            }
+            return (inWindow, beyond)
+        }
+    }
 
     /// Waits (bounded) until every command in `indices` has a reply; returns whether they did.
     func waitForAll(_ indices: some Collection<Int>, timeout: Duration) async -> Bool {

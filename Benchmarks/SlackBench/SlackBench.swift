@@ -163,10 +163,12 @@ struct SlackBench: AsyncParsableCommand {
                 restarted.stop()
                 let counts = sink.counts()
                 let lost = accepted.filter { (counts[$0] ?? 0) == 0 }.count
-                let doubled = counts.values.filter { $0 > 1 }.count
+                let doubled = sink.doubles(aroundKillAt: killed.killedAt ?? .now)
                 let line =
                     "kill -9 after \(flood / 2) acks of a second flood, restarted on the same store: \(accepted.count) acknowledged, "
-                    + "\(killed.busy) answered busy, lost \(lost), doubled \(doubled), restart to ready \(restarted.startToReady.ms)"
+                    + "\(killed.busy) answered busy, lost \(lost), doubled beyond the window \(doubled.beyond) "
+                    + "(in the window, answered once before the kill and once after: \(doubled.inWindow)), "
+                    + "restart to ready \(restarted.startToReady.ms)"
                 print(line)
                 table.append(line)
             }

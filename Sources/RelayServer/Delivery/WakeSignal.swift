@@ -29,6 +29,12 @@ final class WakeSignal: Sendable {
     /// Returns at the next signal (or at once if one came since the last wait), at `deadline`
     /// on `clock`, or when the task is cancelled. One waiter at a time.
     func wait(until deadline: Date, clock: any RelayClock) async {
+        // A signal already came (the usual case under load): no tasks, no timer.
+        let signalled = state.withLock { state in
+            defer { state.pending = false }
+            return state.pending
+        }
+        if signalled { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForSignal() }
             group.addTask { try? await clock.sleep(until: deadline) }

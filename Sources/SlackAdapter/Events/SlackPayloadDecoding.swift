@@ -16,20 +16,16 @@ enum SlackPayloadDecoding {
 
     /// Decodes `application/x-www-form-urlencoded` (values percent-decoded, `+` read as space).
     static func form<T: Decodable>(_ type: T.Type, from body: some Collection<UInt8>, as payload: SlackPayloadError.Payload) throws(SlackPayloadError) -> T {
-        guard let string = String(validating: body, as: UTF8.self) else {
-            throw SlackPayloadError(payload, "the form body is not UTF-8")
-        }
         do {
-            return try URLEncodedFormDecoder().decode(type, from: string)
+            return try SlackFormDecoder.decode(type, from: body)
         } catch let error as DecodingError {
             throw SlackPayloadError(payload, describe(error, json: false))
-        } catch let error as URLEncodedFormError {
-            // The error's own description quotes the value, which may be a `response_url`
-            // (a credential): name the field at most.
-            switch error.code {
-            case .failedToPercentDecode: throw SlackPayloadError(payload, "a key or value is not valid percent-encoding")
-            case .duplicateKeys: throw SlackPayloadError(payload, "field `\(error.value)` appears more than once")
-            default: throw SlackPayloadError(payload, "not a valid form body")
+        } catch let error as SlackFormDecoder.Failure {
+            // Never the value itself, which may be a `response_url` (a credential): the field at most.
+            switch error {
+            case .badPercentEncoding: throw SlackPayloadError(payload, "a key or value is not valid percent-encoding")
+            case .notUTF8: throw SlackPayloadError(payload, "the form body is not UTF-8")
+            case .duplicate(let name): throw SlackPayloadError(payload, "field `\(name)` appears more than once")
             }
         } catch {
             throw SlackPayloadError(payload, "not a valid form body (\(error))")

@@ -102,7 +102,17 @@ struct SlackSlashCommandTests {
         }
         #expect(twice?.problem == "field `text` appears more than once")
 
-        #expect(throws: SlackPayloadError.self) { try SlackSlashCommand.decode(form: [0xFF, 0xFE]) }
+        let notText = #expect(throws: SlackPayloadError.self) { try SlackSlashCommand.decode(form: [0xFF, 0xFE]) }
+        #expect(notText?.problem == "the form body is not UTF-8")
+        let cut = #expect(throws: SlackPayloadError.self) {
+            try SlackSlashCommand.decode(form: form(fields.filter { $0.name != "text" }, then: "&text=caf%C3"))
+        }
+        #expect(cut?.problem == "a key or value is not valid percent-encoding")
+        // `+` is a space and `%2B` a plus; a field without `=` is empty.
+        let plus = try? SlackSlashCommand.decode(
+            form: form(fields.filter { $0.name != "text" && $0.name != "trigger_id" }, then: "&text=1+%2B+1%3D2&trigger_id"))
+        #expect(plus?.text == "1 + 1=2")
+        #expect(plus?.triggerID == nil)
     }
 }
 

@@ -92,14 +92,10 @@ final class RelayProcess: Sendable {
     }
 
     /// SIGKILL: no graceful shutdown, as a crash or an OOM kill would end it. The store stays.
-    /// SIGKILL; returns the instant the process was gone (replies that arrive later come from
-    /// another process).
-    @discardableResult
-    func kill() -> ContinuousClock.Instant {
-        guard process.isRunning else { return .now }
+    func kill() {
+        guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        return .now
     }
 
     /// SIGTERM, then the store's files are removed.

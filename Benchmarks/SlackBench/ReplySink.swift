@@ -89,15 +89,16 @@ final class ReplySink: Sendable {
     /// How many replies each command got.
     func counts() -> [Int: Int] { state.withLock { $0.count } }
 
-    /// Commands answered more than once, split by the crash at `kill`: those answered once before
-    /// it and once after (the process died between the platform's acceptance and its mark: the
-    /// documented window) and any other (a double the window does not explain).
-    func doubles(aroundKillAt kill: ContinuousClock.Instant) -> (inWindow: Int, beyond: Int) {
+    /// Commands answered more than once, split by the restart launched at `restart` after a crash:
+    /// those answered once by the killed process and once by the new one (the process died
+    /// between the platform's acceptance and its mark: the documented window), and any other (a
+    /// double the window does not explain).
+    func doubles(aroundRestartAt restart: ContinuousClock.Instant) -> (inWindow: Int, beyond: Int) {
         state.withLock { state in
             var inWindow = 0
             var beyond = 0
             for (index, count) in state.count where count > 1 {
-                if count == 2, let first = state.first[index], let last = state.last[index], first < kill, last > kill {
+                if count == 2, let first = state.first[index], let last = state.last[index], first < restart, last > restart {
                     inWindow += 1
                 } else {
                     beyond += 1

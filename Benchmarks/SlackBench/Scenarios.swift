@@ -90,8 +90,6 @@ struct FloodScenario {
         var acks: [Int: CommandClient.Ack]
         /// The server's CPU time when the flood began (the caller reads it again once replies are in).
         var cpuAtStart: Duration
-        /// When the server was gone, if it was killed.
-        var killedAt: ContinuousClock.Instant?
 
         /// Acknowledged and queued: a reply must follow.
         var accepted: [Int] { acks.filter { $0.value.status == 200 && !$0.value.isBusy }.map(\.key) }
@@ -104,7 +102,6 @@ struct FloodScenario {
         let state = Mutex<[Int: CommandClient.Ack]>([:])
         let accepted = Atomic<Int>(0)
         let killed = Atomic<Bool>(false)
-        let killedAt = Mutex<ContinuousClock.Instant?>(nil)
     }
 
     func run(client: CommandClient, server: RelayProcess, counter: Counter) async -> Result {
@@ -127,13 +124,12 @@ struct FloodScenario {
                         let count = acks.accepted.wrappingAdd(1, ordering: .relaxed).newValue
                         if let killAfterAcks, count == killAfterAcks {
                             acks.killed.store(true, ordering: .relaxed)
-                            let gone = server.kill()
-                            acks.killedAt.withLock { $0 = gone }
+                            server.kill()
                         }
                     }
                 }
             }
         }
-        return Result(started: started, acks: acks.state.withLock { $0 }, cpuAtStart: cpuBefore, killedAt: acks.killedAt.withLock { $0 })
+        return Result(started: started, acks: acks.state.withLock { $0 }, cpuAtStart: cpuBefore)
     }
 }

@@ -46,14 +46,14 @@ extension SocketModeClient {
             if case .enqueued? = sent {
                 return
             }
-            // Slack sends it again on another connection; the state machine drops the repeat.
+            // Slack sends it again on another connection; it is acknowledged there as a repeat.
             logger.notice(
                 "Socket Mode envelope not acknowledged: its connection is gone",
                 metadata: ["slack.socket": "\(id)", "slack.envelope": "\(envelope.envelopeID)"])
 
         case .deliver(let envelope):
             let handler = self.handler
-            deliveries.addTask { await handler(envelope) }
+            deliveries.addTask { input.yield(.handled(envelope, acknowledge: await handler(envelope))) }
 
         case .close(let id):
             outboxes[id]?.yield(.close)
@@ -100,7 +100,7 @@ extension SocketModeClient {
         case .received(.envelope(let envelope), let id):
             let delivered = actions.contains { if case .deliver = $0 { true } else { false } }
             logger.debug(
-                delivered ? "Socket Mode envelope received" : "Socket Mode envelope repeated; acknowledged only",
+                delivered ? "Socket Mode envelope received" : "Socket Mode envelope repeated; not handed on again",
                 metadata: [
                     "slack.socket": "\(id)", "slack.envelope": "\(envelope.envelopeID)", "slack.type": "\(envelope.type)",
                     "slack.retry": "\(envelope.retryAttempt)",

@@ -5,23 +5,27 @@ import Synchronization
 /// Receives Slack events, slash commands and interactions over Socket Mode (no public URL).
 ///
 /// Carries out `SocketModeStateMachine`'s actions: asks `apps.connections.open` for a URL,
-/// holds the websocket (WSClient, with pings), acknowledges every envelope at once and hands
-/// each one to `handler` once, refreshes connections without a gap when Slack asks, and
-/// reconnects with backoff when one drops.
+/// holds the websocket (WSClient, with pings), hands each envelope to `handler` once and
+/// acknowledges it when the handler says what it asked for is stored (a few milliseconds: well
+/// within Slack's 3 s), refreshes connections without a gap when Slack asks, and reconnects with
+/// backoff when one drops.
 ///
 /// ```swift
 /// let socketMode = SocketModeClient(appToken: appToken, web: webClient, logger: logger) { envelope in
-///     await relay.receive(envelope)   // decode envelope.payload; answer later, not here
+///     await relay.store(envelope)   // decode and store envelope.payload; answer later, not here
 /// }
 /// try await socketMode.run()   // until cancelled or `stop()`
 /// ```
 ///
-/// Handlers run concurrently, each in its own child task, so a slow one delays nothing else;
+/// Handlers run concurrently, each in its own child task, so a slow one delays nothing else
+/// (only its own acknowledgement);
 /// `stop()` lets those under way finish, cancellation cancels them. The app token, the
 /// connection URLs (they carry a ticket) and payloads are never logged.
 public final class SocketModeClient: Sendable {
-    /// Receives each envelope once, already acknowledged.
-    public typealias Handler = @Sendable (SocketModeEnvelope) async -> Void
+    /// Receives each envelope once, before it is acknowledged; returns whether to acknowledge it:
+    /// true once what it asks for is stored (or can never be: an unreadable payload), false when
+    /// it could not be stored and Slack should send it again.
+    public typealias Handler = @Sendable (SocketModeEnvelope) async -> Bool
 
     let appToken: String
     let web: any SlackWebAPI
@@ -46,7 +50,7 @@ public final class SocketModeClient: Sendable {
     ///   - appToken: the app-level token (`xapp-…`) for `apps.connections.open`.
     ///   - web: the Web API client that opens connections.
     ///   - clock: what reconnection delays and the hello timeout are waited on.
-    ///   - handler: called once per envelope, after it was acknowledged.
+    ///   - handler: called once per envelope; its answer decides the acknowledgement.
     public init(
         appToken: String, web: any SlackWebAPI, configuration: Configuration = Configuration(), clock: any RelayClock = SystemClock(),
         logger: Logger, handler: @escaping Handler

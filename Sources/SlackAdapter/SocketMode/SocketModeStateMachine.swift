@@ -11,9 +11,11 @@ public import RelayCore
 ///           ─hello on new→ connected(new) + close(old)
 /// ```
 ///
-/// - Every envelope is acknowledged at once on the connection it came on, whatever the state,
-///   and handed on unless it was already handed on (same `envelope_id`, or a retry of the same
-///   Events API `event_id`).
+/// - A new envelope is handed on, and acknowledged on the connection it came on once the relay
+///   has stored what it asked for (`.handled`): an acknowledged envelope is never lost, and one
+///   the relay could not store is not acknowledged, so Slack sends it again. A repeat (same
+///   `envelope_id`, or a retry of the same Events API `event_id`) is not handed on again: it is
+///   acknowledged at once when the first was handled, or with it when that is still under way.
 /// - On `disconnect` (Slack recycles connections every few hours, or warns before it does) the
 ///   old connection stays open until the new one has said `hello`, so nothing sent in between
 ///   is lost; envelopes that still arrive on the old one are acknowledged and handed on.
@@ -64,6 +66,9 @@ public struct SocketModeStateMachine: Sendable {
         case uptimeReached(ConnectionID)
         /// Stop: close everything.
         case stop
+        /// The relay is done with an envelope handed on: `acknowledge` when what it asked for is
+        /// stored (or can never be), false when it could not be stored and should come again.
+        case handled(SocketModeEnvelope, acknowledge: Bool)
     }
 
     public enum Action: Sendable, Hashable {
@@ -96,6 +101,11 @@ public struct SocketModeStateMachine: Sendable {
     /// Whether the next `disconnect` of an unproven connection may refresh without waiting.
     private var promptRefreshAllowed = true
     private var deduplicator: SocketModeDeduplicator
+    /// Envelopes handed on and not handled yet, by `envelope_id`, with the acknowledgements that
+    /// wait for them: the envelope's own, and its repeats' (each on the connection it came on).
+    private var awaitingAcks: [String: [(envelope: SocketModeEnvelope, connection: ConnectionID)]] = [:]
+    /// The `envelope_id` being handled for an Events API `event_id`.
+    private var handlingEvents: [String: String] = [:]
     private let unitRandom: @Sendable () -> Double
     private var nextID: ConnectionID = 1
 
@@ -155,6 +165,18 @@ public struct SocketModeStateMachine: Sendable {
         case .closed(let id, let uptime):
             return closed(id, uptime: uptime)
 
+        case .handled(let envelope, let acknowledge):
+            let waiting = awaitingAcks.removeValue(forKey: envelope.envelopeID) ?? []
+            if let eventID = envelope.eventID, handlingEvents[eventID] == envelope.envelopeID { handlingEvents[eventID] = nil }
+            guard acknowledge else {
+                // Not stored: when Slack sends it again, it is handed on again.
+                deduplicator.forget(envelope)
+                return []
+            }
+            // A connection closed meanwhile cannot carry the acknowledgement; Slack then sends the
+            // envelope again on another, and it is acknowledged there as a repeat.
+            return waiting.filter { openConnections.contains($0.connection) }.map { .acknowledge($0.envelope, on: $0.connection) }
+
         case .uptimeReached(let id):
             guard openConnections.contains(id), !closing.contains(id), case .connected(id) = state else { return [] }
             markHealthy(id)
@@ -202,15 +224,21 @@ public struct SocketModeStateMachine: Sendable {
             }
 
         case .envelope(let envelope):
-            // Acknowledged on every connection in every state: an unacknowledged envelope is
-            // sent again, and a closing connection may still carry one.
-            var actions: [Action] = [.acknowledge(envelope, on: id)]
+            // Taken on every connection in every state: a closing connection may still carry one.
             if deduplicator.isFirstDelivery(of: envelope) {
-                actions.append(.deliver(envelope))
+                awaitingAcks[envelope.envelopeID] = [(envelope, id)]
+                if let eventID = envelope.eventID { handlingEvents[eventID] = envelope.envelopeID }
                 // A connection that delivers events works: its disconnect is a real refresh.
                 if case .connected(id) = state { markHealthy(id) }
+                return [.deliver(envelope)]
             }
-            return actions
+            let first = awaitingAcks[envelope.envelopeID] != nil ? envelope.envelopeID : envelope.eventID.flatMap { handlingEvents[$0] }
+            if let first, awaitingAcks[first] != nil {
+                // The first is still being stored: this one is acknowledged with it.
+                awaitingAcks[first]?.append((envelope, id))
+                return []
+            }
+            return [.acknowledge(envelope, on: id)]
 
         case .other:
             return []
@@ -295,6 +323,13 @@ public struct SocketModeDeduplicator: Sendable, Hashable {
         remember(envelopeKey)
         if let eventKey { remember(eventKey) }
         return !seen
+    }
+
+    /// Forgets `envelope` (its `envelope_id` and `event_id`): it was not stored, and its next
+    /// delivery must be handed on.
+    public mutating func forget(_ envelope: SocketModeEnvelope) {
+        keys.remove("envelope:\(envelope.envelopeID)")
+        if let eventID = envelope.eventID { keys.remove("event:\(eventID)") }
     }
 
     private mutating func remember(_ key: String) {

@@ -45,30 +45,56 @@ struct SocketModeStateMachineTests {
         #expect(machine.state == .connected(1))
     }
 
-    @Test func everyEnvelopeIsAcknowledgedAtOnceAndHandedOn() {
+    @Test func everyEnvelopeIsHandedOnAndAcknowledgedOnceHandled() {
         var machine = Self.connected()
         for (id, type) in [("e1", SocketModeEnvelope.Kind.eventsAPI), ("e2", .slashCommands), ("e3", .interactive)] {
             let envelope = SocketModeEnvelope(type: type, envelopeID: id, payload: ["x": 1])
-            #expect(machine.handle(.received(.envelope(envelope), on: 1)) == [.acknowledge(envelope, on: 1), .deliver(envelope)])
+            #expect(machine.handle(.received(.envelope(envelope), on: 1)) == [.deliver(envelope)])
+            #expect(machine.handle(.handled(envelope, acknowledge: true)) == [.acknowledge(envelope, on: 1)])
         }
         #expect(machine.state == .connected(1))
     }
 
-    @Test func duplicatesAreAcknowledgedButHandedOnOnce() {
+    @Test func duplicatesAreHandedOnOnceAndAcknowledgedWithTheFirst() {
         var machine = Self.connected()
         let first = Self.envelope("e1", eventID: "Ev1")
-        #expect(machine.handle(.received(.envelope(first), on: 1)) == [.acknowledge(first, on: 1), .deliver(first)])
+        #expect(machine.handle(.received(.envelope(first), on: 1)) == [.deliver(first)])
 
-        // The same envelope again (its ack was lost).
-        #expect(machine.handle(.received(.envelope(first), on: 1)) == [.acknowledge(first, on: 1)])
-
-        // Slack's retry of the same event under a new envelope id.
+        // The same envelope again, and Slack's retry of the same event under a new envelope id,
+        // while the first is being stored: acknowledged with it.
+        #expect(machine.handle(.received(.envelope(first), on: 1)) == [])
         let retry = Self.envelope("e1-retry", eventID: "Ev1", retry: 1)
-        #expect(machine.handle(.received(.envelope(retry), on: 1)) == [.acknowledge(retry, on: 1)])
+        #expect(machine.handle(.received(.envelope(retry), on: 1)) == [])
+        #expect(
+            machine.handle(.handled(first, acknowledge: true)) == [.acknowledge(first, on: 1), .acknowledge(first, on: 1), .acknowledge(retry, on: 1)])
+
+        // Once stored, a repeat is acknowledged at once.
+        #expect(machine.handle(.received(.envelope(first), on: 1)) == [.acknowledge(first, on: 1)])
 
         // A retry of an event never seen (its first delivery went to a dead connection) is new.
         let unseen = Self.envelope("e2-retry", eventID: "Ev2", retry: 2)
-        #expect(machine.handle(.received(.envelope(unseen), on: 1)) == [.acknowledge(unseen, on: 1), .deliver(unseen)])
+        #expect(machine.handle(.received(.envelope(unseen), on: 1)) == [.deliver(unseen)])
+    }
+
+    @Test func anEnvelopeThatCouldNotBeStoredIsNotAcknowledgedAndComesAgain() {
+        var machine = Self.connected()
+        let envelope = Self.envelope("e1", eventID: "Ev1")
+        #expect(machine.handle(.received(.envelope(envelope), on: 1)) == [.deliver(envelope)])
+        let repeated = Self.envelope("e1-retry", eventID: "Ev1", retry: 1)
+        #expect(machine.handle(.received(.envelope(repeated), on: 1)) == [])
+        #expect(machine.handle(.handled(envelope, acknowledge: false)) == [], "neither it nor its repeat is acknowledged")
+        // Slack sends it again: handed on again, and acknowledged once stored.
+        let again = Self.envelope("e1-retry-2", eventID: "Ev1", retry: 2)
+        #expect(machine.handle(.received(.envelope(again), on: 1)) == [.deliver(again)])
+        #expect(machine.handle(.handled(again, acknowledge: true)) == [.acknowledge(again, on: 1)])
+    }
+
+    @Test func anAcknowledgementForAConnectionThatClosedMeanwhileIsDropped() {
+        var machine = Self.connected()
+        let envelope = Self.envelope("e1", eventID: "Ev1")
+        #expect(machine.handle(.received(.envelope(envelope), on: 1)) == [.deliver(envelope)])
+        _ = machine.handle(.closed(1, uptime: .seconds(60)))
+        #expect(machine.handle(.handled(envelope, acknowledge: true)) == [])
     }
 
     @Test func aRefreshOpensTheNewConnectionBeforeClosingTheOld() {
@@ -76,26 +102,27 @@ struct SocketModeStateMachineTests {
         #expect(machine.handle(.received(.disconnect(reason: "refresh_requested"), on: 1)) == [.requestURL])
         #expect(machine.state == .requestingURL(replacing: 1))
 
-        // Envelopes on the old connection are still acknowledged and delivered meanwhile.
+        // Envelopes on the old connection are still delivered (and acknowledged there) meanwhile.
         let during = Self.envelope("e-during-url")
-        #expect(machine.handle(.received(.envelope(during), on: 1)) == [.acknowledge(during, on: 1), .deliver(during)])
+        #expect(machine.handle(.received(.envelope(during), on: 1)) == [.deliver(during)])
 
         #expect(machine.handle(.urlOpened("wss://example/2")) == [.connect(2, url: "wss://example/2")])
         #expect(machine.state == .connecting(2, replacing: 1))
         #expect(machine.openConnections == [1, 2])
 
         let overlap = Self.envelope("e-overlap")
-        #expect(machine.handle(.received(.envelope(overlap), on: 1)) == [.acknowledge(overlap, on: 1), .deliver(overlap)])
+        #expect(machine.handle(.received(.envelope(overlap), on: 1)) == [.deliver(overlap)])
 
         // Only the new hello closes the old one.
         #expect(machine.handle(.received(.hello(numConnections: 2), on: 2)) == [.close(1)])
         #expect(machine.state == .connected(2))
 
-        // Still arriving on the closing one: acknowledged there, delivered, not lost.
+        // Still arriving on the closing one: delivered, not lost, and acknowledged there.
         let late = Self.envelope("e-late")
-        #expect(machine.handle(.received(.envelope(late), on: 1)) == [.acknowledge(late, on: 1), .deliver(late)])
+        #expect(machine.handle(.received(.envelope(late), on: 1)) == [.deliver(late)])
         // Slack sends it again on the new one since the old ack may not have gone out: not doubled.
-        #expect(machine.handle(.received(.envelope(late), on: 2)) == [.acknowledge(late, on: 2)])
+        #expect(machine.handle(.received(.envelope(late), on: 2)) == [])
+        #expect(machine.handle(.handled(late, acknowledge: true)) == [.acknowledge(late, on: 1), .acknowledge(late, on: 2)])
 
         // The old connection's end is expected: no reconnect.
         #expect(machine.handle(.closed(1, uptime: .seconds(3600))) == [])
@@ -128,7 +155,7 @@ struct SocketModeStateMachineTests {
         #expect(machine.handle(.urlFailed(retryAfter: nil)) == [.retry(after: .seconds(1))])
         #expect(machine.state == .waitingToRetry(replacing: 1))
         let envelope = Self.envelope("e1")
-        #expect(machine.handle(.received(.envelope(envelope), on: 1)) == [.acknowledge(envelope, on: 1), .deliver(envelope)])
+        #expect(machine.handle(.received(.envelope(envelope), on: 1)) == [.deliver(envelope)])
         #expect(machine.handle(.retryTimerFired) == [.requestURL])
         #expect(machine.handle(.urlOpened("wss://example/2")) == [.connect(2, url: "wss://example/2")])
         #expect(machine.handle(.received(.hello(numConnections: 2), on: 2)) == [.close(1)])
@@ -212,7 +239,7 @@ struct SocketModeStateMachineTests {
         #expect(machine.handle(.urlOpened("wss://example/3")) == [])
         #expect(machine.handle(.received(.hello(numConnections: 2), on: 2)) == [])
         let envelope = Self.envelope("e-final")
-        #expect(machine.handle(.received(.envelope(envelope), on: 2)) == [.acknowledge(envelope, on: 2), .deliver(envelope)])
+        #expect(machine.handle(.received(.envelope(envelope), on: 2)) == [.deliver(envelope)])
 
         #expect(machine.handle(.closed(1, uptime: .seconds(60))) == [])
         #expect(!machine.isFinished)

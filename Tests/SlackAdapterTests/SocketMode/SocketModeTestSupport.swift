@@ -33,12 +33,13 @@ let fastSocketMode = SocketModeClient.Configuration(
 /// `run()` to return) and the fakes, and checks no credential was logged.
 ///
 /// - Parameters:
-///   - handler: what the client's handler does after recording the envelope.
+///   - handler: what the client's handler does after recording the envelope; its answer is
+///     whether the envelope is acknowledged.
 func withSocketMode<T>(
     configuration: SocketModeClient.Configuration = fastSocketMode,
     clock: any RelayClock = SystemClock(),
     prepare: (FakeSlackWebAPI, FakeSocketModeServer) -> Void = { _, _ in },
-    handler: @escaping @Sendable (SocketModeEnvelope) async -> Void = { _ in },
+    handler: @escaping @Sendable (SocketModeEnvelope) async -> Bool = { _ in true },
     isolation: isolated (any Actor)? = #isolation,
     _ body: (SocketModeHarness) async throws -> T
 ) async throws -> T {
@@ -50,7 +51,7 @@ func withSocketMode<T>(
                 appToken: web.fake.appToken, web: web.client, configuration: configuration, clock: clock, logger: web.logs.logger
             ) { envelope in
                 received.record(envelope)
-                await handler(envelope)
+                return await handler(envelope)
             }
             let run = Task { try await client.run() }
             let harness = SocketModeHarness(

@@ -76,24 +76,28 @@ public struct HTTPSettings: Sendable, Hashable, CustomStringConvertible {
     /// A request must arrive whole (head to last body byte) within this (`http.readTimeout`), or
     /// its connection is closed: a body trickled a byte at a time cannot hold a connection open.
     public var readTimeout: Duration
+    /// Connections held at once (`http.maxConnections`); past it a new connection closes the one
+    /// whose request has been arriving longest (see `ConnectionLimiter`).
+    public var maxConnections: Int
     /// The bearer token for the detailed `/readyz` report and `/metrics` (`http.adminToken`, env
     /// `HTTP_ADMIN_TOKEN`, or `http.adminTokenFile`); nil: no detailed report, open metrics.
     public var adminToken: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, outboundConnectionsPerHost: Int = 256, idleTimeout: Duration = .seconds(30),
-        readTimeout: Duration = .seconds(10), adminToken: String? = nil
+        readTimeout: Duration = .seconds(10), maxConnections: Int = 512, adminToken: String? = nil
     ) {
         self.host = host
         self.port = port
         self.outboundConnectionsPerHost = outboundConnectionsPerHost
         self.idleTimeout = idleTimeout
         self.readTimeout = readTimeout
+        self.maxConnections = maxConnections
         self.adminToken = adminToken
     }
 
     /// Says whether an admin token is set, never what it is.
     public var description: String {
-        "HTTPSettings(\(host):\(port), idle \(idleTimeout), read \(readTimeout), admin token \(adminToken == nil ? "unset" : "set"))"
+        "HTTPSettings(\(host):\(port), idle \(idleTimeout), read \(readTimeout), at most \(maxConnections) connections, admin token \(adminToken == nil ? "unset" : "set"))"
     }
 }

@@ -99,6 +99,7 @@ public enum ConfigurationLoader {
         config.http.outboundConnectionsPerHost = try values.int("http.outboundConnections", in: 1...10_000) ?? config.http.outboundConnectionsPerHost
         config.http.idleTimeout = try values.seconds("http.idleTimeout") ?? config.http.idleTimeout
         config.http.readTimeout = try values.seconds("http.readTimeout") ?? config.http.readTimeout
+        config.http.maxConnections = try values.int("http.maxConnections", in: 1...1_000_000) ?? config.http.maxConnections
         config.http.adminToken = try values.secret("http.adminToken", fileKey: "http.adminTokenFile")
         if let token = config.http.adminToken, token.utf8.count < 16 {
             throw ConfigurationError("http.adminToken (HTTP_ADMIN_TOKEN) must be at least 16 characters long (a random one: `openssl rand -hex 32`).")

@@ -71,6 +71,56 @@ struct RequestLimitsTests {
         }
     }
 
+    /// Past `http.maxConnections` a new connection closes the one whose request has been arriving
+    /// longest: trickling clients cannot hold the server's memory, nor lock a real one out. The
+    /// read timeout is a minute here, so every close seen is the limiter's.
+    @Test func pastTheConnectionCapTheOldestTricklersAreClosedAndASignedCommandIsAnswered() async throws {
+        try await SlackFakes.with { fakes in
+            var configuration = configuration(fakes)
+            configuration.http.readTimeout = .seconds(60)
+            configuration.http.maxConnections = 4
+            try await fakes.withRelay(configuration) { relay in
+                let port = try #require(relay.client.port)
+                let tricklers = 8
+                let closed = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                    for index in 0..<tricklers {
+                        group.addTask {
+                            try await RawConnection.with(port: port) { connection in
+                                try await connection.send(Self.signedLookingHead(length: 1000))
+                                // A byte every 50 ms until the test has seen the command answered
+                                // and cancels the group (bounded: 20 s at most).
+                                for _ in 0..<400 where !connection.isClosed && !Task.isCancelled {
+                                    try? await connection.send("a")
+                                    try? await Task.sleep(for: .milliseconds(50))
+                                }
+                                return (index, connection.isClosed)
+                            }
+                        }
+                        // One at a time, so the server sees them arrive in order.
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+
+                    let url = relay.slack.makeResponseURL()
+                    #expect(try await relay.slashCommand("/fix", text: "teh cat", responseURL: url).status == .ok)
+                    let answer = try #require(await relay.slack.next(responseURL: url))
+                    #expect(answer.rawBody.contains("teh cat"))
+                    group.cancelAll()
+
+                    var closed: [Int: Bool] = [:]
+                    for try await (index, wasClosed) in group { closed[index] = wasClosed }
+                    return (0..<tricklers).map { closed[$0] ?? false }
+                }
+                // At most 4 held: at least 4 of the 8 closed (5 when the command needed a fresh
+                // connection), the oldest first, and the newest still open.
+                let closedCount = closed.prefix { $0 }.count
+                #expect(closedCount >= 4, "\(closed)")
+                #expect(closed.dropFirst(closedCount).allSatisfy { !$0 }, "only the oldest were closed: \(closed)")
+                #expect(closed.last == false, "\(closed)")
+                #expect(await relay.modelRequests().count == 1)
+            }
+        }
+    }
+
     @Test func anUnsignedRequestPromisingAHugeBodyIsRefusedOnItsHeaders() async throws {
         try await SlackFakes.with { fakes in
             try await fakes.withRelay(configuration(fakes)) { relay in

@@ -123,20 +123,24 @@ struct ServerRoutesTests {
 
     @Test func serverTimeoutsAndTheAdminTokenComeFromConfiguration() async throws {
         let configuration = try await ConfigurationLoader.load(
-            file: nil, environment: ["HTTP_IDLE_TIMEOUT": "45", "HTTP_READ_TIMEOUT": "2.5", "HTTP_ADMIN_TOKEN": Self.adminToken], platforms: [])
+            file: nil,
+            environment: ["HTTP_IDLE_TIMEOUT": "45", "HTTP_READ_TIMEOUT": "2.5", "HTTP_MAX_CONNECTIONS": "2000", "HTTP_ADMIN_TOKEN": Self.adminToken],
+            platforms: [])
         #expect(configuration.http.idleTimeout == .seconds(45))
         #expect(configuration.http.readTimeout == .milliseconds(2500))
+        #expect(configuration.http.maxConnections == 2000)
         #expect(configuration.http.adminToken == Self.adminToken)
         #expect(!"\(configuration.http)".contains(Self.adminToken), "the token is never printed")
 
         let defaults = try await ConfigurationLoader.load(file: nil, environment: [:], platforms: [])
         #expect(defaults.http.idleTimeout == .seconds(30))
         #expect(defaults.http.readTimeout == .seconds(10))
+        #expect(defaults.http.maxConnections == 512)
         #expect(defaults.http.adminToken == nil)
 
         for (key, value, says) in [
             ("HTTP_READ_TIMEOUT", "0", "http.readTimeout (HTTP_READ_TIMEOUT)"), ("HTTP_IDLE_TIMEOUT", "soon", "http.idleTimeout (HTTP_IDLE_TIMEOUT)"),
-            ("HTTP_ADMIN_TOKEN", "short", "at least 16 characters"),
+            ("HTTP_ADMIN_TOKEN", "short", "at least 16 characters"), ("HTTP_MAX_CONNECTIONS", "0", "http.maxConnections (HTTP_MAX_CONNECTIONS)"),
         ] {
             await #expect {
                 _ = try await ConfigurationLoader.load(file: nil, environment: [key: value], platforms: [])

@@ -116,9 +116,10 @@ public enum RelayApplication {
     /// a whole-request read timeout (`RequestReadTimeoutHandler`).
     static func server(_ http: HTTPSettings) -> HTTPServerBuilder {
         let readTimeout = TimeAmount(http.readTimeout)
+        let limiter = ConnectionLimiter(maximum: http.maxConnections)
         return .http1(
             configuration: .init(
-                additionalChannelHandlers: [RequestReadTimeoutHandler(timeout: readTimeout)],
+                additionalChannelHandlers: [ConnectionLimitHandler(limiter: limiter), RequestReadTimeoutHandler(timeout: readTimeout)],
                 idleTimeout: TimeAmount(http.idleTimeout)))
     }
 }

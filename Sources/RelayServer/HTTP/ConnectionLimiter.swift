@@ -1,0 +1,110 @@
+import Metrics
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// Caps the connections the server holds (`http.maxConnections`), so clients that trickle their
+/// requests cannot grow its memory without bound (each held connection costs about 30 KiB).
+///
+/// A plain cap would let such clients lock real ones out. So when a new connection would go over
+/// the cap, the one whose request has been arriving longest is closed — a trickled body; a real
+/// request arrives in milliseconds — or else the one idle longest; never one whose request is in
+/// and whose answer is being made. Only when every connection is doing that is the new one closed.
+final class ConnectionLimiter: Sendable {
+    private enum Phase {
+        case idle(since: NIODeadline)
+        case reading(since: NIODeadline)
+        case answering
+    }
+
+    private struct Held {
+        let channel: any Channel
+        var phase: Phase
+    }
+
+    let maximum: Int
+    private let held = Mutex<[ObjectIdentifier: Held]>([:])
+
+    init(maximum: Int) {
+        self.maximum = max(1, maximum)
+    }
+
+    /// A connection opened; closes one held connection (or this one) when over the cap.
+    func opened(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        let victim = held.withLock { held -> (any Channel)? in
+            held[key] = Held(channel: channel, phase: .idle(since: .now()))
+            guard held.count > maximum else { return nil }
+            var oldestReading: (key: ObjectIdentifier, since: NIODeadline)?
+            var oldestIdle: (key: ObjectIdentifier, since: NIODeadline)?
+            for (other, connection) in held where other != key {
+                switch connection.phase {
+                case .reading(let since) where oldestReading.map({ since < $0.since }) ?? true: oldestReading = (other, since)
+                case .idle(let since) where oldestIdle.map({ since < $0.since }) ?? true: oldestIdle = (other, since)
+                default: break
+                }
+            }
+            let chosen = oldestReading?.key ?? oldestIdle?.key ?? key
+            return held.removeValue(forKey: chosen)?.channel
+        }
+        guard let victim else { return }
+        Counter(label: "relay_http_connections_shed_total").increment()
+        victim.close(promise: nil)
+    }
+
+    func requestStarted(_ channel: any Channel) { set(channel, .reading(since: .now())) }
+    func requestArrived(_ channel: any Channel) { set(channel, .answering) }
+    func answered(_ channel: any Channel) { set(channel, .idle(since: .now())) }
+
+    func closed(_ channel: any Channel) {
+        _ = held.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// Connections held now.
+    var count: Int { held.withLock(\.count) }
+
+    private func set(_ channel: any Channel, _ phase: Phase) {
+        held.withLock { held in held[ObjectIdentifier(channel)]?.phase = phase }
+    }
+}
+
+/// Reports a connection's phases to the limiter.
+final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limiter: ConnectionLimiter
+
+    init(limiter: ConnectionLimiter) {
+        self.limiter = limiter
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        limiter.opened(context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head: limiter.requestStarted(context.channel)
+        case .body: break
+        case .end: limiter.requestArrived(context.channel)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { limiter.answered(context.channel) }
+        context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        limiter.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        limiter.closed(context.channel)
+    }
+}

@@ -47,20 +47,36 @@ enum ConsensusMapping {
 
         let answer = try bestAnswer(consensus: response.consensus, answering: answering, url: url)
         let models = answering.compactMap(\.displayName)
+        let stances = response.stanceSummary ?? [:]
+        let stanceVerdicts = DissentFinder.labels(stances: stances, answering: answering).compactMap { StanceVerdict.verdict(ofStance: $0.stance) }
+        let verdict = response.verdict.flatMap { Verdict(rawValue: $0.lowercased()) } ?? StanceVerdict.derive(stanceVerdicts)
         return ConsensusResult(
             answer: answer,
-            verdict: nil,  // The gateway gives scores and text, never a verdict.
+            verdict: verdict,
             agreement: unit(response.agreementScore, field: "agreement_score") ?? 0,
             confidence: unit(response.confidence, field: "confidence"),
             answered: answered,
             asked: max(asked, answered),
             dissent: DissentFinder.dissent(
-                stances: response.stanceSummary ?? [:],
+                stances: stances, verdict: verdict,
                 divergencePoints: response.divergencePoints ?? [],
                 answering: answering),
             models: models,
             elapsed: elapsed(response.elapsedS, measured: measured),
-            scoreMeaning: .agreement)
+            scoreMeaning: .agreement,
+            judges: responses.map { judge(of: $0, stances: stances) })
+    }
+
+    /// One response as a judge's vote: its stance as the verdict, its latency when plausible.
+    static func judge(of response: RheaWire.ModelResponse, stances: [String: RheaWire.Stance]) -> JudgeVote {
+        let name = response.displayName ?? "unnamed model"
+        let failed = response.failed
+        return JudgeVote(
+            model: name,
+            verdict: failed ? nil : stances[name]?.stance.flatMap(StanceVerdict.verdict(ofStance:)),
+            answer: failed ? "" : response.text?.trimmingWhitespace ?? "",
+            latency: UntrustedNumber.seconds(response.latencyS, in: Limits.elapsed, source: "rhea", field: "latency_s"),
+            error: failed ? (response.error.isNonEmpty ? "the model failed" : "no answer text") : nil)
     }
 
     /// The consensus text, unless it is empty or only says too few models answered; then the

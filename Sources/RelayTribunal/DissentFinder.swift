@@ -8,28 +8,17 @@ enum DissentFinder {
 
     /// - Parameters:
     ///   - stances: `stance_summary`, model name → stance label.
+    ///   - verdict: the answer's verdict (`StanceVerdict`); a model whose stance implies another
+    ///     verdict dissents. Without one, a model whose label differs from the most common dissents.
     ///   - divergencePoints: lines like `[openai/gpt-4o-mini only] <sentence>`.
     ///   - answering: the responses without error, in the server's order.
     static func dissent(
         stances: [String: RheaWire.Stance],
+        verdict: Verdict? = nil,
         divergencePoints: [String],
         answering: [RheaWire.ModelResponse]
     ) -> [Dissent] {
-        let answeringNames = answering.compactMap(\.displayName)
-        var labels: [(name: String, stance: String)] = []
-        // Answering models first, in response order, so that ties resolve the same way each time.
-        for name in answeringNames {
-            if let stance = stances[name]?.stance?.trimmingWhitespace, !stance.isEmpty {
-                labels.append((name, stance))
-            }
-        }
-        if answeringNames.isEmpty {
-            for name in stances.keys.sorted() {
-                if let stance = stances[name]?.stance?.trimmingWhitespace, !stance.isEmpty {
-                    labels.append((name, stance))
-                }
-            }
-        }
+        let labels = labels(stances: stances, answering: answering)
         guard labels.count >= 2 else { return [] }
 
         var counts: [String: Int] = [:]
@@ -37,13 +26,35 @@ enum DissentFinder {
         let top = counts.values.max() ?? 0
         guard let plurality = labels.first(where: { counts[$0.stance] == top })?.stance else { return [] }
 
-        return labels.filter { $0.stance != plurality }.map { label in
+        let dissenting: [(name: String, stance: String, verdict: Verdict?)]
+        if let verdict {
+            dissenting = labels.compactMap { label in
+                StanceVerdict.verdict(ofStance: label.stance).flatMap { $0 == verdict ? nil : (label.name, label.stance, $0) }
+            }
+        } else {
+            dissenting = labels.filter { $0.stance != plurality }.map { ($0.name, $0.stance, nil) }
+        }
+        let majority = verdict.map(StanceVerdict.stance(of:)) ?? plurality
+        return dissenting.map { label in
             let reason =
                 divergenceReason(for: label.name, in: divergencePoints)
                 ?? firstSentence(of: answering.first { $0.displayName == label.name }?.text)
-                ?? "took a \(label.stance) position where most took \(plurality)"
-            return Dissent(model: label.name, verdict: nil, reason: shorten(reason))
+                ?? "took a \(label.stance) position where most took \(majority)"
+            return Dissent(model: label.name, verdict: label.verdict, reason: shorten(reason))
         }
+    }
+
+    /// Each model's stance label: the answering models in response order (so ties resolve the
+    /// same way each time), or every labelled model by name when no response names one.
+    static func labels(stances: [String: RheaWire.Stance], answering: [RheaWire.ModelResponse]) -> [(name: String, stance: String)] {
+        let answeringNames = answering.compactMap(\.displayName)
+        var labels: [(name: String, stance: String)] = []
+        for name in answeringNames.isEmpty ? stances.keys.sorted() : answeringNames {
+            if let stance = stances[name]?.stance?.trimmingWhitespace, !stance.isEmpty {
+                labels.append((name, stance))
+            }
+        }
+        return labels
     }
 
     /// The text of the first divergence line whose `[...]` prefix names `model`.

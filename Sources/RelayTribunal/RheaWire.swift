@@ -85,9 +85,12 @@ enum RheaWire {
         var divergencePoints: [String]?
         var stanceSummary: [String: Stance]?
         var responses: [ModelResponse]?
+        /// Not in the gateway's contract: a relay serving the API (`RheaAPI`) adds the council's
+        /// verdict, which the stances alone cannot always reproduce (it weighs votes).
+        var verdict: String?
 
         enum CodingKeys: String, CodingKey {
-            case consensus, confidence, responses
+            case consensus, confidence, responses, verdict
             case agreementScore = "agreement_score"
             case modelsResponded = "models_responded"
             case modelsQueried = "models_queried"
@@ -110,6 +113,7 @@ enum RheaWire {
             stanceSummary = c.lenient([String: Lenient<Stance>].self, .stanceSummary)?
                 .compactMapValues(\.value)
             responses = c.lenient([Lenient<ModelResponse>].self, .responses)?.compactMap(\.value)
+            verdict = c.lenient(String.self, .verdict)
         }
     }
 
@@ -132,9 +136,11 @@ enum RheaWire {
         var provider: String?
         var text: String?
         var error: String?
+        var latencyS: Double?
 
         enum CodingKeys: String, CodingKey {
             case model, provider, text, error
+            case latencyS = "latency_s"
         }
 
         init(from decoder: any Decoder) throws {
@@ -143,6 +149,7 @@ enum RheaWire {
             provider = c.lenient(String.self, .provider)
             text = c.lenient(String.self, .text)
             error = c.lenient(String.self, .error)
+            latencyS = c.lenient(Double.self, .latencyS)
         }
 
         /// "provider/model" when the provider is given, as `stance_summary` keys name models.

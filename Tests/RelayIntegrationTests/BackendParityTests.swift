@@ -46,6 +46,24 @@ struct BackendParityTests {
         }
     }
 
+    /// Models that agree a claim is false do not pass a verify gate, however high their
+    /// agreement: on the gateway the verdict comes from the models' stances (issue 13, point 4).
+    @Test(arguments: BackendKind.allCases)
+    func aVerifyGateStopsWhenTheModelsAgreeTheClaimIsFalse(kind: BackendKind) async throws {
+        try await BackendUnderTest.withRelay(kind) { relay, backend in
+            await backend.rejectEverything()
+            let tribunal = await relay.send("/tribunal --k 3 The moon is made of cheese")
+            #expect(tribunal.kind == .result, "\(tribunal.body)")
+            #expect(tribunal.footer?.verdict == .false)
+            #expect((tribunal.footer?.percent ?? 0) >= 80)
+
+            _ = await relay.send("/chain save check = input > verify:80 > output")
+            let stopped = await relay.send("/run check The moon is made of cheese")
+            #expect(stopped.kind == .error, "\(stopped.body)")
+            #expect(stopped.title == "Chain check stopped")
+        }
+    }
+
     @Test(arguments: BackendKind.allCases)
     func escalateRetriesOneTierHigher(kind: BackendKind) async throws {
         try await BackendUnderTest.withRelay(kind) { relay, backend in

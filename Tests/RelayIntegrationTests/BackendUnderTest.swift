@@ -71,6 +71,13 @@ final class BackendUnderTest: Sendable {
         }
     }
 
+    /// Every model of every tier agrees, with high agreement, that claims are false.
+    func rejectEverything() async {
+        await rhea?.setDefaultAgreement(0.9)
+        await rhea?.setStance("negative")
+        for server in councilServers.values.flatMap({ $0 }) { server.setPersona(.judging(.disagree)) }
+    }
+
     func stop() async {
         await rhea?.stop()
         for server in councilServers.values.flatMap({ $0 }) { await server.stop() }

@@ -75,7 +75,7 @@ enum FakeRheaContent {
     // MARK: /tribunal
 
     /// A `/tribunal` answer for `k` models of which the last `failing` fail.
-    static func tribunal(prompt: String, k: Int, tier: String, mode: String, agreement: Double, failing: Int)
+    static func tribunal(prompt: String, k: Int, tier: String, mode: String, agreement: Double, failing: Int, stance: String = "affirmative")
         -> JSONValue
     {
         let names = Array(modelNames.prefix(k))
@@ -106,7 +106,7 @@ enum FakeRheaContent {
             stances[name] =
                 dissents
                 ? ["stance": "qualified", "affirmative": 0.0, "negative": 0.0, "qualified": 25.0]
-                : ["stance": "affirmative", "affirmative": 38.462, "negative": 0.0, "qualified": 0.0]
+                : .object(["stance": .string(stance), "affirmative": 0.0, "negative": 0.0, "qualified": 0.0].merging([stance: 38.462]) { _, new in new })
         }
 
         let n = answering.count

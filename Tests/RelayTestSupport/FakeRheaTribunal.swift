@@ -201,6 +201,12 @@ public final class FakeRheaTribunal: Sendable {
         await state.setFailingModels(count)
     }
 
+    /// The stance the agreeing `/tribunal` models take: `affirmative` unless set (`negative`: they
+    /// agree the claim is false).
+    public func setStance(_ label: String) async {
+        await state.setStance(label)
+    }
+
     /// How many of `/dialog`'s two models answer (0…2); 2 unless set.
     public func setDialogModelsResponded(_ count: Int) async {
         await state.setDialogModelsResponded(count)

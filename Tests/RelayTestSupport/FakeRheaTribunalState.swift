@@ -45,6 +45,8 @@ actor FakeRheaTribunalState {
     /// `/keyboard/quick` answer text from the request's text; nil keeps the tagged echo.
     var quickAnswer: (@Sendable (String) -> String?)?
     var failingModels = 0
+    /// The stance the agreeing models take (`stance_summary`); the dissenter stays `qualified`.
+    var stance = "affirmative"
     var dialogModelsResponded = 2
     var healthStatus = "ok"
     var providersAvailable = 4
@@ -155,7 +157,7 @@ actor FakeRheaTribunalState {
                 json: FakeRheaContent.tribunal(
                     prompt: prompt, k: k, tier: tier, mode: body["mode"]?.stringValue ?? "local",
                     agreement: agreement(prompt: prompt, tier: tier),
-                    failing: providerFails ? k : failingModels))
+                    failing: providerFails ? k : failingModels, stance: stance))
         default:
             return Reply(
                 status: 200,
@@ -199,6 +201,7 @@ extension FakeRheaTribunalState {
     func setAgreementRule(_ rule: @escaping @Sendable (String, String) -> Double?) { agreementRule = rule }
     func setQuickAnswer(_ answer: @escaping @Sendable (String) -> String?) { quickAnswer = answer }
     func setFailingModels(_ count: Int) { failingModels = max(0, count) }
+    func setStance(_ label: String) { stance = label }
     func setDialogModelsResponded(_ count: Int) { dialogModelsResponded = min(2, max(0, count)) }
     func setAuth(_ auth: Auth) { self.auth = auth }
     func setHealth(status: String, providersAvailable: Int, providersTotal: Int) {

@@ -34,7 +34,8 @@ struct ConsensusTests {
             let result = try await h.client.consensus(ConsensusRequest(claim: "Exercise is good for the heart", k: 3))
             #expect(result.agreement == 0.82)
             #expect(result.scoreMeaning == .agreement)
-            #expect(result.verdict == nil)
+            // Every answering model's stance is affirmative: the verdict is true.
+            #expect(result.verdict == .true)
             #expect(result.answered == 3)
             #expect(result.asked == 3)
             #expect(result.models == ["openai/fake-a", "deepseek/fake-b", "gemini/fake-c"])
@@ -47,13 +48,37 @@ struct ConsensusTests {
         }
     }
 
+    /// Issue 13, point 4: the gateway gives no verdict; its models' stances imply one.
+    @Test func theVerdictComesFromTheModelsStances() async throws {
+        try await withTribunal(token: Self.token) { h in
+            await h.fake.setStance("negative")
+            let rejected = try await h.client.consensus(ConsensusRequest(claim: "The moon is made of cheese", k: 3))
+            #expect(rejected.verdict == .false)
+            #expect(rejected.agreement == 0.82)
+            #expect(rejected.judges.map(\.verdict) == [.false, .false, .false])
+            #expect(rejected.judges.map(\.model) == ["openai/fake-a", "deepseek/fake-b", "gemini/fake-c"])
+
+            // Two models: one negative, one qualified — split, so "partly", never a pass.
+            await h.fake.setAgreement(0.45, forTier: .cheap)
+            let split = try await h.client.consensus(ConsensusRequest(claim: "The moon is made of cheese", k: 2))
+            #expect(split.verdict == .partly)
+
+            // A stance that implies nothing leaves the verdict unknown, as before.
+            await h.fake.setStance("neutral")
+            await h.fake.setAgreement(0.9, forTier: .cheap)
+            #expect(try await h.client.consensus(ConsensusRequest(claim: "The moon is made of cheese", k: 3)).verdict == nil)
+        }
+    }
+
     @Test func lowAgreementNamesTheDissenterWithTheDivergenceLine() async throws {
         try await withTribunal(token: Self.token) { h in
             await h.fake.setAgreement(0.45, forTier: .mid)
             let result = try await h.client.consensus(ConsensusRequest(claim: "Coffee is healthy", k: 3, tier: .mid))
             #expect(result.agreement == 0.45)
             #expect(result.answer.hasPrefix("Moderate consensus across 3 models"))
-            #expect(result.dissent == [Dissent(model: "gemini/fake-c", verdict: nil, reason: "It depends on the context.")])
+            // Its stance is qualified where the others' is affirmative: it dissents with "partly".
+            #expect(result.verdict == .true)
+            #expect(result.dissent == [Dissent(model: "gemini/fake-c", verdict: .partly, reason: "It depends on the context.")])
 
             // Other tiers keep the default.
             let cheap = try await h.client.consensus(ConsensusRequest(claim: "Coffee is healthy", k: 3, tier: .cheap))

@@ -27,7 +27,7 @@ struct CLIEndToEndTests {
             let out = try await cli.run(
                 ["run", "/tribunal --k 3 The sky is blue"], environment: ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey])
             #expect(out.status == 0, "\(out.stderr)")
-            #expect(out.stdout.contains("— Agreement 82% · 3/3 models"))
+            #expect(out.stdout.contains("— Verdict: true · Agreement 82% · 3/3 models"))
             #expect(!out.stdout.contains(FakeRheaTribunal.defaultAPIKey))
             #expect(await fake.lastRequest(path: FakeRheaTribunal.tribunalPath)?.header("x-api-key") == FakeRheaTribunal.defaultAPIKey)
         }

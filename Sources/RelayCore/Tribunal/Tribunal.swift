@@ -113,6 +113,29 @@ public struct Dissent: Sendable, Hashable, Codable {
     }
 }
 
+/// What one asked model did: its verdict and answer, or why it gave none. Kept so a consensus can
+/// be shown judge by judge (the served Rhea API's `responses` and `stance_summary`).
+public struct JudgeVote: Sendable, Hashable {
+    public var model: String
+    public var verdict: Verdict?
+    /// The confidence the model stated, 0…1, when it stated one.
+    public var confidence: Double?
+    /// Its answer text; empty when it failed.
+    public var answer: String
+    public var latency: Duration?
+    /// Why it gave no answer, in words safe to show (no address, no provider text); nil when it answered.
+    public var error: String?
+
+    public init(model: String, verdict: Verdict? = nil, confidence: Double? = nil, answer: String, latency: Duration? = nil, error: String? = nil) {
+        self.model = model
+        self.verdict = verdict
+        self.confidence = confidence
+        self.answer = answer
+        self.latency = latency
+        self.error = error
+    }
+}
+
 public struct ConsensusResult: Sendable, Hashable {
     /// The consensus answer or summary text.
     public var answer: String
@@ -128,11 +151,13 @@ public struct ConsensusResult: Sendable, Hashable {
     /// Wall time in seconds.
     public var elapsed: Duration
     public var scoreMeaning: ScoreMeaning
+    /// Every asked model, answering or not, in the order asked (empty when the backend does not say).
+    public var judges: [JudgeVote]
 
     public init(
         answer: String, verdict: Verdict? = nil, agreement: Double, confidence: Double? = nil,
         answered: Int, asked: Int, dissent: [Dissent] = [], models: [String] = [],
-        elapsed: Duration, scoreMeaning: ScoreMeaning = .agreement
+        elapsed: Duration, scoreMeaning: ScoreMeaning = .agreement, judges: [JudgeVote] = []
     ) {
         self.answer = answer
         self.verdict = verdict
@@ -144,6 +169,7 @@ public struct ConsensusResult: Sendable, Hashable {
         self.models = models
         self.elapsed = elapsed
         self.scoreMeaning = scoreMeaning
+        self.judges = judges
     }
 }
 

@@ -19,21 +19,27 @@ extension Council {
         let judges = Array(pool.prefix(max(1, min(request.k, 10))))
         let quorum = min(configuration.quorum, judges.count)
 
+        // In the order asked, not the order answered: ties, dissent lines and the judges' list
+        // come out the same on every run.
         let votes = await collectVotes(judges, claim: request.claim)
         var ballots: [Ballot] = []
         var failures: [(CouncilModel, ModelCallError)] = []
-        for vote in votes {
-            switch vote {
-            case .answered(let model, let completion):
-                ballots.append(Ballot(model: model.name, weight: model.weight, parsed: VerdictParser.parse(completion.text)))
-            case .failed(let model, let error):
-                failures.append((model, error))
-            case .deadline:
-                break
+        var judged: [JudgeVote] = []
+        for judge in judges {
+            switch Self.vote(of: judge, in: votes) {
+            case .answered(_, let completion):
+                let parsed = VerdictParser.parse(completion.text)
+                ballots.append(Ballot(model: judge.name, weight: judge.weight, parsed: parsed))
+                judged.append(
+                    JudgeVote(model: judge.name, verdict: parsed.verdict, confidence: parsed.confidence, answer: parsed.answer, latency: completion.elapsed))
+            case .failed(_, let error):
+                failures.append((judge, error))
+                judged.append(JudgeVote(model: judge.name, answer: "", error: error.publicReason))
+            case .deadline, nil:
+                failures.append((judge, .cancelled))
+                judged.append(JudgeVote(model: judge.name, answer: "", error: ModelCallError.cancelled.publicReason))
             }
         }
-        let silent = judges.filter { judge in !ballots.contains { $0.model == judge.name } && !failures.contains { $0.0.name == judge.name } }
-        failures += silent.map { ($0, .cancelled) }
 
         guard ballots.count >= quorum else {
             let reasons = failures.map {
@@ -54,7 +60,17 @@ extension Council {
             answer: answer, verdict: outcome.verdict, agreement: outcome.agreement,
             confidence: outcome.supporters.first.map { _ in outcome.supporters.reduce(0) { $0 + $1.confidence } / Double(outcome.supporters.count) },
             answered: ballots.count, asked: judges.count, dissent: dissent, models: ballots.map(\.model),
-            elapsed: started.duration(to: .now), scoreMeaning: .agreement)
+            elapsed: started.duration(to: .now), scoreMeaning: .agreement, judges: judged)
+    }
+
+    /// What `judge` did, if it did anything before the deadline.
+    private static func vote(of judge: CouncilModel, in votes: [Vote]) -> Vote? {
+        votes.first { vote in
+            switch vote {
+            case .answered(let model, _), .failed(let model, _): model.name == judge.name
+            case .deadline: false
+            }
+        }
     }
 
     /// Asks every judge at once; at the deadline, cancels whoever has not answered.

@@ -19,6 +19,22 @@ extension ModelCallError {
         }
     }
 
+    /// The same in words safe to show to an API client: the kind of failure, never the
+    /// provider's own text (which may name an address or an account).
+    public var publicReason: String {
+        switch self {
+        case .unauthorized: "the model's provider refused the relay's credentials"
+        case .notFound: "the model was not found at its provider"
+        case .rateLimited: "the model's provider is rate-limiting"
+        case .serverError(let status, _): status > 0 ? "the model's provider failed (HTTP \(status))" : "the model's provider failed"
+        case .rejected(let status, _): status > 0 ? "the model's provider refused the request (HTTP \(status))" : "the model's provider refused the request"
+        case .timedOut(let limit): "timed out after \(Self.format(limit)) s"
+        case .unreachable: "the model's provider could not be reached"
+        case .malformed: "the model's answer could not be read"
+        case .cancelled: "no answer before the deadline"
+        }
+    }
+
     /// The error to show when no model could answer, naming the model and its URL.
     ///
     /// `.cancelled` becomes `.timedOut(url, deadline ?? 0)`: the council cancels a call only

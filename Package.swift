@@ -118,13 +118,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The Rhea Tribunal API served by the relay: routes, validation in FastAPI's shape,
+        // API keys (by digest) and HS256 bearer tokens, per-caller rate limits.
+        .target(
+            name: "RheaAPI",
+            dependencies: [
+                "RelayCore", "RelayPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The terminal adapter: plain-text rendering and the `chat` REPL.
         .target(name: "TerminalAdapter", dependencies: ["RelayCore"], swiftSettings: strict),
         // Composition: configuration and building the relay from it.
         .target(
             name: "RelayServer",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayTribunal", "RelayStore",
+                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayTribunal", "RelayStore", "RheaAPI",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The HTTP/1 server's configuration (idle timeout) and the request read timeout's
@@ -146,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
-                "RelayCore", "RelayPlatform", "RelayServer", "SlackAdapter", "TerminalAdapter",
+                "RelayCore", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "TerminalAdapter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -260,7 +273,9 @@ let package = Package(
         .testTarget(
             name: "RelayServerTests",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "SlackAdapter",
+                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI", "SlackAdapter",
+                // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -286,14 +301,22 @@ let package = Package(
             name: "RelayIntegrationTests",
             dependencies: [
                 "RelayCore", "RelayHTTP", "RelayTribunal", "RelayStore", "RelayTestSupport",
+                // The third parity backend: the Rhea API served by the relay itself.
+                "RelayServer", "RheaAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "RheaRelayCLITests",
-            dependencies: ["rhea-relay", "RelayCore", "RelayServer", "RelayTestSupport"],
+            dependencies: [
+                "rhea-relay", "RelayCore", "RelayServer", "RelayTestSupport",
+                // SHA-256, to check the line `api-key new` prints against its key.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
     ]

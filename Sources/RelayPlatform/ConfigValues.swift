@@ -80,7 +80,8 @@ public struct ConfigValues: Sendable {
     /// swift-configuration's environment provider spells it (an underscore only where a
     /// lower-case letter meets an upper-case one).
     public static func envName(_ key: String) -> String {
-        var out = ""
+        // The served Rhea API's section is spelled RHEA_API_* (the loader aliases it).
+        var out = key.hasPrefix("api.") ? "RHEA_" : ""
         var previous: Character?
         for char in key {
             if let previous, previous.isLowercase, char.isUppercase { out.append("_") }

@@ -1,6 +1,7 @@
 public import RelayCore
 public import RelayPlatform
 public import RelayTribunal
+public import RheaAPI
 
 /// Everything the relay needs to start, from YAML plus environment (environment wins).
 public struct AppConfiguration: Sendable {
@@ -33,6 +34,8 @@ public struct AppConfiguration: Sendable {
     public var shutdownGrace: Duration
     /// How often finished outbox entries and old or no-longer-wanted history are purged.
     public var retentionInterval: Duration
+    /// The Rhea Tribunal API served by `serve` (`api.*`, `RHEA_API_*`); off by default.
+    public var api: RheaAPISettings
 
     public init(
         relay: RelayConfiguration = RelayConfiguration(), backend: Backend = .rhea, tribunal: RheaTribunalConfiguration = RheaTribunalConfiguration(),
@@ -49,6 +52,15 @@ public struct AppConfiguration: Sendable {
         self.runs = RunLimits()
         self.shutdownGrace = .seconds(20)
         self.retentionInterval = .seconds(3600)
+        self.api = RheaAPISettings()
+    }
+
+    /// The models the backend can use, as the served API's `GET /models` lists them.
+    public var servedModels: [ServedModel] {
+        switch backend {
+        case .council(let council): council.models.map { ServedModel(name: $0.name, model: $0.model, tier: $0.tier) }
+        case .rhea: [ServedModel(name: "rhea-tribunal", model: "rhea-tribunal", tier: relay.defaultTier)]
+        }
     }
 
     /// Each platform and whether it is on, with the reason when it is not (for the start-up log

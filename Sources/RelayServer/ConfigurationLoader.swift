@@ -3,6 +3,7 @@ import Foundation
 import RelayCore
 public import RelayPlatform
 import RelayTribunal
+import RheaAPI
 import SystemPackage
 
 /// Reads `AppConfiguration` from an optional YAML file and the environment (which overrides it).
@@ -14,12 +15,17 @@ import SystemPackage
 /// `platforms` reads its own section and names its own secrets.
 public enum ConfigurationLoader {
     /// The backend's and the server's secrets; platforms add theirs.
-    static let backendSecrets = ["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY", "HTTP_ADMIN_TOKEN"]
+    static let backendSecrets = ["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY", "HTTP_ADMIN_TOKEN", "API_JWT_SECRET"]
 
     public static func load(
         file: String?, environment: [String: String]? = nil, platforms: [any ChatPlatform.Type]
     ) async throws -> AppConfiguration {
-        let environment = environment ?? ProcessInfo.processInfo.environment
+        var environment = environment ?? ProcessInfo.processInfo.environment
+        // The `api` section's variables are spelled `RHEA_API_*` (`API_ENABLED` alone would say
+        // nothing of which API); the provider reads keys as `API_*`, so those are aliased.
+        for (name, value) in environment where name.hasPrefix("RHEA_API_") && environment[String(name.dropFirst(5))] == nil {
+            environment[String(name.dropFirst(5))] = value
+        }
         let env = EnvironmentVariablesProvider(
             environmentVariables: environment,
             secretsSpecifier: .specific(Set(backendSecrets + platforms.flatMap { $0.secretVariables })))
@@ -36,6 +42,40 @@ public enum ConfigurationLoader {
         }
         let values = ConfigValues(reader: ConfigReader(providers: providers), secrets: ConfigReader(provider: env), environment: environment)
         return try build(values, platforms: platforms)
+    }
+
+    /// The `api` section: the served Rhea API, its keys file, its bearer-token secret, its limits.
+    static func apiSettings(_ values: ConfigValues) throws -> RheaAPISettings {
+        var api = RheaAPISettings()
+        api.enabled = try values.bool("api.enabled") ?? false
+        api.developmentMode = try values.bool("api.development") ?? false
+        api.perMinute = try values.int("api.perMinute", in: 1...100_000) ?? api.perMinute
+        api.perDay = try values.int("api.perDay", in: 1...10_000_000) ?? api.perDay
+        if let skew = try values.seconds("api.clockSkew") {
+            guard skew <= .seconds(300) else { throw ConfigurationError("api.clockSkew (RHEA_API_CLOCK_SKEW) must be at most 300 seconds.") }
+            api.clockSkew = skew
+        }
+        if let path = values.string("api.keysFile") {
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+                throw ConfigurationError("api.keysFile (RHEA_API_KEYS_FILE) names \(path), which cannot be read.")
+            }
+            do {
+                api.keyDigests = try APIKeyFile.digests(in: text, path: path)
+            } catch {
+                throw ConfigurationError("api.keysFile (RHEA_API_KEYS_FILE): \(error)")
+            }
+        }
+        api.jwtSecret = try values.secret("api.jwtSecret", fileKey: "api.jwtSecretFile")
+        if let secret = api.jwtSecret, secret.utf8.count < RheaAPISettings.minimumSecretLength {
+            throw ConfigurationError(
+                "api.jwtSecret (RHEA_API_JWT_SECRET) must be at least \(RheaAPISettings.minimumSecretLength) characters long, as the Rhea gateway requires.")
+        }
+        if api.enabled, api.keyDigests.isEmpty, api.jwtSecret == nil, !api.developmentMode {
+            throw ConfigurationError(
+                "api.enabled (RHEA_API_ENABLED) needs a way in: api.keysFile (RHEA_API_KEYS_FILE; `rhea-relay api-key new` makes a key and its line) or api.jwtSecret (RHEA_API_JWT_SECRET)."
+            )
+        }
+        return api
     }
 
     static func build(_ values: ConfigValues, platforms: [any ChatPlatform.Type]) throws -> AppConfiguration {
@@ -108,6 +148,7 @@ public enum ConfigurationLoader {
         config.runs.busyDepth = try values.int("runs.busyDepth", in: 1...10_000_000) ?? config.runs.busyDepth
         config.shutdownGrace = try values.seconds("shutdown.grace") ?? config.shutdownGrace
         config.delivery.maxAttempts = try values.int("delivery.maxAttempts", in: 1...100) ?? config.delivery.maxAttempts
+        config.api = try apiSettings(values)
         config.platforms = try platforms.map { try $0.init(configuration: values) }
         return config
     }

@@ -48,7 +48,7 @@ enum ConsensusMapping {
         let answer = try bestAnswer(consensus: response.consensus, answering: answering, url: url)
         let models = answering.compactMap(\.displayName)
         let stances = response.stanceSummary ?? [:]
-        let stanceVerdicts = DissentFinder.labels(stances: stances, answering: answering).compactMap { StanceVerdict.verdict(ofStance: $0.stance) }
+        let stanceVerdicts = DissentFinder.labels(stances: stances, answering: answering).compactMap { Verdict(stance: $0.stance) }
         let verdict = response.verdict.flatMap { Verdict(rawValue: $0.lowercased()) } ?? StanceVerdict.derive(stanceVerdicts)
         return ConsensusResult(
             answer: answer,
@@ -73,7 +73,7 @@ enum ConsensusMapping {
         let failed = response.failed
         return JudgeVote(
             model: name,
-            verdict: failed ? nil : stances[name]?.stance.flatMap(StanceVerdict.verdict(ofStance:)),
+            verdict: failed ? nil : stances[name]?.stance.flatMap { Verdict(stance: $0) },
             answer: failed ? "" : response.text?.trimmingWhitespace ?? "",
             latency: UntrustedNumber.seconds(response.latencyS, in: Limits.elapsed, source: "rhea", field: "latency_s"),
             error: failed ? (response.error.isNonEmpty ? "the model failed" : "no answer text") : nil)

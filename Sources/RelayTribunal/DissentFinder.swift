@@ -29,12 +29,12 @@ enum DissentFinder {
         let dissenting: [(name: String, stance: String, verdict: Verdict?)]
         if let verdict {
             dissenting = labels.compactMap { label in
-                StanceVerdict.verdict(ofStance: label.stance).flatMap { $0 == verdict ? nil : (label.name, label.stance, $0) }
+                Verdict(stance: label.stance).flatMap { $0 == verdict ? nil : (label.name, label.stance, $0) }
             }
         } else {
             dissenting = labels.filter { $0.stance != plurality }.map { ($0.name, $0.stance, nil) }
         }
-        let majority = verdict.map(StanceVerdict.stance(of:)) ?? plurality
+        let majority = verdict?.stance ?? plurality
         return dissenting.map { label in
             let reason =
                 divergenceReason(for: label.name, in: divergencePoints)

@@ -39,7 +39,7 @@ enum QuickMapping {
             break
         }
         try TextLimits.check(text, limit: TextLimits.text, what: "text")
-        return RheaWire.QuickRequest(text: text, action: action, targetLang: targetLang, style: style)
+        return RheaWire.QuickRequest(text: text, action: action, targetLang: targetLang, style: style, tier: ConsensusMapping.wireTier(request.tier))
     }
 
     static func targetLanguage(_ language: Language) -> String {

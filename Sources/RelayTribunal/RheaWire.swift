@@ -13,9 +13,12 @@ enum RheaWire {
         var action: String
         var targetLang: String
         var style: String
+        /// Not in the gateway's contract, which always uses its cheap tier and ignores unknown
+        /// fields; a relay serving the API honours it, so an escalated chain block stays escalated.
+        var tier: String
 
         enum CodingKeys: String, CodingKey {
-            case text, action, style
+            case text, action, style, tier
             case targetLang = "target_lang"
         }
     }

@@ -13,25 +13,6 @@ import RelayCore
 /// A tie between different verdicts is `partly` (the models are split: not a pass). A relay that
 /// serves the API itself also sends its own `verdict` field, which wins when it is readable.
 enum StanceVerdict {
-    static func verdict(ofStance label: String) -> Verdict? {
-        switch label.trimmingWhitespace.lowercased() {
-        case "affirmative": .true
-        case "negative": .false
-        case "qualified", "mixed": .partly
-        default: nil
-        }
-    }
-
-    /// The label a verdict is written as, for the served API's `stance_summary`.
-    static func stance(of verdict: Verdict?) -> String {
-        switch verdict {
-        case .true: "affirmative"
-        case .false: "negative"
-        case .partly: "qualified"
-        case .unverifiable, nil: "neutral"
-        }
-    }
-
     /// The verdict most models' stances imply; nil when no stance implies one.
     static func derive(_ verdicts: [Verdict]) -> Verdict? {
         var counts: [Verdict: Int] = [:]

@@ -8,6 +8,7 @@ import NIOPosix
 import Prometheus
 import RelayPlatform
 import RelayServer
+import RheaAPI
 
 /// `rhea-relay serve`: the HTTP server, the platforms, the outbox — until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
@@ -47,6 +48,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (platform, status) in configuration.platformStatus.sorted(by: { $0.key < $1.key }) {
             writeErr("\(platform): \(status)")
         }
+        for line in configuration.api.startupSummary { writeErr(line) }
         try await app.runService()
     }
 }

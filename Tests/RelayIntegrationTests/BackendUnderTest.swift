@@ -1,17 +1,24 @@
 import AsyncHTTPClient
 import Foundation
+import HummingbirdTesting
 import Logging
+import Prometheus
 import RelayCore
 import RelayHTTP
+import RelayServer
 import RelayStore
 import RelayTestSupport
 import RelayTribunal
+import RheaAPI
 import Testing
 
-/// One of the two real backends, over its fake servers, with a way to make a tier's models
-/// agree or disagree — so one scenario can run unchanged against both.
+/// One of the real backends, over its fake servers, with a way to make a tier's models agree or
+/// disagree — so one scenario can run unchanged against each.
 enum BackendKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case rhea, council
+    /// The council behind a relay that serves the Rhea API (`serve` with `api.enabled`), asked
+    /// through the relay's own Rhea client: the round trip of issue 13, point 3.
+    case servedAPI = "Rhea API served by the relay"
     var testDescription: String { rawValue }
 }
 
@@ -20,14 +27,41 @@ final class BackendUnderTest: Sendable {
     let tribunal: any Tribunal
     private let rhea: FakeRheaTribunal?
     private let councilServers: [Tier: [FakeOpenAIServer]]
+    private let councilConfiguration: CouncilConfiguration?
     private let httpClient: HTTPClient
 
-    private init(kind: BackendKind, tribunal: any Tribunal, rhea: FakeRheaTribunal?, councilServers: [Tier: [FakeOpenAIServer]], httpClient: HTTPClient) {
+    private init(
+        kind: BackendKind, tribunal: any Tribunal, rhea: FakeRheaTribunal?, councilServers: [Tier: [FakeOpenAIServer]],
+        councilConfiguration: CouncilConfiguration?, httpClient: HTTPClient
+    ) {
         self.kind = kind
         self.tribunal = tribunal
         self.rhea = rhea
         self.councilServers = councilServers
+        self.councilConfiguration = councilConfiguration
         self.httpClient = httpClient
+    }
+
+    static let servedAPIKey = "rk_parity_key_0123456789"
+
+    /// Runs `body` with the backend to hand to a relay: for `servedAPI`, a Rhea client pointed at
+    /// a running `serve` whose backend is the council (its own store, the API on, one key).
+    func serving<T: Sendable>(_ body: @escaping @Sendable (any Tribunal) async throws -> T) async throws -> T {
+        guard kind == .servedAPI, let councilConfiguration else { return try await body(tribunal) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("served-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var configuration = AppConfiguration(storePath: path)
+        configuration.backend = .council(councilConfiguration)
+        configuration.api = RheaAPISettings(enabled: true, keyDigests: [APIKeyFile.digest(of: Self.servedAPIKey)], perMinute: 10_000, perDay: 100_000)
+        let app = try await RelayApplication.build(configuration: configuration, registry: PrometheusCollectorRegistry(), logger: Logger(label: "served"))
+        let httpClient = httpClient
+        return try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let rhea = RheaTribunalClient(
+                configuration: RheaTribunalConfiguration(baseURL: "http://127.0.0.1:\(port)", apiKey: Self.servedAPIKey, retry: .none),
+                transport: HTTPTransport(client: httpClient), logger: Logger(label: "test"))
+            return try await body(rhea)
+        }
     }
 
     /// Starts the backend with every tier agreeing.
@@ -41,8 +75,8 @@ final class BackendUnderTest: Sendable {
             let client = RheaTribunalClient(
                 configuration: RheaTribunalConfiguration(baseURL: fake.url, apiKey: FakeRheaTribunal.defaultAPIKey, retry: .none),
                 transport: HTTPTransport(client: httpClient), logger: logger)
-            return BackendUnderTest(kind: kind, tribunal: client, rhea: fake, councilServers: [:], httpClient: httpClient)
-        case .council:
+            return BackendUnderTest(kind: kind, tribunal: client, rhea: fake, councilServers: [:], councilConfiguration: nil, httpClient: httpClient)
+        case .council, .servedAPI:
             var servers: [Tier: [FakeOpenAIServer]] = [:]
             var models: [CouncilModel] = []
             for tier in Tier.allCases {
@@ -52,10 +86,11 @@ final class BackendUnderTest: Sendable {
                     models.append(CouncilModel(name: "\(tier.rawValue)-\(index)", baseURL: server.url, model: "fake-\(tier.rawValue)-\(index)", tier: tier))
                 }
             }
+            let configuration = CouncilConfiguration(models: models, deadline: .seconds(10))
             let council = Council(
-                configuration: CouncilConfiguration(models: models, deadline: .seconds(10)),
-                client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger)
-            return BackendUnderTest(kind: kind, tribunal: council, rhea: nil, councilServers: servers, httpClient: httpClient)
+                configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger)
+            return BackendUnderTest(
+                kind: kind, tribunal: council, rhea: nil, councilServers: servers, councilConfiguration: configuration, httpClient: httpClient)
         }
     }
 
@@ -85,13 +120,13 @@ final class BackendUnderTest: Sendable {
     }
 
     /// Runs `body` with a relay over this backend and a fresh SQLite store.
-    static func withRelay<T>(_ kind: BackendKind, _ body: (Relay, BackendUnderTest) async throws -> T) async throws -> T {
+    static func withRelay<T: Sendable>(_ kind: BackendKind, _ body: @escaping @Sendable (Relay, BackendUnderTest) async throws -> T) async throws -> T {
         let backend = try await start(kind)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("parity-\(UUID().uuidString).sqlite").path
         let store = try await SQLiteStore.open(path: path)
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         do {
-            let result = try await body(Relay(tribunal: backend.tribunal, store: store), backend)
+            let result = try await backend.serving { tribunal in try await body(Relay(tribunal: tribunal, store: store), backend) }
             try await store.close()
             await backend.stop()
             return result

@@ -72,12 +72,14 @@ struct QuickTests {
         }
     }
 
-    @Test func tierIsNotSentBecauseTheEndpointIsFixedToCheap() async throws {
+    /// The gateway fixes `/keyboard/quick` to its cheap tier and ignores unknown fields; a relay
+    /// serving the API reads `tier`, so an escalated chain block runs at the tier it escalated to.
+    @Test func tierIsSentInTheGatewaysVocabularyForARelayThatServesTheAPI() async throws {
         try await withTribunal { h in
             _ = try await h.client.quick(QuickRequest(action: .grammar, text: "their going", tier: .frontier))
             let sent = try #require(await h.fake.lastRequest(path: FakeRheaTribunal.quickPath))
-            #expect(sent["tier"] == nil)
-            #expect(Set(sent.body?.objectValue?.keys.map { $0 } ?? []) == ["text", "action", "target_lang", "style"])
+            #expect(sent["tier"] == "expensive")
+            #expect(Set(sent.body?.objectValue?.keys.map { $0 } ?? []) == ["text", "action", "target_lang", "style", "tier"])
         }
     }
 

@@ -23,7 +23,7 @@ struct TestSupportTests {
             #expect(
                 await rawError(h, "/tribunal", longPrompt)
                     == .rejected(detail: "prompt: String should have at most 10000 characters"))
-            let longText = RheaWire.QuickRequest(text: String(repeating: "x", count: 5001), action: "grammar", targetLang: "", style: "")
+            let longText = RheaWire.QuickRequest(text: String(repeating: "x", count: 5001), action: "grammar", targetLang: "", style: "", tier: "cheap")
             #expect(
                 await rawError(h, "/keyboard/quick", longText)
                     == .rejected(detail: "text: String should have at most 5000 characters"))

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import RelayCore
 import RelayTestSupport
@@ -10,6 +11,21 @@ struct CLIEndToEndTests {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
         try await withFakeRheaTribunal { fake in try await body(cli, fake) }
+    }
+
+    /// `api-key new`: a fresh key, and the keys file's line, which holds its SHA-256, not the key.
+    @Test func apiKeyNewPrintsAKeyAndTheLineThatAcceptsIt() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let first = try await cli.run(["api-key", "new"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let key = try #require(lines.first)
+        #expect(key.hasPrefix("rk_") && key.utf8.count == 67)
+        let digest = SHA256.hash(data: Array(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        #expect(lines.last == "sha256:\(digest)")
+        #expect(try await cli.run(["api-key", "new"]).stdout.split(separator: "\n").first.map(String.init) != key, "a fresh key each time")
     }
 
     @Test func runPrintsTheReplyAndExitsZero() async throws {

@@ -35,6 +35,15 @@ public struct FailureReporting: Sendable {
         return .reported(FailureReport(id: id, error: error, audience: audience))
     }
 
+    /// The same for a caller that is not a chat event (the served Rhea API): `source` says where
+    /// (`rhea-api`), `caller` who asked (never a key).
+    public func report(_ error: TribunalError, call: String, source: String, caller: String) -> TribunalError {
+        if case .reported = error { return error }
+        let id = Self.mintID()
+        log(LoggedFailure(id: id, kind: error.label, detail: error.operatorMessage, call: call, platform: source, team: caller, channel: ""))
+        return .reported(FailureReport(id: id, error: error, audience: audience))
+    }
+
     /// The reply's text when the relay's store failed; the error (which may name the database
     /// file) goes only to the log, or to the operator.
     func storeFailureMessage(_ error: any Error, event: Event) -> String {
@@ -77,13 +86,17 @@ public struct LoggedFailure: Sendable, Hashable {
     public var channel: String
 
     init(id: String, kind: String, detail: String, call: String, event: Event) {
+        self.init(id: id, kind: kind, detail: detail, call: call, platform: event.platform, team: event.team, channel: event.channel)
+    }
+
+    init(id: String, kind: String, detail: String, call: String, platform: String, team: String, channel: String) {
         self.id = id
         self.kind = kind
         self.detail = detail
         self.call = call
-        self.platform = event.platform
-        self.team = event.team
-        self.channel = event.channel
+        self.platform = platform
+        self.team = team
+        self.channel = channel
     }
 }
 

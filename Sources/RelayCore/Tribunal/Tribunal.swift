@@ -92,6 +92,29 @@ public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable {
     public var isAffirmative: Bool { self == .true }
 }
 
+extension Verdict {
+    /// The verdict a Rhea gateway stance label implies (`stance_summary`): affirmative → true,
+    /// negative → false, qualified or mixed → partly; neutral and anything else imply none.
+    public init?(stance label: String) {
+        switch label.trimmingWhitespace().lowercased() {
+        case "affirmative": self = .true
+        case "negative": self = .false
+        case "qualified", "mixed": self = .partly
+        default: return nil
+        }
+    }
+
+    /// The stance label a verdict is written as (`neutral` for unverifiable).
+    public var stance: String {
+        switch self {
+        case .true: "affirmative"
+        case .false: "negative"
+        case .partly: "qualified"
+        case .unverifiable: "neutral"
+        }
+    }
+}
+
 /// What the agreement number means: backends differ, and the reply must say so honestly.
 public enum ScoreMeaning: String, Sendable, Hashable, Codable {
     /// The models' agreement with each other.

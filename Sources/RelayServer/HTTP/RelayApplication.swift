@@ -6,6 +6,7 @@ public import Prometheus
 public import RelayCore
 public import RelayHTTP
 public import RelayPlatform
+import RheaAPI
 import ServiceLifecycle
 
 /// `rhea-relay serve`, assembled: the HTTP routes, the run dispatcher, the outbox worker and
@@ -93,6 +94,17 @@ public enum RelayApplication {
             admin: configuration.http.adminToken.map(AdminToken.init)
         ).add(to: router)
         for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }
+        if configuration.api.enabled {
+            let backendName =
+                switch configuration.backend {
+                case .council: "council"
+                case .rhea: "rhea"
+                }
+            RheaAPIRoutes(
+                settings: configuration.api, tribunal: relay.tribunal, models: configuration.servedModels, backendName: backendName,
+                clock: dependencies.clock, failures: .chat(log: { logger.failure($0) })
+            ).add(to: router)
+        }
 
         let worker = OutboxWorker(
             outbox: outbox, senders: connected.map(\.connection.sender), policy: configuration.delivery,

@@ -204,7 +204,7 @@ let package = Package(
         // `rhea-fuzz` (`swift run -c release rhea-fuzz`) and, briefly, by the tests.
         .target(
             name: "RelayFuzz",
-            dependencies: ["RelayCore", "RelayTribunal", "SlackAdapter", "RelayTestSupport"],
+            dependencies: ["RelayCore", "RelayTribunal", "RheaAPI", "SlackAdapter", "RelayTestSupport"],
             resources: [.copy("Seeds")],
             swiftSettings: strict
         ),

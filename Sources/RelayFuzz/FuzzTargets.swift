@@ -2,13 +2,14 @@ import Foundation
 import RelayCore
 import RelayTestSupport
 import RelayTribunal
+import RheaAPI
 import SlackAdapter
 
 /// Every decoder of an inbound payload or a backend answer, with the seeds its inputs are
 /// mutated from. Each runs the calls production makes on an untrusted body: decode, then map to
 /// what the relay uses (an `Event`, a `QuickResult`, a `ConsensusResult`…).
 public enum FuzzTargets {
-    public static let all: [FuzzTarget] = slack + rhea + council + [outbox]
+    public static let all: [FuzzTarget] = slack + rhea + council + rheaAPI + [outbox]
 
     /// The targets named in `names` (all when empty); nil names the first unknown one.
     public static func select(_ names: [String]) -> Result<[FuzzTarget], UnknownTarget> {
@@ -124,6 +125,37 @@ public enum FuzzTargets {
         FuzzTarget(
             name: "rhea.health", summary: "/health answers", seeds: seeds("rhea-health"),
             run: { (try? BackendAnswers.health($0)) != nil }),
+    ]
+
+    // MARK: The served Rhea API (requests from its clients)
+
+    /// A token signed with `bearerSecret` whose `exp` (2 000 000 000) is after the fuzzer's clock.
+    static let bearerSecret = "fuzz-secret-of-at-least-32-characters"
+    static let bearerSeed =
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MiIsImV4cCI6MjAwMDAwMDAwMH0.ZAjdm-cvGgCmWT47Y7RTtGVKRbBAFvYZU0URbGLs56s"
+
+    static let rheaAPI: [FuzzTarget] = [
+        FuzzTarget(
+            name: "rhea-api.quick", summary: "POST /keyboard/quick bodies, validated as the served API does",
+            seeds: [
+                #"{"text": "hola amigo", "action": "translate", "target_lang": "fr", "style": ""}"#,
+                #"{"text": "teh cat", "action": "rewrite", "style": "formal", "tier": "balanced"}"#,
+            ].map { Array($0.utf8) },
+            run: { RheaAPIInputs.request($0, route: "quick") }),
+        FuzzTarget(
+            name: "rhea-api.tribunal", summary: "POST /tribunal and /dialog bodies, validated as the served API does",
+            seeds: [
+                #"{"prompt": "Is regular exercise good for cardiovascular health?", "k": 3, "tier": "cheap", "mode": "local", "system": ""}"#,
+                #"{"prompt": "x", "k": "5"}"#,
+            ].map { Array($0.utf8) },
+            run: { body in
+                _ = RheaAPIInputs.request(body, route: "dialog")
+                return RheaAPIInputs.request(body, route: "tribunal")
+            }),
+        FuzzTarget(
+            name: "rhea-api.bearer", summary: "Authorization: Bearer tokens (HS256 JWTs)",
+            seeds: [Array(bearerSeed.utf8)],
+            run: { RheaAPIInputs.bearer(String(decoding: $0, as: UTF8.self), secret: bearerSecret) }),
     ]
 
     // MARK: Council

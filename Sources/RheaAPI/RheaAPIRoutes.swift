@@ -276,3 +276,41 @@ public struct ServedModel: Sendable, Hashable {
         self.tier = tier
     }
 }
+
+/// The served API's decoders of untrusted input, run as `serve` runs them, for `rhea-fuzz`.
+public enum RheaAPIInputs {
+    /// Reads `body` as the route's request (`quick`, `dialog`, `tribunal`); true when it is valid.
+    public static func request(_ body: [UInt8], route: String) -> Bool {
+        let (reader, _) = RequestValidation.reading(body)
+        guard var reader else { return false }
+        switch route {
+        case "quick":
+            _ = reader.string("text", minLength: 1, maxLength: 5000)
+            let action = reader.string("action", default: "translate")
+            let targetLang = reader.string("target_lang", default: "en")
+            let style = reader.string("style", default: "")
+            _ = RheaAPIRoutes.tier(reader.string("tier", default: "cheap"))
+            _ = RheaAPIRoutes.quickAction(action, targetLang: targetLang, style: style, text: "")
+        case "dialog":
+            _ = reader.string("text", minLength: 1, maxLength: 5000)
+            _ = reader.string("sender", default: "human")
+        default:
+            _ = reader.string("prompt", minLength: 1, maxLength: 10_000)
+            _ = reader.int("k", default: 5, in: 2...10)
+            _ = RheaAPIRoutes.tier(reader.string("tier", default: "cheap"))
+            _ = reader.string("mode", default: "local")
+            _ = reader.string("system", default: "", maxLength: 2000)
+        }
+        // Every error must serialise: the 422 body is built from the input itself.
+        return reader.errors.isEmpty && JSONValue.object(["detail": .array(reader.errors)]).serialized() != nil
+    }
+
+    /// Checks `token` as an `Authorization: Bearer` value against `secret`; true when it was read
+    /// far enough for its signature to be checked (a mutated token almost never verifies).
+    public static func bearer(_ token: String, secret: String) -> Bool {
+        switch BearerToken(secret: secret, clockSkew: .seconds(60)).subject(of: token, now: Date(timeIntervalSince1970: 1_700_000_000)) {
+        case .success: true
+        case .failure(let refusal): !refusal.reason.contains("not a JWT") && !refusal.reason.contains("HS256")
+        }
+    }
+}

@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Already built for swift-configuration's YAML trait; the deploy-file tests read YAML with it.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // Events, commands, chains, the runner, replies and the protocols at every edge. No I/O.
@@ -313,9 +315,14 @@ let package = Package(
         .testTarget(
             name: "RheaRelayCLITests",
             dependencies: [
-                "rhea-relay", "RelayCore", "RelayServer", "RelayTestSupport",
+                "rhea-relay", "RelayCore", "RelayServer", "RelayTestSupport", "RelayPlatform",
                 // SHA-256, to check the line `api-key new` prints against its key.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // deploy/: compose and Kubernetes files are YAML; the probes are fetched over HTTP.
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -2,6 +2,7 @@ import Foundation
 import RelayPlatform
 import RelayServer
 import Testing
+import Yams
 
 /// Issue 13, point 5: every probe, port and environment variable named in `deploy/` is checked
 /// against what `rhea-relay serve` really serves and reads, so the files cannot drift from the
@@ -49,6 +50,20 @@ struct DeployFilesTests {
         #expect(kubernetes?.probes.map(\.at) == ["livenessProbe", "readinessProbe"])
         #expect(kubernetes?.probes.map(\.path) == ["/healthz", "/readyz"])
         #expect(Self.targets.first { $0.name == "deploy/Dockerfile" }?.probes.map(\.path) == ["/healthz"])
+    }
+
+    @Test func composeCouncilAsksTheModelServerWhereItListens() throws {
+        let compose = try #require(try Yams.load(yaml: DeployTarget.text("deploy/compose.yaml")) as? [String: Any])
+        let services = try #require(compose["services"] as? [String: Any])
+        let llm = try #require(services["llm"] as? [String: Any])
+        let llmPort = try #require((llm["environment"] as? [String: Any])?["LLM_PORT"] as? String)
+        #expect((llm["expose"] as? [Any])?.map { "\($0)" } == [llmPort])
+        let relay = try #require((services["relay"] as? [String: Any])?["environment"] as? [String: Any])
+        let baseURLs = relay.filter { $0.key.hasPrefix("COUNCIL_") && $0.key.hasSuffix("_BASE_URL") }.map { "\($0.value)" }
+        #expect(!baseURLs.isEmpty, "compose's council asks no model")
+        for url in baseURLs { #expect(url.hasPrefix("http://llm:\(llmPort)/"), "\(url) is not the llm service's port \(llmPort)") }
+        let dependsOn = (services["relay"] as? [String: Any])?["depends_on"] as? [String: Any]
+        #expect(dependsOn?["llm"] != nil, "the relay starts before its model server")
     }
 
     @Test(arguments: targets)

@@ -33,6 +33,9 @@ public final class MemoryStore: Store, Sendable {
         /// Accepted events by id (ids grow and are never reused, as SQLite's AUTOINCREMENT).
         var inbox: [Int64: InboxItem] = [:]
         var nextInboxID: Int64 = 1
+        /// The fact-check ledger by id (ids grow and are never reused).
+        var ledger: [Int64: LedgerEntry] = [:]
+        var nextLedgerID: Int64 = 1
     }
 
     /// Runs `body` on the contents, or throws ``StoreError/closed`` once the store is closed.

@@ -136,6 +136,57 @@ extension Migration {
                 """
             ]
         ),
+        Migration(
+            version: 5,
+            statements: [
+                // The fact-check ledger (issue 14): every consensus, per team. The judges' part is
+                // one JSON array: it is read whole, never queried by field.
+                """
+                CREATE TABLE ledger (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    team TEXT NOT NULL,
+                    user TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    origin TEXT NOT NULL,
+                    claim TEXT,
+                    answer TEXT,
+                    verdict TEXT,
+                    score REAL NOT NULL,
+                    score_meaning TEXT NOT NULL,
+                    answered INTEGER NOT NULL,
+                    asked INTEGER NOT NULL,
+                    judges TEXT NOT NULL,
+                    backend TEXT NOT NULL,
+                    prompts_version TEXT,
+                    created_at REAL NOT NULL,
+                    mark_verdict TEXT,
+                    marked_by TEXT,
+                    marked_at REAL
+                ) STRICT
+                """,
+                "CREATE INDEX ledger_by_team ON ledger (team, created_at DESC)",
+                "CREATE INDEX ledger_by_creation ON ledger (created_at)",
+                // Full-text search over claims, kept in step with the table by triggers (an
+                // external-content FTS5 table stores only its index, not a second copy of the text).
+                "CREATE VIRTUAL TABLE ledger_search USING fts5 (claim, content = 'ledger', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2')",
+                """
+                CREATE TRIGGER ledger_search_insert AFTER INSERT ON ledger BEGIN
+                    INSERT INTO ledger_search (rowid, claim) VALUES (new.id, new.claim);
+                END
+                """,
+                """
+                CREATE TRIGGER ledger_search_delete AFTER DELETE ON ledger BEGIN
+                    INSERT INTO ledger_search (ledger_search, rowid, claim) VALUES ('delete', old.id, old.claim);
+                END
+                """,
+                """
+                CREATE TRIGGER ledger_search_update AFTER UPDATE OF claim ON ledger BEGIN
+                    INSERT INTO ledger_search (ledger_search, rowid, claim) VALUES ('delete', old.id, old.claim);
+                    INSERT INTO ledger_search (rowid, claim) VALUES (new.id, new.claim);
+                END
+                """,
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

@@ -64,7 +64,8 @@ enum ConsensusMapping {
             models: models,
             elapsed: elapsed(response.elapsedS, measured: measured),
             scoreMeaning: .agreement,
-            judges: responses.map { judge(of: $0, stances: stances) })
+            judges: responses.map { judge(of: $0, stances: stances) },
+            backend: "rhea")
     }
 
     /// One response as a judge's vote: its stance as the verdict, its latency when plausible.
@@ -120,7 +121,8 @@ enum ConsensusMapping {
             answered: answered,
             asked: asked,
             elapsed: elapsed(response.elapsedS, measured: measured),
-            scoreMeaning: .answeredShare)
+            scoreMeaning: .answeredShare,
+            backend: "rhea")
     }
 
     /// What the gateway's numbers may be; anything outside is replaced and reported

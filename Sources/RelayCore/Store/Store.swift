@@ -2,11 +2,11 @@ public import struct Foundation.Date
 
 /// Everything the relay keeps: chains, custom commands, settings, run history, dedupe keys, the
 /// inbox of accepted events (``InboxStore``) and the outbox of replies waiting to be delivered
-/// (``OutboxStore``).
+/// (``OutboxStore``) and the fact-check ledger (``LedgerStore``).
 ///
 /// One protocol for every caller; SQLite implements it today, PostgreSQL can later without
 /// touching callers. Names are stored as given (callers lower-case them).
-public protocol Store: OutboxStore, InboxStore {
+public protocol Store: OutboxStore, InboxStore, LedgerStore {
     // MARK: Chains (per team)
     /// Inserts or replaces the chain with this team and name.
     func saveChain(_ chain: SavedChain) async throws

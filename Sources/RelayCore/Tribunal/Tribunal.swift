@@ -176,11 +176,16 @@ public struct ConsensusResult: Sendable, Hashable {
     public var scoreMeaning: ScoreMeaning
     /// Every asked model, answering or not, in the order asked (empty when the backend does not say).
     public var judges: [JudgeVote]
+    /// Which backend judged (`council`, `rhea`), for the ledger.
+    public var backend: String
+    /// The version of the prompts the judges were given, when the backend says.
+    public var promptsVersion: String?
 
     public init(
         answer: String, verdict: Verdict? = nil, agreement: Double, confidence: Double? = nil,
         answered: Int, asked: Int, dissent: [Dissent] = [], models: [String] = [],
-        elapsed: Duration, scoreMeaning: ScoreMeaning = .agreement, judges: [JudgeVote] = []
+        elapsed: Duration, scoreMeaning: ScoreMeaning = .agreement, judges: [JudgeVote] = [],
+        backend: String = "unknown", promptsVersion: String? = nil
     ) {
         self.answer = answer
         self.verdict = verdict
@@ -193,6 +198,8 @@ public struct ConsensusResult: Sendable, Hashable {
         self.elapsed = elapsed
         self.scoreMeaning = scoreMeaning
         self.judges = judges
+        self.backend = backend
+        self.promptsVersion = promptsVersion
     }
 }
 

@@ -60,7 +60,8 @@ extension Council {
             answer: answer, verdict: outcome.verdict, agreement: outcome.agreement,
             confidence: outcome.supporters.first.map { _ in outcome.supporters.reduce(0) { $0 + $1.confidence } / Double(outcome.supporters.count) },
             answered: ballots.count, asked: judges.count, dissent: dissent, models: ballots.map(\.model),
-            elapsed: started.duration(to: .now), scoreMeaning: .agreement, judges: judged)
+            elapsed: started.duration(to: .now), scoreMeaning: .agreement, judges: judged, backend: "council",
+            promptsVersion: CouncilPrompts.version)
     }
 
     /// What `judge` did, if it did anything before the deadline.

@@ -1,0 +1,92 @@
+public import RelayCore
+
+public import struct Foundation.Date
+
+extension MemoryStore {
+    /// Records a consensus; returns its id.
+    public func recordConsensus(_ entry: LedgerEntry) throws -> Int64 {
+        var entry = entry.storable
+        entry.createdAt = entry.createdAt.asKeptBySQLite
+        if let markedAt = entry.mark?.markedAt { entry.mark?.markedAt = markedAt.asKeptBySQLite }
+        return try withOpenContents { contents throws(StoreError) in
+            entry.id = contents.nextLedgerID
+            contents.nextLedgerID += 1
+            contents.ledger[entry.id] = entry
+            return entry.id
+        }
+    }
+
+    public func ledgerEntry(team: String, id: Int64) throws -> LedgerEntry? {
+        try withOpenContents { contents throws(StoreError) in
+            contents.ledger[id].flatMap { ExactText($0.team) == ExactText(team) ? $0 : nil }
+        }
+    }
+
+    public func searchLedger(team: String, words: [String], limit: Int) throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        return try withOpenContents { contents throws(StoreError) in
+            Self.newestFirst(
+                contents.ledger.values.filter { entry in
+                    ExactText(entry.team) == ExactText(team) && (words.isEmpty || LedgerSearchQuery.matches(entry.claim, words: words))
+                }
+            ).prefix(limit).map { $0 }
+        }
+    }
+
+    public func ledgerEntries(team: String) throws -> [LedgerEntry] {
+        try withOpenContents { contents throws(StoreError) in
+            Self.newestFirst(contents.ledger.values.filter { ExactText($0.team) == ExactText(team) }).reversed()
+        }
+    }
+
+    public func markLedger(team: String, id: Int64, mark: LedgerMark) throws -> Bool {
+        var mark = mark
+        mark.markedAt = mark.markedAt.asKeptBySQLite
+        return try withOpenContents { contents throws(StoreError) in
+            guard let entry = contents.ledger[id], ExactText(entry.team) == ExactText(team) else { return false }
+            contents.ledger[id]?.mark = mark
+            return true
+        }
+    }
+
+    public func recentLedger(limit: Int) throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        return try withOpenContents { contents throws(StoreError) in
+            Array(Self.newestFirst(Array(contents.ledger.values)).prefix(limit))
+        }
+    }
+
+    public func clearLedger(team: String, user: String) throws -> Int {
+        try withOpenContents { contents throws(StoreError) in
+            let asked = contents.ledger.filter { ExactText($0.value.team) == ExactText(team) && ExactText($0.value.user) == ExactText(user) }
+            for id in asked.keys { contents.ledger[id] = nil }
+            return asked.count
+        }
+    }
+
+    public func purgeLedger(before: Date, defaultRetention: Retention) throws -> Int {
+        let before = before.asKeptBySQLite
+        return try withOpenContents { contents throws(StoreError) in
+            let settings = contents.settings
+            var deleted = 0
+            for (id, entry) in contents.ledger {
+                let user = settings[[ExactText("user"), ExactText(entry.team), ExactText(entry.user)]]?.retention
+                let channel = settings[[ExactText("channel"), ExactText(entry.team), ExactText(entry.channel)]]?.retention
+                let retention = [user, channel].compactMap { $0 }.reduce(defaultRetention) { $0.stricter($1) }
+                if entry.createdAt < before || retention == .off {
+                    contents.ledger[id] = nil
+                    deleted += 1
+                } else if retention == .metadata {
+                    contents.ledger[id] = entry.withoutTexts
+                }
+            }
+            return deleted
+        }
+    }
+
+    /// Newest first; entries recorded at the same time, the later recorded first (as SQLite's
+    /// `ORDER BY created_at DESC, id DESC`).
+    private static func newestFirst(_ entries: [LedgerEntry]) -> [LedgerEntry] {
+        entries.sorted { $0.createdAt == $1.createdAt ? $0.id > $1.id : $0.createdAt > $1.createdAt }
+    }
+}

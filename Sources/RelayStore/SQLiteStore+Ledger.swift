@@ -1,0 +1,140 @@
+import Foundation
+public import RelayCore
+import SQLiteNIO
+
+public import struct Foundation.Date
+
+extension SQLiteStore {
+    /// Records a consensus; returns its id.
+    public func recordConsensus(_ entry: LedgerEntry) async throws -> Int64 {
+        let entry = entry.storable
+        let judges = try LedgerJudgesCoding.encode(entry.judges)
+        return try await perform("record a consensus in the ledger of team \(entry.team)") { db in
+            let rows = try db.query(
+                """
+                INSERT INTO ledger (team, user, channel, origin, claim, answer, verdict, score, score_meaning, answered, asked,
+                    judges, backend, prompts_version, created_at, mark_verdict, marked_by, marked_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+                [
+                    .text(entry.team), .text(entry.user), .text(entry.channel), .text(entry.origin.rawValue),
+                    .text(orNull: entry.claim), .text(orNull: entry.answer), .text(orNull: entry.verdict?.rawValue),
+                    .float(entry.score), .text(entry.scoreMeaning.rawValue), .integer(entry.answered), .integer(entry.asked),
+                    .text(judges), .text(entry.backend), .text(orNull: entry.promptsVersion), .date(entry.createdAt),
+                    .text(orNull: entry.mark?.verdict.rawValue), .text(orNull: entry.mark?.user), entry.mark.map { .date($0.markedAt) } ?? .null,
+                ])
+            return Int64(try rows[0].int("id"))
+        }
+    }
+
+    public func ledgerEntry(team: String, id: Int64) async throws -> LedgerEntry? {
+        try await perform("read ledger entry \(id) of team \(team)") { db in
+            try db.query("SELECT * FROM ledger WHERE team = ? AND id = ?", [.text(team), .integer(Int(id))]).first.map(LedgerEntry.init(row:))
+        }
+    }
+
+    public func searchLedger(team: String, words: [String], limit: Int) async throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        let match = LedgerSearchQuery.fts5(words)
+        return try await perform("search the ledger of team \(team)") { db in
+            let rows: [SQLRow]
+            if let match {
+                rows = try db.query(
+                    """
+                    SELECT ledger.* FROM ledger JOIN ledger_search ON ledger_search.rowid = ledger.id
+                    WHERE ledger_search MATCH ? AND ledger.team = ? ORDER BY ledger.created_at DESC, ledger.id DESC LIMIT ?
+                    """,
+                    [.text(match), .text(team), .integer(limit)])
+            } else if words.isEmpty {
+                rows = try db.query("SELECT * FROM ledger WHERE team = ? ORDER BY created_at DESC, id DESC LIMIT ?", [.text(team), .integer(limit)])
+            } else {
+                rows = []  // words with nothing searchable in them (punctuation only) match nothing
+            }
+            return try rows.map(LedgerEntry.init(row:))
+        }
+    }
+
+    public func ledgerEntries(team: String) async throws -> [LedgerEntry] {
+        try await perform("export the ledger of team \(team)") { db in
+            try db.query("SELECT * FROM ledger WHERE team = ? ORDER BY created_at, id", [.text(team)]).map(LedgerEntry.init(row:))
+        }
+    }
+
+    public func markLedger(team: String, id: Int64, mark: LedgerMark) async throws -> Bool {
+        try await perform("mark ledger entry \(id) of team \(team)") { db in
+            try !db.query(
+                "UPDATE ledger SET mark_verdict = ?, marked_by = ?, marked_at = ? WHERE team = ? AND id = ? RETURNING id",
+                [.text(mark.verdict.rawValue), .text(mark.user), .date(mark.markedAt), .text(team), .integer(Int(id))]
+            ).isEmpty
+        }
+    }
+
+    public func recentLedger(limit: Int) async throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        return try await perform("read the newest ledger entries") { db in
+            try db.query("SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT ?", [.integer(limit)]).map(LedgerEntry.init(row:))
+        }
+    }
+
+    public func clearLedger(team: String, user: String) async throws -> Int {
+        try await perform("clear the ledger entries of user \(user) in team \(team)") { db in
+            try db.query("DELETE FROM ledger WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
+        }
+    }
+
+    public func purgeLedger(before: Date, defaultRetention: Retention) async throws -> Int {
+        // An entry's retention is set by its asker's or its channel's settings row, in its team.
+        let governedBy = { (level: String) in
+            """
+            EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level)' AND s.team = ledger.team
+                AND ((s.scope_kind = 'user' AND s.subject = ledger.user) OR (s.scope_kind = 'channel' AND s.subject = ledger.channel)))
+            """
+        }
+        let off = defaultRetention == .off ? "1" : governedBy("off")
+        let metadata = defaultRetention == .metadata ? "1" : governedBy("metadata")
+        return try await perform("purge the ledger") { db in
+            let aged = try db.query("DELETE FROM ledger WHERE created_at < ? RETURNING id", [.date(before)]).count
+            let refused = try db.query("DELETE FROM ledger WHERE \(off) RETURNING id").count
+            // Metadata keeps verdicts, scores and timings: the claim, the answer and every judge's
+            // answer go.
+            _ = try db.query(
+                """
+                UPDATE ledger SET claim = NULL, answer = NULL,
+                    judges = (SELECT json_group_array(json_remove(value, '$.answer')) FROM json_each(ledger.judges))
+                WHERE (claim IS NOT NULL OR answer IS NOT NULL OR judges LIKE '%"answer"%') AND \(metadata)
+                """)
+            return aged + refused
+        }
+    }
+}
+
+/// The judges' part of a ledger row: one JSON array.
+enum LedgerJudgesCoding {
+    static func encode(_ judges: [LedgerJudge]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(judges), as: UTF8.self)
+    }
+
+    static func decode(_ text: String) throws -> [LedgerJudge] {
+        try JSONDecoder().decode([LedgerJudge].self, from: Data(text.utf8))
+    }
+}
+
+extension LedgerEntry {
+    init(row: SQLRow) throws {
+        let markVerdict = row.optionalText("mark_verdict").flatMap(Verdict.init(rawValue:))
+        var mark: LedgerMark?
+        if let markVerdict, let user = row.optionalText("marked_by"), let at = row.optionalDouble("marked_at") {
+            mark = LedgerMark(verdict: markVerdict, user: user, markedAt: Date(timeIntervalSince1970: at))
+        }
+        self.init(
+            id: Int64(try row.int("id")), team: try row.text("team"), user: try row.text("user"), channel: try row.text("channel"),
+            origin: LedgerOrigin(rawValue: try row.text("origin")) ?? .tribunal, claim: row.optionalText("claim"),
+            answer: row.optionalText("answer"), verdict: row.optionalText("verdict").flatMap(Verdict.init(rawValue:)),
+            score: try row.double("score"), scoreMeaning: ScoreMeaning(rawValue: try row.text("score_meaning")) ?? .agreement,
+            answered: try row.int("answered"), asked: try row.int("asked"), judges: try LedgerJudgesCoding.decode(try row.text("judges")),
+            backend: try row.text("backend"), promptsVersion: row.optionalText("prompts_version"), createdAt: try row.date("created_at"),
+            mark: mark)
+    }
+}

@@ -48,6 +48,8 @@ public struct ChainOutcome: Sendable {
     public var isPrivate: Bool
     /// The last `verify` result, for the agreement footer.
     public var lastVerification: ConsensusResult?
+    /// Every `verify` that was answered, in order: the text judged and the consensus (the ledger's).
+    public var verifications: [(text: String, result: ConsensusResult)] = []
     public var modelCalls: Int
     /// One line per block that ran, for the reply's notes.
     public var log: [String]
@@ -160,6 +162,7 @@ public struct ChainRunner: Sendable {
                 throw Stop(.failed(error))
             }
             state.lastVerification = result
+            state.verifications.append((state.text, result))
             let percent = Int((result.agreement * 100).rounded())
             let verdictOK = result.verdict.map(\.isAffirmative) ?? true
             if percent >= threshold && verdictOK {
@@ -210,6 +213,7 @@ private struct RunState {
     var tier: Tier
     var isPrivate = false
     var lastVerification: ConsensusResult?
+    var verifications: [(text: String, result: ConsensusResult)] = []
     var modelCalls = 0
     var lastTransform: (Block, String)?
     var log: [String] = []
@@ -220,6 +224,8 @@ private struct RunState {
     }
 
     func outcome(_ status: ChainOutcome.Status) -> ChainOutcome {
-        ChainOutcome(status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log)
+        var outcome = ChainOutcome(status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log)
+        outcome.verifications = verifications
+        return outcome
     }
 }

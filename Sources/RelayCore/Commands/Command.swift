@@ -40,6 +40,7 @@ public enum CommandKind: Sendable, Hashable {
     case command(CustomCommandSubcommand)
     case settings(SettingsSubcommand)
     case history(HistorySubcommand)
+    case ledger(LedgerSubcommand)
     case help(topic: String?)
 
     /// The built-in's table name (or the custom command's name), for history and metrics.
@@ -60,6 +61,7 @@ public enum CommandKind: Sendable, Hashable {
         case .command: "command"
         case .settings: "settings"
         case .history: "history"
+        case .ledger: "ledger"
         case .help: "help"
         }
     }
@@ -88,6 +90,7 @@ extension CommandKind {
         case .chain(.run): false
         case .chain, .command: true
         case .settings(.set(.channel, _, _)): true
+        case .ledger: true
         default: false
         }
     }
@@ -116,6 +119,18 @@ public enum HistorySubcommand: Sendable, Hashable {
     case show
     /// Deletes all of the asker's history in the team, at once.
     case clear
+}
+
+/// The team's fact-check ledger (issue 14).
+public enum LedgerSubcommand: Sendable, Hashable {
+    /// Entries whose claim holds every word, newest first; no words: the newest.
+    case search(words: [String])
+    /// One entry, judge by judge.
+    case show(id: Int64)
+    /// The team's whole ledger as JSON Lines.
+    case export
+    /// A person's word on the right verdict.
+    case mark(id: Int64, verdict: Verdict)
 }
 
 public enum SettingsTarget: String, Sendable, Hashable {

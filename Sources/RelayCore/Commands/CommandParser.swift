@@ -72,6 +72,8 @@ public struct CommandParser: Sendable {
             case "clear": return Command(kind: .history(.clear), options: options)
             default: throw CommandError("`/history` shows your last results; `/history clear` deletes your history. Nothing else goes after it.")
             }
+        case "ledger":
+            return Command(kind: .ledger(try Self.parseLedger(text)), options: options)
         case "help":
             let topic = text.split(whereSeparator: \.isWhitespace).first.map { String($0.drop(while: { $0 == "/" })).lowercased() }
             return Command(kind: .help(topic: topic), options: options)
@@ -80,6 +82,37 @@ public struct CommandParser: Sendable {
                 return Command(kind: .action(.rewrite(style: style)), text: text, options: options)
             }
             throw CommandError("`/\(spec.name)` is not available here yet.")
+        }
+    }
+
+    /// `/ledger [WORDS]`, `/ledger search WORDS`, `/ledger show ID`, `/ledger export`,
+    /// `/ledger mark ID true|false|partly`. An id may be written `#12`.
+    static func parseLedger(_ text: String) throws(CommandError) -> LedgerSubcommand {
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        func id(_ word: String?, usage: String) throws(CommandError) -> Int64 {
+            guard let word, let id = Int64(word.hasPrefix("#") ? String(word.dropFirst()) : word), id > 0 else {
+                throw CommandError("Give the fact-check's number, as `/ledger` lists it: \(usage).")
+            }
+            return id
+        }
+        switch words.first?.lowercased() {
+        case nil: return .search(words: [])
+        case "search": return .search(words: Array(words.dropFirst()))
+        case "export":
+            guard words.count == 1 else { throw CommandError("`/ledger export` takes nothing after it: it writes the team's whole ledger.") }
+            return .export
+        case "show":
+            guard words.count <= 2 else { throw CommandError("`/ledger show` takes one number, for example `/ledger show 12`.") }
+            return .show(id: try id(words.dropFirst().first, usage: "`/ledger show 12`"))
+        case "mark":
+            let usage = "`/ledger mark 12 false`"
+            let entry = try id(words.dropFirst().first, usage: usage)
+            guard words.count == 3, let verdict = Verdict(rawValue: words[2].lowercased()), verdict != .unverifiable else {
+                throw CommandError("Say what the right verdict was: true, false or partly, for example \(usage).")
+            }
+            return .mark(id: entry, verdict: verdict)
+        default:
+            return .search(words: words)
         }
     }
 

@@ -92,6 +92,10 @@ public enum CommandTable {
             CommandSpec(
                 name: "history", summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",
                 examples: ["/history", "/history clear"], input: nil),
+            CommandSpec(
+                name: "ledger", summary: "The team's fact-checks: search them, show one judge by judge, export, mark a verdict right or wrong.",
+                usage: "/ledger [WORDS] | show ID | export | mark ID true|false|partly",
+                examples: ["/ledger eiffel tower", "/ledger show 12", "/ledger mark 12 false", "/ledger export"], input: nil),
             CommandSpec(name: "help", summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil),
         ]
 

@@ -126,6 +126,9 @@ extension Relay {
         let shown: @Sendable (RunProgress) async -> Void = { step in if !isPrivate { await progress(step) } }
         let outcome = await ChainRunner(tribunal: tribunal, limits: configuration.chainLimits).run(chain, context: context, progress: shown)
         let reply = Self.chainReply(name, outcome, isPrivate: request.isPrivate)
+        for verification in outcome.verifications {
+            try await recordConsensus(verification.result, claim: verification.text, origin: .verify, request)
+        }
         try await record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: started.duration(to: .now))
         return reply
     }

@@ -33,6 +33,7 @@ extension Relay {
             } catch {
                 reply = .error(error.userMessage)
             }
+            if let consensus { try await recordConsensus(consensus, claim: claim, origin: .tribunal, request) }
         default:
             let (action, specName) = Self.quickAction(command.kind, language: request.language)
             let spec = CommandTable.spec(named: specName)!

@@ -38,10 +38,12 @@ extension Relay {
     func historyCommand(_ sub: HistorySubcommand, _ request: RequestContext) async throws -> Reply {
         if sub == .clear {
             let deleted = try await store.clearHistory(team: request.event.team, user: request.event.user)
-            return .info(
-                deleted == 0
-                    ? "Your history was already empty."
-                    : "Deleted your history: \(deleted) result\(deleted == 1 ? "" : "s"). Nothing of it is kept.")
+            // What one asked the tribunal is theirs too: the fact-checks they asked go with it.
+            let checks = try await store.clearLedger(team: request.event.team, user: request.event.user)
+            guard deleted + checks > 0 else { return .info("Your history was already empty.") }
+            var parts = ["\(deleted) result\(deleted == 1 ? "" : "s")"]
+            if checks > 0 { parts.append("\(checks) fact-check\(checks == 1 ? "" : "s") you asked") }
+            return .info("Deleted your history: \(parts.joined(separator: " and ")). Nothing of it is kept.")
         }
         let entries = try await store.history(team: request.event.team, user: request.event.user, limit: configuration.historyLength)
         guard !entries.isEmpty else {

@@ -134,6 +134,8 @@ public struct Relay: Sendable {
             return try await settingsCommand(sub, request)
         case .history(let sub):
             return try await historyCommand(sub, request)
+        case .ledger(let sub):
+            return try await ledgerCommand(sub, request)
         case .help(let topic):
             // A guest is not shown the team's own commands.
             return help(topic, customs: request.event.isExternal ? [] : request.customs)

@@ -1,8 +1,8 @@
 public import struct Foundation.Date
 
 /// Everything the relay keeps: chains, custom commands, settings, run history, dedupe keys, the
-/// inbox of accepted events (``InboxStore``) and the outbox of replies waiting to be delivered
-/// (``OutboxStore``) and the fact-check ledger (``LedgerStore``).
+/// inbox of accepted events (``InboxStore``), the outbox of replies waiting to be delivered
+/// (``OutboxStore``), and the fact-check ledger (``LedgerStore``).
 ///
 /// One protocol for every caller; SQLite implements it today, PostgreSQL can later without
 /// touching callers. Names are stored as given (callers lower-case them).

@@ -42,6 +42,9 @@ public final class DataRetention: Service, Sendable {
             try await store.purgeExpiredClaims(now: now)
             let deleted = try await store.purgeHistory(before: now - .seconds(86_400 * relay.historyDays), defaultRetention: relay.defaultRetention)
             if deleted > 0 { logger.info("retention: history runs deleted", metadata: ["count": "\(deleted)"]) }
+            // The ledger ages with history: the same days, the same retention settings.
+            let checks = try await store.purgeLedger(before: now - .seconds(86_400 * relay.historyDays), defaultRetention: relay.defaultRetention)
+            if checks > 0 { logger.info("retention: ledger entries deleted", metadata: ["count": "\(checks)"]) }
             RelayMetrics.retentionPass(outcome: "ok")
         } catch {
             RelayMetrics.retentionPass(outcome: "failed")

@@ -22,11 +22,17 @@ public struct RheaAPIRoutes: Sendable {
     let clock: any RelayClock
     /// Names the backend in `analysis_method` (`council`, `rhea`).
     let backendName: String
+    /// Where a consensus asked through the API is recorded (the fact-check ledger), if anywhere.
+    let record: (@Sendable (LedgerEntry) async -> Void)?
+
+    /// The ledger's team for what API callers ask: they belong to no chat team.
+    public static let ledgerTeam = "rhea-api"
 
     public init(
         settings: RheaAPISettings, tribunal: any Tribunal, models: [ServedModel], backendName: String, clock: any RelayClock,
-        failures: FailureReporting
+        failures: FailureReporting, record: (@Sendable (LedgerEntry) async -> Void)? = nil
     ) {
+        self.record = record
         self.tribunal = tribunal
         self.models = models
         self.backendName = backendName
@@ -157,6 +163,7 @@ public struct RheaAPIRoutes: Sendable {
         } catch {
             throw .failed(error)
         }
+        await recordConsensus(result, claim: text, caller: caller)
         // As on the gateway: the score is the share of the two models that answered.
         let asked = max(result.asked, 1)
         return [
@@ -182,7 +189,18 @@ public struct RheaAPIRoutes: Sendable {
         } catch {
             throw .failed(error)
         }
+        await recordConsensus(result, claim: prompt, caller: caller)
         return TribunalAnswer.body(result, prompt: prompt, k: k, mode: mode, backend: backendName)
+    }
+
+    /// Records an API consensus in the ledger under ``ledgerTeam``, the caller (`key:…` or
+    /// `user:…`, never the key itself) as who asked.
+    private func recordConsensus(_ result: ConsensusResult, claim: String, caller: String) async {
+        guard let record else { return }
+        await record(
+            LedgerEntry(
+                result, claim: claim, team: Self.ledgerTeam, user: caller, channel: "api", origin: .api, keepTexts: true,
+                createdAt: clock.now))
     }
 
     /// The gateway's tier names and ours; an unknown name is `cheap`, as on the gateway.

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import RelayCore
 import RelayServer
+import RelayStore
 import RelayTestSupport
 import RelayTribunal
 import RheaAPI
@@ -22,6 +23,8 @@ struct RheaAPITests {
         let client: any TestClientProtocol
         let models: [FakeOpenAIServer]
         let logs: LogCapture
+        /// The relay's SQLite file, to read what it recorded.
+        let storePath: String
 
         func post(_ path: String, _ body: String, headers: HTTPFields = [.init("X-API-Key")!: RheaAPITests.key]) async throws -> (Int, JSONValue?, HTTPFields) {
             var headers = headers
@@ -70,7 +73,25 @@ struct RheaAPITests {
             configure(&api)
             configuration.api = api
             let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: logs.logger)
-            try await app.test(.live) { client in try await body(Served(client: client, models: models, logs: logs)) }
+            try await app.test(.live) { client in try await body(Served(client: client, models: models, logs: logs, storePath: db.path)) }
+        }
+    }
+
+    // MARK: the ledger
+
+    @Test func aTribunalAskedThroughTheAPIIsRecordedInTheLedger() async throws {
+        try await withAPI { api in
+            let (status, _, _) = try await api.post("/tribunal", #"{"prompt": "The Eiffel Tower is in Paris", "k": 3}"#)
+            #expect(status == 200)
+            _ = try await api.post("/dialog", #"{"text": "Is water wet?"}"#)
+            let store = try await SQLiteStore.open(path: api.storePath)
+            let entries = try await store.ledgerEntries(team: RheaAPIRoutes.ledgerTeam)
+            try await store.close()
+            #expect(entries.map(\.claim) == ["The Eiffel Tower is in Paris", "Is water wet?"])
+            #expect(entries.allSatisfy { $0.origin == .api && $0.backend == "council" && $0.user.hasPrefix("key:") })
+            #expect(entries.first?.judges.count == 3)
+            #expect(entries.first?.verdict == .true)
+            #expect(!entries.contains { $0.user.contains(RheaAPITests.key) }, "the key itself is never stored")
         }
     }
 

@@ -49,6 +49,24 @@ struct CLIEndToEndTests {
         }
     }
 
+    /// Issue 14: what `/tribunal` asked is in the ledger, and `ledger export` prints it whole.
+    @Test func ledgerExportPrintsTheTeamsFactChecksAsJSONLines() async throws {
+        try await withCLI { cli, fake in
+            let environment = ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey]
+            for claim in ["The sky is blue", "Grass is red"] {
+                #expect(try await cli.run(["run", "/tribunal \(claim)", "--team", "acme"], environment: environment).status == 0)
+            }
+            let out = try await cli.run(["ledger", "export", "--team", "acme"], environment: environment)
+            #expect(out.status == 0, "\(out.stderr)")
+            let objects = try out.stdout.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+            #expect(objects.map { $0["claim"] as? String } == ["The sky is blue", "Grass is red"])
+            #expect(objects.allSatisfy { $0["backend"] as? String == "rhea" && $0["verdict"] as? String == "true" })
+            #expect(try await cli.run(["ledger", "export", "--team", "other"], environment: environment).stdout.isEmpty)
+        }
+    }
+
     @Test func tribunalWithoutCredentialsSaysItsScoreIsOnlyTheShareThatAnswered() async throws {
         try await withCLI { cli, fake in
             let out = try await cli.run(["run", "/tribunal The sky is blue"], environment: ["TRIBUNAL_URL": fake.url])

@@ -102,7 +102,16 @@ public enum RelayApplication {
                 }
             RheaAPIRoutes(
                 settings: configuration.api, tribunal: relay.tribunal, models: configuration.servedModels, backendName: backendName,
-                clock: dependencies.clock, failures: .chat(log: { logger.failure($0) })
+                clock: dependencies.clock, failures: .chat(log: { logger.failure($0) }),
+                record: { [store = dependencies.store, retention = configuration.relay.defaultRetention] entry in
+                    // The relay's default retention decides for API callers, who have no settings.
+                    guard retention != .off else { return }
+                    do {
+                        _ = try await store.recordConsensus(retention == .full ? entry : entry.withoutTexts)
+                    } catch {
+                        logger.error("ledger: an API consensus could not be recorded", metadata: ["error": "\(error)"])
+                    }
+                }
             ).add(to: router)
         }
 

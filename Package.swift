@@ -105,6 +105,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Discord: interaction signatures (Ed25519), the gateway lifecycle, the REST rate limiter,
+        // message rendering, command registration and interaction payloads. Knows Discord and
+        // RelayCore, no other platform.
+        .target(
+            name: "DiscordAdapter",
+            dependencies: [
+                "RelayCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                // HTTPResponseError (a rejected signature is a 401), HTTPFields.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
         .target(
@@ -270,6 +285,18 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DiscordAdapterTests",
+            dependencies: [
+                "DiscordAdapter", "RelayCore",
+                // Keys made in the tests, and RFC 8032's vectors signed through CryptoKit's API.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,108 @@
+import RelayCore
+
+/// Escaping of model and user text for Discord's markdown, so it shows exactly as written.
+///
+/// The relay shows text *literally*: a model's answer may quote anything a user typed, and
+/// Discord markdown can hide text (`||spoiler||`), disguise a link (`[bank.com](https://evil)`),
+/// shout (`# title`), or look like a ping (`<@&role>`, `@everyone`). So, scalar by scalar (never
+/// by `Character`: a Unicode "Prepend" scalar before a `<`, or a combining mark after it, would
+/// glue the two into one cluster that is not equal to `"<"`, and slip past):
+/// - `\ * _ ~ ` | > # [ ] <` get a backslash, which Discord shows as the character itself: no
+///   emphasis, code, spoiler, quote, heading (`#`, `-#`), masked link, or `<@…>`, `<@!…>`,
+///   `<@&…>`, `<#…>`, `<t:…>`, `</cmd:id>`, `<:emoji:id>` survives;
+/// - `@` is followed by a zero-width space (U+200B), as discord.py does: `@everyone` and `@here`
+///   then never read as mentions, even where markdown escapes are not honoured;
+/// - inside a web address (`http://` or `https://`, then a letter or digit, up to the first
+///   character that is not printable ASCII or is `<`), `_ * ~ #` are left alone: Discord links
+///   the whole address and does not format inside it, and an escape there would break the link
+///   (`Eiffel_Tower`, `#section`). The address's trailing `. , : ; " ' ) ]`, which Discord does
+///   not make part of the link, are escaped as usual.
+///
+/// Pings are stopped independently by `allowed_mentions: {"parse": []}` on every message; the
+/// escaping makes sure nothing even looks like one. Bulleted and numbered lists still render.
+public enum DiscordMarkdown {
+    /// The escape of each special scalar outside web addresses; every other scalar is kept.
+    static let replacements: [Unicode.Scalar: String] = [
+        "\\": "\\\\", "*": "\\*", "_": "\\_", "~": "\\~", "`": "\\`", "|": "\\|", ">": "\\>", "#": "\\#", "[": "\\[", "]": "\\]",
+        "<": "\\<", "@": "@\u{200B}",
+    ]
+    /// Escapes everything, addresses too: the upper bound of an escaped length (what splitting counts).
+    static let escaper = ScalarEscaper(replacements)
+    /// Left as they are inside a web address.
+    static let keptInAddresses: Set<Unicode.Scalar> = ["_", "*", "~", "#"]
+    /// Characters Discord drops from the end of a link.
+    static let addressTail: Set<Unicode.Scalar> = [".", ",", ":", ";", "\"", "'", ")", "]"]
+
+    /// `text` with every markdown-significant scalar escaped (see the type's documentation).
+    public static func escape(_ text: some StringProtocol) -> String {
+        // Most text has no special scalar: returned as it is.
+        guard text.utf8.contains(where: { $0 < 0x80 && replacements[Unicode.Scalar($0)] != nil }) else { return String(text) }
+        let scalars = Array(text.unicodeScalars)
+        let kept = addressRanges(in: scalars)
+        var out = String.UnicodeScalarView()
+        var rangeIndex = 0
+        for (index, scalar) in scalars.enumerated() {
+            while rangeIndex < kept.count, kept[rangeIndex].upperBound <= index { rangeIndex += 1 }
+            let inAddress = rangeIndex < kept.count && kept[rangeIndex].contains(index)
+            if let replacement = replacements[scalar], !(inAddress && keptInAddresses.contains(scalar)) {
+                out.append(contentsOf: replacement.unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// The longest `text` can be once escaped, in Discord's unit: what splitting counts.
+    static func maximumEscapedLength(_ text: some StringProtocol) -> Int {
+        escaper.escapedUTF16Count(text)
+    }
+
+    /// The scalar ranges of web addresses whose `_ * ~ #` stay as they are.
+    static func addressRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var index = 0
+        while index < scalars.count {
+            guard scalars[index] == "h" || scalars[index] == "H", index == 0 || !isASCIIAlphanumeric(scalars[index - 1]),
+                let hostStart = schemeEnd(in: scalars, at: index), hostStart < scalars.count, isASCIIAlphanumeric(scalars[hostStart])
+            else {
+                index += 1
+                continue
+            }
+            var end = hostStart
+            while end < scalars.count, isAddressScalar(scalars[end]) { end += 1 }
+            var linked = end
+            while linked > hostStart, addressTail.contains(scalars[linked - 1]) { linked -= 1 }
+            ranges.append(index..<linked)
+            index = end
+        }
+        return ranges
+    }
+
+    /// Where the host starts when `http://` or `https://` (any case) begins at `index`.
+    private static func schemeEnd(in scalars: [Unicode.Scalar], at index: Int) -> Int? {
+        for scheme in ["https://", "http://"] {
+            let pattern = Array(scheme.unicodeScalars)
+            guard index + pattern.count <= scalars.count else { continue }
+            if zip(scalars[index..<(index + pattern.count)], pattern).allSatisfy({ lowercased($0) == $1 }) { return index + pattern.count }
+        }
+        return nil
+    }
+
+    /// Printable ASCII except `<`: what a link may hold (stricter than Discord, which also takes
+    /// non-ASCII; a shorter address only means more escapes).
+    private static func isAddressScalar(_ scalar: Unicode.Scalar) -> Bool {
+        (0x21...0x7E).contains(scalar.value) && scalar != "<"
+    }
+
+    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        default: false
+        }
+    }
+
+    private static func lowercased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
+    }
+}

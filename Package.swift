@@ -200,6 +200,16 @@ let package = Package(
             path: "Benchmarks/CouncilBench",
             swiftSettings: strict
         ),
+        // `swift run -c release tribunal-sim`: the learned reliability on simulated panels of judges.
+        .executableTarget(
+            name: "tribunal-sim",
+            dependencies: [
+                "RelayTribunal", "RelayCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/TribunalSim",
+            swiftSettings: strict
+        ),
 
         // `swift run -c release slack-bench` (after building rhea-relay in release).
         .executableTarget(

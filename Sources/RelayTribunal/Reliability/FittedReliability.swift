@@ -1,0 +1,130 @@
+import RelayCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The M step's result: class frequencies and confusion matrices, each a posterior mean under its prior.
+///
+/// Matrices are stored by (model, [band,] said), each element holding P(says | truth) for every
+/// truth at once, which is the shape the E step reads.
+struct FittedReliability: Sendable {
+    let prior: ReliabilityPrior
+    let models: [String]
+    let bands: ConfidenceBands
+    /// The counts these parameters were fitted to; kept for warm starts and leave-one-out scores.
+    let counts: ExpectedCounts
+    let classFrequencies: PerTruth
+    /// (model, said): the counts over all the model's bands.
+    let pooled: [PerTruth]
+    /// (model, said): P(says | truth) over all the model's votes.
+    let confusion: [PerTruth]
+    /// (model, band, said): P(says | truth) for votes in that confidence band.
+    let bandConfusion: [PerTruth]
+    let logBandConfusion: [PerTruth]
+    /// Per model: its accuracy over all verdicts, the centre its rows are pulled towards.
+    let overallAccuracy: [Double]
+    /// (said): P(a wrong model says it | truth), pooled over models; 0 where said is the truth.
+    let mistakes: [PerTruth]
+
+    /// The starting point: the prior, or `previous` for the models it knows.
+    init(table: VoteTable, prior: ReliabilityPrior, previous: FittedReliability?) {
+        var counts = ExpectedCounts(models: table.models.count, bands: table.bands.count)
+        if let previous, previous.bands == table.bands {
+            // Reuse what the previous estimate learned, so EM resumes instead of restarting.
+            let block = table.bands.count * Verdict.reliabilityClassCount
+            let old = Dictionary(uniqueKeysWithValues: previous.models.enumerated().map { ($1, $0) })
+            for (model, name) in table.models.enumerated() {
+                guard let was = old[name] else { continue }
+                counts.votes.replaceSubrange(model * block..<(model + 1) * block, with: previous.counts.votes[was * block..<(was + 1) * block])
+            }
+            counts.classes = previous.counts.classes
+            counts.claims = previous.counts.claims
+        }
+        self.init(prior: prior, models: table.models, bands: table.bands, counts: counts)
+    }
+
+    /// The M step: parameters fitted to `counts`, with the same prior and models as `current`.
+    init(fitting counts: ExpectedCounts, to current: FittedReliability) {
+        self.init(prior: current.prior, models: current.models, bands: current.bands, counts: counts)
+    }
+
+    private init(prior: ReliabilityPrior, models: [String], bands: ConfidenceBands, counts: ExpectedCounts) {
+        let classes = Verdict.reliabilityClassCount
+        self.prior = prior
+        self.models = models
+        self.bands = bands
+        self.counts = counts
+        let frequencies = prior.frequencies
+        classFrequencies = (counts.classes + prior.classStrength * PerTruth(frequencies)) / (counts.claims + prior.classStrength)
+
+        var pooled = [PerTruth](repeating: PerTruth(), count: models.count * classes)
+        for model in models.indices {
+            for band in 0..<bands.count {
+                for said in 0..<classes { pooled[model * classes + said] += counts.votes[(model * bands.count + band) * classes + said] }
+            }
+        }
+        self.pooled = pooled
+
+        // How the council errs, pooled over models: a row with few claims borrows its shape.
+        var wrong = (0..<classes).map { said in
+            var count = PerTruth(repeating: 1)
+            for model in models.indices { count += pooled[model * classes + said] }
+            count[said] = 0
+            return count
+        }
+        let wrongTotal = wrong.reduce(PerTruth(), +)
+        for said in 0..<classes { wrong[said] /= wrongTotal }
+        mistakes = wrong
+
+        // Each model's accuracy over all verdicts, from its prior and its record: a row with few claims borrows it.
+        overallAccuracy = models.indices.map { model in
+            var right = 0.0
+            var total = 0.0
+            for said in 0..<classes {
+                right += pooled[model * classes + said][said]
+                total += pooled[model * classes + said].sum()
+            }
+            return (right + prior.strength * prior.accuracy(of: models[model])) / (total + prior.strength)
+        }
+
+        var confusion = [PerTruth](repeating: PerTruth(), count: pooled.count)
+        var bandConfusion = [PerTruth](repeating: PerTruth(), count: counts.votes.count)
+        for model in models.indices {
+            let rows = (0..<classes).reduce(PerTruth()) { $0 + pooled[model * classes + $1] }
+            for said in 0..<classes {
+                let expected = Self.expected(said: said, accuracy: overallAccuracy[model], mistakes: mistakes)
+                confusion[model * classes + said] = (pooled[model * classes + said] + prior.rowStrength * expected) / (rows + prior.rowStrength)
+            }
+            for band in 0..<bands.count {
+                let first = (model * bands.count + band) * classes
+                let bandRows = (0..<classes).reduce(PerTruth()) { $0 + counts.votes[first + $1] }
+                for said in 0..<classes {
+                    bandConfusion[first + said] =
+                        (counts.votes[first + said] + prior.bandStrength * confusion[model * classes + said]) / (bandRows + prior.bandStrength)
+                }
+            }
+        }
+        self.confusion = confusion
+        self.bandConfusion = bandConfusion
+        logBandConfusion = bandConfusion.map { PerTruth(log($0[0]), log($0[1]), log($0[2]), log($0[3])) }
+    }
+
+    /// What a model's P(says `said` | truth) is pulled towards: its accuracy where said is the truth, the council's way of erring elsewhere.
+    static func expected(said: Int, accuracy: Double, mistakes: [PerTruth]) -> PerTruth {
+        var expected = (1 - accuracy) * mistakes[said]
+        expected[said] = accuracy
+        return expected
+    }
+
+    /// The largest move of any probability between two fits of the same models.
+    func largestChange(from other: FittedReliability) -> Double {
+        var change = 0.0
+        for (a, b) in zip(bandConfusion, other.bandConfusion) { change = max(change, (a - b).max(), (b - a).max()) }
+        return max(change, (classFrequencies - other.classFrequencies).max(), (other.classFrequencies - classFrequencies).max())
+    }
+}

@@ -1,0 +1,183 @@
+public import RelayCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What the estimator learned: every model's reliability and the verdicts' frequencies, ready to combine a new claim's votes.
+public struct ReliabilityEstimate: Sendable {
+    let fitted: FittedReliability
+    /// EM rounds the estimate took.
+    public let iterations: Int
+    /// Claims in the history it was learned from.
+    public let claimCount: Int
+
+    init(fitted: FittedReliability, iterations: Int, claimCount: Int) {
+        self.fitted = fitted
+        self.iterations = iterations
+        self.claimCount = claimCount
+    }
+
+    /// The estimate before any history: every model at its prior.
+    public init(prior: ReliabilityPrior = ReliabilityPrior()) {
+        self = ReliabilityEstimator(prior: prior).estimate([])
+    }
+
+    /// How often each verdict is the truth, as learned.
+    public var classFrequencies: [Verdict: Double] {
+        Dictionary(uniqueKeysWithValues: Verdict.allCases.map { ($0, fitted.classFrequencies[$0.reliabilityIndex]) })
+    }
+
+    /// Every model in the history, in the order first seen.
+    public var models: [ModelReliability] { fitted.models.map { reliability(of: $0) } }
+
+    /// The reliability of `model`; a model without history gets its prior.
+    public func reliability(of model: String) -> ModelReliability {
+        let classes = Verdict.reliabilityClassCount
+        // Columns are P(says | every truth); the record wants rows by truth.
+        let columns: [PerTruth]
+        var votes = 0.0
+        if let index = fitted.models.firstIndex(of: model) {
+            columns = Array(fitted.confusion[index * classes..<(index + 1) * classes])
+            votes = columns.indices.reduce(0) { $0 + fitted.pooled[index * classes + $1].sum() }
+        } else {
+            columns = (0..<classes).map { priorProbabilities(of: $0, model: model) }
+        }
+        let rows = (0..<classes).map { truth in columns.map { $0[truth] } }
+        return ModelReliability(model: model, votes: Int(votes.rounded()), confusion: rows, classFrequencies: (0..<classes).map { fitted.classFrequencies[$0] })
+    }
+
+    /// The distribution of the truth given a claim's votes, each weighted by the log-likelihoods its model's record implies.
+    public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
+        var logp = logOf(fitted.classFrequencies)
+        var answered = false
+        for vote in votes {
+            guard let verdict = vote.verdict else { continue }
+            answered = true
+            if let index = fitted.models.firstIndex(of: vote.model) {
+                logp += fitted.logBandConfusion[cell(model: index, band: fitted.bands.band(of: vote.confidence), said: verdict.reliabilityIndex)]
+            } else {
+                logp += logOf(priorProbabilities(of: verdict.reliabilityIndex, model: vote.model))
+            }
+        }
+        return VerdictPosterior(logOdds: logp, answered: answered)
+    }
+
+    /// For each marked claim in `history`: the score the estimate gives it without counting that claim, and whether its verdict matched the mark.
+    ///
+    /// Leaving the claim out (one M step, the other claims' truths held) keeps the scores honest:
+    /// the claim's own mark would otherwise have taught the estimate its answer.
+    public func calibrationSamples(_ history: [JudgedClaim]) -> [CalibrationSample] {
+        let prior = fitted.prior
+        let counts = fitted.counts
+        return history.compactMap { claim in
+            guard let mark = claim.mark?.reliabilityIndex else { return nil }
+            var known = PerTruth()
+            known[mark] = 1
+            let classes = (counts.classes - known).replacing(with: 0, where: counts.classes - known .< 0)
+            var logp = logOf((classes + prior.classStrength * PerTruth(prior.frequencies)) / (max(0, counts.claims - 1) + prior.classStrength))
+            var answered = false
+            for vote in claim.votes {
+                guard let verdict = vote.verdict else { continue }
+                answered = true
+                logp += logOf(leaveOneOut(model: vote.model, band: fitted.bands.band(of: vote.confidence), said: verdict.reliabilityIndex, marked: mark))
+            }
+            let posterior = VerdictPosterior(logOdds: logp, answered: answered)
+            guard let verdict = posterior.verdict else { return nil }
+            return CalibrationSample(score: posterior.score, outcome: verdict.reliabilityIndex == mark ? 1 : 0)
+        }
+    }
+
+    /// P(says | truth) for one vote, refitted without it where the truth is `marked` (the only truth its claim counted towards).
+    private func leaveOneOut(model: String, band: Int, said: Int, marked: Int) -> PerTruth {
+        guard let index = fitted.models.firstIndex(of: model) else { return priorProbabilities(of: said, model: model) }
+        let classes = Verdict.reliabilityClassCount
+        let prior = fitted.prior
+        var probabilities = fitted.bandConfusion[cell(model: index, band: band, said: said)]
+        // The model's overall row for the marked truth, less this vote; then its band's row, less it too.
+        let row = (0..<classes).reduce(0) { $0 + fitted.pooled[index * classes + $1][marked] }
+        let expected = FittedReliability.expected(said: said, accuracy: fitted.overallAccuracy[index], mistakes: fitted.mistakes)[marked]
+        let overall = (max(0, fitted.pooled[index * classes + said][marked] - 1) + prior.rowStrength * expected) / (max(0, row - 1) + prior.rowStrength)
+        let bandRow = (0..<classes).reduce(0) { $0 + fitted.counts.votes[cell(model: index, band: band, said: $1)][marked] }
+        let bandSaid = fitted.counts.votes[cell(model: index, band: band, said: said)][marked]
+        probabilities[marked] = (max(0, bandSaid - 1) + prior.bandStrength * overall) / (max(0, bandRow - 1) + prior.bandStrength)
+        return probabilities
+    }
+
+    /// P(says | truth) for a model the history has not seen: its prior accuracy, its mistakes spread evenly.
+    ///
+    /// Evenly rather than the council's way, so that a weight of 0 (accuracy 1/4) makes its vote say nothing at all.
+    private func priorProbabilities(of said: Int, model: String) -> PerTruth {
+        let accuracy = fitted.prior.accuracy(of: model)
+        var probabilities = PerTruth(repeating: (1 - accuracy) / Double(Verdict.reliabilityClassCount - 1))
+        probabilities[said] = accuracy
+        return probabilities
+    }
+
+    private func cell(model: Int, band: Int, said: Int) -> Int { (model * fitted.bands.count + band) * Verdict.reliabilityClassCount + said }
+
+    private func logOf(_ values: PerTruth) -> PerTruth { PerTruth(log(values[0]), log(values[1]), log(values[2]), log(values[3])) }
+}
+
+/// One model's learned record.
+public struct ModelReliability: Sendable, Hashable {
+    public var model: String
+    /// Verdicts it gave in the history; 0 means the figures are its prior.
+    public var votes: Int
+    /// P(it says column | the truth is row), rows and columns in `Verdict.allCases` order.
+    public var confusion: [[Double]]
+    /// The chance its verdict is right, over the learned mix of true, false, partly and unverifiable claims.
+    public var accuracy: Double
+    /// What its verdict tells about the truth (mutual information, bits): the expected weight of its vote; 0 for a model that always says the same.
+    public var information: Double
+
+    init(model: String, votes: Int, confusion: [[Double]], classFrequencies: [Double]) {
+        self.model = model
+        self.votes = votes
+        self.confusion = confusion
+        let classes = classFrequencies.indices
+        accuracy = classes.reduce(0) { $0 + classFrequencies[$1] * confusion[$1][$1] }
+        let said = classes.map { column in classes.reduce(0) { $0 + classFrequencies[$1] * confusion[$1][column] } }
+        var information = 0.0
+        for truth in classes {
+            for column in classes where confusion[truth][column] > 0 && said[column] > 0 {
+                information += classFrequencies[truth] * confusion[truth][column] * log2(confusion[truth][column] / said[column])
+            }
+        }
+        self.information = max(0, information)
+    }
+
+    /// P(it says `said` | the truth is `truth`).
+    public func probability(of said: Verdict, given truth: Verdict) -> Double {
+        confusion[truth.reliabilityIndex][said.reliabilityIndex]
+    }
+}
+
+/// The distribution of a claim's truth over the verdicts, given its votes.
+public struct VerdictPosterior: Sendable, Hashable {
+    /// P(truth), in `Verdict.allCases` order.
+    public var probabilities: [Double]
+    /// The most probable verdict; nil when no model gave one.
+    public var verdict: Verdict?
+    /// The probability that `verdict` is right (uncalibrated: see `ScoreCalibrator`).
+    public var score: Double
+
+    init(logOdds: PerTruth, answered: Bool) {
+        let odds = (0..<Verdict.reliabilityClassCount).map { exp(logOdds[$0] - logOdds.max()) }
+        let total = odds.reduce(0, +)
+        let probabilities = odds.map { $0 / total }
+        self.probabilities = probabilities
+        // Ties go the way Agreement breaks them: true › partly › false › unverifiable.
+        let order: [Verdict] = [.true, .partly, .false, .unverifiable]
+        let best = order.max { probabilities[$0.reliabilityIndex] < probabilities[$1.reliabilityIndex] }!
+        verdict = answered ? best : nil
+        score = answered ? probabilities[best.reliabilityIndex] : 0
+    }
+
+    /// P(the truth is `verdict`).
+    public func probability(of verdict: Verdict) -> Double { probabilities[verdict.reliabilityIndex] }
+}

@@ -1,0 +1,194 @@
+import RelayCore
+import RelayTribunal
+import Testing
+
+@Suite("Council: learned reliability (Dawid–Skene estimator) and score calibration")
+struct ReliabilityEstimatorTests {
+    /// SplitMix64, so every synthetic ledger is the same on every run and platform.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+
+        mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+
+        mutating func pick(_ weights: [Double]) -> Int {
+            var remaining = unit() * weights.reduce(0, +)
+            for (index, weight) in weights.enumerated() where weight > 0 {
+                remaining -= weight
+                if remaining < 0 { return index }
+            }
+            return weights.lastIndex { $0 > 0 } ?? 0
+        }
+    }
+
+    /// A synthetic judge: right with `accuracy`, otherwise a wrong verdict at random; or one that always says true.
+    struct Judge {
+        var name: String
+        var accuracy: Double
+        var confidence = 0.9
+        var alwaysTrue = false
+    }
+
+    /// A ledger of `count` claims (truth true 40 %, false 30 %, partly 20 %, unverifiable 10 %) and each claim's truth.
+    func ledger(_ judges: [Judge], count: Int, seed: UInt64) -> (claims: [JudgedClaim], truths: [Verdict]) {
+        var rng = Seeded(state: seed)
+        var claims: [JudgedClaim] = []
+        var truths: [Verdict] = []
+        for _ in 0..<count {
+            let truth = rng.pick([0.4, 0.3, 0.2, 0.1])
+            let votes = judges.map { judge in
+                let right = rng.unit() < judge.accuracy
+                let wrong = rng.pick((0..<4).map { $0 == truth ? 0 : 1 })
+                let said = judge.alwaysTrue ? 0 : right ? truth : wrong
+                return JudgedClaim.Vote(model: judge.name, verdict: Verdict.allCases[said], confidence: judge.confidence)
+            }
+            claims.append(JudgedClaim(votes: votes))
+            truths.append(Verdict.allCases[truth])
+        }
+        return (claims, truths)
+    }
+
+    /// The share of `claims` on which `judge` said the truth.
+    func observedAccuracy(of judge: String, _ claims: [JudgedClaim], _ truths: [Verdict]) -> Double {
+        let right = zip(claims, truths).filter { claim, truth in claim.votes.first { $0.model == judge }?.verdict == truth }.count
+        return Double(right) / Double(claims.count)
+    }
+
+    let honest = [Judge(name: "a", accuracy: 0.85), Judge(name: "b", accuracy: 0.75), Judge(name: "c", accuracy: 0.70), Judge(name: "d", accuracy: 0.65)]
+
+    @Test("without any truth it recovers each judge's accuracy within 0.03 of what the judge scored")
+    func recoversAccuracies() {
+        let judges = honest + [Judge(name: "e", accuracy: 0.55)]
+        let (claims, truths) = ledger(judges, count: 1000, seed: 1)
+        let estimate = ReliabilityEstimator().estimate(claims)
+        for judge in judges {
+            let learned = estimate.reliability(of: judge.name)
+            #expect(learned.votes == 1000)
+            #expect(abs(learned.accuracy - observedAccuracy(of: judge.name, claims, truths)) < 0.03, "\(judge.name): \(learned.accuracy)")
+        }
+        #expect(abs(estimate.classFrequencies[.true]! - 0.4) < 0.05)
+    }
+
+    @Test("a confidently wrong judge gets little weight and does not flip the honest judges' verdict")
+    func confidentLiar() {
+        let liar = Judge(name: "liar", accuracy: 0.3, confidence: 0.99)
+        let (claims, truths) = ledger(honest + [liar], count: 600, seed: 2)
+        let estimate = ReliabilityEstimator().estimate(claims)
+        let learned = estimate.reliability(of: "liar")
+        #expect(abs(learned.accuracy - observedAccuracy(of: "liar", claims, truths)) < 0.05)
+        for judge in honest { #expect(learned.information < estimate.reliability(of: judge.name).information / 2) }
+
+        // The honest four agree on false; the liar's 0.99 "true" does not turn it.
+        let votes = honest.map { JudgedClaim.Vote(model: $0.name, verdict: .false, confidence: 0.6) } + [.init(model: "liar", verdict: .true, confidence: 0.99)]
+        #expect(estimate.posterior(votes).verdict == .false)
+        // Today's confidence-weighted plurality follows the liar's confidence more often than the learned council does.
+        let learnedRight = zip(claims, truths).filter { estimate.posterior($0.votes).verdict == $1 }.count
+        let todayRight = zip(claims, truths).filter { claim, truth in
+            let ballots = claim.votes.map {
+                Ballot(model: $0.model, weight: 1, parsed: ParsedVerdict(verdict: $0.verdict, confidence: $0.confidence, answer: ""))
+            }
+            return Agreement.compute(ballots).verdict == truth
+        }.count
+        #expect(learnedRight > todayRight)
+    }
+
+    @Test("a judge that always says true is recognised as saying nothing, and does not pull the council to true")
+    func alwaysTrue() {
+        let yes = Judge(name: "yes", accuracy: 0, confidence: 0.95, alwaysTrue: true)
+        let (claims, truths) = ledger(honest + [yes], count: 600, seed: 3)
+        // Resuming from a poor start must not keep it: the fresh start is always tried too.
+        let poor = ReliabilityEstimator().estimate(claims.map { JudgedClaim(votes: $0.votes, mark: .true) })
+        let estimate = ReliabilityEstimator().estimate(claims, startingFrom: poor)
+        #expect(estimate.reliability(of: "yes").information < 0.05)
+        #expect(estimate.reliability(of: "a").information > 0.5)
+        #expect(abs(estimate.classFrequencies[.true]! - 0.4) < 0.05)
+
+        let split = [("a", Verdict.false), ("b", .false), ("c", .true), ("d", .true)].map { JudgedClaim.Vote(model: $0, verdict: $1) }
+        let without = estimate.posterior(split)
+        let with = estimate.posterior(split + [.init(model: "yes", verdict: .true, confidence: 0.95)])
+        #expect(abs(with.probability(of: .true) - without.probability(of: .true)) < 0.1)
+        #expect(with.verdict == .false)
+        let right = zip(claims, truths).filter { estimate.posterior($0.votes).verdict == $1 }.count
+        #expect(Double(right) / Double(claims.count) > observedAccuracy(of: "a", claims, truths))
+    }
+
+    @Test("people's marks are taken as the truth and move the estimate")
+    func marksMoveTheEstimate() {
+        // Three judges who always agree on true: from votes alone, they look right every time.
+        let claims = (0..<60).map { _ in JudgedClaim(votes: ["a", "b", "c"].map { JudgedClaim.Vote(model: $0, verdict: .true, confidence: 0.9) }) }
+        let unmarked = ReliabilityEstimator().estimate(claims)
+        // People mark a third of them true and a third false: "true" from these judges says nothing.
+        let marks: [Verdict?] = [.true, .false, nil]
+        let marked = ReliabilityEstimator().estimate(claims.enumerated().map { JudgedClaim(votes: $1.votes, mark: marks[$0 % 3]) })
+        #expect(unmarked.reliability(of: "a").accuracy > 0.85)
+        #expect(marked.reliability(of: "a").accuracy < 0.7)
+        let a = marked.reliability(of: "a")
+        #expect(a.probability(of: .true, given: .false) > 0.5)
+        #expect(abs(a.probability(of: .true, given: .true) - a.probability(of: .true, given: .false)) < 0.15)
+        #expect(marked.classFrequencies[.false]! > 0.25)
+    }
+
+    @Test("a model with no history starts from the prior, and a hand-set weight shifts that prior")
+    func priorFallback() {
+        let prior = ReliabilityPrior(weights: ["trusted": 2, "ignored": 0])
+        let (claims, _) = ledger(honest, count: 200, seed: 4)
+        let estimate = ReliabilityEstimator(prior: prior).estimate(claims)
+
+        let newcomer = estimate.reliability(of: "new")
+        #expect(newcomer.votes == 0)
+        #expect(abs(newcomer.accuracy - prior.accuracy) < 0.05)
+        #expect(prior.accuracy(of: "trusted") > prior.accuracy(of: "new") + 0.1)
+        #expect(prior.accuracy(of: "ignored") == 0.25)
+        let ignored = estimate.posterior([.init(model: "ignored", verdict: .partly)])
+        #expect(abs(ignored.probability(of: .partly) - estimate.classFrequencies[.partly]!) < 1e-9)
+
+        // Three claims of history leave a model nearer its prior (0.7) than its record, even when it was wrong on all three.
+        let few = (0..<3).map { _ in
+            JudgedClaim(votes: honest.map { .init(model: $0.name, verdict: .true) } + [.init(model: "new", verdict: .false)])
+        }
+        let early = ReliabilityEstimator().estimate(claims + few).reliability(of: "new")
+        #expect(early.votes == 3)
+        #expect(early.accuracy > 0.35)
+    }
+
+    @Test("the calibrator maps scores to what history shows, and is the identity without history")
+    func calibrator() {
+        #expect(ScoreCalibrator(samples: []).calibrated(0.83) == 0.83)
+        // Scores of 0.95 that are right 75 % of the time, and 0.6 that are right 50 %.
+        var rng = Seeded(state: 5)
+        let samples = (0..<2000).map { index in
+            let score = index.isMultiple(of: 2) ? 0.95 : 0.6
+            return CalibrationSample(score: score, outcome: rng.unit() < (score == 0.95 ? 0.75 : 0.5) ? 1 : 0)
+        }
+        let calibrator = ScoreCalibrator(samples: samples)
+        #expect(abs(calibrator.calibrated(0.95) - 0.75) < 0.03)
+        #expect(abs(calibrator.calibrated(0.6) - 0.5) < 0.05)
+        #expect(calibrator.calibrated(0.99) > calibrator.calibrated(0.95))
+        // A few samples move it only a little.
+        let few = ScoreCalibrator(samples: Array(samples.prefix(4)))
+        #expect(abs(few.calibrated(0.95) - 0.95) < 0.1)
+    }
+
+    @Test("calibration samples come from marked claims, scored without their own mark")
+    func leaveOneOutSamples() {
+        let (claims, truths) = ledger(honest, count: 300, seed: 6)
+        let marked = zip(claims, truths).enumerated().map { index, pair in
+            JudgedClaim(votes: pair.0.votes, mark: index % 5 == 0 && pair.1 != .unverifiable ? pair.1 : nil)
+        }
+        let estimate = ReliabilityEstimator().estimate(marked)
+        let samples = estimate.calibrationSamples(marked)
+        #expect(samples.count == marked.filter { $0.mark != nil }.count)
+        // Left out, a marked claim is scored as any other: not every one comes out right.
+        let right = samples.filter { $0.outcome == 1 }.count
+        #expect(right < samples.count)
+        #expect(Double(right) / Double(samples.count) > 0.8)
+        #expect(samples.allSatisfy { $0.score > 0.25 && $0.score <= 1 })
+    }
+}

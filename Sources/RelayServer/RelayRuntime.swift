@@ -28,7 +28,12 @@ public final class RelayRuntime: Sendable {
         let tribunal: any Tribunal =
             switch configuration.backend {
             case .rhea: RheaTribunalClient(configuration: configuration.tribunal, transport: transport, logger: logger)
-            case .council(let council): Council(configuration: council, client: OpenAICompatibleClient(transport: transport, logger: logger), logger: logger)
+            case .council(let council):
+                Council(
+                    configuration: council, client: OpenAICompatibleClient(transport: transport, logger: logger), logger: logger,
+                    reliability: CouncilReliability(
+                        weights: Dictionary(council.models.map { ($0.name, $0.weight) }, uniquingKeysWith: { first, _ in first }),
+                        history: { [store] in try await store.recentLedger(limit: CouncilReliability.historyLimit) }))
             }
         return RelayRuntime(configuration: configuration, store: store, tribunal: tribunal, transport: transport)
     }

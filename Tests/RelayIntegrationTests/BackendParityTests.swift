@@ -14,7 +14,15 @@ struct BackendParityTests {
             #expect(reply.footer?.answered == 3)
             #expect(reply.footer?.asked == 3)
             #expect((reply.footer?.percent ?? 0) >= 80)
-            #expect(reply.footer?.scoreMeaning == .agreement)
+            // The council says how likely its verdict is right, and how many agreed (issue 14);
+            // through the gateway's shape the number reads as agreement.
+            if kind == .council {
+                #expect(reply.footer?.scoreMeaning == .probabilityRight)
+                #expect(reply.footer?.agreeing == 3)
+                #expect(reply.footer?.summary.contains("likely right · 3 of 3 agree") == true)
+            } else {
+                #expect(reply.footer?.scoreMeaning == .agreement)
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import RelayStore
 import RelayTestSupport
 import RelayTribunal
 import RheaAPI
+import Synchronization
 import Testing
 
 /// One of the real backends, over its fake servers, with a way to make a tier's models agree or
@@ -29,10 +30,12 @@ final class BackendUnderTest: Sendable {
     private let councilServers: [Tier: [FakeOpenAIServer]]
     private let councilConfiguration: CouncilConfiguration?
     private let httpClient: HTTPClient
+    /// For a directly used council: the store it learns from.
+    let ledger: LedgerSource?
 
     private init(
         kind: BackendKind, tribunal: any Tribunal, rhea: FakeRheaTribunal?, councilServers: [Tier: [FakeOpenAIServer]],
-        councilConfiguration: CouncilConfiguration?, httpClient: HTTPClient
+        councilConfiguration: CouncilConfiguration?, httpClient: HTTPClient, ledger: LedgerSource? = nil
     ) {
         self.kind = kind
         self.tribunal = tribunal
@@ -40,6 +43,7 @@ final class BackendUnderTest: Sendable {
         self.councilServers = councilServers
         self.councilConfiguration = councilConfiguration
         self.httpClient = httpClient
+        self.ledger = ledger
     }
 
     static let servedAPIKey = "rk_parity_key_0123456789"
@@ -87,10 +91,15 @@ final class BackendUnderTest: Sendable {
                 }
             }
             let configuration = CouncilConfiguration(models: models, deadline: .seconds(10))
+            // As `serve` builds it: learning from the ledger of the relay it serves (set by `withRelay`).
+            let ledger = LedgerSource()
             let council = Council(
-                configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger)
+                configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger,
+                reliability: CouncilReliability(
+                    weights: [:], history: { try await ledger.store?.recentLedger(limit: CouncilReliability.historyLimit) ?? [] }))
             return BackendUnderTest(
-                kind: kind, tribunal: council, rhea: nil, councilServers: servers, councilConfiguration: configuration, httpClient: httpClient)
+                kind: kind, tribunal: council, rhea: nil, councilServers: servers, councilConfiguration: configuration, httpClient: httpClient,
+                ledger: ledger)
         }
     }
 
@@ -101,7 +110,9 @@ final class BackendUnderTest: Sendable {
         }
         if let servers = councilServers[tier] {
             for (index, server) in servers.enumerated() {
-                server.setPersona(agreeing || index < 2 ? .judging(.agree) : .judging(.disagree))
+                // Not agreeing: true, partly and false, one each — no combination of the votes,
+                // counted or learned, is sure of a verdict.
+                server.setPersona(agreeing ? .judging(.agree) : [.judging(.agree), .judging(.partly), .judging(.disagree)][index % 3])
             }
         }
     }
@@ -124,6 +135,7 @@ final class BackendUnderTest: Sendable {
         let backend = try await start(kind)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("parity-\(UUID().uuidString).sqlite").path
         let store = try await SQLiteStore.open(path: path)
+        backend.ledger?.store = store
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         do {
             let result = try await backend.serving { tribunal in try await body(Relay(tribunal: tribunal, store: store), backend) }
@@ -142,5 +154,14 @@ extension Relay {
     /// Sends one command line as user `ada` of team `t`.
     func send(_ text: String, repliedTo: String? = nil) async -> Reply {
         await handle(Event(platform: "test", team: "t", channel: "c", user: "ada", text: text, repliedTo: repliedTo)) ?? .error("duplicate")
+    }
+}
+
+/// The store a directly used council learns from, known only once the relay's store is open.
+final class LedgerSource: Sendable {
+    private let box = Mutex<(any Store)?>(nil)
+    var store: (any Store)? {
+        get { box.withLock { $0 } }
+        set { box.withLock { $0 = newValue } }
     }
 }

@@ -44,10 +44,13 @@ struct ServedAPIRoundTripTests {
         }
     }
 
-    /// Times are the one thing that may differ.
+    /// Times may differ, and what the score means: the gateway's shape has no field for it, so
+    /// the client reads a served council's probability as agreement and cannot count who agreed.
     static func normalized(_ reply: Reply) -> Reply {
         var reply = reply
         reply.footer?.elapsed = .zero
+        reply.footer?.scoreMeaning = .agreement
+        reply.footer?.agreeing = nil
         reply.notes = reply.notes.map { $0.replacing(/\d+(\.\d+)? ?s\b/, with: "N s") }
         return reply
     }

@@ -48,8 +48,6 @@ public struct ChainOutcome: Sendable {
     public var isPrivate: Bool
     /// The last `verify` result, for the agreement footer.
     public var lastVerification: ConsensusResult?
-    /// Every `verify` that was answered, in order: the text judged and the consensus (the ledger's).
-    public var verifications: [(text: String, result: ConsensusResult)] = []
     public var modelCalls: Int
     /// One line per block that ran, for the reply's notes.
     public var log: [String]
@@ -59,10 +57,17 @@ public struct ChainOutcome: Sendable {
 public struct ChainRunner: Sendable {
     public var tribunal: any Tribunal
     public var limits: ChainLimits
+    /// Told of every answered `verify` as it is answered — the text judged and the consensus —
+    /// so the ledger records it before the next one is asked (the council learns from it).
+    public var onVerification: @Sendable (_ text: String, _ result: ConsensusResult) async -> Void
 
-    public init(tribunal: any Tribunal, limits: ChainLimits = ChainLimits()) {
+    public init(
+        tribunal: any Tribunal, limits: ChainLimits = ChainLimits(),
+        onVerification: @escaping @Sendable (_ text: String, _ result: ConsensusResult) async -> Void = { _, _ in }
+    ) {
         self.tribunal = tribunal
         self.limits = limits
+        self.onVerification = onVerification
     }
 
     public func run(
@@ -162,7 +167,7 @@ public struct ChainRunner: Sendable {
                 throw Stop(.failed(error))
             }
             state.lastVerification = result
-            state.verifications.append((state.text, result))
+            await onVerification(state.text, result)
             let percent = Int((result.agreement * 100).rounded())
             let verdictOK = result.verdict.map(\.isAffirmative) ?? true
             if percent >= threshold && verdictOK {
@@ -213,7 +218,6 @@ private struct RunState {
     var tier: Tier
     var isPrivate = false
     var lastVerification: ConsensusResult?
-    var verifications: [(text: String, result: ConsensusResult)] = []
     var modelCalls = 0
     var lastTransform: (Block, String)?
     var log: [String] = []
@@ -224,8 +228,6 @@ private struct RunState {
     }
 
     func outcome(_ status: ChainOutcome.Status) -> ChainOutcome {
-        var outcome = ChainOutcome(status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log)
-        outcome.verifications = verifications
-        return outcome
+        ChainOutcome(status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log)
     }
 }

@@ -41,6 +41,8 @@ public enum CommandKind: Sendable, Hashable {
     case settings(SettingsSubcommand)
     case history(HistorySubcommand)
     case ledger(LedgerSubcommand)
+    /// What the council has learned of its judges.
+    case council
     case help(topic: String?)
 
     /// The built-in's table name (or the custom command's name), for history and metrics.
@@ -62,6 +64,7 @@ public enum CommandKind: Sendable, Hashable {
         case .settings: "settings"
         case .history: "history"
         case .ledger: "ledger"
+        case .council: "council"
         case .help: "help"
         }
     }

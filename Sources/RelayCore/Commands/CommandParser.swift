@@ -74,6 +74,9 @@ public struct CommandParser: Sendable {
             }
         case "ledger":
             return Command(kind: .ledger(try Self.parseLedger(text)), options: options)
+        case "council":
+            guard text.trimmingWhitespace().isEmpty else { throw CommandError("`/council` takes nothing after it: it shows each model's record.") }
+            return Command(kind: .council, options: options)
         case "help":
             let topic = text.split(whereSeparator: \.isWhitespace).first.map { String($0.drop(while: { $0 == "/" })).lowercased() }
             return Command(kind: .help(topic: topic), options: options)

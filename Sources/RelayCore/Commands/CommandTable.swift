@@ -19,10 +19,12 @@ public struct CommandSpec: Sendable, Hashable {
     public var input: InputSources?
     /// What `/help` and the no-input reply call the input ("the text to translate").
     public var inputNoun: String
+    /// More that `/help COMMAND` says after the summary.
+    public var details: [String]
 
     public init(
         name: String, aliases: [String] = [], summary: String, usage: String, examples: [String],
-        input: InputSources?, inputNoun: String = "the text"
+        input: InputSources?, inputNoun: String = "the text", details: [String] = []
     ) {
         self.name = name
         self.aliases = aliases
@@ -31,6 +33,7 @@ public struct CommandSpec: Sendable, Hashable {
         self.examples = examples
         self.input = input
         self.inputNoun = inputNoun
+        self.details = details
     }
 }
 
@@ -72,7 +75,11 @@ public enum CommandTable {
             CommandSpec(
                 name: "tribunal", aliases: ["factcheck"], summary: "Several models judge a claim; shows their agreement.",
                 usage: "/tribunal [--k N] CLAIM", examples: ["/tribunal The Eiffel Tower is in Berlin", "/tribunal --k 5 (replying to a message)"],
-                input: .replyOrThread, inputNoun: "the claim to check"),
+                input: .replyOrThread, inputNoun: "the claim to check",
+                details: [
+                    "The score, on the built-in council: the probability that the verdict is right. Each model's vote weighs by the accuracy the council estimated for it from the ledger's fact-checks (how the models agree and disagree, and the verdicts people marked with `/ledger mark`), not by the confidence it states; the probability is then rescaled to match the fact-checks people marked. \"3 of 4 agree\" beside it is how many gave the verdict. `/council` shows each model's record.",
+                    "On the Rhea Tribunal gateway the score is the models' agreement.",
+                ]),
             CommandSpec(
                 name: "chain", summary: "Saved chains: save, run, list, show, delete, export, import.",
                 usage: "/chain save NAME = DSL | run NAME [TEXT] | list | show NAME | delete NAME | export [NAME] | import NAME = DSL",
@@ -96,6 +103,9 @@ public enum CommandTable {
                 name: "ledger", summary: "The team's fact-checks: search them, show one judge by judge, export, mark a verdict right or wrong.",
                 usage: "/ledger [WORDS] | show ID | export | mark ID true|false|partly",
                 examples: ["/ledger eiffel tower", "/ledger show 12", "/ledger mark 12 false", "/ledger export"], input: nil),
+            CommandSpec(
+                name: "council", summary: "Each council model's estimated accuracy, its number of judged claims and its current weight.",
+                usage: "/council", examples: ["/council"], input: nil),
             CommandSpec(name: "help", summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil),
         ]
 

@@ -127,4 +127,8 @@ struct ReportingTribunal: Tribunal {
     func health() async throws(TribunalError) -> BackendHealth {
         try await base.health()
     }
+
+    func councilReport() async -> CouncilReport? {
+        await base.councilReport()
+    }
 }

@@ -124,11 +124,12 @@ extension Relay {
         // it would show the channel what runs while only the caller may see the result.
         let isPrivate = request.isPrivate || chain.blocks.contains(.output(isPrivate: true))
         let shown: @Sendable (RunProgress) async -> Void = { step in if !isPrivate { await progress(step) } }
-        let outcome = await ChainRunner(tribunal: tribunal, limits: configuration.chainLimits).run(chain, context: context, progress: shown)
-        let reply = Self.chainReply(name, outcome, isPrivate: request.isPrivate)
-        for verification in outcome.verifications {
-            try await recordConsensus(verification.result, claim: verification.text, origin: .verify, request)
+        let runner = ChainRunner(tribunal: tribunal, limits: configuration.chainLimits) { text, result in
+            // A store that cannot write fails this run's history record just after, which reports it.
+            _ = try? await self.recordConsensus(result, claim: text, origin: .verify, request)
         }
+        let outcome = await runner.run(chain, context: context, progress: shown)
+        let reply = Self.chainReply(name, outcome, isPrivate: request.isPrivate)
         try await record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: started.duration(to: .now))
         return reply
     }

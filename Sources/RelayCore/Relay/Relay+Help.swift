@@ -15,7 +15,7 @@ extension Relay {
             return .info(lines.joined(separator: "\n"), title: "Commands")
         }
         if let spec = CommandTable.spec(named: topic) {
-            var lines = ["Usage: `\(spec.usage)`", spec.summary]
+            var lines = ["Usage: `\(spec.usage)`", spec.summary] + spec.details
             if !spec.aliases.isEmpty { lines.append("Also: " + spec.aliases.map { "`/\($0)`" }.joined(separator: ", ")) }
             if let input = spec.input {
                 var from = ["typed after the command"]

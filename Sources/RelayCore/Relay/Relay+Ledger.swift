@@ -49,6 +49,31 @@ extension Relay {
         }
     }
 
+    /// `/council`: each model's learned record, and how the score is calibrated.
+    func councilCommand() async -> Reply {
+        guard let report = await tribunal.councilReport() else {
+            return .info(
+                "The backend is the Rhea Tribunal gateway, which picks its own models: this relay keeps no record of them. With `tribunal.backend: council` the relay asks its own models and learns from the ledger which to trust."
+            )
+        }
+        var lines = report.judges.map { judge in
+            let record = judge.judged == 0 ? "no verdicts yet: its prior" : "\(judge.judged) verdict\(judge.judged == 1 ? "" : "s")"
+            let handSet = judge.configuredWeight == 1 ? "" : " (hand-set weight \(Self.decimal(judge.configuredWeight)) as its prior)"
+            return
+                "• \(judge.model) (\(judge.tier.rawValue)): accuracy \(Int((judge.accuracy * 100).rounded()))% · \(record) · weight \(Self.decimal(judge.weight))\(handSet)"
+        }
+        lines.append(
+            "Learned from \(report.claims) fact-check\(report.claims == 1 ? "" : "s") (\(report.marked) marked by people) without knowing the answers: from how the models agree and disagree. Votes weigh by each model's record, not by the confidence it states."
+        )
+        lines.append("Score: \(report.calibration)")
+        return .info(lines.joined(separator: "\n"), title: "The council")
+    }
+
+    static func decimal(_ value: Double) -> String {
+        guard value.isFinite else { return "0" }
+        return String((value * 100).rounded() / 100)
+    }
+
     static func noSuchEntry(_ id: Int64) -> String {
         "There is no fact-check #\(id) in this team. `/ledger` lists the newest; `/ledger WORDS` searches them."
     }
@@ -71,7 +96,12 @@ extension Relay {
     /// One entry with each judge's verdict, confidence, time and answer.
     static func ledgerDetail(_ entry: LedgerEntry) -> String {
         var lines = ["Claim: \(entry.claim ?? "(text not kept: retention was metadata)")"]
-        let score = entry.scoreMeaning == .answeredShare ? "answered share" : "agreement"
+        let score =
+            switch entry.scoreMeaning {
+            case .agreement: "agreement"
+            case .answeredShare: "answered share"
+            case .probabilityRight: "probability right"
+            }
         lines.append(
             "Verdict: \(entry.verdict?.rawValue ?? "none") · \(score) \(Int((entry.score * 100).rounded()))% · \(entry.answered)/\(entry.asked) models")
         lines.append(

@@ -136,6 +136,8 @@ public struct Relay: Sendable {
             return try await historyCommand(sub, request)
         case .ledger(let sub):
             return try await ledgerCommand(sub, request)
+        case .council:
+            return await councilCommand()
         case .help(let topic):
             // A guest is not shown the team's own commands.
             return help(topic, customs: request.event.isExternal ? [] : request.customs)

@@ -73,9 +73,11 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
     public var asked: Int
     public var elapsed: Duration
     public var dissent: [Dissent]
+    /// How many answering models gave the verdict, when the backend counts them.
+    public var agreeing: Int?
 
     private enum CodingKeys: String, CodingKey {
-        case verdict, agreement, scoreMeaning, answered, asked, elapsed, dissent
+        case verdict, agreement, scoreMeaning, answered, asked, elapsed, dissent, agreeing
     }
 
     public init(_ result: ConsensusResult) {
@@ -86,6 +88,7 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         self.asked = result.asked
         self.elapsed = result.elapsed
         self.dissent = result.dissent
+        self.agreeing = result.agreeing
     }
 
     // `elapsed` is stored as seconds (a number), as it always was in outbox rows, not as
@@ -99,6 +102,8 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         asked = try container.decode(Int.self, forKey: .asked)
         elapsed = Duration.clampedSeconds(try container.decode(Double.self, forKey: .elapsed))
         dissent = try container.decode([Dissent].self, forKey: .dissent)
+        // Absent from replies stored before issue 14.
+        agreeing = try container.decodeIfPresent(Int.self, forKey: .agreeing)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -110,20 +115,25 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         try container.encode(asked, forKey: .asked)
         try container.encode(elapsed.seconds, forKey: .elapsed)
         try container.encode(dissent, forKey: .dissent)
+        try container.encodeIfPresent(agreeing, forKey: .agreeing)
     }
 
     /// Agreement as a whole percentage.
     public var percent: Int { Int((agreement * 100).rounded()) }
 
     /// "Agreement 82% · 3/3 models · 1.2 s" ("4 of 5 answered" when some did not) — or, for a
-    /// success-share score, what it really is.
+    /// success-share score, what it really is; for a learned council, "Verdict: false · 87% likely
+    /// right · 3 of 4 agree · 4/4 models · 2.1 s".
     public var summary: String {
         var parts: [String] = []
         if let verdict { parts.append("Verdict: \(verdict.rawValue)") }
         switch scoreMeaning {
         case .agreement: parts.append("Agreement \(percent)%")
         case .answeredShare: parts.append("Answered \(percent)%")
+        case .probabilityRight: parts.append("\(percent)% likely right")
         }
+        // The share that agreed stays visible beside a probability (issue 14, point 3).
+        if let agreeing, scoreMeaning == .probabilityRight { parts.append("\(agreeing) of \(answered) agree") }
         // Past a deadline, say plainly that not everyone answered.
         parts.append(answered < asked ? "\(answered) of \(asked) answered" : "\(answered)/\(asked) models")
         parts.append(Self.seconds(elapsed))

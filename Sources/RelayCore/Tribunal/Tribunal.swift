@@ -9,6 +9,13 @@ public protocol Tribunal: Sendable {
     func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult
     /// Whether the backend answers at all, for `/readyz` and the CLI's start-up message.
     func health() async throws(TribunalError) -> BackendHealth
+    /// What the backend has learned of its judges (`/council`); nil when it keeps no such record
+    /// (the Rhea gateway picks its own models).
+    func councilReport() async -> CouncilReport?
+}
+
+extension Tribunal {
+    public func councilReport() async -> CouncilReport? { nil }
 }
 
 /// What a quick request asks the model to do with the text.
@@ -121,6 +128,9 @@ public enum ScoreMeaning: String, Sendable, Hashable, Codable {
     case agreement
     /// Only the share of asked models that answered (Rhea's `/dialog`).
     case answeredShare
+    /// The probability that the verdict is right: the council's votes weighted by what the ledger
+    /// taught it of each model, calibrated against the ledger's history (issue 14).
+    case probabilityRight
 }
 
 /// A model that disagreed with the plurality, and why, in one line.
@@ -178,6 +188,8 @@ public struct ConsensusResult: Sendable, Hashable {
     public var judges: [JudgeVote]
     /// Which backend judged (`council`, `rhea`), for the ledger.
     public var backend: String
+    /// How many answering models gave `verdict` ("3 of 4 agree"), when the backend counts them.
+    public var agreeing: Int?
     /// The version of the prompts the judges were given, when the backend says.
     public var promptsVersion: String?
 
@@ -185,7 +197,7 @@ public struct ConsensusResult: Sendable, Hashable {
         answer: String, verdict: Verdict? = nil, agreement: Double, confidence: Double? = nil,
         answered: Int, asked: Int, dissent: [Dissent] = [], models: [String] = [],
         elapsed: Duration, scoreMeaning: ScoreMeaning = .agreement, judges: [JudgeVote] = [],
-        backend: String = "unknown", promptsVersion: String? = nil
+        backend: String = "unknown", promptsVersion: String? = nil, agreeing: Int? = nil
     ) {
         self.answer = answer
         self.verdict = verdict
@@ -200,6 +212,7 @@ public struct ConsensusResult: Sendable, Hashable {
         self.judges = judges
         self.backend = backend
         self.promptsVersion = promptsVersion
+        self.agreeing = agreeing
     }
 }
 

@@ -31,6 +31,10 @@ struct MeteredTribunal: Tribunal {
     func health() async throws(TribunalError) -> BackendHealth {
         try await base.health()
     }
+
+    func councilReport() async -> CouncilReport? {
+        await base.councilReport()
+    }
 }
 
 extension TribunalError {

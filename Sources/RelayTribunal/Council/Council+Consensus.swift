@@ -49,7 +49,16 @@ extension Council {
                 detail: "only \(ballots.count) of \(judges.count) models answered, fewer than the quorum of \(quorum) (\(reasons.joined(separator: "; ")))")
         }
 
-        let outcome = Agreement.compute(ballots)
+        // With the ledger to learn from, votes weigh by each model's learned record and the score is
+        // the probability that the verdict is right; without it, the agreement formula.
+        let outcome: Agreement.Outcome
+        var scoreMeaning = ScoreMeaning.agreement
+        if let reliability {
+            outcome = Self.learnedOutcome(ballots, await reliability.refreshed())
+            scoreMeaning = .probabilityRight
+        } else {
+            outcome = Agreement.compute(ballots)
+        }
         let answer = await synthesis(claim: request.claim, outcome: outcome, ballots: ballots, started: started)
         let dissent = outcome.dissenters.map {
             Dissent(
@@ -60,8 +69,21 @@ extension Council {
             answer: answer, verdict: outcome.verdict, agreement: outcome.agreement,
             confidence: outcome.supporters.first.map { _ in outcome.supporters.reduce(0) { $0 + $1.confidence } / Double(outcome.supporters.count) },
             answered: ballots.count, asked: judges.count, dissent: dissent, models: ballots.map(\.model),
-            elapsed: started.duration(to: .now), scoreMeaning: .agreement, judges: judged, backend: "council",
-            promptsVersion: CouncilPrompts.version)
+            elapsed: started.duration(to: .now), scoreMeaning: scoreMeaning, judges: judged, backend: "council",
+            promptsVersion: CouncilPrompts.version, agreeing: outcome.verdict == nil ? 0 : outcome.supporters.count)
+    }
+
+    /// The verdict the learned records make most probable, its calibrated probability, and who
+    /// gave it (the most accurate first) and who gave another.
+    static func learnedOutcome(_ ballots: [Ballot], _ snapshot: CouncilReliability.Snapshot) -> Agreement.Outcome {
+        let posterior = snapshot.estimate.posterior(
+            ballots.map { JudgedClaim.Vote(model: $0.model, verdict: $0.parsed.verdict, confidence: $0.parsed.confidence) })
+        guard let verdict = posterior.verdict else { return Agreement.Outcome(verdict: nil, agreement: 0, dissenters: [], supporters: []) }
+        let accuracy = { (ballot: Ballot) in snapshot.estimate.reliability(of: ballot.model).accuracy }
+        let supporters = ballots.filter { $0.parsed.verdict == verdict }.sorted { accuracy($0) > accuracy($1) }
+        let dissenters = ballots.filter { $0.parsed.verdict != nil && $0.parsed.verdict != verdict }
+        let score = snapshot.calibrator.calibrated(posterior.score)
+        return Agreement.Outcome(verdict: verdict, agreement: score.isFinite ? min(max(score, 0), 1) : 0, dissenters: dissenters, supporters: supporters)
     }
 
     /// What `judge` did, if it did anything before the deadline.

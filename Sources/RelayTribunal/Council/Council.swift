@@ -8,11 +8,14 @@ public final class Council: Tribunal, Sendable {
     public let configuration: CouncilConfiguration
     let client: OpenAICompatibleClient
     let logger: Logger
+    /// What the ledger taught of the judges; nil: the agreement formula, as before the ledger.
+    let reliability: CouncilReliability?
 
-    public init(configuration: CouncilConfiguration, client: OpenAICompatibleClient, logger: Logger) {
+    public init(configuration: CouncilConfiguration, client: OpenAICompatibleClient, logger: Logger, reliability: CouncilReliability? = nil) {
         self.configuration = configuration
         self.client = client
         self.logger = logger
+        self.reliability = reliability
     }
 
     // MARK: quick
@@ -49,6 +52,33 @@ public final class Council: Tribunal, Sendable {
 
     func timeout(for model: CouncilModel) -> Duration {
         model.timeout ?? configuration.defaultTimeout
+    }
+
+    // MARK: what it learned
+
+    /// Each configured model's learned accuracy, verdicts judged and weight (`/council`).
+    public func councilReport() async -> CouncilReport? {
+        let priorWeights = Dictionary(configuration.models.map { ($0.name, $0.weight) }, uniquingKeysWith: { first, _ in first })
+        let snapshot =
+            await reliability?.refreshed()
+            ?? CouncilReliability.Snapshot(
+                estimate: ReliabilityEstimate(prior: ReliabilityPrior(weights: priorWeights)), calibrator: ScoreCalibrator(samples: []), claims: 0,
+                marked: 0)
+        let judges = configuration.models.map { model in
+            let record = snapshot.estimate.reliability(of: model.name)
+            return CouncilReport.Judge(
+                model: model.name, tier: model.tier, accuracy: record.accuracy, judged: record.votes,
+                weight: CouncilReliability.weight(accuracy: record.accuracy), configuredWeight: model.weight)
+        }
+        let calibration =
+            if reliability == nil {
+                "agreement: the share of the judges' weight × confidence behind the verdict (this council does not learn from a ledger)."
+            } else if snapshot.marked == 0 {
+                "the probability that the verdict is right, from the models' learned records; no fact-check is marked yet, so it is not yet checked against people's marks (`/ledger mark ID true|false|partly`)."
+            } else {
+                "the probability that the verdict is right, from the models' learned records, rescaled to match \(snapshot.marked) fact-check\(snapshot.marked == 1 ? "" : "s") people marked."
+            }
+        return CouncilReport(judges: judges, claims: snapshot.claims, marked: snapshot.marked, calibration: calibration)
     }
 
     // MARK: health

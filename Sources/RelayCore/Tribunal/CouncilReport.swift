@@ -1,0 +1,40 @@
+/// What the council has learned of its judges from the ledger, for `/council` (issue 14).
+public struct CouncilReport: Sendable, Hashable {
+    /// One configured model.
+    public struct Judge: Sendable, Hashable {
+        public var model: String
+        public var tier: Tier
+        /// The estimated chance that its verdict is right, 0…1.
+        public var accuracy: Double
+        /// Verdicts it gave in the history learned from; 0 means the figures are its prior.
+        public var judged: Int
+        /// What its vote weighs now: the log-odds its estimated accuracy implies (0: says nothing).
+        public var weight: Double
+        /// The hand-set `weight:` from configuration, which sets its prior.
+        public var configuredWeight: Double
+
+        public init(model: String, tier: Tier, accuracy: Double, judged: Int, weight: Double, configuredWeight: Double) {
+            self.model = model
+            self.tier = tier
+            self.accuracy = accuracy
+            self.judged = judged
+            self.weight = weight
+            self.configuredWeight = configuredWeight
+        }
+    }
+
+    public var judges: [Judge]
+    /// Claims in the history learned from.
+    public var claims: Int
+    /// Of those, how many a person marked.
+    public var marked: Int
+    /// How the score is calibrated, in words.
+    public var calibration: String
+
+    public init(judges: [Judge], claims: Int, marked: Int, calibration: String) {
+        self.judges = judges
+        self.claims = claims
+        self.marked = marked
+        self.calibration = calibration
+    }
+}

@@ -111,11 +111,18 @@ let package = Package(
         .target(
             name: "DiscordAdapter",
             dependencies: [
-                "RelayCore",
+                "RelayCore", "RelayHTTP", "RelayPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
-                // HTTPResponseError (a rejected signature is a 401), HTTPFields.
+                // HTTPResponseError (a rejected signature is a 401), HTTPFields, the interactions route.
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The gateway's websocket, and its close codes.
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // HTTPHeaders and HTTPMethod, for the REST client's requests.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -176,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
-                "RelayCore", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "TerminalAdapter",
+                "RelayCore", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TerminalAdapter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -313,6 +320,7 @@ let package = Package(
             name: "RelayServerTests",
             dependencies: [
                 "RelayCore", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI", "SlackAdapter",
+                "DiscordAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -11,6 +11,8 @@ import RelayCore
 public enum RequestBodyLimit {
     /// Slack's routes: Slack sends well under 100 KB; 128 KiB leaves room and no more.
     public static let slack = 128 * 1024
+    /// Discord's interactions endpoint: an interaction with resolved messages stays well under it.
+    public static let discord = 128 * 1024
     /// A route that expects a small JSON object (test webhooks, admin calls).
     public static let small = 16 * 1024
 }

@@ -1,8 +1,10 @@
+import DiscordAdapter
 import RelayPlatform
 import SlackAdapter
 
 /// Every chat platform the relay can serve. Adding one is its module and one line here
 /// (README, "Layout"); `serve` reads each one's configuration section and runs those that are on.
 let chatPlatforms: [any ChatPlatform.Type] = [
-    SlackPlatform.self
+    SlackPlatform.self,
+    DiscordPlatform.self,
 ]

@@ -1,31 +1,47 @@
 import ArgumentParser
+import DiscordAdapter
+import Logging
 import RelayPlatform
 import RelayServer
 
-/// `rhea-relay register PLATFORM --url URL`: prints what the platform needs to show the relay's
-/// commands (Slack: the app manifest to paste), pointing at the relay's public URL.
+/// `rhea-relay register PLATFORM`: shows a platform the relay's commands. Slack (`--url URL`):
+/// prints the app manifest to paste, pointing at the relay's public URL. Discord (`[--guild ID]`):
+/// replaces the application's commands with the relay's, through Discord's API (a guild's show
+/// at once; global ones within the hour), with DISCORD_BOT_TOKEN and DISCORD_APPLICATION_ID.
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "register", abstract: "Print a platform's command registration (Slack: the app manifest) for your public URL.")
+        commandName: "register",
+        abstract: "Register the relay's commands: print Slack's app manifest for your public URL, or send Discord its command list.")
 
     @Argument(help: "The platform: \(chatPlatforms.map { $0.name }.joined(separator: ", ")).")
     var platform: String
 
-    @Option(name: .long, help: "The relay's public base URL, e.g. https://relay.example.com.")
-    var url: String
+    @Option(name: .long, help: "The relay's public base URL, e.g. https://relay.example.com (Slack).")
+    var url: String?
+
+    @Option(name: .long, help: "Discord: register in this server only (its id), where commands appear at once.")
+    var guild: String?
 
     @Option(name: .long, help: "YAML configuration file (environment variables override it).")
     var config: String?
 
     func run() async throws {
-        guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
-            writeErr("rhea-relay: --url must be an http:// or https:// URL, got `\(url)`.")
-            throw ExitCode(2)
-        }
         let configuration = try await loadConfiguration(file: config)
         let names = chatPlatforms.map { $0.name }
         guard let chosen = configuration.platforms.first(where: { type(of: $0).name == platform.lowercased() }) else {
             writeErr("rhea-relay: unknown platform `\(platform)`; known: \(names.joined(separator: ", ")).")
+            throw ExitCode(2)
+        }
+        if let discord = chosen as? DiscordPlatform {
+            try await register(discord)
+            return
+        }
+        guard let url else {
+            writeErr("rhea-relay: --url is required for \(platform): the relay's public base URL, e.g. https://relay.example.com.")
+            throw ExitCode(2)
+        }
+        guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
+            writeErr("rhea-relay: --url must be an http:// or https:// URL, got `\(url)`.")
             throw ExitCode(2)
         }
         guard let registration = chosen.commandRegistration(publicURL: url) else {
@@ -33,5 +49,19 @@ struct RegisterCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         writeOut(registration)
+    }
+
+    /// Bulk-overwrites Discord's command list and says where.
+    private func register(_ discord: DiscordPlatform) async throws {
+        let logger = Logger(label: "rhea-relay.register", factory: { _ in SwiftLogNoOpLogHandler() })
+        do {
+            let count = try await discord.registerCommands(guildID: guild, logger: logger)
+            writeOut(
+                "Registered \(count) Discord commands "
+                    + (guild.map { "in server \($0) (they show at once)." } ?? "globally (they may take up to an hour to show)."))
+        } catch let error as ConfigurationError {
+            writeErr("rhea-relay: \(error.message)")
+            throw ExitCode(2)
+        }
     }
 }

@@ -1,0 +1,331 @@
+public import Logging
+import NIOWebSocket
+public import RelayCore
+import RelayHTTP
+import Synchronization
+import WSClient
+
+import struct Foundation.Date
+
+/// Holds the Discord gateway connection: carries out `GatewayStateMachine`'s actions with
+/// WSClient, and hands each dispatch to `handler`.
+///
+/// Asks `GET /gateway/bot` (at `DISCORD_API_URL`) where to connect and how many IDENTIFYs the
+/// token has left: with none left it waits for the window's reset instead of spending one it
+/// does not have (a token that passes 1000 a day is reset by Discord). Heartbeats, the handshake
+/// timeout and reconnections are timers on the injected clock; frames and closes of every
+/// connection come back as the machine's events, so resume after a drop, re-identify after an
+/// invalid session and backoff are the machine's (tested without sockets). The token is added
+/// to IDENTIFY and RESUME only as the frame is written; it never reaches a log.
+public final class DiscordGatewayClient: Sendable {
+    /// Receives each dispatch (READY, MESSAGE_CREATE…) with the bot's user id once known.
+    public typealias Handler = @Sendable (GatewayDispatch, _ botUserID: String?) async -> Void
+
+    /// Timings and limits; the defaults suit Discord.
+    public struct Configuration: Sendable, Hashable {
+        public var identify: GatewayIdentify
+        public var backoff: Backoff
+        public var handshakeTimeout: Duration
+        public var identifySpacing: Duration
+        /// Seconds to wait for the server's close frame after sending ours.
+        public var closeTimeout: Duration
+        /// Largest frame accepted (a READY of a big bot is large).
+        public var maxMessageBytes: Int
+
+        public init(
+            identify: GatewayIdentify = GatewayIdentify(), backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)),
+            handshakeTimeout: Duration = .seconds(30), identifySpacing: Duration = .seconds(5), closeTimeout: Duration = .seconds(2),
+            maxMessageBytes: Int = 8 * 1024 * 1024
+        ) {
+            self.identify = identify
+            self.backoff = backoff
+            self.handshakeTimeout = handshakeTimeout
+            self.identifySpacing = identifySpacing
+            self.closeTimeout = closeTimeout
+            self.maxMessageBytes = maxMessageBytes
+        }
+    }
+
+    let token: DiscordToken
+    let api: any DiscordREST
+    public let configuration: Configuration
+    let clock: any RelayClock
+    let logger: Logger
+    let handler: Handler
+    let unitRandom: @Sendable () -> Double
+    private let shared = Mutex(Shared())
+
+    struct Shared {
+        var input: AsyncStream<Input>.Continuation?
+        var running = false
+        var stopRequested = false
+        var state: GatewayStateMachine.State = .idle
+        var botUserID: String?
+    }
+
+    /// What the run loop reacts to: the machine's events, and the client's own.
+    enum Input: Sendable {
+        case machine(GatewayStateMachine.Event)
+        /// IDENTIFYs left, from a fresh `GET /gateway/bot`.
+        case budget(remaining: Int, resetAt: Date)
+        /// The close frame of `stop` was not answered in time.
+        case closeTimedOut
+    }
+
+    enum Outgoing: Sendable {
+        case text(String)
+        case close(code: Int)
+    }
+
+    public init(
+        token: DiscordToken, api: any DiscordREST, configuration: Configuration = Configuration(), clock: any RelayClock = SystemClock(),
+        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, logger: Logger, handler: @escaping Handler
+    ) {
+        self.token = token
+        self.api = api
+        self.configuration = configuration
+        self.clock = clock
+        self.unitRandom = unitRandom
+        var logger = logger
+        logger[metadataKey: "platform"] = "discord"
+        self.logger = logger
+        self.handler = handler
+    }
+
+    /// Where the connection's lifecycle is.
+    public var state: GatewayStateMachine.State { shared.withLock { $0.state } }
+
+    /// Asks `run()` to close the connection (ending the session) and return.
+    public func stop() {
+        let input = shared.withLock { shared in
+            shared.stopRequested = true
+            return shared.input
+        }
+        input?.yield(.machine(.stop))
+    }
+
+    /// Connects and stays connected until `stop()`, the task's cancellation, or a close code
+    /// reconnecting cannot fix (logged at error level with what to do).
+    public func run() async throws {
+        let (events, input) = AsyncStream.makeStream(of: Input.self)
+        let start = shared.withLock { shared -> Bool in
+            guard !shared.running, !shared.stopRequested else { return false }
+            shared.running = true
+            shared.input = input
+            return true
+        }
+        guard start else { return }
+        defer {
+            input.finish()
+            shared.withLock {
+                $0.running = false
+                $0.input = nil
+            }
+        }
+        guard let info = await discover() else { return }
+        var budget = (remaining: info.remaining, resetAt: clock.now + info.resetAfter)
+        if budget.remaining <= 0 {
+            logger.warning("Discord gateway: no IDENTIFY left today; waiting for the limit to reset", metadata: ["discord.wait": "\(info.resetAfter)"])
+            guard await sleepUnlessStopped(info.resetAfter) else { return }
+        }
+
+        var machine = GatewayStateMachine(
+            identify: configuration.identify, backoff: configuration.backoff, handshakeTimeout: configuration.handshakeTimeout,
+            identifySpacing: configuration.identifySpacing, unitRandom: unitRandom)
+        var outboxes: [GatewayStateMachine.ConnectionID: AsyncStream<Outgoing>.Continuation] = [:]
+        var closing: GatewayStateMachine.ConnectionID?
+        input.yield(.machine(.start(gatewayURL: info.url)))
+        if shared.withLock({ $0.stopRequested }) { input.yield(.machine(.stop)) }
+        logger.info("Discord gateway starting")
+
+        await withDiscardingTaskGroup { deliveries in
+            await withDiscardingTaskGroup { io in
+                loop: for await item in events {
+                    let event: GatewayStateMachine.Event
+                    switch item {
+                    case .budget(let remaining, let resetAt):
+                        budget = (remaining, resetAt)
+                        continue
+                    case .closeTimedOut:
+                        break loop
+                    case .machine(let machineEvent):
+                        event = machineEvent
+                    }
+                    let identifies = machine.identifyCount
+                    let actions = machine.handle(event)
+                    if machine.identifyCount > identifies { budget.remaining -= 1 }
+                    let state = machine.state
+                    shared.withLock { $0.state = state }
+                    note(event)
+                    for action in actions {
+                        switch action {
+                        case .close(let id, let code) where code == GatewayStateMachine.stopCloseCode:
+                            closing = id
+                            outboxes[id]?.yield(.close(code: code))
+                            let (clock, wait) = (clock, configuration.closeTimeout)
+                            io.addTask {
+                                try? await clock.sleep(for: wait)
+                                input.yield(.closeTimedOut)
+                            }
+                        case .reconnect(let delay) where machine.session == nil && budget.remaining <= 0:
+                            // The next connection IDENTIFYs: wait for the daily window, then ask again.
+                            let resetAt = budget.resetAt
+                            io.addTask { await self.waitForBudget(after: delay, until: resetAt, input: input) }
+                        default:
+                            perform(action, input: input, io: &io, deliveries: &deliveries, outboxes: &outboxes)
+                        }
+                    }
+                    if case .closed(let id, _) = event {
+                        outboxes.removeValue(forKey: id)?.finish()
+                        if id == closing { break loop }
+                    }
+                    if case .stopped = machine.state, closing == nil { break loop }
+                }
+                io.cancelAll()
+            }
+        }
+        for outbox in outboxes.values { outbox.finish() }
+        logger.info("Discord gateway stopped")
+    }
+
+    /// `GET /gateway/bot`, tried again with backoff until it answers; nil when stopped first.
+    private func discover() async -> DiscordGatewayInfo? {
+        var backoff = configuration.backoff
+        while !shared.withLock({ $0.stopRequested }) {
+            do throws(DiscordAPIError) {
+                return try await api.gatewayBot()
+            } catch {
+                if case .cancelled = error { return nil }
+                let wait: Duration
+                if case .rateLimited(_, let retryAfter, _) = error { wait = retryAfter } else { wait = backoff.next(unitRandom: unitRandom()) }
+                let level: Logger.Level = error.deliveryOutcome == .rejected(reason: error.reason) ? .error : .warning
+                logger.log(level: level, "Discord gateway: GET /gateway/bot failed", metadata: ["discord.error": "\(error.reason)"])
+                guard await sleepUnlessStopped(wait) else { return nil }
+            }
+        }
+        return nil
+    }
+
+    /// Waits `duration` on the clock, in slices, so that `stop()` is not kept waiting by a long
+    /// wait before the first connection; false when stopped or cancelled first.
+    private func sleepUnlessStopped(_ duration: Duration) async -> Bool {
+        let end = clock.now + duration
+        // Bounded: every pass sleeps until the end or for a slice of at most 200 ms.
+        while clock.now < end {
+            if shared.withLock({ $0.stopRequested }) { return false }
+            do { try await clock.sleep(until: min(end, clock.now + .milliseconds(200))) } catch { return false }
+        }
+        return !shared.withLock { $0.stopRequested }
+    }
+
+    private func waitForBudget(after delay: Duration, until resetAt: Date, input: AsyncStream<Input>.Continuation) async {
+        logger.warning("Discord gateway: no IDENTIFY left today; waiting for the limit to reset")
+        do { try await clock.sleep(until: max(resetAt, clock.now + delay)) } catch { return }
+        if let info = try? await api.gatewayBot() {
+            input.yield(.budget(remaining: info.remaining, resetAt: clock.now + info.resetAfter))
+        }
+        input.yield(.machine(.reconnectDue))
+    }
+
+    /// Carries out one action; everything slow runs in a child task that reports back.
+    private func perform(
+        _ action: GatewayStateMachine.Action, input: AsyncStream<Input>.Continuation, io: inout DiscardingTaskGroup,
+        deliveries: inout DiscardingTaskGroup, outboxes: inout [GatewayStateMachine.ConnectionID: AsyncStream<Outgoing>.Continuation]
+    ) {
+        let clock = clock
+        switch action {
+        case .connect(let id, let url):
+            let (outgoing, outbox) = AsyncStream.makeStream(of: Outgoing.self)
+            outboxes[id] = outbox
+            io.addTask { await self.runConnection(id, url: url, outgoing: outgoing, input: input) }
+        case .send(let command, let id):
+            let text = String(decoding: command.frame(token: token).encoded(), as: UTF8.self)
+            outboxes[id]?.yield(.text(text))
+        case .scheduleHeartbeat(let id, let delay):
+            io.addTask {
+                do { try await clock.sleep(for: delay) } catch { return }
+                input.yield(.machine(.heartbeatDue(id)))
+            }
+        case .scheduleHandshakeTimeout(let id, let delay):
+            io.addTask {
+                do { try await clock.sleep(for: delay) } catch { return }
+                input.yield(.machine(.handshakeTimedOut(id)))
+            }
+        case .close(let id, let code):
+            outboxes[id]?.yield(.close(code: code))
+        case .reconnect(let delay):
+            logger.notice("Discord gateway reconnecting after a delay", metadata: ["discord.delay": "\(delay)"])
+            io.addTask {
+                do { try await clock.sleep(for: delay) } catch { return }
+                input.yield(.machine(.reconnectDue))
+            }
+        case .deliver(let dispatch):
+            if let ready = dispatch.ready, let user = ready.userID { shared.withLock { $0.botUserID = user } }
+            let botUserID = shared.withLock { $0.botUserID }
+            let handler = handler
+            deliveries.addTask { await handler(dispatch, botUserID) }
+        case .stop(let reason):
+            logger.error("Discord gateway stopped for good", metadata: ["discord.reason": "\(reason)"])
+        }
+    }
+
+    /// Holds one websocket until it closes, then reports `.closed` with Discord's close code.
+    private func runConnection(
+        _ id: GatewayStateMachine.ConnectionID, url: String, outgoing: AsyncStream<Outgoing>, input: AsyncStream<Input>.Continuation
+    ) async {
+        var logger = self.logger
+        logger[metadataKey: "discord.connection"] = "\(id)"
+        let webSocket = WebSocketClientConfiguration(
+            maxFrameSize: configuration.maxMessageBytes, closeTimeout: configuration.closeTimeout, autoPing: .disabled, validateUTF8: true)
+        let (maxBytes, closeTimeout) = (configuration.maxMessageBytes, configuration.closeTimeout)
+        var code: Int?
+        do {
+            let frame = try await WebSocketClient.connect(url: url, configuration: webSocket, logger: logger) { inbound, outbound, _ in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await message in inbound.messages(maxSize: maxBytes) {
+                            guard case .text(let text) = message, let parsed = GatewayMessage.decode(Array(text.utf8)) else { continue }
+                            input.yield(.machine(.received(parsed, on: id)))
+                        }
+                    }
+                    group.addTask {
+                        for await item in outgoing {
+                            switch item {
+                            case .text(let text):
+                                try await outbound.write(.text(text))
+                            case .close(let code):
+                                try await outbound.close(WebSocketErrorCode(codeNumber: code), reason: nil)
+                                try await Task.sleep(for: closeTimeout)
+                                return
+                            }
+                        }
+                    }
+                    _ = try await group.next()
+                    group.cancelAll()
+                }
+            }
+            code = frame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }
+            logger.debug("Discord gateway websocket ended", metadata: ["discord.close": "\(code.map(String.init) ?? "none")"])
+        } catch {
+            // Fixed words only: an error's own text could quote the URL.
+            let reason = (error as? WebSocketClientError).map { "\($0)" } ?? ConnectionFailure.reason(error)
+            logger.info("Discord gateway websocket failed", metadata: ["discord.error": "\(reason)"])
+        }
+        input.yield(.machine(.closed(id, code: code)))
+    }
+
+    private func note(_ event: GatewayStateMachine.Event) {
+        switch event {
+        case .received(.dispatch(let dispatch), let id) where dispatch.name == "READY" || dispatch.name == "RESUMED":
+            logger.info("Discord gateway \(dispatch.name == "READY" ? "ready" : "resumed")", metadata: ["discord.connection": "\(id)"])
+        case .received(.invalidSession(let resumable), let id):
+            logger.notice("Discord gateway: invalid session", metadata: ["discord.connection": "\(id)", "discord.resumable": "\(resumable)"])
+        case .received(.reconnect, let id):
+            logger.info("Discord asked the gateway to reconnect", metadata: ["discord.connection": "\(id)"])
+        case .closed(let id, let code):
+            logger.info("Discord gateway connection closed", metadata: ["discord.connection": "\(id)", "discord.close": "\(code.map(String.init) ?? "none")"])
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import AsyncHTTPClient
+import Foundation
+public import Hummingbird
+public import Logging
+public import RelayCore
+public import RelayHTTP
+public import RelayPlatform
+public import ServiceLifecycle
+
+/// Discord, as the server composes it: reads the `discord.*` section, and when connected serves
+/// `/discord/interactions` (with the public key), holds the gateway (with the bot token, unless
+/// `discord.gateway` is false), and delivers the outbox through interaction webhooks and the bot
+/// token.
+public struct DiscordPlatform: ChatPlatform {
+    public static let name = "discord"
+    public static let secretVariables = ["DISCORD_BOT_TOKEN"]
+
+    public let configuration: DiscordConfiguration
+
+    public init(configuration: DiscordConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The bot token from the environment or a file, never from the YAML itself; the public key
+    /// (not a secret) checked to be a usable Ed25519 key.
+    public init(configuration values: ConfigValues) throws {
+        var discord = DiscordConfiguration(
+            publicKey: values.string("discord.publicKey"),
+            botToken: try values.secret("discord.botToken", fileKey: "discord.botTokenFile").map(DiscordToken.init),
+            applicationID: values.string("discord.applicationID"), apiURL: try values.url("discord.apiURL") ?? DiscordConfiguration.defaultAPIURL)
+        if let key = discord.publicKey {
+            do throws(DiscordPublicKeyError) {
+                _ = try DiscordRequestVerifier(publicKeyHex: key)
+            } catch {
+                throw ConfigurationError("DISCORD_PUBLIC_KEY (discord.publicKey): \(error.description).")
+            }
+        }
+        if let id = discord.applicationID, !DiscordSnowflake.isValid(id) {
+            throw ConfigurationError("DISCORD_APPLICATION_ID (discord.applicationID) must be the application's numeric id, got `\(id)`.")
+        }
+        if let token = discord.botToken, token.secret.isEmpty || token.secret.contains(where: \.isWhitespace) {
+            throw ConfigurationError("DISCORD_BOT_TOKEN (discord.botToken) must be one word: the Bot token from the Developer Portal.")
+        }
+        if let reaction = values.string("discord.reaction") { discord.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ": ")) }
+        if let gateway = try values.bool("discord.gateway") { discord.gateway = gateway }
+        self.configuration = discord
+    }
+
+    public var status: PlatformStatus {
+        let modes = [configuration.interactionsEnabled ? "interactions" : nil, configuration.gatewayEnabled ? "gateway" : nil].compactMap { $0 }
+        guard configuration.isEnabled else {
+            if configuration.botToken != nil {
+                return .off("the gateway is switched off (DISCORD_GATEWAY=false) and DISCORD_PUBLIC_KEY is not set: set it to take slash commands")
+            }
+            return .off("set DISCORD_PUBLIC_KEY (slash commands) and DISCORD_BOT_TOKEN (mentions, DMs, reactions, posts after 15 minutes)")
+        }
+        if configuration.botToken == nil {
+            return .on(
+                modes.joined(separator: " + "),
+                but: "DISCORD_BOT_TOKEN is not set: answers go only through interactions (15 minutes), so mentions, DMs and reactions are not seen")
+        }
+        return .on(modes.joined(separator: " + "))
+    }
+
+    /// The command list `rhea-relay register discord` sends (the same as bots/discord/commands.json).
+    public func commandRegistration(publicURL: String) -> String? {
+        DiscordCommands.fileContents()
+    }
+
+    public func connect(_ context: PlatformContext) throws -> any PlatformConnection {
+        guard configuration.isEnabled else {
+            throw ConfigurationError("Discord is off: set DISCORD_PUBLIC_KEY or DISCORD_BOT_TOKEN.")
+        }
+        let verifier: DiscordRequestVerifier?
+        do throws(DiscordPublicKeyError) {
+            verifier = try configuration.publicKey.map { key throws(DiscordPublicKeyError) in
+                try DiscordRequestVerifier(publicKeyHex: key, now: { [clock = context.clock] in clock.now })
+            }
+        } catch {
+            throw ConfigurationError("DISCORD_PUBLIC_KEY (discord.publicKey): \(error.description).")
+        }
+        let api = DiscordRESTClient(
+            transport: context.transport, apiURL: configuration.apiURL, botToken: configuration.botToken, clock: context.clock, logger: context.logger)
+        return DiscordConnection(
+            configuration: configuration, api: api, verifier: verifier, box: DiscordSecretBox(secret: configuration.botToken), clock: context.clock,
+            logger: context.logger)
+    }
+
+    /// Replaces the application's commands with `DiscordCommands.payload()` (`PUT
+    /// /applications/{app}/commands`, or the guild's, which shows at once); how many Discord
+    /// now has. Needs the bot token and the application id.
+    public func registerCommands(guildID: String?, transport: HTTPTransport, logger: Logger) async throws -> Int {
+        var missing: [String] = []
+        if configuration.botToken == nil { missing.append("DISCORD_BOT_TOKEN (the Bot token: Developer Portal › Bot › Reset Token)") }
+        if configuration.applicationID == nil { missing.append("DISCORD_APPLICATION_ID (Developer Portal › General Information › Application ID)") }
+        guard missing.isEmpty, let application = configuration.applicationID else {
+            throw ConfigurationError("register discord needs " + missing.joined(separator: " and ") + ".")
+        }
+        if let guildID, !DiscordSnowflake.isValid(guildID) {
+            throw ConfigurationError("--guild must be a server's numeric id (right-click the server › Copy Server ID), got `\(guildID)`.")
+        }
+        let api = DiscordRESTClient(transport: transport, apiURL: configuration.apiURL, botToken: configuration.botToken, logger: logger)
+        do throws(DiscordAPIError) {
+            return try await api.overwriteCommands(applicationID: application, guildID: guildID, commands: DiscordCommands.payload())
+        } catch {
+            throw ConfigurationError("Discord refused the commands: \(error.reason)")
+        }
+    }
+
+    /// `registerCommands` on a transport of its own, shut down after.
+    public func registerCommands(guildID: String?, logger: Logger) async throws -> Int {
+        let client = HTTPTransport.makeClient(maxConnectionsPerHost: 2)
+        do {
+            let count = try await registerCommands(guildID: guildID, transport: HTTPTransport(client: client), logger: logger)
+            try? await client.shutdown()
+            return count
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}
+
+/// A connected Discord: its clients, and what it adds to the server.
+struct DiscordConnection: PlatformConnection {
+    let configuration: DiscordConfiguration
+    let api: DiscordRESTClient
+    let verifier: DiscordRequestVerifier?
+    let box: DiscordSecretBox
+    let clock: any RelayClock
+    let logger: Logger
+
+    var sender: any ReplySender {
+        DiscordReplySender(api: api, canPost: configuration.botToken != nil, box: box, clock: clock, logger: logger)
+    }
+
+    func inbound(_ inbox: any RelayInbox) -> DiscordInbound {
+        DiscordInbound(inbox: inbox, api: api, box: box, configuration: configuration, clock: clock, logger: logger)
+    }
+
+    func addRoutes(to router: Router<BasicRequestContext>, inbox: any RelayInbox) {
+        guard let verifier else { return }
+        DiscordInteractionRoutes(verifier: verifier, inbound: inbound(inbox), logger: logger).add(to: router)
+    }
+
+    func services(inbox: any RelayInbox) -> [any Service] {
+        guard configuration.gatewayEnabled, let token = configuration.botToken else { return [] }
+        let inbound = inbound(inbox)
+        let client = DiscordGatewayClient(
+            token: token, api: api, configuration: configuration.gatewayTimings, clock: clock, logger: logger
+        ) { dispatch, botUserID in
+            await inbound.dispatch(dispatch, botUserID: botUserID)
+        }
+        return [DiscordGatewayService(client: client)]
+    }
+}
+
+/// The gateway as a service: connects at start, closes at shutdown.
+struct DiscordGatewayService: Service {
+    let client: DiscordGatewayClient
+
+    func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await client.run()
+        } onGracefulShutdown: {
+            client.stop()
+        }
+    }
+}

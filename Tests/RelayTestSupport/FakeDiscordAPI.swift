@@ -1,0 +1,175 @@
+import Hummingbird
+public import Logging
+import NIOCore
+public import RelayCore
+import Synchronization
+
+/// A fake of Discord's REST API: a real HTTP server on 127.0.0.1, under `/api/v10`.
+///
+/// ```swift
+/// try await withFakeDiscordAPI { discord in
+///     // configure DISCORD_API_URL = discord.apiURL, DISCORD_BOT_TOKEN = discord.botToken, then:
+///     discord.failNext(.rateLimited(retryAfter: 0.3), route: FakeDiscordAPI.editOriginal)
+///     let edit = await discord.next(FakeDiscordAPI.editOriginal)
+/// }
+/// ```
+///
+/// Serves `GET /gateway/bot` (the attached `FakeDiscordGateway`'s URL and a session start
+/// limit), channel messages (`POST`/`PATCH /channels/{c}/messages[/{m}]`, `GET` of seeded or
+/// posted ones), interaction webhooks (`PATCH /webhooks/{app}/{token}/messages/@original`,
+/// `POST /webhooks/{app}/{token}`; an expired token answers 404 code 10015, as Discord does after
+/// 15 minutes), DMs (`POST /users/@me/channels`) and command registration (`PUT …/commands`).
+/// Bot routes check `Authorization: Bot <token>` (401 otherwise); webhook routes need none.
+/// Every request is recorded under its route name (`editOriginal`, `createMessage`…), and
+/// `next(_:)` awaits them one by one as they arrive.
+public final class FakeDiscordAPI: Sendable {
+    /// Route names requests are filed under.
+    public static let gatewayBot = "gatewayBot"
+    public static let createMessage = "createMessage"
+    public static let editMessage = "editMessage"
+    public static let getMessage = "getMessage"
+    public static let editOriginal = "editOriginal"
+    public static let followup = "followup"
+    public static let createDM = "createDM"
+    public static let commands = "commands"
+
+    /// The application every interaction names.
+    public static let applicationID = "1100000000000000001"
+    /// The bot's user id (READY names it; mentions carry it).
+    public static let botUserID = "1100000000000000002"
+
+    /// `http://127.0.0.1:<port>/api/v10`, the REST base to configure.
+    public let apiURL: String
+    public let botToken: String
+    let state: FakeDiscordLocked<FakeDiscordAPIState>
+    let log: RequestLog<RecordedRequest>
+    private let server: FakeServerHandle
+
+    private init(apiURL: String, botToken: String, state: FakeDiscordLocked<FakeDiscordAPIState>, log: RequestLog<RecordedRequest>, server: FakeServerHandle) {
+        self.apiURL = apiURL
+        self.botToken = botToken
+        self.state = state
+        self.log = log
+        self.server = server
+    }
+
+    /// A scripted failure for the next request to a route.
+    public enum Failure: Sendable, Hashable {
+        /// 429 with `retry_after` (seconds) in the JSON body and `Retry-After` rounded up.
+        case rateLimited(retryAfter: Double, global: Bool = false)
+        /// Any status, with Discord's `{"code","message"}` body.
+        case status(Int, code: Int = 0, message: String = "")
+    }
+
+    /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
+    public static func start(botToken: String = "fake-discord-bot-token.abc.def", logger: Logger? = nil) async throws -> FakeDiscordAPI {
+        let shared = FakeDiscordLocked<FakeDiscordLocked<FakeDiscordAPIState>?>(nil)
+        let log = RequestLog<RecordedRequest>()
+        let stopFlag = FakeStopFlag()
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            let recorded = try await RecordedRequest.read(request)
+            guard let state = shared.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
+            let (name, answer) = state.withLock { $0.answer(recorded) }
+            log.append(recorded, key: name)
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            for (field, value) in answer.headers {
+                if let name = HTTPFields.Element.Name(field) { headers[name] = value }
+            }
+            return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body.encoded())))
+        }
+        let (server, port) = try await FakeServerHandle.start(
+            responder: responder, stopFlag: stopFlag, logger: logger ?? Logger(label: "FakeDiscordAPI", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let state = FakeDiscordLocked(FakeDiscordAPIState(botToken: botToken))
+        shared.withLock { $0 = state }
+        return FakeDiscordAPI(apiURL: "http://127.0.0.1:\(port)/api/v10", botToken: botToken, state: state, log: log, server: server)
+    }
+
+    public func stop() async {
+        await server.stop()
+    }
+
+    /// Where `GET /gateway/bot` points.
+    public func attach(gateway: FakeDiscordGateway) {
+        state.withLock { $0.gatewayURL = gateway.url }
+    }
+
+    /// The `session_start_limit` `GET /gateway/bot` answers with.
+    public func setSessionStartLimit(remaining: Int, resetAfterMilliseconds: Int) {
+        state.withLock { $0.sessionStart = (remaining, resetAfterMilliseconds) }
+    }
+
+    /// Puts a message into a channel as if a person had written it (for reactions).
+    public func seed(message id: String, channel: String, content: String, author: String = "1200000000000000009") {
+        state.withLock { $0.messages[id] = FakeDiscordMessage(id: id, channel: channel, content: content, author: author) }
+    }
+
+    /// Makes `token`'s webhook answer 404 (code 10015) from now on, as after 15 minutes.
+    public func expire(interactionToken token: String) {
+        _ = state.withLock { $0.expiredTokens.insert(token) }
+    }
+
+    /// Answers the next `count` requests to `route` with `failure`.
+    public func failNext(_ count: Int = 1, with failure: Failure, route: String) {
+        state.withLock { state in
+            for _ in 0..<max(0, count) { state.failures.append((route, failure)) }
+        }
+    }
+
+    /// The next request filed under `route` (a name above), waiting for it; nil after a safety limit.
+    public func next(_ route: String) async -> RecordedRequest? {
+        await log.next(route)
+    }
+
+    /// Requests filed under `route` (every one when nil), oldest first; refused ones too.
+    public func requests(_ route: String? = nil) -> [RecordedRequest] {
+        state.withLock { state in state.requests.filter { route == nil || $0.route == route }.map(\.request) }
+    }
+
+    /// When the requests to `route` arrived, oldest first.
+    public func arrivalTimes(_ route: String) -> [ContinuousClock.Instant] {
+        state.withLock { state in state.requests.filter { $0.route == route }.map(\.arrived) }
+    }
+
+    /// Messages in channels, by id (seeded, posted and edited).
+    public func message(_ id: String) -> FakeDiscordMessage? {
+        state.withLock { $0.messages[id] }
+    }
+}
+
+/// A message the fake keeps.
+public struct FakeDiscordMessage: Sendable, Hashable {
+    public var id: String
+    public var channel: String
+    public var content: String
+    public var author: String
+    public var body: JSONValue = .null
+}
+
+/// A value behind a lock, shared by reference.
+final class FakeDiscordLocked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) {
+        mutex = Mutex(value)
+    }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        mutex.withLock { body(&$0) }
+    }
+}
+
+/// Starts a `FakeDiscordAPI`, runs `body` with it and stops it, also when `body` throws.
+public func withFakeDiscordAPI<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: (FakeDiscordAPI) async throws -> T
+) async throws -> T {
+    let fake = try await FakeDiscordAPI.start()
+    do {
+        let result = try await body(fake)
+        await fake.stop()
+        return result
+    } catch {
+        await fake.stop()
+        throw error
+    }
+}

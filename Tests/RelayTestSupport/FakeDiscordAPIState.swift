@@ -1,0 +1,131 @@
+public import RelayCore
+
+/// What the fake Discord REST API keeps, and how it answers one request.
+struct FakeDiscordAPIState: Sendable {
+    struct Answer: Sendable {
+        var status: Int
+        var headers: [(String, String)] = []
+        var body: JSONValue = .null
+    }
+
+    struct Filed: Sendable {
+        var route: String
+        var request: RecordedRequest
+        var arrived: ContinuousClock.Instant
+    }
+
+    let botToken: String
+    var gatewayURL = "ws://127.0.0.1:1"
+    var sessionStart = (remaining: 1000, resetAfter: 86_400_000)
+    var messages: [String: FakeDiscordMessage] = [:]
+    var expiredTokens: Set<String> = []
+    var failures: [(route: String, failure: FakeDiscordAPI.Failure)] = []
+    var requests: [Filed] = []
+    var nextID = 1_300_000_000_000_000_000
+
+    init(botToken: String) {
+        self.botToken = botToken
+    }
+
+    /// The route name and the answer for `request`.
+    mutating func answer(_ request: RecordedRequest) -> (String, Answer) {
+        let segments = request.path.split(separator: "/").map(String.init)
+        guard segments.count >= 2, segments[0] == "api", segments[1] == "v10" else { return ("unknown", Self.error(404, 0, "404: Not Found")) }
+        let parts = Array(segments.dropFirst(2))
+        let (route, needsBot) = Self.route(method: request.method, parts)
+        requests.append(Filed(route: route, request: request, arrived: .now))
+        if route == "unknown" { return (route, Self.error(404, 0, "404: Not Found")) }
+        if let index = failures.firstIndex(where: { $0.route == route }) {
+            let failure = failures.remove(at: index).failure
+            switch failure {
+            case .rateLimited(let retryAfter, let global):
+                var answer = Self.error(429, 0, "You are being rate limited.")
+                answer.body = ["message": "You are being rate limited.", "retry_after": .double(retryAfter), "global": .bool(global)]
+                answer.headers = [("Retry-After", String(Int(retryAfter.rounded(.up)))), ("Via", "1.1 google")]
+                if global { answer.headers.append(("X-RateLimit-Global", "true")) }
+                return (route, answer)
+            case .status(let status, let code, let message):
+                return (route, Self.error(status, code, message))
+            }
+        }
+        if needsBot, request.header("authorization") != "Bot \(botToken)" { return (route, Self.error(401, 0, "401: Unauthorized")) }
+        if route == FakeDiscordAPI.editOriginal || route == FakeDiscordAPI.followup, expiredTokens.contains(parts[2]) {
+            return (route, Self.error(404, 10015, "Unknown Webhook"))
+        }
+        switch route {
+        case FakeDiscordAPI.gatewayBot:
+            return (
+                route,
+                Answer(
+                    status: 200,
+                    body: [
+                        "url": .string(gatewayURL), "shards": 1,
+                        "session_start_limit": [
+                            "total": 1000, "remaining": .int(sessionStart.remaining), "reset_after": .int(sessionStart.resetAfter), "max_concurrency": 1,
+                        ],
+                    ])
+            )
+        case FakeDiscordAPI.createMessage:
+            return (route, post(channel: parts[1], request: request))
+        case FakeDiscordAPI.editMessage:
+            guard var message = messages[parts[3]], message.channel == parts[1] else { return (route, Self.error(404, 10008, "Unknown Message")) }
+            message.body = request.body ?? .null
+            message.content = request.body?["content"]?.stringValue ?? message.content
+            messages[message.id] = message
+            return (route, Answer(status: 200, body: Self.json(message)))
+        case FakeDiscordAPI.getMessage:
+            guard let message = messages[parts[3]], message.channel == parts[1] else { return (route, Self.error(404, 10008, "Unknown Message")) }
+            return (route, Answer(status: 200, body: Self.json(message)))
+        case FakeDiscordAPI.editOriginal:
+            guard request.body != nil else { return (route, Self.error(400, 50035, "Invalid Form Body")) }
+            return (route, Answer(status: 200, body: ["id": .string("original-\(parts[2].prefix(8))"), "content": request.body?["content"] ?? ""]))
+        case FakeDiscordAPI.followup:
+            return (route, post(channel: "webhook", request: request))
+        case FakeDiscordAPI.createDM:
+            let user = request.body?["recipient_id"]?.stringValue ?? "0"
+            return (route, Answer(status: 200, body: ["id": .string("9\(user.suffix(18))"), "type": 1]))
+        case FakeDiscordAPI.commands:
+            let commands = (request.body?.arrayValue ?? []).enumerated().map { index, command -> JSONValue in
+                guard case .object(var object) = command else { return command }
+                object["id"] = .string(String(1_400_000_000_000_000_000 + index))
+                return .object(object)
+            }
+            return (route, Answer(status: 200, body: .array(commands)))
+        default:
+            return (route, Self.error(404, 0, "404: Not Found"))
+        }
+    }
+
+    private mutating func post(channel: String, request: RecordedRequest) -> Answer {
+        guard let body = request.body, body.objectValue != nil else { return Self.error(400, 50035, "Invalid Form Body") }
+        nextID += 1
+        let message = FakeDiscordMessage(
+            id: String(nextID), channel: channel, content: body["content"]?.stringValue ?? "", author: FakeDiscordAPI.botUserID, body: body)
+        messages[message.id] = message
+        return Answer(status: 200, body: Self.json(message))
+    }
+
+    static func json(_ message: FakeDiscordMessage) -> JSONValue {
+        ["id": .string(message.id), "channel_id": .string(message.channel), "content": .string(message.content), "author": ["id": .string(message.author)]]
+    }
+
+    static func error(_ status: Int, _ code: Int, _ message: String) -> Answer {
+        Answer(status: status, body: ["code": .int(code), "message": .string(message)])
+    }
+
+    /// The route name of a method and path (after `/api/v10`), and whether it needs the bot token.
+    static func route(method: String, _ parts: [String]) -> (String, Bool) {
+        switch (method, parts.count, parts.first) {
+        case ("GET", 2, "gateway") where parts[1] == "bot": (FakeDiscordAPI.gatewayBot, true)
+        case ("POST", 3, "channels") where parts[2] == "messages": (FakeDiscordAPI.createMessage, true)
+        case ("PATCH", 4, "channels") where parts[2] == "messages": (FakeDiscordAPI.editMessage, true)
+        case ("GET", 4, "channels") where parts[2] == "messages": (FakeDiscordAPI.getMessage, true)
+        case ("PATCH", 5, "webhooks") where parts[3] == "messages" && parts[4] == "@original": (FakeDiscordAPI.editOriginal, false)
+        case ("POST", 3, "webhooks"): (FakeDiscordAPI.followup, false)
+        case ("POST", 3, "users") where parts[1] == "@me" && parts[2] == "channels": (FakeDiscordAPI.createDM, true)
+        case ("PUT", 3, "applications") where parts[2] == "commands": (FakeDiscordAPI.commands, true)
+        case ("PUT", 5, "applications") where parts[2] == "guilds" && parts[4] == "commands": (FakeDiscordAPI.commands, true)
+        default: ("unknown", false)
+        }
+    }
+}

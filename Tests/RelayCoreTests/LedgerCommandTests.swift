@@ -88,6 +88,13 @@ struct LedgerCommandTests {
             #expect(await send(relay, "/ledger show \(id)").body.contains("Marked true by bob"))
             #expect(await send(relay, "/ledger").body.contains("marked true"))
 
+            // right / wrong: about the recorded verdict (false here), as a 👍 or 👎 says it.
+            #expect(await send(relay, "/ledger mark \(id) right").body.contains("as false"))
+            #expect(await send(relay, "/ledger mark \(id) wrong").body.contains("as true"))
+            #expect(await send(relay, "/tribunal Another claim").footer?.summary.hasSuffix("fact-check #\(id + 1)") == true)
+            #expect(LedgerReference.id(in: "Verdict: false · 75% · 2/3 models · 0.0 s · fact-check #\(id)") == id)
+            #expect(LedgerReference.id(in: "no number here") == nil)
+
             #expect(await send(relay, "/ledger mark \(id) maybe").body.contains("true, false or partly"))
             #expect(await send(relay, "/ledger mark \(id) unverifiable").body.contains("true, false or partly"))
             #expect(await send(relay, "/ledger mark x true").body.contains("Give the fact-check's number"))

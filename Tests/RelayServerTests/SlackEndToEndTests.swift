@@ -395,6 +395,45 @@ struct SlackEndToEndTests {
         }
     }
 
+    /// Issue 14: the tribunal's reply names its fact-check; a 👍 on it marks the verdict right, a
+    /// 👎 wrong, for whoever reacted and only them; a 👍 on someone else's message does nothing.
+    @Test func aThumbOnATribunalReplyMarksItsFactCheck() async throws {
+        try await SlackFakes.with { fakes in
+            let claim = FakeSlackMessage(channel: "C0CLAIMS", ts: "1700000000.001000", text: "The Eiffel Tower is in Berlin")
+            fakes.slack.seed(claim)
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                #expect(try await relay.event(SlackFakes.reaction("mag", eventID: "Ev0MAG2", channel: "C0CLAIMS", ts: claim.ts)).status == .ok)
+                let post = try #require(await relay.slack.next(path: "chat.postMessage"))
+                try await relay.settled()
+                let text = try #require(post["text"]?.stringValue)
+                #expect(text.contains("fact-check #1"), "\(text)")
+                let reply = try #require(relay.slack.messages(channel: "C0CLAIMS").first { $0.text.contains("fact-check #1") })
+
+                let up = SlackFakes.reaction(
+                    "thumbsup::skin-tone-3", eventID: "Ev0UP1", channel: "C0CLAIMS", ts: reply.ts, user: "U0EDITOR", itemUser: FakeSlackWebAPI.botUserID)
+                #expect(try await relay.event(up).status == .ok)
+                let marked = try #require(await relay.slack.next(path: "chat.postEphemeral"))
+                #expect(marked["user"]?.stringValue == "U0EDITOR")
+                #expect(marked["text"]?.stringValue?.contains("Marked fact-check #1 as true") == true, "\(marked)")
+
+                // 👎: the recorded verdict (true) was wrong, so the mark is false; the latest mark counts.
+                let down = SlackFakes.reaction(
+                    "-1", eventID: "Ev0DOWN1", channel: "C0CLAIMS", ts: reply.ts, user: "U0EDITOR", itemUser: FakeSlackWebAPI.botUserID)
+                #expect(try await relay.event(down).status == .ok)
+                let remarked = try #require(await relay.slack.next(path: "chat.postEphemeral"))
+                #expect(remarked["text"]?.stringValue?.contains("Marked fact-check #1 as false") == true, "\(remarked)")
+
+                // A 👍 on a person's message reads nothing and answers nothing.
+                let readsBefore = relay.slack.requests(path: "conversations.replies").count
+                let other = SlackFakes.reaction("+1", eventID: "Ev0UP2", channel: "C0CLAIMS", ts: claim.ts)
+                #expect(try await relay.event(other).status == .ok)
+                try await relay.settled()
+                #expect(relay.slack.requests(path: "conversations.replies").count == readsBefore)
+                #expect(relay.slack.requests(path: "chat.postEphemeral").count == 2)
+            }
+        }
+    }
+
     // MARK: 9. Socket Mode
 
     @Test func socketModeMentionsAreAckedAndAnsweredOnceAcrossARefresh() async throws {

@@ -135,6 +135,11 @@ public final class FakeDiscordAPI: Sendable {
     public func message(_ id: String) -> FakeDiscordMessage? {
         state.withLock { $0.messages[id] }
     }
+
+    /// Every message the fake keeps (seeded, posted and edited), in no particular order.
+    public func messages() -> [FakeDiscordMessage] {
+        state.withLock { Array($0.messages.values) }
+    }
 }
 
 /// A message the fake keeps.

@@ -106,7 +106,10 @@ struct FakeDiscordAPIState: Sendable {
     }
 
     static func json(_ message: FakeDiscordMessage) -> JSONValue {
-        ["id": .string(message.id), "channel_id": .string(message.channel), "content": .string(message.content), "author": ["id": .string(message.author)]]
+        [
+            "id": .string(message.id), "channel_id": .string(message.channel), "content": .string(message.content), "author": ["id": .string(message.author)],
+            "embeds": message.body["embeds"] ?? [],
+        ]
     }
 
     static func error(_ status: Int, _ code: Int, _ message: String) -> Answer {

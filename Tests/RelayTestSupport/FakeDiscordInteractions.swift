@@ -102,10 +102,13 @@ public enum FakeDiscordInteractions {
     }
 
     /// A MESSAGE_REACTION_ADD of `emoji` by `user` on `message`.
-    public static func reaction(_ emoji: String, message: String, user: String = asker, channel: String = channel) -> JSONValue {
-        [
+    public static func reaction(_ emoji: String, message: String, user: String = asker, channel: String = channel, author: String? = nil) -> JSONValue {
+        var fields: [String: JSONValue] = [
             "user_id": .string(user), "channel_id": .string(channel), "message_id": .string(message), "guild_id": .string(guild),
             "emoji": ["id": nil, "name": .string(emoji)],
         ]
+        // Discord names the reacted message's author (`message_author_id`) when it knows it.
+        if let author { fields["message_author_id"] = .string(author) }
+        return .object(fields)
     }
 }

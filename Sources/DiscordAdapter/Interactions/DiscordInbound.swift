@@ -198,6 +198,10 @@ public struct DiscordInbound: Sendable {
     }
 
     private func reaction(_ data: JSONValue, botUserID: String?) async {
+        if let emoji = data["emoji"]?["name"]?.stringValue, let right = Self.marks(emoji) {
+            await markOnReaction(data, right: right, botUserID: botUserID)
+            return
+        }
         guard let emoji = data["emoji"]?["name"]?.stringValue, emoji == configuration.tribunalReaction,
             let user = data["user_id"]?.stringValue, user != botUserID, data["member"]?["user"]?["bot"]?.boolValue != true,
             let channel = data["channel_id"]?.stringValue, let messageID = data["message_id"]?.stringValue
@@ -211,6 +215,36 @@ public struct DiscordInbound: Sendable {
             await submit(event, address: DiscordAddress(team: team, channel: channel, user: user, replyTo: messageID))
         } catch {
             logger.warning("discord: could not read the message a tribunal reaction was put on", metadata: ["reason": "\(error.reason)"])
+        }
+    }
+
+    /// Whether an emoji says a fact-check's verdict was right (👍) or wrong (👎), skin tones
+    /// included; nil for others.
+    static func marks(_ emoji: String) -> Bool? {
+        let base = String(String.UnicodeScalarView(emoji.unicodeScalars.filter { !(0x1F3FB...0x1F3FF).contains($0.value) }))
+        if base == "👍" { return true }
+        if base == "👎" { return false }
+        return nil
+    }
+
+    /// `/ledger mark N right|wrong` from whoever reacted, when the relay's own reply names
+    /// fact-check N (its embed footer).
+    private func markOnReaction(_ data: JSONValue, right: Bool, botUserID: String?) async {
+        guard let user = data["user_id"]?.stringValue, user != botUserID, data["member"]?["user"]?["bot"]?.boolValue != true,
+            let channel = data["channel_id"]?.stringValue, let messageID = data["message_id"]?.stringValue,
+            // Only the relay's own replies name a fact-check: a 👍 elsewhere costs no API call.
+            let botUserID, data["message_author_id"]?.stringValue == botUserID
+        else { return }
+        let team = data["guild_id"]?.stringValue ?? "dm:\(user)"
+        do throws(DiscordAPIError) {
+            let message = try await api.message(channelID: channel, messageID: messageID)
+            guard let id = LedgerReference.id(in: message.content + "\n" + message.embedText) else { return }
+            let event = Event(
+                platform: DiscordPlatform.name, team: team, channel: channel, user: user, text: LedgerReference.markCommand(id, right: right),
+                eventKey: "mark:\(messageID):\(user):\(right)")
+            await submit(event, address: DiscordAddress(team: team, channel: channel, user: user, replyTo: messageID))
+        } catch {
+            logger.warning("discord: could not read the message a mark was put on", metadata: ["reason": "\(error.reason)"])
         }
     }
 }

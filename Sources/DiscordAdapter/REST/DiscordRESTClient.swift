@@ -204,6 +204,8 @@ public struct DiscordFetchedMessage: Sendable, Hashable {
     public var channelID: String
     public var content: String
     public var authorID: String?
+    /// Its embeds' descriptions and footers, where the relay's replies keep their text.
+    public var embedText: String = ""
 }
 
 /// What `GET /gateway/bot` answers.
@@ -246,7 +248,10 @@ extension DiscordREST {
         guard let id = json["id"]?.stringValue else { throw .malformed(route: route.description, reason: "no message id") }
         return DiscordFetchedMessage(
             id: id, channelID: json["channel_id"]?.stringValue ?? channelID, content: json["content"]?.stringValue ?? "",
-            authorID: json["author"]?["id"]?.stringValue)
+            authorID: json["author"]?["id"]?.stringValue,
+            embedText: (json["embeds"]?.arrayValue ?? []).flatMap { embed in
+                [embed["description"]?.stringValue, embed["footer"]?["text"]?.stringValue].compactMap { $0 }
+            }.joined(separator: "\n"))
     }
 
     /// `POST /users/@me/channels`: the DM channel with `userID`.

@@ -124,6 +124,14 @@ public enum HistorySubcommand: Sendable, Hashable {
     case clear
 }
 
+/// What `/ledger mark` says: the right verdict, or that the recorded one was right or wrong
+/// (a 👍 or 👎 on the reply).
+public enum LedgerMarkValue: Sendable, Hashable {
+    case verdict(Verdict)
+    case right
+    case wrong
+}
+
 /// The team's fact-check ledger (issue 14).
 public enum LedgerSubcommand: Sendable, Hashable {
     /// Entries whose claim holds every word, newest first; no words: the newest.
@@ -133,7 +141,7 @@ public enum LedgerSubcommand: Sendable, Hashable {
     /// The team's whole ledger as JSON Lines.
     case export
     /// A person's word on the right verdict.
-    case mark(id: Int64, verdict: Verdict)
+    case mark(id: Int64, as: LedgerMarkValue)
 }
 
 public enum SettingsTarget: String, Sendable, Hashable {

@@ -89,7 +89,7 @@ public struct CommandParser: Sendable {
     }
 
     /// `/ledger [WORDS]`, `/ledger search WORDS`, `/ledger show ID`, `/ledger export`,
-    /// `/ledger mark ID true|false|partly`. An id may be written `#12`.
+    /// `/ledger mark ID true|false|partly|right|wrong`. An id may be written `#12`.
     static func parseLedger(_ text: String) throws(CommandError) -> LedgerSubcommand {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         func id(_ word: String?, usage: String) throws(CommandError) -> Int64 {
@@ -110,10 +110,13 @@ public struct CommandParser: Sendable {
         case "mark":
             let usage = "`/ledger mark 12 false`"
             let entry = try id(words.dropFirst().first, usage: usage)
-            guard words.count == 3, let verdict = Verdict(rawValue: words[2].lowercased()), verdict != .unverifiable else {
-                throw CommandError("Say what the right verdict was: true, false or partly, for example \(usage).")
+            let said = words.count == 3 ? words[2].lowercased() : ""
+            if said == "right" { return .mark(id: entry, as: .right) }
+            if said == "wrong" { return .mark(id: entry, as: .wrong) }
+            guard let verdict = Verdict(rawValue: said), verdict != .unverifiable else {
+                throw CommandError("Say what the right verdict was: true, false or partly (or right / wrong for the recorded one), for example \(usage).")
             }
-            return .mark(id: entry, verdict: verdict)
+            return .mark(id: entry, as: .verdict(verdict))
         default:
             return .search(words: words)
         }

@@ -41,7 +41,20 @@ extension Relay {
                 body = "(the newest \(shown.count) of \(entries.count); `rhea-relay ledger export --team \(team)` writes them all)\n" + body
             }
             return .info(body, title: "Ledger export · JSON Lines · \(shown.count) entr\(shown.count == 1 ? "y" : "ies")")
-        case .mark(let id, let verdict):
+        case .mark(let id, let value):
+            guard let entry = try await store.ledgerEntry(team: team, id: id) else { return .error(Self.noSuchEntry(id)) }
+            let verdict: Verdict
+            switch (value, entry.verdict) {
+            case (.verdict(let said), _): verdict = said
+            case (.right, let recorded?) where recorded != .unverifiable: verdict = recorded
+            // Wrong about true or false: the other one. Wrong about partly: it cannot be told.
+            case (.wrong, .true?): verdict = .false
+            case (.wrong, .false?): verdict = .true
+            default:
+                return .error(
+                    "Fact-check #\(id)'s verdict was \(entry.verdict?.rawValue ?? "none"), so right or wrong does not say which verdict is: use `/ledger mark \(id) true`, `false` or `partly`."
+                )
+            }
             let mark = LedgerMark(verdict: verdict, user: request.event.user, markedAt: now())
             guard try await store.markLedger(team: team, id: id, mark: mark) else { return .error(Self.noSuchEntry(id)) }
             return .info(

@@ -6,7 +6,7 @@ extension Relay {
         let command = request.command
         let event = request.event
         let started = ContinuousClock.now
-        let reply: Reply
+        var reply: Reply
         var consensus: ConsensusResult?
 
         switch command.kind {
@@ -33,7 +33,12 @@ extension Relay {
             } catch {
                 reply = .error(error.userMessage)
             }
-            if let consensus { try await recordConsensus(consensus, claim: claim, origin: .tribunal, request) }
+            if let consensus, let id = try await recordConsensus(consensus, claim: claim, origin: .tribunal, request) {
+                // A 👍 or 👎 on the reply finds the fact-check by this number.
+                var numbered = reply
+                numbered.footer?.ledgerID = id
+                reply = numbered
+            }
         default:
             let (action, specName) = Self.quickAction(command.kind, language: request.language)
             let spec = CommandTable.spec(named: specName)!

@@ -75,9 +75,12 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
     public var dissent: [Dissent]
     /// How many answering models gave the verdict, when the backend counts them.
     public var agreeing: Int?
+    /// The fact-check's number in the team's ledger, when it was recorded: shown in the summary,
+    /// where a 👍 or 👎 on the reply finds it.
+    public var ledgerID: Int64?
 
     private enum CodingKeys: String, CodingKey {
-        case verdict, agreement, scoreMeaning, answered, asked, elapsed, dissent, agreeing
+        case verdict, agreement, scoreMeaning, answered, asked, elapsed, dissent, agreeing, ledgerID
     }
 
     public init(_ result: ConsensusResult) {
@@ -104,6 +107,7 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         dissent = try container.decode([Dissent].self, forKey: .dissent)
         // Absent from replies stored before issue 14.
         agreeing = try container.decodeIfPresent(Int.self, forKey: .agreeing)
+        ledgerID = try container.decodeIfPresent(Int64.self, forKey: .ledgerID)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -116,6 +120,7 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         try container.encode(elapsed.seconds, forKey: .elapsed)
         try container.encode(dissent, forKey: .dissent)
         try container.encodeIfPresent(agreeing, forKey: .agreeing)
+        try container.encodeIfPresent(ledgerID, forKey: .ledgerID)
     }
 
     /// Agreement as a whole percentage.
@@ -137,6 +142,7 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         // Past a deadline, say plainly that not everyone answered.
         parts.append(answered < asked ? "\(answered) of \(asked) answered" : "\(answered)/\(asked) models")
         parts.append(Self.seconds(elapsed))
+        if let ledgerID { parts.append(LedgerReference.label(ledgerID)) }
         return parts.joined(separator: " · ")
     }
 

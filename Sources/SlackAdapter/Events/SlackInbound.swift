@@ -89,9 +89,13 @@ public struct SlackInbound: Sendable {
             let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
             await answerBusy(try await inbox.submit(event, route: address.route), route: address.route)
         case .reactionAdded(let reaction):
-            guard reaction.isReaction(configuration.tribunalReaction) else { return }
             // The reacted-to message's text needs one Web API call: made off the request path.
-            Task { await tribunalOnReaction(reaction, callback: callback) }
+            if reaction.isReaction(configuration.tribunalReaction) {
+                Task { await tribunalOnReaction(reaction, callback: callback) }
+            } else if let right = Self.marks(reaction), reaction.itemUser == nil || callback.botUserID == nil || reaction.itemUser == callback.botUserID {
+                // A 👍 or 👎 on one of the relay's own replies: only those name a fact-check.
+                Task { await markOnReaction(reaction, right: right, callback: callback) }
+            }
         case .ignored:
             return
         }
@@ -111,6 +115,35 @@ public struct SlackInbound: Sendable {
             }
         } catch {
             logger.warning("slack: could not read the message a tribunal reaction was put on", metadata: ["reason": "\(error.reason)"])
+        }
+    }
+
+    /// Whether a reaction says a fact-check's verdict was right (👍) or wrong (👎); nil for others.
+    static func marks(_ reaction: SlackReactionEvent) -> Bool? {
+        if reaction.isReaction("+1") || reaction.isReaction("thumbsup") { return true }
+        if reaction.isReaction("-1") || reaction.isReaction("thumbsdown") { return false }
+        return nil
+    }
+
+    /// `/ledger mark N right|wrong` from whoever reacted, when the message names fact-check N;
+    /// answered to them alone.
+    private func markOnReaction(_ reaction: SlackReactionEvent, right: Bool, callback: SlackEventCallback) async {
+        do throws(SlackAPIError) {
+            let message = try await api.message(channel: reaction.channel, ts: reaction.messageTS)
+            guard let id = LedgerReference.id(in: SlackIncomingText.normalize(message.text)) else { return }
+            let event = tenanted(
+                Event(
+                    platform: SlackEventMapping.platform, team: callback.teamID, channel: reaction.channel, thread: message.threadTS ?? reaction.messageTS,
+                    user: reaction.user, text: LedgerReference.markCommand(id, right: right), eventKey: callback.eventID),
+                payloadTeam: callback.teamID, userTeam: callback.userTeamID, enterpriseID: callback.enterpriseID)
+            let address = SlackAddress(team: event.team, channel: event.channel, user: event.user, threadTS: event.thread)
+            do {
+                await answerBusy(try await inbox.submit(event, route: address.route), route: address.route)
+            } catch {
+                logger.error("slack: could not accept a fact-check mark", metadata: ["error": "\(error)"])
+            }
+        } catch {
+            logger.warning("slack: could not read the message a mark was put on", metadata: ["reason": "\(error.reason)"])
         }
     }
 

@@ -48,7 +48,7 @@ struct RelayCommandTests {
         try await RelayHarness.with(tribunal: tribunal) { relay in
             let reply = await relay.send("/tribunal --k 4 The Eiffel Tower is in Berlin")
             #expect(reply.body == "Consensus (cheap): The Eiffel Tower is in Berlin")
-            #expect(reply.footer?.summary == "Agreement 60% · 4/4 models · 0.0 s")
+            #expect(reply.footer?.summary == "Agreement 60% · 4/4 models · 0.0 s · fact-check #1")
             #expect(reply.footer?.dissent.count == 1)
             #expect(await tribunal.recorder.consensusRequests.first?.k == 4)
             // Replying to someone's message fact-checks it.

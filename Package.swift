@@ -133,6 +133,8 @@ let package = Package(
             name: "RelayPlatform",
             dependencies: [
                 "RelayCore", "RelayHTTP",
+                // AES-GCM for OutboxSecretBox: credentials that wait in the outbox are sealed.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // NIOTooManyBytesError, which a body over its route's limit throws.

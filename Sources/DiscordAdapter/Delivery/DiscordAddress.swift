@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 public import RelayCore
+public import RelayPlatform
 
 /// Where a Discord reply goes, as stored in the outbox (`OutboxEntry.address`, JSON).
 ///
@@ -75,33 +76,14 @@ public struct DiscordAddress: Sendable, Hashable, Codable {
     }
 }
 
-/// Seals what must wait in the outbox but is itself a credential — an interaction token lets
-/// whoever holds it post as the application for 15 minutes — so it never sits in the database
-/// in plain text.
-///
-/// AES-GCM with a key derived (HKDF-SHA256) from the bot token, which every restart has again;
-/// without a bot token, from a key made at start, so a token sealed before a restart no longer
-/// opens (the reply then has no way to Discord but the bot token, which is not set either).
-public struct DiscordSecretBox: Sendable {
-    private let key: SymmetricKey
+/// Interaction tokens wait in the outbox sealed with the outbox's box, keyed from the bot token
+/// (without one, from a key made at start: a token sealed before a restart then no longer opens,
+/// and the reply has no way to Discord but the bot token, which is not set either).
+public typealias DiscordSecretBox = OutboxSecretBox
 
+extension OutboxSecretBox {
+    /// The box for Discord's values.
     public init(secret: DiscordToken?) {
-        let material = secret.map { SymmetricKey(data: Data($0.secret.utf8)) } ?? SymmetricKey(size: .bits256)
-        key = HKDF<SHA256>.deriveKey(inputKeyMaterial: material, info: Data("rhea-relay discord outbox v1".utf8), outputByteCount: 32)
-    }
-
-    /// Base64 of nonce, ciphertext and tag.
-    public func seal(_ text: String) -> String {
-        // Sealing with a fresh random nonce cannot fail for a valid 256-bit key.
-        let box = try! AES.GCM.seal(Data(text.utf8), using: key)
-        return box.combined!.base64EncodedString()
-    }
-
-    /// The text, or nil when it was not sealed with this box's key (or was altered).
-    public func open(_ sealed: String) -> String? {
-        guard let data = Data(base64Encoded: sealed), let box = try? AES.GCM.SealedBox(combined: data),
-            let plain = try? AES.GCM.open(box, using: key)
-        else { return nil }
-        return String(data: plain, encoding: .utf8)
+        self.init(secret: secret?.secret, purpose: "discord")
     }
 }

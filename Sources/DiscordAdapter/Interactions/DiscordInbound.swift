@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import RelayCore
+public import RelayPlatform
 
 /// What the adapter does with each inbound interaction or gateway event: turn it into an
 /// `Event` and a `DiscordAddress`, and hand it to the relay's inbox. Never waits for a model:

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 public import RelayCore
+public import RelayPlatform
 
 /// What the adapter does with each inbound payload, whether it came over HTTP or Socket Mode:
 /// turn it into an `Event` and a `SlackAddress`, and hand it to the relay's inbox. Never waits

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import RelayCore
+import RelayPlatform
 import RelayTestSupport
 import SlackAdapter
 import Synchronization

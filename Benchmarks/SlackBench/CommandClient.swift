@@ -2,10 +2,13 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import RelayCore
 import RelayTestSupport
 
-/// Sends signed `/translate ja …` slash commands, each with its own `response_url` at the sink,
-/// as Slack would: the workload.
+/// Sends signed `/translate ja …` commands, as Slack would (slash commands, each with its own
+/// `response_url` at the sink: the workload), or as Discord would (the same command as
+/// an application command interaction signed with Ed25519, each with its own interaction
+/// token, whose `@original` the relay edits at the sink).
 struct CommandClient: Sendable {
     let http: HTTPClient
     let url: String
@@ -13,12 +16,16 @@ struct CommandClient: Sendable {
     let sink: ReplySink
     /// Teams to spread commands over (`T0`, `T1`…): one by default, as one workspace's users.
     var teams = 1
+    let platform: BenchPlatform
+    let discordSigner: FakeDiscordSigner
 
-    init(http: HTTPClient, port: Int, secret: String, sink: ReplySink) {
+    init(http: HTTPClient, port: Int, secret: String, sink: ReplySink, platform: BenchPlatform = .slack, discordSigner: FakeDiscordSigner) {
         self.http = http
-        url = "http://127.0.0.1:\(port)/slack/commands"
+        url = "http://127.0.0.1:\(port)" + (platform == .discord ? "/discord/interactions" : "/slack/commands")
         signer = SlackSigner(signingSecret: secret)
         self.sink = sink
+        self.platform = platform
+        self.discordSigner = discordSigner
     }
 
     /// The ack's outcome: the HTTP status, or nil when the connection failed (a killed server).
@@ -33,6 +40,7 @@ struct CommandClient: Sendable {
 
     /// Command `index`, from user `U<index % users>`.
     func send(_ index: Int, user: Int) async -> Ack {
+        if platform == .discord { return await sendInteraction(index, user: user) }
         let body = Self.form([
             "token": "legacy", "team_id": "T\(index % teams)", "team_domain": "bench", "channel_id": "C\(user)",
             "channel_name": "bench", "user_id": "U\(user)", "user_name": "user\(user)", "command": "/translate",
@@ -44,6 +52,28 @@ struct CommandClient: Sendable {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         for (name, value) in signer.headers(body: body) { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
+        return await execute(request)
+    }
+
+    /// Command `index` as a Discord interaction from user `user`, in that user's channel: signed
+    /// over timestamp + body with the application's key, as Discord signs it.
+    func sendInteraction(_ index: Int, user: Int) async -> Ack {
+        let interaction = FakeDiscordInteractions.command(
+            "translate", options: [("lang", "ja"), ("text", .string("Good morning, this is command number \(index)"))],
+            id: String(1_300_000_000_000_000_000 + index), token: ReplySink.discordToken(for: index), user: String(1_000_000_000_000_100_000 + user),
+            channel: String(1_100_000_000_000_100_000 + user))
+        let body = String(decoding: interaction.encoded(), as: UTF8.self)
+        let timestamp = String(Int(Date().timeIntervalSince1970))
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "X-Signature-Ed25519", value: discordSigner.signature(body: body, timestamp: timestamp))
+        request.headers.add(name: "X-Signature-Timestamp", value: timestamp)
+        request.body = .bytes(ByteBuffer(string: body))
+        return await execute(request)
+    }
+
+    private func execute(_ request: HTTPClientRequest) async -> Ack {
         let sent = ContinuousClock.now
         do {
             let response = try await http.execute(request, timeout: .seconds(30))

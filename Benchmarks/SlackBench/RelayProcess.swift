@@ -23,7 +23,8 @@ final class RelayProcess: Sendable {
         var binary: String
         var port: Int
         var backendURL: String
-        var secret: String
+        /// The Slack signing secret; nil leaves Slack off (a Discord run).
+        var secret: String?
         /// Pins the server with `taskset -c` (its own cores, away from the load).
         var cpus: String?
         /// Added to the server's environment (`HTTP_READ_TIMEOUT`…).
@@ -46,7 +47,7 @@ final class RelayProcess: Sendable {
         environment["HTTP_PORT"] = String(launch.port)
         environment["STORE_PATH"] = storePath
         environment["TRIBUNAL_URL"] = launch.backendURL
-        environment["SLACK_SIGNING_SECRET"] = launch.secret
+        if let secret = launch.secret { environment["SLACK_SIGNING_SECRET"] = secret }
         environment["LOG_LEVEL"] = "error"
         process.environment = environment
         process.standardError = FileHandle.nullDevice

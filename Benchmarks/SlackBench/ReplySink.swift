@@ -4,8 +4,9 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// The `response_url`s: records when each reply arrived and how many arrived per command, and
-/// lets a closed-loop user wait for its own reply.
+/// The `response_url`s — or, for Discord, the REST API's interaction webhook (the edit of each
+/// interaction's `@original`): records when each reply arrived and how many arrived per command,
+/// and lets a closed-loop user wait for its own reply.
 final class ReplySink: Sendable {
     private struct State {
         var first: [Int: ContinuousClock.Instant] = [:]
@@ -24,6 +25,13 @@ final class ReplySink: Sendable {
     }
 
     func url(for index: Int) -> String { "http://127.0.0.1:\(port)/r/\(index)" }
+    /// `DISCORD_API_URL` for the relay: the sink plays Discord's REST API.
+    var discordAPIURL: String { "http://127.0.0.1:\(port)/api/v10" }
+
+    /// Command `index`'s interaction token: as long as Discord's (they are about 200 characters),
+    /// the command's number at the end.
+    static func discordToken(for index: Int) -> String { tokenPrefix + String(index) }
+    static let tokenPrefix = "aW50ZXJhY3Rpb246MTMwMDAwMDAwMDAwMDAwMDAwMDpiZW5jaC1zaW5rLXRva2Vu" + String(repeating: "QmVuY2g", count: 20) + "-"
 
     static func start(logger: Logger) async throws -> ReplySink {
         let box = Mutex<ReplySink?>(nil)
@@ -36,6 +44,22 @@ final class ReplySink: Sendable {
             }
             return .ok
         }
+        // Discord: the edit of the deferred response (and, should the relay use them, a
+        // follow-up or a channel post), answered as Discord answers: 200, the message as JSON,
+        // the webhook route's rate-limit headers.
+        let discordReply: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
+            let arrived = ContinuousClock.now
+            _ = try await request.body.collect(upTo: 1 << 20)
+            if let token = context.parameters.get("token"), token.hasPrefix(tokenPrefix), let index = Int(token.dropFirst(tokenPrefix.count)),
+                let sink = box.withLock({ $0 })
+            {
+                sink.arrived(index, at: arrived)
+            }
+            return Response(status: .ok, headers: discordHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: discordMessage)))
+        }
+        router.patch("api/v10/webhooks/:application/:token/messages/@original", use: discordReply)
+        router.post("api/v10/webhooks/:application/:token", use: discordReply)
+        router.post("api/v10/channels/:channel/messages", use: discordReply)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
@@ -50,6 +74,25 @@ final class ReplySink: Sendable {
         box.withLock { $0 = sink }
         return sink
     }
+
+    /// What Discord sends with a message it accepted on an interaction webhook.
+    static let discordHeaders: HTTPFields = [
+        .contentType: "application/json", HTTPFields.Element.Name("X-RateLimit-Bucket")!: "7c2f0a6b3e4d5a1f9e8b0c7d6a5f4e3b",
+        HTTPFields.Element.Name("X-RateLimit-Limit")!: "5", HTTPFields.Element.Name("X-RateLimit-Remaining")!: "4",
+        HTTPFields.Element.Name("X-RateLimit-Reset")!: "1795000000.000", HTTPFields.Element.Name("X-RateLimit-Reset-After")!: "1.000",
+    ]
+
+    /// The edited message as Discord returns it (a deferred slash command's answer).
+    static let discordMessage = """
+        {"type":20,"content":"","mentions":[],"mention_roles":[],"attachments":[],"embeds":[{"type":"rich","description":"[translate:ja] Good \
+        morning","color":5793266,"footer":{"text":"fake-mini · 0.0 s"}}],"timestamp":"2026-11-24T12:00:00.000000+00:00","edited_timestamp":\
+        "2026-11-24T12:00:00.100000+00:00","flags":0,"components":[],"id":"1400000000000000001","channel_id":"1100000000000100000","author":\
+        {"id":"1100000000000000002","username":"Rhea","avatar":null,"discriminator":"0000","public_flags":0,"flags":0,"bot":true,"global_name":\
+        null},"pinned":false,"mention_everyone":false,"tts":false,"application_id":"1100000000000000001","interaction":{"id":\
+        "1300000000000000000","type":2,"name":"translate","user":{"id":"1000000000000100000","username":"user","global_name":"User"}},\
+        "webhook_id":"1100000000000000001","interaction_metadata":{"id":"1300000000000000000","type":2,"user":{"id":"1000000000000100000",\
+        "username":"user"},"authorizing_integration_owners":{"0":"1100000000000000001"}}}
+        """
 
     private func arrived(_ index: Int, at time: ContinuousClock.Instant) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -19,12 +19,21 @@ import RelayTestSupport
 /// - idle RSS and start to ready;
 /// - `--slow N`: N connections trickling a body (issue 9).
 ///
+/// With `--platform discord` the same workload goes through Discord instead (issue 11, point 8):
+/// each command is a `/translate` application command interaction signed with an Ed25519 key
+/// made at start (its public half is the server's `DISCORD_PUBLIC_KEY`), acknowledged with a
+/// deferred response, and answered by editing the interaction's `@original` at the sink, which
+/// plays Discord's REST API (`DISCORD_API_URL`) and answers as Discord does.
+///
 ///     swift build -c release --product rhea-relay --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "slack-bench", abstract: "Signed slash commands against rhea-relay serve: throughput, latency, CPU, memory, crash safety.")
+
+    @Option(help: "The chat platform the commands come from: slack (signed slash commands) or discord (signed interactions).")
+    var platform = BenchPlatform.slack
 
     @Option(help: "Closed-loop runs, comma-separated users@backend-ms (empty: none).")
     var users = "32@0,200@200"
@@ -66,8 +75,12 @@ struct SlackBench: AsyncParsableCommand {
     var readTimeout: Double?
 
     static let secret = "bench-signing-secret"
+    /// The Discord application's key pair, made at start.
+    static let discordSigner = FakeDiscordSigner()
+    static let discordBotToken = "MTEwMDAwMDAwMDAwMDAwMDAwMg.bench.c2luay10b2tlbi1mb3ItdGhlLWJlbmNo"
 
     func run() async throws {
+        if platform == .discord, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
         guard FileManager.default.isExecutableFile(atPath: relay) else {
             throw ValidationError("\(relay) is not built: run `swift build -c release --product rhea-relay` first.")
         }
@@ -98,19 +111,34 @@ struct SlackBench: AsyncParsableCommand {
             }, uniquingKeysWith: { _, new in new })
     }
 
-    func launch(_ backend: FakeRheaTribunal, extra: [String: String] = [:]) -> RelayProcess.Launch {
-        RelayProcess.Launch(
-            binary: relay, port: port, backendURL: backend.url, secret: Self.secret, cpus: serverCPUs,
-            environment: environment.merging(extra) { _, new in new })
+    func launch(_ backend: FakeRheaTribunal, sink: ReplySink, extra: [String: String] = [:]) -> RelayProcess.Launch {
+        var platformEnvironment: [String: String] = [:]
+        if platform == .discord {
+            // As "Discord in 10 minutes" deploys it, on a replica without the gateway: the bot
+            // token also keys the box that seals interaction tokens in the outbox, so answers
+            // pending at a crash can still be delivered after the restart.
+            platformEnvironment = [
+                "DISCORD_PUBLIC_KEY": Self.discordSigner.publicKeyHex, "DISCORD_API_URL": sink.discordAPIURL, "DISCORD_BOT_TOKEN": Self.discordBotToken,
+                "DISCORD_APPLICATION_ID": FakeDiscordAPI.applicationID, "DISCORD_GATEWAY": "false",
+            ]
+        }
+        return RelayProcess.Launch(
+            binary: relay, port: port, backendURL: backend.url, secret: platform == .slack ? Self.secret : nil, cpus: serverCPUs,
+            environment: environment.merging(platformEnvironment) { _, new in new }.merging(extra) { _, new in new })
+    }
+
+    /// A client sending commands the `--platform`'s way.
+    func client(http: HTTPClient, sink: ReplySink) -> CommandClient {
+        CommandClient(http: http, port: port, secret: Self.secret, sink: sink, platform: platform, discordSigner: Self.discordSigner)
     }
 
     func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal) async throws {
-        print("slack-bench on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store")
+        print("slack-bench (\(platform.rawValue)) on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store")
         let counter = Counter()
         var table: [String] = []
 
         // Idle memory and start to ready, on a fresh store.
-        let fresh = try await RelayProcess.start(launch(backend), http: http)
+        let fresh = try await RelayProcess.start(launch(backend, sink: sink), http: http)
         try await Task.sleep(for: .seconds(1))
         let idle = fresh.memoryKiB()
         let ready = fresh.startToReady
@@ -123,8 +151,8 @@ struct SlackBench: AsyncParsableCommand {
             let delay = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: delay / 1000)
             sink.reset()
-            let server = try await RelayProcess.start(launch(backend), http: http)
-            let client = CommandClient(http: http, port: port, secret: Self.secret, sink: sink)
+            let server = try await RelayProcess.start(launch(backend, sink: sink), http: http)
+            let client = self.client(http: http, sink: sink)
             let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmup), window: .seconds(seconds))
                 .run(client: client, server: server, counter: counter)
             server.stop()
@@ -139,8 +167,8 @@ struct SlackBench: AsyncParsableCommand {
         if flood > 0 {
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0)
             sink.reset()
-            let server = try await RelayProcess.start(launch(backend), http: http)
-            let client = CommandClient(http: http, port: port, secret: Self.secret, sink: sink)
+            let server = try await RelayProcess.start(launch(backend, sink: sink), http: http)
+            let client = self.client(http: http, sink: sink)
             let result = await FloodScenario(commands: flood, connections: floodConnections).run(client: client, server: server, counter: counter)
             let accepted = result.accepted
             _ = await sink.waitForAll(accepted, timeout: .seconds(120))
@@ -153,13 +181,13 @@ struct SlackBench: AsyncParsableCommand {
 
             if crash {
                 sink.reset()
-                let first = try await RelayProcess.start(launch(backend), http: http)
+                let first = try await RelayProcess.start(launch(backend, sink: sink), http: http)
                 let killed = await FloodScenario(commands: flood, connections: floodConnections, killAfterAcks: flood / 2)
                     .run(client: client, server: first, counter: counter)
                 // Every reply that reaches the sink before this comes from the killed process
                 // (some it sent just before dying are read after the kill).
                 let relaunched = ContinuousClock.now
-                let restarted = try await RelayProcess.start(launch(backend), http: http, storePath: first.storePath)
+                let restarted = try await RelayProcess.start(launch(backend, sink: sink), http: http, storePath: first.storePath)
                 let accepted = killed.accepted
                 _ = await sink.waitForAll(accepted, timeout: .seconds(120))
                 try await Task.sleep(for: .seconds(1))  // late doubles, if any, arrive
@@ -205,12 +233,12 @@ struct SlackBench: AsyncParsableCommand {
         sink.reset()
         var extra: [String: String] = [:]
         if let readTimeout { extra["HTTP_READ_TIMEOUT"] = String(readTimeout) }
-        let server = try await RelayProcess.start(launch(backend, extra: extra), http: http)
+        let server = try await RelayProcess.start(launch(backend, sink: sink, extra: extra), http: http)
         defer { server.stop() }
         let idle = server.peakMemoryKiB()
         let scenario = SlowConnectionScenario(connections: slow, interval: .seconds(slowInterval), giveUpAfter: .seconds(120), commands: 50)
         let started = ContinuousClock.now
-        let client = CommandClient(http: http, port: port, secret: Self.secret, sink: sink)
+        let client = self.client(http: http, sink: sink)
         let result = try await scenario.run(port: port, client: client)
         let peak = server.peakMemoryKiB()
         server.stop()
@@ -231,4 +259,12 @@ struct SlackBench: AsyncParsableCommand {
             .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
         return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores"
     }
+}
+
+/// Where the bench's commands come from.
+enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// Signed slash commands to `/slack/commands`, answered at their `response_url`.
+    case slack
+    /// Signed interactions to `/discord/interactions`, answered by editing their `@original`.
+    case discord
 }

@@ -57,7 +57,9 @@ public struct DiscordPlatform: ChatPlatform {
         if configuration.botToken == nil {
             return .on(
                 modes.joined(separator: " + "),
-                but: "DISCORD_BOT_TOKEN is not set: answers go only through interactions (15 minutes), so mentions, DMs and reactions are not seen")
+                but:
+                    "DISCORD_BOT_TOKEN is not set: answers go only through interactions (15 minutes), so mentions, DMs and reactions are not seen, and answers still pending at a restart are lost (their interaction tokens are sealed with a key that only the bot token makes last)"
+            )
         }
         return .on(modes.joined(separator: " + "))
     }

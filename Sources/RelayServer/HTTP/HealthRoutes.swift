@@ -68,6 +68,10 @@ struct HealthRoutes: Sendable {
     func readiness(detailed: Bool) async throws -> Readiness {
         var body: [String: JSONValue] = [:]
         var ready = true
+        // Runs first, then the outbox: a run stores its replies before it stops counting, so a
+        // report of no run and an empty outbox means idle. (Read the other way round, a run could
+        // store its reply and end between the two reads, and look idle with a reply pending.)
+        let inFlight = runsInFlight()
         do {
             let depth = try await store.pendingOutboxCount()
             body["store"] = ["status": "ok", "outboxDepth": .int(depth)]
@@ -84,7 +88,7 @@ struct HealthRoutes: Sendable {
             body["backend"] = ["status": "unreachable", "detail": .string(error.operatorMessage)]
         }
         body["platforms"] = .object(platforms.mapValues { .string($0) })
-        body["runs"] = ["inFlight": .int(runsInFlight())]
+        body["runs"] = ["inFlight": .int(inFlight)]
         body["status"] = .string(ready ? "ready" : "not ready")
         return Readiness(ready: ready, report: body)
     }

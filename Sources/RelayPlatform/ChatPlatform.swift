@@ -69,11 +69,15 @@ public struct PlatformContext: Sendable {
     public var clock: any RelayClock
     /// Labelled with `platform`.
     public var logger: Logger
+    /// A secret the relay keeps across restarts, for sealing outbox values when the platform has
+    /// no credential of its own to derive a lasting key from; nil when the store keeps nothing.
+    public var relaySecret: String?
 
-    public init(transport: HTTPTransport, clock: any RelayClock, logger: Logger) {
+    public init(transport: HTTPTransport, clock: any RelayClock, logger: Logger, relaySecret: String? = nil) {
         self.transport = transport
         self.clock = clock
         self.logger = logger
+        self.relaySecret = relaySecret
     }
 }
 

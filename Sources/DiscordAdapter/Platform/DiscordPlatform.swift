@@ -58,7 +58,7 @@ public struct DiscordPlatform: ChatPlatform {
             return .on(
                 modes.joined(separator: " + "),
                 but:
-                    "DISCORD_BOT_TOKEN is not set: answers go only through interactions (15 minutes), so mentions, DMs and reactions are not seen, and answers still pending at a restart are lost (their interaction tokens are sealed with a key that only the bot token makes last)"
+                    "DISCORD_BOT_TOKEN is not set: answers go only through interactions (15 minutes), so mentions, DMs and reactions are not seen"
             )
         }
         return .on(modes.joined(separator: " + "))
@@ -84,7 +84,8 @@ public struct DiscordPlatform: ChatPlatform {
         let api = DiscordRESTClient(
             transport: context.transport, apiURL: configuration.apiURL, botToken: configuration.botToken, clock: context.clock, logger: context.logger)
         return DiscordConnection(
-            configuration: configuration, api: api, verifier: verifier, box: DiscordSecretBox(secret: configuration.botToken), clock: context.clock,
+            configuration: configuration, api: api, verifier: verifier,
+            box: OutboxSecretBox(secret: configuration.botToken?.secret ?? context.relaySecret, purpose: "discord"), clock: context.clock,
             logger: context.logger)
     }
 

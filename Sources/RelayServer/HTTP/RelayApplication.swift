@@ -31,11 +31,13 @@ public enum RelayApplication {
         public var logger: Logger
         /// Runs last at shutdown, after the outbox has drained (closes what the caller opened).
         public var close: @Sendable () async -> Void
+        /// The relay's lasting secret (`RelaySecretFile`), handed to platforms.
+        public var relaySecret: String?
 
         public init(
             configuration: AppConfiguration, store: any Store, backend: any Tribunal, platforms: [any ChatPlatform],
             transport: HTTPTransport, clock: any RelayClock = SystemClock(), registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-            logger: Logger, close: @escaping @Sendable () async -> Void = {}
+            logger: Logger, close: @escaping @Sendable () async -> Void = {}, relaySecret: String? = nil
         ) {
             self.configuration = configuration
             self.store = store
@@ -46,6 +48,7 @@ public enum RelayApplication {
             self.registry = registry
             self.logger = logger
             self.close = close
+            self.relaySecret = relaySecret
         }
     }
 
@@ -55,10 +58,11 @@ public enum RelayApplication {
     public static func build(configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws -> App {
         let runtime = try await RelayRuntime.start(configuration, logger: logger)
         do {
+            let secret = try RelaySecretFile.loadOrCreate(path: RelaySecretFile.path(forStore: configuration.storePath))
             return try build(
                 Dependencies(
                     configuration: configuration, store: runtime.store, backend: runtime.tribunal, platforms: configuration.platforms,
-                    transport: runtime.transport, registry: registry, logger: logger, close: { await runtime.shutdown() }))
+                    transport: runtime.transport, registry: registry, logger: logger, close: { await runtime.shutdown() }, relaySecret: secret))
         } catch {
             await runtime.shutdown()
             throw error
@@ -74,7 +78,8 @@ public enum RelayApplication {
             let name = type(of: platform).name
             var platformLogger = logger
             platformLogger[metadataKey: "platform"] = .string(name)
-            let context = PlatformContext(transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger)
+            let context = PlatformContext(
+                transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger, relaySecret: dependencies.relaySecret)
             return (name: name, connection: try platform.connect(context))
         }
         let readers = Dictionary(connected.compactMap { item in item.connection.reader.map { (item.name, $0) } }, uniquingKeysWith: { first, _ in first })

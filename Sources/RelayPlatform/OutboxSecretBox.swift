@@ -1,4 +1,4 @@
-public import Crypto
+import Crypto
 import Foundation
 
 /// Seals what must wait in the outbox but is itself a credential — a Slack `response_url`, a

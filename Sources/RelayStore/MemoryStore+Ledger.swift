@@ -4,6 +4,7 @@ public import struct Foundation.Date
 
 extension MemoryStore {
     /// Records a consensus; returns its id.
+    @discardableResult
     public func recordConsensus(_ entry: LedgerEntry) throws -> Int64 {
         var entry = entry.storable
         entry.createdAt = entry.createdAt.asKeptBySQLite

@@ -1,11 +1,10 @@
-import Foundation
+public import Foundation
 public import RelayCore
 import SQLiteNIO
 
-public import struct Foundation.Date
-
 extension SQLiteStore {
     /// Records a consensus; returns its id.
+    @discardableResult
     public func recordConsensus(_ entry: LedgerEntry) async throws -> Int64 {
         let entry = entry.storable
         let judges = try LedgerJudgesCoding.encode(entry.judges)

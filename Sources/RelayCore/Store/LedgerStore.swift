@@ -6,6 +6,7 @@ public import struct Foundation.Date
 /// ``purgeLedger(before:defaultRetention:)`` applies it to what is already stored.
 public protocol LedgerStore: Sendable {
     /// Records a consensus; returns its id (ids grow and are never reused).
+    @discardableResult
     func recordConsensus(_ entry: LedgerEntry) async throws -> Int64
     /// One entry of a team, or nil (another team's entry is nil too).
     func ledgerEntry(team: String, id: Int64) async throws -> LedgerEntry?

@@ -254,8 +254,10 @@ struct SlackEndToEndTests {
                 #expect(try await relay.event(mention).status == .ok)
                 _ = try #require(await relay.slack.next(path: "chat.postMessage"))
             }
+            // One or two failures usually; three when a loaded machine slows the shutdown — what
+            // matters is that the delivery itself comes after the restart, once.
             let failedBeforeRestart = fakes.slack.requests(path: "chat.postMessage").count
-            #expect((1...2).contains(failedBeforeRestart))
+            #expect((1...3).contains(failedBeforeRestart))
             #expect(fakes.slack.messages().isEmpty, "delivered before the restart")
 
             try await fakes.withRelay(fakes.configuration()) { relay in
@@ -277,14 +279,15 @@ struct SlackEndToEndTests {
     @Test func aRunInFlightAtShutdownIsAnsweredOnceAfterTheRestart() async throws {
         try await SlackFakes.with { fakes in
             let mention = SlackFakes.mention("translate fr Good morning", eventID: "Ev0PARKED1", channel: "C0PARKED", ts: "1700000000.000800")
-            // The model is slower than the shutdown grace (1 s): the run is parked.
-            await fakes.tribunal.setDelay(path: Self.quick, seconds: 3)
+            // The model holds its answer past the shutdown grace (1 s), however slow the machine:
+            // the run is parked.
+            fakes.tribunal.hold(path: Self.quick)
             try await fakes.withRelay(fakes.configuration()) { relay in
                 #expect(try await relay.event(mention).status == .ok)
                 _ = try #require(await relay.tribunal.next(path: Self.quick))
             }
             #expect(fakes.slack.requests().isEmpty)
-            await fakes.tribunal.setDelay(path: Self.quick, seconds: 0)
+            fakes.tribunal.release(path: Self.quick)
 
             try await fakes.withRelay(fakes.configuration()) { relay in
                 let post = try #require(await relay.slack.next(path: "chat.postMessage"))

@@ -71,9 +71,8 @@ extension MemoryStore {
             let settings = contents.settings
             var deleted = 0
             for (id, entry) in contents.ledger {
-                let user = settings[[ExactText("user"), ExactText(entry.team), ExactText(entry.user)]]?.retention
-                let channel = settings[[ExactText("channel"), ExactText(entry.team), ExactText(entry.channel)]]?.retention
-                let retention = [user, channel].compactMap { $0 }.reduce(defaultRetention) { $0.stricter($1) }
+                let retention = Self.retention(
+                    team: entry.team, user: entry.user, channel: entry.channel, settings: settings, defaultRetention: defaultRetention)
                 if entry.createdAt < before || retention == .off {
                     contents.ledger[id] = nil
                     deleted += 1

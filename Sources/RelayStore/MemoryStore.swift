@@ -120,6 +120,16 @@ public final class MemoryStore: Store, Sendable {
         try withOpenContents { $0.settings[Self.key(scope)] = settings.isEmpty ? nil : settings }
     }
 
+    /// The strictest of the default, the user's and the channel's retention in a team, as SQLite's
+    /// purges read it (`SQLiteStore.retained`).
+    static func retention(
+        team: String, user: String, channel: String, settings: [[ExactText]: Settings], defaultRetention: Retention
+    ) -> Retention {
+        let own = settings[key(.user(team: team, user: user))]?.retention
+        let channel = settings[key(.channel(team: team, channel: channel))]?.retention
+        return [own, channel].compactMap { $0 }.reduce(defaultRetention) { $0.stricter($1) }
+    }
+
     private static func key(_ scope: SettingsScope) -> [ExactText] {
         switch scope {
         case .user(let team, let user): [ExactText("user"), ExactText(team), ExactText(user)]
@@ -175,9 +185,7 @@ public final class MemoryStore: Store, Sendable {
         return try withOpenContents { contents throws(StoreError) in
             let settings = contents.settings
             func retention(_ run: HistoryEntry) -> Retention {
-                let user = settings[Self.key(.user(team: run.team, user: run.user))]?.retention
-                let channel = settings[Self.key(.channel(team: run.team, channel: run.channel))]?.retention
-                return [user, channel].compactMap { $0 }.reduce(defaultRetention) { $0.stricter($1) }
+                Self.retention(team: run.team, user: run.user, channel: run.channel, settings: settings, defaultRetention: defaultRetention)
             }
             var deleted = 0
             for (key, runs) in contents.history {

@@ -51,15 +51,8 @@ extension SQLiteStore {
     /// Deletes runs older than `before` and those whose effective retention is `off`; drops the
     /// texts of those under `metadata`. One transaction. Returns how many runs were deleted.
     public func purgeHistory(before: Date, defaultRetention: Retention) async throws -> Int {
-        // A run's retention is set by its user's or its channel's settings row, in its team.
-        let governedBy = { (level: String) in
-            """
-            EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level)' AND s.team = history.team
-                AND ((s.scope_kind = 'user' AND s.subject = history.user) OR (s.scope_kind = 'channel' AND s.subject = history.channel)))
-            """
-        }
-        let off = defaultRetention == .off ? "1" : governedBy("off")
-        let metadata = defaultRetention == .metadata ? "1" : governedBy("metadata")
+        let off = Self.retained(.off, in: "history", defaultRetention: defaultRetention)
+        let metadata = Self.retained(.metadata, in: "history", defaultRetention: defaultRetention)
         return try await perform("purge the history") { db in
             // One operation, so one savepoint: it is applied whole or not at all.
             let aged = try db.query("DELETE FROM history WHERE created_at < ? RETURNING id", [.date(before)]).count
@@ -68,6 +61,18 @@ extension SQLiteStore {
                 "UPDATE history SET command_line = NULL, result_text = NULL WHERE (command_line IS NOT NULL OR result_text IS NOT NULL) AND \(metadata)")
             return aged + refused
         }
+    }
+}
+
+extension SQLiteStore {
+    /// The SQL condition that a row of `table` (history or ledger: team, user, channel) is kept
+    /// at `level`: the default says so, or its user's or its channel's settings row in its team.
+    static func retained(_ level: Retention, in table: String, defaultRetention: Retention) -> String {
+        if defaultRetention == level { return "1" }
+        return """
+            EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level.rawValue)' AND s.team = \(table).team
+                AND ((s.scope_kind = 'user' AND s.subject = \(table).user) OR (s.scope_kind = 'channel' AND s.subject = \(table).channel)))
+            """
     }
 }
 

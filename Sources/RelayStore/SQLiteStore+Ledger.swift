@@ -82,15 +82,8 @@ extension SQLiteStore {
     }
 
     public func purgeLedger(before: Date, defaultRetention: Retention) async throws -> Int {
-        // An entry's retention is set by its asker's or its channel's settings row, in its team.
-        let governedBy = { (level: String) in
-            """
-            EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level)' AND s.team = ledger.team
-                AND ((s.scope_kind = 'user' AND s.subject = ledger.user) OR (s.scope_kind = 'channel' AND s.subject = ledger.channel)))
-            """
-        }
-        let off = defaultRetention == .off ? "1" : governedBy("off")
-        let metadata = defaultRetention == .metadata ? "1" : governedBy("metadata")
+        let off = Self.retained(.off, in: "ledger", defaultRetention: defaultRetention)
+        let metadata = Self.retained(.metadata, in: "ledger", defaultRetention: defaultRetention)
         return try await perform("purge the ledger") { db in
             let aged = try db.query("DELETE FROM ledger WHERE created_at < ? RETURNING id", [.date(before)]).count
             let refused = try db.query("DELETE FROM ledger WHERE \(off) RETURNING id").count

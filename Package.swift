@@ -127,6 +127,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Telegram: the Bot API client and its rate limiter, webhook and long-polling updates,
+        // inline mode, HTML rendering and command registration. Knows Telegram and RelayCore, no
+        // other platform.
+        .target(
+            name: "TelegramAdapter",
+            dependencies: [
+                "RelayCore", "RelayHTTP", "RelayPlatform",
+                // Constant-time comparison of the webhook's secret token.
+                .product(name: "Crypto", package: "swift-crypto"),
+                // The webhook route and HTTPResponseError.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // HTTPHeaders and HTTPMethod, for the Bot API client's requests.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The long-polling service.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
         .target(
@@ -185,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
-                "RelayCore", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TerminalAdapter",
+                "RelayCore", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "TerminalAdapter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -319,10 +340,22 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "TelegramAdapterTests",
+            dependencies: [
+                "TelegramAdapter", "RelayCore", "RelayHTTP", "RelayTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "RelayServerTests",
             dependencies: [
                 "RelayCore", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI", "SlackAdapter",
-                "DiscordAdapter",
+                "DiscordAdapter", "TelegramAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

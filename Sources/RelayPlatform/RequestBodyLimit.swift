@@ -13,6 +13,9 @@ public enum RequestBodyLimit {
     public static let slack = 128 * 1024
     /// Discord's interactions endpoint: an interaction with resolved messages stays well under it.
     public static let discord = 128 * 1024
+    /// Telegram's webhook: one update (a message of 4 096 characters and the one it answers,
+    /// with their entities) stays well under it.
+    public static let telegram = 128 * 1024
     /// A route that expects a small JSON object (test webhooks, admin calls).
     public static let small = 16 * 1024
 }

@@ -3,15 +3,19 @@ import DiscordAdapter
 import Logging
 import RelayPlatform
 import RelayServer
+import TelegramAdapter
 
 /// `rhea-relay register PLATFORM`: shows a platform the relay's commands. Slack (`--url URL`):
 /// prints the app manifest to paste, pointing at the relay's public URL. Discord (`[--guild ID]`):
 /// replaces the application's commands with the relay's, through Discord's API (a guild's show
 /// at once; global ones within the hour), with DISCORD_BOT_TOKEN and DISCORD_APPLICATION_ID.
+/// Telegram (`[--webhook URL]`): sends the command list (`setMyCommands`), and with `--webhook`
+/// points the bot's updates at the relay (`setWebhook`, with TELEGRAM_WEBHOOK_SECRET).
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
-        abstract: "Register the relay's commands: print Slack's app manifest for your public URL, or send Discord its command list.")
+        abstract:
+            "Register the relay's commands: print Slack's app manifest for your public URL, or send Discord or Telegram the command list.")
 
     @Argument(help: "The platform: \(chatPlatforms.map { $0.name }.joined(separator: ", ")).")
     var platform: String
@@ -21,6 +25,9 @@ struct RegisterCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Discord: register in this server only (its id), where commands appear at once.")
     var guild: String?
+
+    @Option(name: .long, help: "Telegram: the relay's webhook URL, e.g. https://relay.example.com/telegram/webhook (else it polls).")
+    var webhook: String?
 
     @Option(name: .long, help: "YAML configuration file (environment variables override it).")
     var config: String?
@@ -34,6 +41,10 @@ struct RegisterCommand: AsyncParsableCommand {
         }
         if let discord = chosen as? DiscordPlatform {
             try await register(discord)
+            return
+        }
+        if let telegram = chosen as? TelegramPlatform {
+            try await register(telegram)
             return
         }
         guard let url else {
@@ -59,6 +70,21 @@ struct RegisterCommand: AsyncParsableCommand {
             writeOut(
                 "Registered \(count) Discord commands "
                     + (guild.map { "in server \($0) (they show at once)." } ?? "globally (they may take up to an hour to show)."))
+        } catch let error as ConfigurationError {
+            writeErr("rhea-relay: \(error.message)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Sends Telegram the command list, and the webhook when `--webhook` is given.
+    private func register(_ telegram: TelegramPlatform) async throws {
+        if let webhook, !webhook.lowercased().hasPrefix("https://") {
+            writeErr("rhea-relay: --webhook must be an https:// URL (Telegram sends updates only over HTTPS), got `\(webhook)`.")
+            throw ExitCode(2)
+        }
+        let logger = Logger(label: "rhea-relay.register", factory: { _ in SwiftLogNoOpLogHandler() })
+        do {
+            for line in try await telegram.register(webhookURL: webhook, logger: logger) { writeOut(line) }
         } catch let error as ConfigurationError {
             writeErr("rhea-relay: \(error.message)")
             throw ExitCode(2)

@@ -35,9 +35,17 @@ public protocol RelayInbox: Sendable {
     func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool
     /// An earlier outbox entry, e.g. the private result a button refers to.
     func outboxEntry(id: String) async throws -> OutboxEntry?
+    /// Runs a quick action (translate, fix, rewrite) at once and returns its reply, outside the
+    /// queue and the outbox: for inline answers (Telegram's inline mode), which the person
+    /// inserts and sends themselves, so nothing is posted and nothing waits to be delivered.
+    /// Nil for any other command (chains, tribunals…), which never run this way.
+    func answerNow(_ event: Event) async -> Reply?
 }
 
 extension RelayInbox {
+    /// Platforms without inline answers need not run anything at once.
+    public func answerNow(_ event: Event) async -> Reply? { nil }
+
     /// Queues a ready reply for `route`, every time it is called.
     public func post(_ reply: Reply, route: ReplyRoute) async throws {
         try await post(reply, route: route, onceAs: nil, replacing: nil)

@@ -39,4 +39,13 @@ public struct Inbox: RelayInbox {
     public func outboxEntry(id: String) async throws -> OutboxEntry? {
         try await outbox.store.outboxEntry(id: id)
     }
+
+    /// Only the quick actions whose answer is text to insert: a translation, a fix, a rewrite.
+    public func answerNow(_ event: Event) async -> Reply? {
+        guard let command = try? CommandParser().parse(event.text) else { return nil }
+        switch command.kind {
+        case .translate, .action(.grammar), .action(.rewrite): return await dispatcher.relay.handle(event)
+        default: return nil
+        }
+    }
 }

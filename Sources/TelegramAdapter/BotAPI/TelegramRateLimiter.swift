@@ -1,0 +1,191 @@
+import RelayCore
+import Synchronization
+
+public import struct Foundation.Date
+
+/// Paces the messages the bot sends so Telegram never has cause to answer 429.
+///
+/// Telegram's published limits, all enforced at once:
+/// - **per chat**: at most one message per `perChatInterval` (1 s);
+/// - **per group** (a chat id below zero: groups, supergroups, channels): at most
+///   `groupPerMinute` (20) in any rolling minute;
+/// - **overall**: at most `globalPerSecond` (30) in any rolling second, across every chat.
+///
+/// `reserve` books the earliest instant that satisfies all three and says how long until it, so
+/// concurrent callers get distinct instants and each sleeps (on its own clock) until its own.
+/// The limiter itself never sleeps and never reads a clock: callers pass `now`, so tests drive
+/// it with a manual clock. A 429 still happens (another bot process, Telegram's hidden limits):
+/// `pause(chat:until:)` then holds the chat until Telegram's `retry_after` has passed.
+///
+/// Memory stays bounded: windows keep only instants that can still matter, and chats idle for
+/// more than a minute are forgotten.
+public final class TelegramRateLimiter: Sendable {
+    /// What `reserve` did.
+    public enum Reservation: Sendable, Hashable {
+        /// An instant is booked: send after `wait` (zero: now).
+        case granted(wait: Duration)
+        /// Nothing is booked: the earliest instant is `wait` away, longer than the caller
+        /// would wait. The caller hands the message back as rate limited for that long.
+        case refused(wait: Duration)
+    }
+
+    public let perChatInterval: Duration
+    public let groupPerMinute: Int
+    public let globalPerSecond: Int
+
+    /// The rolling window of the per-group limit.
+    static let groupWindow: Duration = .seconds(60)
+    /// The rolling window of the overall limit.
+    static let globalWindow: Duration = .seconds(1)
+    /// A chat whose last booked instant (and pause) is this far in the past is forgotten.
+    static let idleAfter: Duration = .seconds(60)
+
+    /// One chat's bookings, in nanoseconds since 1970 (integers, so windows compare exactly).
+    private struct Chat {
+        /// The earliest instant its next message may go: the last booked one plus the interval,
+        /// or the end of a pause.
+        var nextSlot = Int64.min
+        /// Until when Telegram asked this chat to wait.
+        var pausedUntil = Int64.min
+        /// Booked instants in the last `groupWindow`, oldest first (groups only).
+        var recent: [Int64] = []
+    }
+
+    private struct State {
+        var chats: [Int64: Chat] = [:]
+        /// Booked instants of every chat within `globalWindow` of now or later, sorted.
+        var sends: [Int64] = []
+        var lastSweep = Int64.min
+    }
+
+    private let state = Mutex(State())
+
+    public init(perChatInterval: Duration = .seconds(1), groupPerMinute: Int = 20, globalPerSecond: Int = 30) {
+        self.perChatInterval = max(.zero, perChatInterval)
+        self.groupPerMinute = max(1, groupPerMinute)
+        self.globalPerSecond = max(1, globalPerSecond)
+    }
+
+    /// Books the earliest instant at which a message to `chat` keeps every limit, unless it is
+    /// more than `maxWait` away (then nothing is booked).
+    public func reserve(chat: Int64, now: Date, maxWait: Duration? = nil) -> Reservation {
+        let now = Self.nanoseconds(now)
+        let interval = Self.nanoseconds(perChatInterval)
+        let groupWindow = Self.nanoseconds(Self.groupWindow)
+        let globalWindow = Self.nanoseconds(Self.globalWindow)
+        let isGroup = chat < 0
+        return state.withLock { state in
+            sweepIfDue(&state, now: now)
+            // Instants this old cannot share a window with one at `now` or later.
+            state.sends.removeFirst(state.sends.prefix { $0 <= now - globalWindow }.count)
+            var record = state.chats[chat] ?? Chat()
+            record.recent.removeFirst(record.recent.prefix { $0 <= now - groupWindow }.count)
+
+            var earliest = max(now, record.nextSlot)
+            if isGroup, record.recent.count >= groupPerMinute {
+                // A chat's instants only grow, so only the window ending at the new one matters.
+                earliest = max(earliest, record.recent[record.recent.count - groupPerMinute] + groupWindow)
+            }
+            let slot = Self.earliestSlot(from: earliest, among: state.sends, limit: globalPerSecond, window: globalWindow)
+            let wait = Duration.nanoseconds(slot - now)
+            if let maxWait, wait > maxWait {
+                return .refused(wait: wait)
+            }
+            record.nextSlot = slot + interval
+            if isGroup { record.recent.append(slot) }
+            state.chats[chat] = record
+            state.sends.insert(slot, at: state.sends.partitioningIndex { $0 > slot })
+            return .granted(wait: wait)
+        }
+    }
+
+    /// Holds `chat` until `until` (Telegram's `retry_after` after a 429): no instant before it
+    /// is booked, and `pausedUntil` tells callers already booked earlier to stand down.
+    public func pause(chat: Int64, until: Date) {
+        let until = Self.nanoseconds(until)
+        state.withLock { state in
+            var record = state.chats[chat] ?? Chat()
+            record.nextSlot = max(record.nextSlot, until)
+            record.pausedUntil = max(record.pausedUntil, until)
+            state.chats[chat] = record
+        }
+    }
+
+    /// The end of `chat`'s pause when it is still paused at `now`; nil otherwise.
+    public func pausedUntil(chat: Int64, now: Date) -> Date? {
+        let now = Self.nanoseconds(now)
+        guard let until = state.withLock({ $0.chats[chat]?.pausedUntil }), until > now else { return nil }
+        return Date(timeIntervalSince1970: Double(until) / 1e9)
+    }
+
+    /// How many chats the limiter remembers (for tests of its memory bound).
+    var trackedChatCount: Int { state.withLock { $0.chats.count } }
+
+    // MARK: - Instants
+
+    /// The earliest instant at or after `start` that can join `sends` (sorted) with no window
+    /// `[s, s + window)` holding more than `limit` of them.
+    ///
+    /// Instants that break the limit form a union of full windows, each of which can be slid
+    /// right to start at a booked instant; so the answer is `start` or some `send + window`.
+    static func earliestSlot(from start: Int64, among sends: [Int64], limit: Int, window: Int64) -> Int64 {
+        if fits(start, among: sends, limit: limit, window: window) { return start }
+        for send in sends where send + window > start && fits(send + window, among: sends, limit: limit, window: window) {
+            return send + window
+        }
+        // After the last booked instant's window nothing can be in the way.
+        return max(start, (sends.last ?? start) + window)
+    }
+
+    /// Whether `slot` can join `sends` (sorted, already within the limit): every run of
+    /// `limit + 1` consecutive instants that includes it must span at least `window`.
+    static func fits(_ slot: Int64, among sends: [Int64], limit: Int, window: Int64) -> Bool {
+        let index = sends.partitioningIndex { $0 > slot }
+        func element(_ position: Int) -> Int64 {
+            position < index ? sends[position] : position == index ? slot : sends[position - 1]
+        }
+        let count = sends.count + 1
+        for first in max(0, index - limit)...index where first + limit < count {
+            if element(first + limit) - element(first) < window { return false }
+        }
+        return true
+    }
+
+    /// Forgets chats idle for `idleAfter`, at most once per `idleAfter`, so memory follows the
+    /// chats active in the last two minutes, not every chat ever served.
+    private func sweepIfDue(_ state: inout State, now: Int64) {
+        let idle = Self.nanoseconds(Self.idleAfter)
+        guard state.lastSweep <= now - idle else { return }
+        state.lastSweep = now
+        let groupWindow = Self.nanoseconds(Self.groupWindow)
+        state.chats = state.chats.filter { _, chat in
+            chat.nextSlot > now - idle || chat.pausedUntil > now || (chat.recent.last.map { $0 > now - groupWindow } ?? false)
+        }
+    }
+
+    /// Nanoseconds since 1970; dates beyond ±285 years are clamped so nothing overflows.
+    static func nanoseconds(_ date: Date) -> Int64 {
+        let seconds = min(9e9, max(-9e9, date.timeIntervalSince1970))
+        guard seconds.isFinite else { return 0 }
+        return Int64((seconds * 1e9).rounded())
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return min(9_000_000_000, max(-9_000_000_000, seconds)) * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension Array where Element == Int64 {
+    /// The first index whose element satisfies `belongsAfter`, for a predicate that is false
+    /// for a prefix and true for the rest (binary search).
+    fileprivate func partitioningIndex(where belongsAfter: (Int64) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+public import Logging
+public import RelayCore
+
+/// Delivers Telegram's outbox entries through the Bot API.
+///
+/// A run's progress is one message, edited as blocks finish; the result replaces it (the same
+/// message edited), so a chain leaves one message, not a trail. A reply longer than Telegram's
+/// 4 096 characters goes as several messages, one part per delivery. A private result of a
+/// command typed in a group goes to the asker's private chat, with "Post to chat", and the group's
+/// progress message says where it went. Pacing (per chat, per group, overall) and 429s are the
+/// client's (`TelegramRateLimiter`), so `minimumInterval` adds nothing.
+public struct TelegramReplySender: ReplySender {
+    public let platform = TelegramPlatform.name
+    let api: TelegramBotClient
+    let log: TelegramChatLog
+    let logger: Logger
+
+    public init(api: TelegramBotClient, log: TelegramChatLog, logger: Logger) {
+        self.api = api
+        self.log = log
+        self.logger = logger
+    }
+
+    public func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }
+
+    public func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
+        guard let address = TelegramAddress.decode(entry.address) else {
+            return .rejected(reason: "the stored Telegram address cannot be read")
+        }
+        do throws(TelegramAPIError) {
+            switch entry.content {
+            case .progress(let step):
+                let message = TelegramRenderer.render(step)
+                if let id = Self.messageID(earlier) {
+                    try await edit(message, chat: address.chat, id: id)
+                    return .sent(platformRef: String(id))
+                }
+                let id = try await send(message, to: address.chat, replyTo: address.replyTo, address: address)
+                return .sent(platformRef: String(id))
+            case .reply(let reply):
+                return try await deliverPart(of: reply, entry: entry, address: address, earlier: earlier)
+            case .parkedRun:
+                return .rejected(reason: "a parked run is not a message")
+            }
+        } catch {
+            return error.deliveryOutcome
+        }
+    }
+
+    /// Sends part `entry.partsDelivered` of `reply`: `.partDelivered` while more remain, `.sent`
+    /// after the last (with the first part's message id).
+    private func deliverPart(of reply: Reply, entry: OutboxEntry, address: TelegramAddress, earlier: OutboxEntry?) async throws(TelegramAPIError)
+        -> DeliveryOutcome
+    {
+        let target = address.target(for: reply)
+        var shown = reply
+        // "Post to chat" only where the result went somewhere else than the chat it came from.
+        if target == address.chat { shown.actions = shown.actions.filter { $0 != .postToChannel } }
+        let messages = TelegramRenderer.render(shown, entryID: entry.id)
+        let part = entry.partsDelivered
+        guard part < messages.count else { return .sent(platformRef: nil) }
+        var id: Int64?
+        if part == 0, let earlierID = Self.messageID(earlier), let earlier {
+            if Self.chat(of: earlier) == target {
+                // The result replaces the progress message (or the private copy it updates).
+                do throws(TelegramAPIError) {
+                    try await edit(messages[0], chat: target, id: earlierID)
+                    id = earlierID
+                } catch {
+                    guard case .refused = error else { throw error }
+                    logger.notice("telegram: could not edit a message in place; sending a new one", metadata: ["reason": "\(error.reason)"])
+                }
+            } else {
+                await tidyProgress(chat: Self.chat(of: earlier) ?? address.chat, id: earlierID)
+            }
+        }
+        if id == nil {
+            do throws(TelegramAPIError) {
+                id = try await send(messages[part], to: target, replyTo: part == 0 && target == address.chat ? address.replyTo : nil, address: address)
+            } catch {
+                if target != address.chat, case .refused(_, 403, _) = error { await explainNoPrivateChat(address) }
+                throw error
+            }
+        }
+        let ref = id.map { String($0) }
+        return part == messages.count - 1 ? .sent(platformRef: part == 0 ? ref : nil) : .partDelivered(platformRef: ref)
+    }
+
+    /// Sends `message`; a group that became a supergroup is followed to its new id once.
+    private func send(_ message: TelegramMessage, to chat: Int64, replyTo: Int64?, address: TelegramAddress) async throws(TelegramAPIError) -> Int64 {
+        let id: Int64
+        var chat = chat
+        do throws(TelegramAPIError) {
+            id = try await api.sendMessage(message.sendBody(chatID: chat, replyTo: replyTo))
+        } catch {
+            guard case .migrated(_, let newChat) = error else { throw error }
+            logger.notice("telegram: a group became a supergroup; sending to its new id", metadata: ["telegram.chat": "\(newChat)"])
+            chat = newChat
+            id = try await api.sendMessage(message.sendBody(chatID: chat, replyTo: nil))
+        }
+        log.record(chat: chat, .init(id: id, text: TelegramReplySender.plainText(message.text), author: nil, fromRelay: true))
+        return id
+    }
+
+    private func edit(_ message: TelegramMessage, chat: Int64, id: Int64) async throws(TelegramAPIError) {
+        try await api.editMessageText(message.editBody(chatID: chat, messageID: id))
+        log.record(chat: chat, .init(id: id, text: TelegramReplySender.plainText(message.text), author: nil, fromRelay: true))
+    }
+
+    /// The group's progress message, when the result went privately: says so. Best effort.
+    private func tidyProgress(chat: Int64, id: Int64) async {
+        let note = TelegramMessage(text: TelegramHTML.escape("Finished — the result was sent privately to the person who asked."), buttons: [])
+        do throws(TelegramAPIError) {
+            try await api.editMessageText(note.editBody(chatID: chat, messageID: id))
+        } catch {
+            logger.notice("telegram: could not tidy the progress of a private result", metadata: ["reason": "\(error.reason)"])
+        }
+    }
+
+    /// A bot may not write first to someone who never opened it (403): says so in the group,
+    /// where the command was, so the private result is not lost in silence.
+    private func explainNoPrivateChat(_ address: TelegramAddress) async {
+        let text =
+            "I could not send you the result privately: Telegram lets a bot write only to people who have opened it. "
+            + "Open a private chat with me, press Start, and run the command again."
+        let note = TelegramMessage(text: TelegramHTML.escape(text), buttons: [])
+        do throws(TelegramAPIError) {
+            _ = try await api.sendMessage(note.sendBody(chatID: address.chat, replyTo: address.replyTo))
+        } catch {
+            logger.notice("telegram: could not explain a failed private reply", metadata: ["reason": "\(error.reason)"])
+        }
+    }
+
+    /// The message an earlier entry left (its first part), when there is one.
+    static func messageID(_ entry: OutboxEntry?) -> Int64? {
+        entry?.platformRef.flatMap { Int64($0) }
+    }
+
+    /// The chat an earlier entry's message is in: progress stays where the command was; a reply
+    /// went where `TelegramAddress.target(for:)` sent it.
+    static func chat(of entry: OutboxEntry) -> Int64? {
+        guard let address = TelegramAddress.decode(entry.address) else { return nil }
+        if case .reply(let reply) = entry.content { return address.target(for: reply) }
+        return address.chat
+    }
+
+    /// What a person reads of a rendered message: tags dropped, the three entities undone.
+    static func plainText(_ html: String) -> String {
+        var out = ""
+        var inTag = false
+        for character in html {
+            if character == "<" {
+                inTag = true
+            } else if character == ">" && inTag {
+                inTag = false
+            } else if !inTag {
+                out.append(character)
+            }
+        }
+        return out.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+}

@@ -1,0 +1,61 @@
+import Crypto
+public import Hummingbird
+public import Logging
+import NIOCore
+import RelayCore
+import RelayPlatform
+
+/// Telegram's webhook: `POST /telegram/webhook`.
+///
+/// The secret token header is compared in constant time before a byte of the body is read
+/// (missing or wrong → 401, nothing runs); the body is read up to `RequestBodyLimit.telegram`
+/// (beyond it → 413), must be JSON (else 415), and must be an update (else 400). The update is
+/// handled — a command committed to the inbox — before the 200, so an acknowledged update is
+/// never lost; when it cannot be stored the answer is 500 and Telegram delivers it again, which
+/// the update's id makes harmless.
+public struct TelegramWebhookRoutes: Sendable {
+    /// What Telegram sends the webhook's secret in. (`HTTPFields.Element.Name` is
+    /// `HTTPField.Name`, which Hummingbird does not re-export by that name.)
+    public static let header = HTTPFields.Element.Name("X-Telegram-Bot-Api-Secret-Token")!
+
+    let secret: TelegramWebhookSecret
+    let inbound: TelegramInbound
+    let logger: Logger
+
+    public func add(to router: Router<some RequestContext>) {
+        router.group("telegram").post("webhook") { request, _ in
+            var request = request
+            guard let given = request.headers[Self.header], Self.matches(given, secret.secret) else {
+                logger.info("telegram: webhook request refused (missing or wrong secret token)")
+                return Self.json(["error": "missing or wrong X-Telegram-Bot-Api-Secret-Token"], status: .unauthorized)
+            }
+            let type = request.headers[.contentType]?.lowercased() ?? ""
+            guard type.hasPrefix("application/json") else {
+                return Self.json(["error": "an update must be sent as application/json"], status: .unsupportedMediaType)
+            }
+            let body = try await request.collectBody(limitedTo: RequestBodyLimit.telegram)
+            guard let json = JSONValue.parse(body.readableBytesView), let update = TelegramUpdate(json: json) else {
+                return Self.json(["error": "the body is not a Telegram update (no update_id)"], status: .badRequest)
+            }
+            do {
+                try await inbound.handle(update)
+            } catch {
+                logger.error("telegram: could not store an update; Telegram will deliver it again", metadata: ["error": "\(error)"])
+                return Self.json(["error": "the update could not be stored; deliver it again"], status: .internalServerError)
+            }
+            return Response(status: .ok)
+        }
+    }
+
+    /// Equal, in time that does not depend on where they differ: both are MACed under a key
+    /// made for this comparison, and the codes compared by swift-crypto in constant time.
+    static func matches(_ given: String, _ expected: String) -> Bool {
+        let key = SymmetricKey(size: .bits256)
+        let code = HMAC<SHA256>.authenticationCode(for: Array(expected.utf8), using: key)
+        return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: Array(given.utf8), using: key)
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.encoded())))
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+public import Logging
+public import RelayCore
+
+/// What the adapter does with each update: a command, mention or DM becomes an `Event` and a
+/// `TelegramAddress` handed to the relay's inbox; a button press is answered at once; an inline
+/// query goes to `TelegramInlineAnswerer`; the tribunal reaction runs `/tribunal` on its message,
+/// and 👍/👎 on a fact-check marks it. Never waits for a model: answers follow through the outbox.
+///
+/// The dedupe key of everything it submits is the update's id, so a webhook delivery Telegram
+/// repeats, or a batch polled again after a restart, runs once.
+public struct TelegramInbound: Sendable {
+    let inbox: any RelayInbox
+    let api: TelegramBotClient
+    let log: TelegramChatLog
+    let identity: TelegramIdentity
+    let inline: TelegramInlineAnswerer
+    let configuration: TelegramConfiguration
+    let logger: Logger
+
+    /// Handles one update. Throws only when something to run could not be stored: the webhook
+    /// then answers 500 (Telegram delivers it again) and the poller does not confirm it.
+    public func handle(_ update: TelegramUpdate) async throws {
+        switch update.kind {
+        case .message(let message):
+            try await self.message(message, update: update.id)
+        case .callbackQuery(let query):
+            try await callback(query, update: update.id)
+        case .inlineQuery(let query):
+            // Never holds up the updates behind it: inline answers are not stored, only answered.
+            Task { await inline.answer(query) }
+        case .reaction(let reaction):
+            try await self.reaction(reaction, update: update.id)
+        case .other:
+            return
+        }
+    }
+
+    // MARK: - Messages
+
+    private func message(_ message: TelegramIncomingMessage, update: Int64) async throws {
+        guard let from = message.from, !from.isBot, message.chat.isPrivate || message.chat.isGroup else { return }
+        let me = await identity.current()
+        log.record(chat: message.chat.id, .init(id: message.id, text: message.text, author: from.name, fromRelay: false))
+        if let replied = message.replyTo, let text = replied.text {
+            let byRelay = replied.fromBot && replied.fromID == me?.id
+            log.record(chat: message.chat.id, .init(id: replied.id, text: text, author: nil, fromRelay: byRelay))
+        }
+        guard let line = Self.commandLine(message, botUsername: me?.username) else { return }
+        var event = Event(
+            platform: TelegramPlatform.name, team: TelegramAddress.team(chat: message.chat, user: from.id), channel: String(message.chat.id),
+            user: String(from.id), userName: from.name, text: line, repliedTo: message.replyTo?.text, eventKey: "update:\(update)",
+            isAdmin: message.chat.isPrivate)
+        if let replied = message.replyTo, Self.readsOnFrom(line) {
+            // `/summarize` as a reply: from that message on, as far as the bot has seen.
+            event.thread = String(replied.id)
+            event.repliedTo = nil
+        }
+        let address = TelegramAddress(team: event.team, chat: message.chat.id, user: from.id, replyTo: message.id, isGroup: message.chat.isGroup)
+        try await submit(event, address: address)
+    }
+
+    /// Submits `event`; a refusal for being one too many is answered at once.
+    private func submit(_ event: Event, address: TelegramAddress) async throws {
+        let submission = try await inbox.submit(event, route: address.route)
+        if let busy = submission.busyMessage {
+            try? await inbox.post(.error(busy), route: address.route)
+        } else if case .accepted = submission {
+            // "typing…" while the models work; cosmetic, so never waited for.
+            Task { [api] in try? await api.sendChatAction(chatID: address.chat, action: "typing") }
+        }
+    }
+
+    /// The command line a message asks the relay to run, or nil when it is not for the relay.
+    ///
+    /// - `/cmd …` and `/cmd@ThisBot …` (a `/cmd@OtherBot` is another bot's); `/start`, which
+    ///   Telegram sends when someone opens the bot, is `/help`.
+    /// - In a group, a mention of the bot: `@Bot translate fr hi` runs that command; `@Bot` with
+    ///   other words fact-checks them, and `@Bot` alone, sent as a reply, fact-checks the message
+    ///   it answers.
+    /// - In a private chat, any text, as the parser reads it.
+    static func commandLine(_ message: TelegramIncomingMessage, botUsername: String?) -> String? {
+        let text = message.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("/") {
+            let word = text.prefix { !$0.isWhitespace }
+            var name = word.dropFirst()
+            if let at = name.firstIndex(of: "@") {
+                let addressee = name[name.index(after: at)...]
+                if let botUsername, addressee.lowercased() != botUsername.lowercased() { return nil }
+                name = name[..<at]
+            }
+            let rest = text.dropFirst(word.count).trimmingCharacters(in: .whitespaces)
+            if name.lowercased() == "start" { return "/help" }
+            return rest.isEmpty ? "/\(name)" : "/\(name) \(rest)"
+        }
+        if message.chat.isPrivate { return text.isEmpty ? nil : text }
+        guard let botUsername else { return nil }
+        let mention = "@" + botUsername.lowercased()
+        guard message.entities.contains(where: { $0.type == "mention" && $0.text.lowercased() == mention }) else { return nil }
+        let words = text.split(whereSeparator: \.isWhitespace).filter { $0.lowercased() != mention }
+        let rest = words.joined(separator: " ")
+        if rest.isEmpty { return message.replyTo?.text == nil ? nil : "/tribunal" }
+        if let first = words.first, CommandTable.spec(named: String(first.drop { $0 == "/" })) != nil {
+            return "/" + rest.drop { $0 == "/" }
+        }
+        return "/tribunal " + rest
+    }
+
+    /// Whether a command sent as a reply reads from the replied-to message on, not just it.
+    static func readsOnFrom(_ line: String) -> Bool {
+        guard let command = try? CommandParser().parse(line), command.text.isEmpty else { return false }
+        if case .action(.summarize) = command.kind { return true }
+        return false
+    }
+
+    // MARK: - Buttons
+
+    private func callback(_ query: TelegramCallbackQuery, update: Int64) async throws {
+        switch query.data.flatMap(TelegramButton.Action.init(callbackData:)) {
+        case .postToChat(let entryID):
+            await postToChat(entryID: entryID, query: query)
+        case .runAgain(let entryID):
+            try await runAgain(entryID: entryID, query: query, update: update)
+        case nil:
+            await answer(query, "This button is no longer in use.")
+        }
+    }
+
+    /// Posts an earlier private result into the group its command came from, once: only its
+    /// asker may, and the post is queued under a key made from the result's id, so a second
+    /// press or a repeated update posts nothing more (and says so). The private copy then loses
+    /// its button and says it was posted.
+    private func postToChat(entryID: String, query: TelegramCallbackQuery) async {
+        do {
+            guard let entry = try await inbox.outboxEntry(id: entryID), entry.platform == TelegramPlatform.name,
+                case .reply(let original) = entry.content, original.isPrivate, let origin = TelegramAddress.decode(entry.address), origin.isGroup
+            else {
+                await answer(query, "That result is no longer available to post; run the command again.", alert: true)
+                return
+            }
+            guard query.from.id == origin.user else {
+                await answer(query, "Only the person who asked can post this result.", alert: true)
+                return
+            }
+            var reply = original
+            reply.isPrivate = false
+            reply.actions = reply.actions.filter { $0 != .postToChannel }
+            guard try await inbox.post(reply, route: origin.route, onceAs: "\(entryID):posted", replacing: nil) else {
+                await answer(query, "This result was already posted.")
+                return
+            }
+            var note = original
+            note.actions = reply.actions
+            note.notes.append("You posted this to the chat.")
+            let here = TelegramAddress(team: "dm:\(query.from.id)", chat: query.chat?.id ?? query.from.id, user: query.from.id, isGroup: false)
+            try await inbox.post(note, route: here.route, onceAs: "\(entryID):posted-note", replacing: entryID)
+            await answer(query, "Posted.")
+        } catch {
+            logger.error("telegram: could not queue a post to chat", metadata: ["error": "\(error)"])
+            await answer(query, "Rhea Relay could not post this just now; please try again.", alert: true)
+        }
+    }
+
+    /// Runs the result's command line again, for whoever pressed, in the chat of the button.
+    private func runAgain(entryID: String, query: TelegramCallbackQuery, update: Int64) async throws {
+        guard let chat = query.chat, let entry = try await inbox.outboxEntry(id: entryID), case .reply(let reply) = entry.content,
+            let line = reply.actions.lazy.compactMap({ action -> String? in
+                if case .runAgain(let line) = action { return line }
+                return nil
+            }).first
+        else {
+            await answer(query, "That result is no longer available; run the command again.", alert: true)
+            return
+        }
+        let team = TelegramAddress.team(chat: chat, user: query.from.id)
+        let event = Event(
+            platform: TelegramPlatform.name, team: team, channel: String(chat.id), user: String(query.from.id), userName: query.from.name, text: line,
+            eventKey: "update:\(update)", isAdmin: chat.isPrivate)
+        let address = TelegramAddress(team: team, chat: chat.id, user: query.from.id, replyTo: query.messageID, isGroup: chat.isGroup)
+        try await submit(event, address: address)
+        await answer(query, "Running it again…")
+    }
+
+    /// Stops the button's spinner; a failure only leaves the spinner a little longer.
+    private func answer(_ query: TelegramCallbackQuery, _ text: String, alert: Bool = false) async {
+        do throws(TelegramAPIError) {
+            try await api.answerCallbackQuery(id: query.id, text: text, showAlert: alert)
+        } catch {
+            logger.notice("telegram: could not answer a button press", metadata: ["reason": "\(error.reason)"])
+        }
+    }
+
+    // MARK: - Reactions
+
+    private func reaction(_ reaction: TelegramReaction, update: Int64) async throws {
+        guard let user = reaction.user, !user.isBot else { return }
+        let team = TelegramAddress.team(chat: reaction.chat, user: user.id)
+        let address = TelegramAddress(team: team, chat: reaction.chat.id, user: user.id, replyTo: reaction.messageID, isGroup: reaction.chat.isGroup)
+        let seen = log.message(chat: reaction.chat.id, id: reaction.messageID)
+        var line: String?
+        var repliedTo: String?
+        if reaction.added.contains(where: { Self.bare($0) == Self.bare(configuration.tribunalReaction) }) {
+            guard let seen else {
+                try? await inbox.post(
+                    .error(
+                        "I cannot read that message: Telegram shows a bot only the messages it was sent while privacy mode is on. Reply to it with /tribunal instead."
+                    ), route: address.route)
+                return
+            }
+            line = "/tribunal"
+            repliedTo = seen.text
+        } else if let seen, seen.fromRelay, let id = LedgerReference.id(in: seen.text),
+            let right = reaction.added.lazy.compactMap({ Self.marks($0) }).first
+        {
+            line = LedgerReference.markCommand(id, right: right)
+        }
+        guard let line else { return }
+        let event = Event(
+            platform: TelegramPlatform.name, team: team, channel: String(reaction.chat.id), user: String(user.id), userName: user.name, text: line,
+            repliedTo: repliedTo, eventKey: "update:\(update)", isAdmin: reaction.chat.isPrivate)
+        try await submit(event, address: address)
+    }
+
+    /// An emoji without variation selectors and skin tones, for comparing.
+    static func bare(_ emoji: String) -> String {
+        String(String.UnicodeScalarView(emoji.unicodeScalars.filter { !(0xFE00...0xFE0F).contains($0.value) && !(0x1F3FB...0x1F3FF).contains($0.value) }))
+    }
+
+    /// 👍 says a fact-check was right, 👎 wrong; nil for other emoji.
+    static func marks(_ emoji: String) -> Bool? {
+        switch bare(emoji) {
+        case "👍": true
+        case "👎": false
+        default: nil
+        }
+    }
+}

@@ -15,6 +15,9 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case slack
     /// Interactions over HTTP, deferred, then answered by editing the original response.
     case discord
+    /// Updates POSTed to the webhook with the secret token, in a group; answered as a reply to the
+    /// command's message (progress edited into the result), private results in the asker's chat.
+    case telegram
     var testDescription: String { rawValue }
 }
 
@@ -81,6 +84,10 @@ func withPlatform<T: Sendable>(_ kind: PlatformKind, _ body: @escaping @Sendable
     case .discord:
         try await DiscordFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in try await body(DiscordUnderTest(relay: relay)) }
+        }
+    case .telegram:
+        try await TelegramFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in try await body(TelegramUnderTest(relay: relay)) }
         }
     }
 }

@@ -45,10 +45,10 @@ public struct TelegramAddress: Sendable, Hashable, Codable {
         try? JSONDecoder().decode(TelegramAddress.self, from: Data(address.utf8))
     }
 
-    /// Where `reply` is shown: a private result from a group goes to the asker's private chat;
-    /// errors are answered where the command was typed (Telegram has no "only you can see this",
-    /// and an error sent elsewhere would look like silence).
+    /// Where `reply` is shown: a private reply (a `--private` result, an error, help) to a
+    /// command typed in a group goes to the asker's private chat, as on other platforms only the
+    /// asker sees it. (When the bot may not write to them there, `TelegramReplySender` falls back.)
     public func target(for reply: Reply) -> Int64 {
-        isGroup && reply.isPrivate && reply.kind != .error ? user : chat
+        isGroup && reply.isPrivate ? user : chat
     }
 }

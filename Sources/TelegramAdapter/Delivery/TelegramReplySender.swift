@@ -79,8 +79,15 @@ public struct TelegramReplySender: ReplySender {
             do throws(TelegramAPIError) {
                 id = try await send(messages[part], to: target, replyTo: part == 0 && target == address.chat ? address.replyTo : nil, address: address)
             } catch {
-                if target != address.chat, case .refused(_, 403, _) = error { await explainNoPrivateChat(address) }
-                throw error
+                guard target != address.chat, case .refused(_, 403, _) = error else { throw error }
+                // The asker never opened the bot, so it may not write to them. An error or help
+                // is answered in the group instead (it says only what they typed wrong); a result
+                // they asked to keep private is not, and the group is told why it is missing.
+                guard reply.kind != .result else {
+                    await explainNoPrivateChat(address)
+                    throw error
+                }
+                id = try await send(messages[part], to: address.chat, replyTo: part == 0 ? address.replyTo : nil, address: address)
             }
         }
         let ref = id.map { String($0) }

@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RelayCore
+import RelayTestSupport
+import TelegramAdapter
+import Testing
+
+/// What a group admin would check: `/summarize` as a reply, `/start`, pacing within Telegram's
+/// limits, a private result for someone who never opened the bot, and a restart while polling.
+@Suite("Telegram in chats")
+struct TelegramChatTests {
+    typealias Fakes = TelegramFakes
+
+    @Test func summarizeAsAReplyReadsFromThatMessageOn() async throws {
+        try await Fakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let lines = ["We ship on Friday.", "QA found two blockers.", "Bob fixes them by Thursday."]
+                for (index, line) in lines.enumerated() {
+                    let from = index % 2 == 0 ? Fakes.bob : Fakes.alice
+                    #expect(try await relay.deliver(relay.message(line, update: 1300 + index, id: 70 + index, chat: Fakes.group, from: from)).status == .ok)
+                }
+                let bot = relay.telegram.botUsername
+                let replied = (messageID: 71, text: lines[1], fromID: Fakes.alice, isBot: false)
+                let summarize = relay.message("/summarize@\(bot)", update: 1310, id: 80, chat: Fakes.group, replyTo: replied)
+                #expect(try await relay.deliver(summarize).status == .ok)
+                try await relay.settled()
+                let asked = await relay.tribunal.requests().filter { $0.path != FakeRheaTribunal.healthPath }
+                let prompt = asked.map(\.rawBody).joined()
+                #expect(prompt.contains("QA found two blockers") && prompt.contains("Bob fixes them by Thursday"), "\(prompt)")
+                #expect(!prompt.contains("We ship on Friday"), "only from the replied-to message on")
+                #expect(relay.telegram.messages(chat: Fakes.group).last?.replyToMessageID == 80)
+            }
+        }
+    }
+
+    @Test func startInAPrivateChatShowsHelp() async throws {
+        try await Fakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                #expect(try await relay.deliver(relay.message("/start", update: 1400)).status == .ok)
+                try await relay.settled()
+                let reply = try #require(relay.telegram.messages(chat: Fakes.alice).first)
+                #expect(reply.text.contains("/translate"), "\(reply.text)")
+                #expect(await relay.tribunal.requests(path: FakeRheaTribunal.quickPath).isEmpty)
+            }
+        }
+    }
+
+    @Test func repliesToOneChatArePacedWithinTelegramsLimits() async throws {
+        try await Fakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                // The fake answers 429 to a second message within a second in one chat.
+                for index in 0..<4 {
+                    let command = relay.message("/fix teh cat \(index)", update: 1500 + index, id: 90 + index, chat: Fakes.group)
+                    #expect(try await relay.deliver(command).status == .ok)
+                }
+                try await relay.settled()
+                #expect(relay.telegram.messages(chat: Fakes.group).count == 4)
+                #expect(relay.telegram.calls().filter { $0.status == 429 }.isEmpty, "Telegram never had to refuse one")
+                #expect(relay.telegram.maximumRate(perChat: Fakes.group) <= 1)
+                #expect(relay.telegram.maximumOverallRate() <= 30)
+            }
+        }
+    }
+
+    @Test func aPrivateResultForSomeoneWhoNeverOpenedTheBotIsExplainedInTheGroup() async throws {
+        try await Fakes.with { fakes in
+            fakes.telegram.failNext("sendMessage", times: 1, with: .forbidden("bot can't initiate conversation with a user"))
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let bot = relay.telegram.botUsername
+                let command = relay.message("/translate@\(bot) fr secret plans --private", update: 1600, id: 95, chat: Fakes.group)
+                #expect(try await relay.deliver(command).status == .ok)
+                try await relay.settled()
+                let group = relay.telegram.messages(chat: Fakes.group)
+                #expect(group.count == 1)
+                #expect(group.first?.text.contains("Start") == true, "\(group.map(\.text))")
+                #expect(group.first?.text.contains("secret plans") == false, "the private result stays private")
+            }
+        }
+    }
+
+    @Test func whilePollingARestartBetweenStoringAndAnsweringAnswersOnce() async throws {
+        try await Fakes.with { fakes in
+            let configuration = fakes.configuration(mode: .polling)
+            fakes.tribunal.hold(path: FakeRheaTribunal.quickPath)
+            try await fakes.withRelay(configuration) { relay in
+                relay.telegram.enqueue(relay.message("/fix teh cat", update: 1700, id: 96))
+                _ = try #require(await relay.tribunal.next(path: FakeRheaTribunal.quickPath))
+            }
+            fakes.tribunal.release(path: FakeRheaTribunal.quickPath)
+            try await fakes.withRelay(configuration) { relay in
+                try await eventually("the reply") { !relay.telegram.messages(chat: Fakes.alice).isEmpty }
+                try await relay.settled()
+                // Another poll round, so an update given out again would have been seen by now.
+                try await eventually("a later poll") { relay.telegram.calls("getUpdates").count >= 2 }
+                try await relay.settled()
+                #expect(relay.telegram.messages(chat: Fakes.alice).count == 1)
+                #expect(relay.telegram.messages(chat: Fakes.alice).first?.replyToMessageID == 96)
+            }
+        }
+    }
+}

@@ -8,7 +8,9 @@ import RelayTestSupport
 /// Sends signed `/translate ja …` commands, as Slack would (slash commands, each with its own
 /// `response_url` at the sink: the workload), or as Discord would (the same command as
 /// an application command interaction signed with Ed25519, each with its own interaction
-/// token, whose `@original` the relay edits at the sink).
+/// token, whose `@original` the relay edits at the sink), or as Telegram would (the same command
+/// typed in a private chat with the bot, as a `message` update POSTed to the webhook with its
+/// secret token; the relay answers with a `sendMessage` replying to it at the fake Bot API).
 struct CommandClient: Sendable {
     let http: HTTPClient
     let url: String
@@ -21,7 +23,8 @@ struct CommandClient: Sendable {
 
     init(http: HTTPClient, port: Int, secret: String, sink: ReplySink, platform: BenchPlatform = .slack, discordSigner: FakeDiscordSigner) {
         self.http = http
-        url = "http://127.0.0.1:\(port)" + (platform == .discord ? "/discord/interactions" : "/slack/commands")
+        let paths: [BenchPlatform: String] = [.slack: "/slack/commands", .discord: "/discord/interactions", .telegram: "/telegram/webhook"]
+        url = "http://127.0.0.1:\(port)" + paths[platform, default: "/slack/commands"]
         signer = SlackSigner(signingSecret: secret)
         self.sink = sink
         self.platform = platform
@@ -40,7 +43,11 @@ struct CommandClient: Sendable {
 
     /// Command `index`, from user `U<index % users>`.
     func send(_ index: Int, user: Int) async -> Ack {
-        if platform == .discord { return await sendInteraction(index, user: user) }
+        switch platform {
+        case .discord: return await sendInteraction(index, user: user)
+        case .telegram: return await sendUpdate(index, user: user)
+        case .slack: break
+        }
         let body = Self.form([
             "token": "legacy", "team_id": "T\(index % teams)", "team_domain": "bench", "channel_id": "C\(user)",
             "channel_name": "bench", "user_id": "U\(user)", "user_name": "user\(user)", "command": "/translate",
@@ -72,6 +79,26 @@ struct CommandClient: Sendable {
         request.body = .bytes(ByteBuffer(string: body))
         return await execute(request)
     }
+
+    /// Command `index` as a Telegram `message` update from user `user` in their private chat with
+    /// the bot (a private chat's id is its user's): update and message ids are the command's
+    /// number + 1, so the reply (`reply_parameters.message_id`) names the command. Delivered as
+    /// Telegram's webhook delivers it: JSON, with the secret token in its header.
+    func sendUpdate(_ index: Int, user: Int) async -> Ack {
+        let person = Self.telegramUser(user)
+        let update = TelegramUpdates.message(
+            updateID: index + 1, messageID: index + 1, chat: person, from: person, firstName: "User \(user)", username: "user\(user)",
+            text: "/translate ja Good morning, this is command number \(index)")
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "X-Telegram-Bot-Api-Secret-Token", value: TelegramSink.webhookSecret)
+        request.body = .bytes(ByteBuffer(bytes: update.encoded()))
+        return await execute(request)
+    }
+
+    /// Telegram user (and private chat) id of simulated user `user`.
+    static func telegramUser(_ user: Int) -> Int64 { 5_000_000_000 + Int64(user) }
 
     private func execute(_ request: HTTPClientRequest) async -> Ack {
         let sent = ContinuousClock.now

@@ -5,13 +5,16 @@ import NIOCore
 import Synchronization
 
 /// The `response_url`s — or, for Discord, the REST API's interaction webhook (the edit of each
-/// interaction's `@original`): records when each reply arrived and how many arrived per command,
-/// and lets a closed-loop user wait for its own reply.
+/// interaction's `@original`; for Telegram, the `sendMessage` calls a `TelegramSink` hands
+/// over): records when each reply arrived and how many arrived per command, and lets a
+/// closed-loop user wait for its own reply.
 final class ReplySink: Sendable {
     private struct State {
         var first: [Int: ContinuousClock.Instant] = [:]
         var last: [Int: ContinuousClock.Instant] = [:]
         var count: [Int: Int] = [:]
+        /// Commands whose reply said the relay was busy (Telegram: no reply in the ack).
+        var busy: Set<Int> = []
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
@@ -94,9 +97,11 @@ final class ReplySink: Sendable {
         "username":"user"},"authorizing_integration_owners":{"0":"1100000000000000001"}}}
         """
 
-    private func arrived(_ index: Int, at time: ContinuousClock.Instant) {
+    /// Records a reply to command `index` (`busy`: it said the relay was too busy to run it).
+    func arrived(_ index: Int, at time: ContinuousClock.Instant, busy: Bool = false) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.count[index, default: 0] += 1
+            if busy { state.busy.insert(index) }
             if state.first[index] == nil { state.first[index] = time }
             state.last[index] = time
             return state.waiters.removeValue(forKey: index)
@@ -131,6 +136,10 @@ final class ReplySink: Sendable {
     func arrivals() -> [Int: ContinuousClock.Instant] { state.withLock { $0.first } }
     /// How many replies each command got.
     func counts() -> [Int: Int] { state.withLock { $0.count } }
+    /// Commands answered "busy" in a reply rather than in the acknowledgement.
+    func busyReplies() -> Set<Int> { state.withLock { $0.busy } }
+    /// Whether command `index` was answered "busy" in a reply.
+    func isBusy(_ index: Int) -> Bool { state.withLock { $0.busy.contains(index) } }
 
     /// Commands answered more than once, split by the restart launched at `restart` after a crash:
     /// those answered once by the killed process and once by the new one (the process died

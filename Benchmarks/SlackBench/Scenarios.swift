@@ -16,17 +16,21 @@ struct ClosedLoopScenario {
 
     struct Result {
         var replies: Int
+        /// Replies that arrived within the window, whenever their command was sent: the
+        /// throughput where a reply takes a good part of the window (Telegram's pacing).
+        var arrivals: Int
         var window: Duration
         var endToEnd: [Double]
         var cpu: Duration
         var failed: Int
         var busy: Int
         var repliesPerSecond: Double { Double(replies) / window.seconds }
+        var arrivalsPerSecond: Double { Double(arrivals) / window.seconds }
         var cpuPerCommand: Double { replies == 0 ? .nan : cpu.seconds / Double(replies) }
     }
 
     private final class Tally: Sendable {
-        let state = Mutex<(replies: Int, e2e: [Double], failed: Int, busy: Int)>((0, [], 0, 0))
+        let state = Mutex<(replies: Int, arrivals: Int, e2e: [Double], failed: Int, busy: Int)>((0, 0, [], 0, 0))
         let cpuAtStart = Mutex<Duration?>(nil)
     }
 
@@ -57,11 +61,18 @@ struct ClosedLoopScenario {
                         }
                         let answered = await client.sink.reply(index, timeout: .seconds(30))
                         let arrived = client.sink.arrivals()[index]
+                        // Telegram: "busy" comes as the reply.
+                        let busy = client.sink.isBusy(index)
                         tally.state.withLock { state in
                             guard answered, let arrived else {
                                 state.failed += 1
                                 return
                             }
+                            if busy {
+                                state.busy += 1
+                                return
+                            }
+                            if arrived >= windowStart, arrived <= windowEnd { state.arrivals += 1 }
                             guard ack.sent >= windowStart, arrived <= windowEnd else { return }
                             state.replies += 1
                             state.e2e.append((arrived - ack.sent).seconds)
@@ -72,7 +83,9 @@ struct ClosedLoopScenario {
         }
         let cpu = server.cpuTime() - (tally.cpuAtStart.withLock { $0 } ?? .zero)
         return tally.state.withLock { state in
-            Result(replies: state.replies, window: window, endToEnd: state.e2e, cpu: cpu, failed: state.failed, busy: state.busy)
+            Result(
+                replies: state.replies, arrivals: state.arrivals, window: window, endToEnd: state.e2e, cpu: cpu, failed: state.failed,
+                busy: state.busy)
         }
     }
 }

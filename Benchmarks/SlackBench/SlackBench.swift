@@ -25,27 +25,39 @@ import RelayTestSupport
 /// deferred response, and answered by editing the interaction's `@original` at the sink, which
 /// plays Discord's REST API (`DISCORD_API_URL`) and answers as Discord does.
 ///
+/// With `--platform telegram` it goes through Telegram's webhook (issue 12, point 9): each command
+/// is `/translate ja …` typed by a simulated user in their own private chat with the bot, as a
+/// `message` update POSTed to `/telegram/webhook` with `X-Telegram-Bot-Api-Secret-Token`, and
+/// answered by a `sendMessage` replying to it at a `FakeTelegramBotAPI` (`TELEGRAM_API_URL`). The
+/// relay paces its sends as Telegram requires (1 message/s per chat, 30/s overall), so replies/s
+/// are capped at 30 by design: the figures that say something about the server are acks/s, CPU
+/// per command, memory, and that every acknowledged update is answered exactly once. The flood
+/// defaults to 3 000 updates (about 100 s of replies at 30/s), the closed loops to a 10 s warm-up
+/// and a 20 s window (a 200-user loop takes 7 s to answer its first round).
+///
 ///     swift build -c release --product rhea-relay --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord]
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "slack-bench", abstract: "Signed slash commands against rhea-relay serve: throughput, latency, CPU, memory, crash safety.")
 
-    @Option(help: "The chat platform the commands come from: slack (signed slash commands) or discord (signed interactions).")
+    @Option(
+        help:
+            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions) or telegram (webhook updates).")
     var platform = BenchPlatform.slack
 
     @Option(help: "Closed-loop runs, comma-separated users@backend-ms (empty: none).")
     var users = "32@0,200@200"
 
-    @Option(help: "Seconds measured per closed-loop run, after the warm-up.")
-    var seconds = 10.0
+    @Option(help: "Seconds measured per closed-loop run, after the warm-up (default 10; 20 for telegram).")
+    var seconds: Double?
 
-    @Option(help: "Warm-up seconds before each closed-loop window.")
-    var warmup = 2.0
+    @Option(help: "Warm-up seconds before each closed-loop window (default 2; 10 for telegram).")
+    var warmup: Double?
 
-    @Option(help: "Commands in the flood (0: no flood and no crash run).")
-    var flood = 20000
+    @Option(help: "Commands in the flood (0: no flood and no crash run; default 20000, 3000 for telegram).")
+    var flood: Int?
 
     @Option(help: "Clients sending the flood, each waiting only for its acks.")
     var floodConnections = 64
@@ -74,13 +86,16 @@ struct SlackBench: AsyncParsableCommand {
     @Option(help: "The server's http.readTimeout for the slow scenario, in seconds (unset: the server's default).")
     var readTimeout: Double?
 
+    @Flag(help: "Telegram: the fake Bot API answers 429 past Telegram's limits (default: it only records how fast messages came).")
+    var telegramEnforceLimits = false
+
     static let secret = "bench-signing-secret"
     /// The Discord application's key pair, made at start.
     static let discordSigner = FakeDiscordSigner()
     static let discordBotToken = "MTEwMDAwMDAwMDAwMDAwMDAwMg.bench.c2luay10b2tlbi1mb3ItdGhlLWJlbmNo"
 
     func run() async throws {
-        if platform == .discord, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
+        if platform != .slack, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
         guard FileManager.default.isExecutableFile(atPath: relay) else {
             throw ValidationError("\(relay) is not built: run `swift build -c release --product rhea-relay` first.")
         }
@@ -111,8 +126,25 @@ struct SlackBench: AsyncParsableCommand {
             }, uniquingKeysWith: { _, new in new })
     }
 
-    func launch(_ backend: FakeRheaTribunal, sink: ReplySink, extra: [String: String] = [:]) -> RelayProcess.Launch {
-        var platformEnvironment: [String: String] = [:]
+    /// The run's settings, with the platform's defaults where not given.
+    var windowSeconds: Double { seconds ?? (platform == .telegram ? 20 : 10) }
+    var warmupSeconds: Double { warmup ?? (platform == .telegram ? 10 : 2) }
+    var floodCommands: Int { flood ?? (platform == .telegram ? 3000 : 20000) }
+
+    /// How long to wait for every acknowledged command's reply: 2 minutes, or for Telegram,
+    /// whose sends are paced at 30/s overall, a minute more than `count` replies take at 20/s.
+    func replyDeadline(_ count: Int) -> Duration {
+        platform == .telegram ? .seconds(max(120, 60 + count / 20)) : .seconds(120)
+    }
+
+    /// A fake Bot API for one server's lifetime (nil unless `--platform telegram`).
+    func startTelegram(_ sink: ReplySink, logger: Logger) async throws -> TelegramSink? {
+        guard platform == .telegram else { return nil }
+        return try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, logger: logger)
+    }
+
+    func launch(_ backend: FakeRheaTribunal, sink: ReplySink, telegram: TelegramSink? = nil, extra: [String: String] = [:]) -> RelayProcess.Launch {
+        var platformEnvironment: [String: String] = telegram?.environment ?? [:]
         if platform == .discord {
             // As "Discord in 10 minutes" deploys it, on a replica without the gateway: the bot
             // token also keys the box that seals interaction tokens in the outbox, so answers
@@ -134,15 +166,24 @@ struct SlackBench: AsyncParsableCommand {
 
     func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal) async throws {
         print("slack-bench (\(platform.rawValue)) on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store")
+        if platform == .telegram {
+            print(
+                "Telegram: webhook updates, one private chat per user; the fake Bot API "
+                    + (telegramEnforceLimits ? "answers 429 past Telegram's limits" : "does not enforce Telegram's limits (the relay's own pacing is measured)"))
+        }
+        let quiet = Logger(label: "slack-bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let counter = Counter()
         var table: [String] = []
+        let flood = floodCommands
 
         // Idle memory and start to ready, on a fresh store.
-        let fresh = try await RelayProcess.start(launch(backend, sink: sink), http: http)
+        let idleTelegram = try await startTelegram(sink, logger: quiet)
+        let fresh = try await RelayProcess.start(launch(backend, sink: sink, telegram: idleTelegram), http: http)
         try await Task.sleep(for: .seconds(1))
         let idle = fresh.memoryKiB()
         let ready = fresh.startToReady
         fresh.stop()
+        await idleTelegram?.stop()
         print("idle RSS \(mib(idle)), start to ready \(ready.ms)")
 
         for run in users.split(separator: ",") {
@@ -151,15 +192,21 @@ struct SlackBench: AsyncParsableCommand {
             let delay = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: delay / 1000)
             sink.reset()
-            let server = try await RelayProcess.start(launch(backend, sink: sink), http: http)
+            let telegram = try await startTelegram(sink, logger: quiet)
+            let server = try await RelayProcess.start(launch(backend, sink: sink, telegram: telegram), http: http)
             let client = self.client(http: http, sink: sink)
-            let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmup), window: .seconds(seconds))
+            let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmupSeconds), window: .seconds(windowSeconds))
                 .run(client: client, server: server, counter: counter)
             server.stop()
-            let line =
-                "\(count) users, backend \(Int(delay)) ms: \(String(format: "%.0f", result.repliesPerSecond)) replies/s, "
+            var line =
+                "\(count) users, backend \(Int(delay)) ms: \(String(format: "%.0f", result.repliesPerSecond)) replies/s "
+                + "(\(String(format: "%.0f", result.arrivalsPerSecond))/s arriving in the window), "
                 + "e2e p50 \(ms(percentile(result.endToEnd, 0.5))) p99 \(ms(percentile(result.endToEnd, 0.99))), "
                 + "CPU per command \(ms(result.cpuPerCommand)), failed \(result.failed), busy \(result.busy)"
+            if let telegram {
+                line += "; " + telegram.pacing().summary
+                await telegram.stop()
+            }
             print(line)
             table.append(line)
         }
@@ -167,39 +214,51 @@ struct SlackBench: AsyncParsableCommand {
         if flood > 0 {
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0)
             sink.reset()
-            let server = try await RelayProcess.start(launch(backend, sink: sink), http: http)
+            let telegram = try await startTelegram(sink, logger: quiet)
+            let server = try await RelayProcess.start(launch(backend, sink: sink, telegram: telegram), http: http)
             let client = self.client(http: http, sink: sink)
             let result = await FloodScenario(commands: flood, connections: floodConnections).run(client: client, server: server, counter: counter)
             let accepted = result.accepted
-            _ = await sink.waitForAll(accepted, timeout: .seconds(120))
+            _ = await sink.waitForAll(accepted, timeout: replyDeadline(accepted.count))
             let peak = server.peakMemoryKiB()
             let cpu = server.cpuTime() - result.cpuAtStart
             server.stop()
-            let line = floodLine(result, accepted: accepted, sink: sink, peakKiB: peak, cpu: cpu)
+            var line = floodLine(result, flood: flood, accepted: accepted, sink: sink, peakKiB: peak, cpu: cpu)
+            if let telegram {
+                line += "; " + telegram.pacing().summary
+                await telegram.stop()
+            }
             print(line)
             table.append(line)
 
             if crash {
                 sink.reset()
-                let first = try await RelayProcess.start(launch(backend, sink: sink), http: http)
+                let telegram = try await startTelegram(sink, logger: quiet)
+                let first = try await RelayProcess.start(launch(backend, sink: sink, telegram: telegram), http: http)
                 let killed = await FloodScenario(commands: flood, connections: floodConnections, killAfterAcks: flood / 2)
                     .run(client: client, server: first, counter: counter)
                 // Every reply that reaches the sink before this comes from the killed process
                 // (some it sent just before dying are read after the kill).
                 let relaunched = ContinuousClock.now
-                let restarted = try await RelayProcess.start(launch(backend, sink: sink), http: http, storePath: first.storePath)
+                let restarted = try await RelayProcess.start(
+                    launch(backend, sink: sink, telegram: telegram), http: http, storePath: first.storePath)
                 let accepted = killed.accepted
-                _ = await sink.waitForAll(accepted, timeout: .seconds(120))
+                _ = await sink.waitForAll(accepted, timeout: replyDeadline(accepted.count))
                 try await Task.sleep(for: .seconds(1))  // late doubles, if any, arrive
                 restarted.stop()
                 let counts = sink.counts()
                 let lost = accepted.filter { (counts[$0] ?? 0) == 0 }.count
                 let doubled = sink.doubles(aroundRestartAt: relaunched)
-                let line =
+                let busy = killed.busy + accepted.filter(sink.busyReplies().contains).count
+                var line =
                     "kill -9 after \(flood / 2) acks of a second flood, restarted on the same store: \(accepted.count) acknowledged, "
-                    + "\(killed.busy) answered busy, lost \(lost), doubled beyond the window \(doubled.beyond) "
+                    + "\(busy) answered busy, lost \(lost), doubled beyond the window \(doubled.beyond) "
                     + "(in the window, answered once before the kill and once after: \(doubled.inWindow)), "
                     + "restart to ready \(restarted.startToReady.ms)"
+                if let telegram {
+                    line += "; " + telegram.pacing().summary
+                    await telegram.stop()
+                }
                 print(line)
                 table.append(line)
             }
@@ -211,9 +270,11 @@ struct SlackBench: AsyncParsableCommand {
         for line in table { print(line) }
     }
 
-    func floodLine(_ result: FloodScenario.Result, accepted: [Int], sink: ReplySink, peakKiB: Int?, cpu: Duration) -> String {
+    func floodLine(_ result: FloodScenario.Result, flood: Int, accepted: [Int], sink: ReplySink, peakKiB: Int?, cpu: Duration) -> String {
         let arrivals = sink.arrivals()
         let counts = sink.counts()
+        // Telegram says "busy" in a reply: acknowledged, answered, but not run.
+        let busy = result.busy + accepted.filter(sink.busyReplies().contains).count
         let lost = accepted.filter { arrivals[$0] == nil }.count
         let doubled = counts.values.filter { $0 > 1 }.count
         let lastReply = accepted.compactMap { arrivals[$0] }.max() ?? result.started
@@ -225,7 +286,7 @@ struct SlackBench: AsyncParsableCommand {
             + "p99 \(ms(percentile(result.ackLatencies, 0.99))), reply p50 \(ms(percentile(replyLatency, 0.5))), "
             + "last reply \((lastReply - result.lastAck).ms) after the last ack, peak RSS \(mib(peakKiB)), "
             + "CPU per command \(ms(cpu.seconds / Double(max(1, accepted.count)))), "
-            + "busy \(result.busy), lost \(lost), doubled \(doubled), non-200 acks \(result.acks.values.filter { $0.status != 200 }.count)"
+            + "busy \(busy), lost \(lost), doubled \(doubled), non-200 acks \(result.acks.values.filter { $0.status != 200 }.count)"
     }
 
     func measureSlow(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal) async throws {
@@ -267,4 +328,6 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     case slack
     /// Signed interactions to `/discord/interactions`, answered by editing their `@original`.
     case discord
+    /// Updates to `/telegram/webhook` with the secret token, answered by `sendMessage` at a fake Bot API.
+    case telegram
 }

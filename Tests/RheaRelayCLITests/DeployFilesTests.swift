@@ -81,6 +81,7 @@ struct DeployFilesTests {
         environment["TRIBUNAL_URL"] = "http://127.0.0.1:9"
         environment["SLACK_API_URL"] = "http://127.0.0.1:9"
         environment["DISCORD_API_URL"] = "http://127.0.0.1:9"
+        environment["TELEGRAM_API_URL"] = "http://127.0.0.1:9"
         environment["CONFIG_ACCESS_LOG_FILE"] = accessLog.path
 
         let server = try await ServeProcess(environment: environment, directory: directory)
@@ -123,6 +124,8 @@ struct DeployFilesTests {
         // RFC 8032's first test key: a real Ed25519 point, as the relay checks.
         case "DISCORD_PUBLIC_KEY": "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
         case "DISCORD_APPLICATION_ID": "123456789012345678"
+        // BotFather's shape, which the relay checks.
+        case "TELEGRAM_BOT_TOKEN": "123456789:AAE-deploy_test-token"
         default: "deploy-test-secret-" + String(repeating: "0123456789", count: 4)
         }
     }

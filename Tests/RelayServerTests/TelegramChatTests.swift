@@ -100,3 +100,46 @@ struct TelegramChatTests {
         }
     }
 }
+
+/// A 👍 or 👎 on the relay's own fact-check marks it; a group that became a supergroup is followed.
+@Suite("Telegram: marks and migrations")
+struct TelegramMarksTests {
+    typealias Fakes = TelegramFakes
+
+    @Test func aThumbsUpOnTheRelaysFactCheckMarksItRightAndNowhereElse() async throws {
+        try await Fakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                #expect(try await relay.deliver(relay.message("/tribunal the Moon is made of cheese", update: 1800, id: 100)).status == .ok)
+                try await relay.settled()
+                let verdict = try #require(relay.telegram.messages(chat: Fakes.alice).first)
+                #expect(verdict.text.contains("fact-check #1"), "\(verdict.text)")
+
+                // On someone's own message a 👍 does nothing.
+                let own = TelegramUpdates.messageReaction(updateID: 1801, chat: Fakes.alice, messageID: 100, user: Fakes.alice, new: ["👍"])
+                #expect(try await relay.deliver(own).status == .ok)
+                let mark = TelegramUpdates.messageReaction(updateID: 1802, chat: Fakes.alice, messageID: verdict.messageID, user: Fakes.alice, new: ["👍🏽"])
+                #expect(try await relay.deliver(mark).status == .ok)
+                try await relay.settled()
+                let replies = relay.telegram.messages(chat: Fakes.alice)
+                #expect(replies.count == 2, "\(replies.map(\.text))")
+                #expect(replies.last?.text.contains("Marked fact-check #1 as true") == true, "\(replies.last?.text ?? "")")
+            }
+        }
+    }
+
+    @Test func aGroupThatBecameASupergroupGetsTheReplyAtItsNewID() async throws {
+        try await Fakes.with { fakes in
+            let old: Int64 = -4_000_000_123
+            let new: Int64 = -1_009_000_000_123
+            fakes.telegram.migrateChat(old, to: new)
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let update = TelegramUpdates.message(
+                    updateID: 1900, messageID: 110, chat: old, chatType: "group", chatTitle: "Old group", from: Fakes.alice, text: "/fix teh cat")
+                #expect(try await relay.deliver(update).status == .ok)
+                try await relay.settled()
+                #expect(relay.telegram.messages(chat: new).count == 1)
+                #expect(relay.telegram.messages(chat: new).first?.text.contains("teh cat") == true)
+            }
+        }
+    }
+}

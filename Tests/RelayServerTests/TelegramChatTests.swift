@@ -63,6 +63,26 @@ struct TelegramChatTests {
         }
     }
 
+    @Test func aBurstAcrossManyChatsStaysWithinThirtyMessagesASecond() async throws {
+        try await Fakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                // 45 people at once, each in their own chat: Telegram allows 30 messages a second in all.
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<45 {
+                        let person = Fakes.alice + 100 + Int64(index)
+                        let command = relay.message("/fix teh cat \(index)", update: 1550 + index, id: 5, chat: person, from: person)
+                        group.addTask { Int(try await relay.deliver(command).status.code) }
+                    }
+                    for try await status in group { #expect(status == 200) }
+                }
+                try await relay.settled()
+                #expect(relay.telegram.messages().count == 45)
+                #expect(relay.telegram.calls().filter { $0.status == 429 }.isEmpty, "Telegram never had to refuse one")
+                #expect(relay.telegram.maximumOverallRate() <= 30)
+            }
+        }
+    }
+
     @Test func aPrivateResultForSomeoneWhoNeverOpenedTheBotIsExplainedInTheGroup() async throws {
         try await Fakes.with { fakes in
             fakes.telegram.failNext("sendMessage", times: 1, with: .forbidden("bot can't initiate conversation with a user"))

@@ -99,6 +99,21 @@ struct TelegramChatTests {
         }
     }
 
+    @Test func pollingBacksOffOnErrorsAndGoesOn() async throws {
+        try await Fakes.with { fakes in
+            fakes.telegram.failNext("getUpdates", times: 2, with: .server(status: 502))
+            fakes.telegram.failNext("deleteWebhook", times: 1, with: .drop)
+            try await fakes.withRelay(fakes.configuration(mode: .polling)) { relay in
+                relay.telegram.enqueue(relay.message("/fix teh cat", update: 1650, id: 97))
+                try await eventually("the reply after the errors") { relay.telegram.messages(chat: Fakes.alice).count == 1 }
+                let polls = relay.telegram.calls("getUpdates")
+                #expect(polls.prefix(2).allSatisfy { $0.status == 502 })
+                if polls.count >= 3 { #expect(polls[2].arrived - polls[1].arrived >= .milliseconds(200), "it waited before asking again") }
+                #expect(relay.telegram.calls("deleteWebhook").count == 2, "the dropped deleteWebhook is tried again before polling")
+            }
+        }
+    }
+
     @Test func whilePollingARestartBetweenStoringAndAnsweringAnswersOnce() async throws {
         try await Fakes.with { fakes in
             let configuration = fakes.configuration(mode: .polling)

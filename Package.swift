@@ -330,7 +330,7 @@ let package = Package(
         .testTarget(
             name: "DiscordAdapterTests",
             dependencies: [
-                "DiscordAdapter", "RelayCore",
+                "DiscordAdapter", "RelayCore", "RelayTestSupport",
                 // Keys made in the tests, and RFC 8032's vectors signed through CryptoKit's API.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -375,7 +375,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RelayStoreTests",
-            dependencies: ["RelayCore", "RelayStore"],
+            dependencies: ["RelayCore", "RelayStore", "RelayTestSupport"],
             swiftSettings: strict
         ),
         // The same scenarios against both backends, and the real local model server.

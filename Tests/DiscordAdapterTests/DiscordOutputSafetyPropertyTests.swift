@@ -1,4 +1,5 @@
 import RelayCore
+import RelayTestSupport
 import Testing
 
 @testable import DiscordAdapter
@@ -18,24 +19,6 @@ struct DiscordOutputSafetyPropertyTests {
         "\u{200E}", "\u{202E}", "\u{2066}",  // direction marks
         "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}", "😀", "👩‍💻", "🇫🇷",
     ]
-
-    /// SplitMix64: fast, seeded, the same strings on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        mutating func text(tokens: Int) -> String {
-            var text = ""
-            for _ in 0..<(1 + below(tokens)) { text += DiscordOutputSafetyPropertyTests.alphabet[below(DiscordOutputSafetyPropertyTests.alphabet.count)] }
-            return text
-        }
-    }
 
     static let escapable: Set<Unicode.Scalar> = ["\\", "*", "_", "~", "`", "|", ">", "#", "[", "]", "<"]
     /// Formatting characters Discord does not apply inside a link.
@@ -106,10 +89,10 @@ struct DiscordOutputSafetyPropertyTests {
     }
 
     @Test func twoHundredThousandStringsEscapeAndSplitSafely() {
-        var random = Generator(state: 0xD15C_0DE5_AFE7)
+        var random = SplitMix64(seed: 0xD15C_0DE5_AFE7)
         var failures: [String] = []
         for _ in 0..<200_000 {
-            let text = random.text(tokens: 14)
+            let text = random.text(from: Self.alphabet, tokens: 14)
             let escaped = DiscordMarkdown.escape(text)
             if let problem = Self.problem(in: escaped) { failures.append("escape: \(problem) in \(text.debugDescription) → \(escaped.debugDescription)") }
             if Self.shown(escaped) != text { failures.append("round trip of \(text.debugDescription)") }
@@ -132,16 +115,18 @@ struct DiscordOutputSafetyPropertyTests {
     }
 
     @Test func renderedRepliesHoldNoMarkupTheRendererDidNotWrite() {
-        var random = Generator(state: 0xFACE_FEED)
+        var random = SplitMix64(seed: 0xFACE_FEED)
         var failures: [String] = []
         for _ in 0..<5_000 {
-            let body = random.text(tokens: 60)
+            let body = random.text(from: Self.alphabet, tokens: 60)
             let reply = Reply(
-                kind: .result, title: random.text(tokens: 6), body: body,
+                kind: .result, title: random.text(from: Self.alphabet, tokens: 6), body: body,
                 footer: AgreementFooter(
                     ConsensusResult(
                         answer: body, verdict: .partly, agreement: 0.5, answered: 2, asked: 3,
-                        dissent: [Dissent(model: random.text(tokens: 3), verdict: .false, reason: random.text(tokens: 10))], elapsed: .seconds(1))))
+                        dissent: [
+                            Dissent(model: random.text(from: Self.alphabet, tokens: 3), verdict: .false, reason: random.text(from: Self.alphabet, tokens: 10))
+                        ], elapsed: .seconds(1))))
             for message in DiscordRenderer.render(reply) {
                 #expect(message.body()["allowed_mentions"] == ["parse": []])
                 let embed = message.embeds[0]

@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayStore
+import RelayTestSupport
 import Testing
 
 /// The same long, seeded sequence of operations on both stores, answer by answer: catches
@@ -217,22 +218,5 @@ struct OperationScript {
 
     private func seconds(_ tenths: Int) -> TimeInterval {
         TimeInterval(tenths) / 10
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing sequence can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

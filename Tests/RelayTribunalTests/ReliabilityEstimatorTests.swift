@@ -1,33 +1,10 @@
 import RelayCore
+import RelayTestSupport
 import RelayTribunal
 import Testing
 
 @Suite("Council: learned reliability (Dawid–Skene estimator) and score calibration")
 struct ReliabilityEstimatorTests {
-    /// SplitMix64, so every synthetic ledger is the same on every run and platform.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
-
-        mutating func pick(_ weights: [Double]) -> Int {
-            var remaining = unit() * weights.reduce(0, +)
-            for (index, weight) in weights.enumerated() where weight > 0 {
-                remaining -= weight
-                if remaining < 0 { return index }
-            }
-            return weights.lastIndex { $0 > 0 } ?? 0
-        }
-    }
-
     /// A synthetic judge: right with `accuracy`, otherwise a wrong verdict at random; or one that always says true.
     struct Judge {
         var name: String
@@ -38,7 +15,7 @@ struct ReliabilityEstimatorTests {
 
     /// A ledger of `count` claims (truth true 40 %, false 30 %, partly 20 %, unverifiable 10 %) and each claim's truth.
     func ledger(_ judges: [Judge], count: Int, seed: UInt64) -> (claims: [JudgedClaim], truths: [Verdict]) {
-        var rng = Seeded(state: seed)
+        var rng = SplitMix64(seed: seed)
         var claims: [JudgedClaim] = []
         var truths: [Verdict] = []
         for _ in 0..<count {
@@ -162,7 +139,7 @@ struct ReliabilityEstimatorTests {
     func calibrator() {
         #expect(ScoreCalibrator(samples: []).calibrated(0.83) == 0.83)
         // Scores of 0.95 that are right 75 % of the time, and 0.6 that are right 50 %.
-        var rng = Seeded(state: 5)
+        var rng = SplitMix64(seed: 5)
         let samples = (0..<2000).map { index in
             let score = index.isMultiple(of: 2) ? 0.95 : 0.6
             return CalibrationSample(score: score, outcome: rng.unit() < (score == 0.95 ? 0.75 : 0.5) ? 1 : 0)
@@ -190,5 +167,22 @@ struct ReliabilityEstimatorTests {
         #expect(right < samples.count)
         #expect(Double(right) / Double(samples.count) > 0.8)
         #expect(samples.allSatisfy { $0.score > 0.25 && $0.score <= 1 })
+    }
+}
+
+/// Draws for the synthetic ledgers, from the shared seeded generator, so every ledger is the same
+/// on every run and platform.
+extension SplitMix64 {
+    /// A number in `0..<1`, from the top 53 bits of one `next()`.
+    fileprivate mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+
+    /// An index of `weights`, drawn in proportion to its weight.
+    fileprivate mutating func pick(_ weights: [Double]) -> Int {
+        var remaining = unit() * weights.reduce(0, +)
+        for (index, weight) in weights.enumerated() where weight > 0 {
+            remaining -= weight
+            if remaining < 0 { return index }
+        }
+        return weights.lastIndex { $0 > 0 } ?? 0
     }
 }

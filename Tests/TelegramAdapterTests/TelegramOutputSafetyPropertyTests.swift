@@ -95,33 +95,15 @@ struct TelegramOutputSafetyPropertyTests {
         "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}", "😀", "👩‍💻", "🇫🇷",
     ]
 
-    /// SplitMix64: fast, seeded, the same strings on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        mutating func text(tokens: Int) -> String {
-            var text = ""
-            for _ in 0..<(1 + below(tokens)) { text += TelegramOutputSafetyPropertyTests.alphabet[below(TelegramOutputSafetyPropertyTests.alphabet.count)] }
-            return text
-        }
-    }
-
     static func nonWhitespace(_ text: String) -> [Unicode.Scalar] {
         text.unicodeScalars.filter { !$0.properties.isWhitespace }
     }
 
     @Test func aHundredThousandStringsEscapeAndSplitSafely() {
-        var random = Generator(state: 0x7E1E_6CA4_5AFE)
+        var random = SplitMix64(seed: 0x7E1E_6CA4_5AFE)
         var failures: [String] = []
         for _ in 0..<100_000 {
-            let text = random.text(tokens: 14)
+            let text = random.text(from: Self.alphabet, tokens: 14)
             let escaped = TelegramHTML.escape(text)
             switch TelegramHTMLReader.parse(escaped) {
             case .failure(let problem): failures.append("escape: \(problem) in \(text.debugDescription) → \(escaped.debugDescription)")
@@ -149,17 +131,21 @@ struct TelegramOutputSafetyPropertyTests {
     /// Whole replies — hostile title, body, dissent and notes — hold only the relay's own tags,
     /// fit Telegram's limit, and show the answer exactly as the model wrote it.
     @Test func renderedRepliesHoldOnlyTheRelaysMarkupAndTheModelsExactText() {
-        var random = Generator(state: 0xFACE_FEED)
+        var random = SplitMix64(seed: 0xFACE_FEED)
         var failures: [String] = []
         for round in 0..<5_000 {
             // Every fiftieth answer is long enough to be split.
-            let body = random.text(tokens: round % 50 == 0 ? 2500 : 60)
-            let title = random.text(tokens: 6)
-            let dissent = (0..<random.below(13)).map { _ in Dissent(model: random.text(tokens: 3), verdict: .false, reason: random.text(tokens: 10)) }
+            let body = random.text(from: Self.alphabet, tokens: round % 50 == 0 ? 2500 : 60)
+            let title = random.text(from: Self.alphabet, tokens: 6)
+            let dissent = (0..<random.below(13)).map { _ in
+                Dissent(model: random.text(from: Self.alphabet, tokens: 3), verdict: .false, reason: random.text(from: Self.alphabet, tokens: 10))
+            }
             let footer = AgreementFooter(
                 ConsensusResult(answer: body, verdict: .partly, agreement: 0.5, answered: 2, asked: 3, dissent: dissent, elapsed: .seconds(1)))
-            let reply = Reply(kind: .result, title: title, body: body, footer: footer, notes: [random.text(tokens: 8)], actions: [.runAgain(commandLine: body)])
-            let messages = TelegramRenderer.render(reply, entryID: random.text(tokens: 3))
+            let reply = Reply(
+                kind: .result, title: title, body: body, footer: footer, notes: [random.text(from: Self.alphabet, tokens: 8)],
+                actions: [.runAgain(commandLine: body)])
+            let messages = TelegramRenderer.render(reply, entryID: random.text(from: Self.alphabet, tokens: 3))
             for (index, message) in messages.enumerated() {
                 switch TelegramHTMLReader.parse(message.text) {
                 case .failure(let problem): failures.append("\(problem) in a reply to \(body.debugDescription)")
@@ -189,15 +175,18 @@ struct TelegramOutputSafetyPropertyTests {
     /// Telegram's own parser — the fake's port of TDLib's `parse_html` — reads every rendered
     /// message as the reader above does: the same text, no entity but bold and italic.
     @Test func telegramsParserReadsWhatTheReaderReads() {
-        var random = Generator(state: 0x7D1B_0A71)
+        var random = SplitMix64(seed: 0x7D1B_0A71)
         var failures: [String] = []
         for round in 0..<2_000 {
-            let body = random.text(tokens: round % 100 == 0 ? 2500 : 40)
+            let body = random.text(from: Self.alphabet, tokens: round % 100 == 0 ? 2500 : 40)
             let footer = AgreementFooter(
                 ConsensusResult(
                     answer: body, verdict: .true, agreement: 1, answered: 1, asked: 1,
-                    dissent: [Dissent(model: random.text(tokens: 2), reason: random.text(tokens: 6))], elapsed: .seconds(1)))
-            let reply = Reply(kind: .result, title: random.text(tokens: 4), body: body, footer: footer, notes: [random.text(tokens: 4)])
+                    dissent: [Dissent(model: random.text(from: Self.alphabet, tokens: 2), reason: random.text(from: Self.alphabet, tokens: 6))],
+                    elapsed: .seconds(1)))
+            let reply = Reply(
+                kind: .result, title: random.text(from: Self.alphabet, tokens: 4), body: body, footer: footer,
+                notes: [random.text(from: Self.alphabet, tokens: 4)])
             for message in TelegramRenderer.render(reply) {
                 do {
                     let telegram = try FakeTelegramHTML.parse(message.text)

@@ -174,22 +174,22 @@ struct TelegramRateLimiterTests {
     @Test func aLongRandomMixOfBookingsAndPausesKeepsEveryLimit() {
         let clock = ManualClock()
         let limiter = TelegramRateLimiter()
-        var random = SeededRandom(seed: 12)
+        var random = SplitMix64(seed: 12)
         // Instants as the limiter counts them (nanoseconds since 1970), so nothing is lost to
         // `Date`'s rounding.
         var slots: [Int64: [Duration]] = [:]
         var pausedUntil: [Int64: Duration] = [:]
         for _ in 0..<3000 {
-            clock.advance(by: .milliseconds(Int64(random.next(below: 120))))
+            clock.advance(by: .milliseconds(Int64(random.below(120))))
             let now = Duration.nanoseconds(TelegramRateLimiter.nanoseconds(clock.now))
-            let chat = Int64(random.next(below: 40)) - 20
-            if random.next(below: 50) == 0 {
-                let until = clock.now + .milliseconds(Int64(random.next(below: 10_000)))
+            let chat = Int64(random.below(40)) - 20
+            if random.below(50) == 0 {
+                let until = clock.now + .milliseconds(Int64(random.below(10_000)))
                 limiter.pause(chat: chat, until: until)
                 pausedUntil[chat] = max(pausedUntil[chat] ?? .zero, .nanoseconds(TelegramRateLimiter.nanoseconds(until)))
                 continue
             }
-            let maxWait: Duration? = random.next(below: 2) == 0 ? .seconds(5) : nil
+            let maxWait: Duration? = random.below(2) == 0 ? .seconds(5) : nil
             switch limiter.reserve(chat: chat, now: clock.now, maxWait: maxWait) {
             case .granted(let wait):
                 #expect(maxWait.map { wait <= $0 } ?? true)
@@ -213,23 +213,5 @@ struct TelegramRateLimiterTests {
     static func violations(_ sorted: [Duration], limit: Int, window: Duration) -> Int {
         guard sorted.count > limit else { return 0 }
         return (0..<(sorted.count - limit)).filter { sorted[$0 + limit] - sorted[$0] < window }.count
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing mix can be replayed.
-struct SeededRandom {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next(below bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        mixed ^= mixed >> 31
-        return Int(mixed % UInt64(bound))
     }
 }

@@ -1,4 +1,5 @@
 import RelayCore
+import RelayTestSupport
 import Testing
 
 @testable import SlackAdapter
@@ -17,19 +18,6 @@ struct OutputSafetyPropertyTests {
         "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}",  // around the surrogates, and the last scalar
         "😀", "👩‍💻", "🇫🇷", "&amp;", "&lt;", "&gt;", "<!channel>", "<@U1>", "<https://x|y>",
     ]
-
-    /// SplitMix64: fast, seeded, the same strings on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
 
     /// What is wrong with `escaped`, if anything: a raw `<` or `>`, or an `&` that does not
     /// start one of the three entities the escaper writes (a cut entity, say).
@@ -50,11 +38,10 @@ struct OutputSafetyPropertyTests {
     }
 
     @Test func aMillionStringsEscapeAndSplitSafely() {
-        var random = Generator(state: 0x5EED_0F_0D7E_57)
+        var random = SplitMix64(seed: 0x5EED_0F_0D7E_57)
         var failures: [String] = []
         for _ in 0..<1_000_000 {
-            var text = ""
-            for _ in 0..<(1 + random.below(12)) { text += Self.alphabet[random.below(Self.alphabet.count)] }
+            let text = random.text(from: Self.alphabet, tokens: 12)
 
             let escaped = SlackMrkdwn.escape(text)
             if let problem = Self.problem(in: escaped) { failures.append("escape: \(problem) in \(text.debugDescription)") }
@@ -75,11 +62,10 @@ struct OutputSafetyPropertyTests {
     }
 
     @Test func renderedRepliesHoldNoMarkupTheRendererDidNotWrite() {
-        var random = Generator(state: 0xFACE_FEED)
+        var random = SplitMix64(seed: 0xFACE_FEED)
         var failures: [String] = []
         for _ in 0..<20_000 {
-            var body = ""
-            for _ in 0..<(1 + random.below(40)) { body += Self.alphabet[random.below(Self.alphabet.count)] }
+            let body = random.text(from: Self.alphabet, tokens: 40)
             let reply = Reply(kind: .result, title: "T" + body.prefix(8), body: body, notes: [String(body.suffix(10))])
             for message in SlackReplyRenderer.render(reply) {
                 for text in [message.text] + message.blocks.flatMap(\.mrkdwnTexts) {

@@ -40,9 +40,10 @@ struct TelegramFakes {
         configuration.tribunal.token = FakeRheaTribunal.defaultToken
         configuration.tribunal.timeouts = .init(quick: .seconds(30), dialog: .seconds(30), tribunal: .seconds(30), health: .seconds(1))
         configuration.tribunal.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20))
-        let telegram = TelegramConfiguration(
+        var telegram = TelegramConfiguration(
             botToken: TelegramToken(self.telegram.token), mode: mode, apiURL: self.telegram.url, webhookSecret: TelegramWebhookSecret(Self.webhookSecret),
             pollTimeout: .seconds(1), inlineDeadline: inlineDeadline)
+        telegram.quietStart = .zero
         configuration.platforms = [TelegramPlatform(configuration: telegram)]
         configuration.delivery = SlackFakes.fastDelivery
         configuration.shutdownGrace = .seconds(1)

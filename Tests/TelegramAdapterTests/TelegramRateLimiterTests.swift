@@ -31,6 +31,19 @@ struct TelegramRateLimiterTests {
         #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now + .milliseconds(400)) == .milliseconds(600))
     }
 
+    @Test func theMarginWidensEveryIntervalAndWindowAndTheStartIsQuiet() {
+        let clock = ManualClock()
+        let limiter = TelegramRateLimiter(quietUntil: clock.now + .seconds(1), margin: .milliseconds(150))
+        // Nothing in the first second: a process just started cannot know what its predecessor sent.
+        let first = Self.granted(limiter, chat: Self.privateChat, at: clock.now)
+        #expect(first == .seconds(1))
+        #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now) == .milliseconds(2150), "one per 1.15 s in a chat")
+        // Overall: 30 then a window of 1.15 s, across many chats.
+        let waits = (0..<31).compactMap { index in Self.granted(limiter, chat: 1000 + Int64(index), at: clock.now) }
+        #expect(waits.filter { $0 == .seconds(1) }.count == 29, "29 more fit the first window beside the first message")
+        #expect(waits.last == .milliseconds(2150) || waits.last.map { $0 >= .milliseconds(2150) } == true, "\(waits.suffix(3))")
+    }
+
     @Test func aGroupGetsTwentyAMinuteWhilePrivateChatsGoOn() {
         let clock = ManualClock()
         let limiter = TelegramRateLimiter()

@@ -121,14 +121,23 @@ extension TelegramBotClient {
 
     /// Books the chat's next instant and sleeps until it; hands the message back as rate limited
     /// when that is more than `maxPacingWait` away, or when a 429 paused the chat meanwhile.
+    ///
+    /// A task that wakes well after its instant (a busy process) books again instead of sending
+    /// late: messages that all woke late together would otherwise reach Telegram together, more
+    /// than its limits allow in one second, though each was booked within them.
     func waitForTurn(chat: Int64, method: String) async throws(TelegramAPIError) {
-        switch limiter.reserve(chat: chat, now: clock.now, maxWait: maxPacingWait) {
-        case .refused(let wait):
-            logger.debug("Telegram pacing handed a message back", metadata: ["telegram.method": "\(method)", "telegram.wait": "\(wait)"])
-            throw .rateLimited(method: method, retryAfter: wait)
-        case .granted(let wait) where wait > .zero:
-            do { try await clock.sleep(for: wait) } catch { throw .cancelled(method: method) }
-        case .granted:
+        for attempt in 0...Self.lateRebookings {
+            let booked = clock.now
+            switch limiter.reserve(chat: chat, now: booked, maxWait: maxPacingWait) {
+            case .refused(let wait):
+                logger.debug("Telegram pacing handed a message back", metadata: ["telegram.method": "\(method)", "telegram.wait": "\(wait)"])
+                throw .rateLimited(method: method, retryAfter: wait)
+            case .granted(let wait) where wait > .zero:
+                do { try await clock.sleep(for: wait) } catch { throw .cancelled(method: method) }
+                if attempt < Self.lateRebookings, clock.now.duration(since: booked + wait) > Self.lateTolerance { continue }
+            case .granted:
+                break
+            }
             break
         }
         let now = clock.now
@@ -136,6 +145,10 @@ extension TelegramBotClient {
             throw .rateLimited(method: method, retryAfter: until.duration(since: now))
         }
     }
+
+    /// How late a woken message may be and still go; and how often it books again when later.
+    static let lateTolerance: Duration = .milliseconds(100)
+    static let lateRebookings = 2
 
     /// The numeric `chat_id` a message goes to (an integer, or one written as a string).
     static func chatID(in body: JSONValue, method: String) throws(TelegramAPIError) -> Int64 {

@@ -9,6 +9,9 @@ public struct TelegramConfiguration: Sendable, Hashable {
     public static let defaultAPIURL = "https://api.telegram.org"
     /// The reaction that runs a tribunal on the message it is put on.
     public static let defaultReaction = "🔍"
+    /// Slack kept between messages beyond Telegram's limits, for the jitter between booking a
+    /// message and its arrival (`TelegramRateLimiter.init`).
+    public static let pacingMargin: Duration = .milliseconds(150)
     /// The update kinds the relay asks for (`allowed_updates`), by webhook or polling.
     public static let allowedUpdates = ["message", "callback_query", "inline_query", "message_reaction"]
 
@@ -36,6 +39,9 @@ public struct TelegramConfiguration: Sendable, Hashable {
     /// Whether this process polls: exactly one process of a deployment may (Telegram ends the
     /// older of two `getUpdates` with 409).
     public var polls: Bool
+    /// How long after start the relay sends nothing, so the limits hold across a restart (the
+    /// process before may have sent up to the limits in its last second). Tests make it zero.
+    public var quietStart: Duration = .seconds(1)
 
     public init(
         botToken: TelegramToken? = nil, mode: Mode = .polling, apiURL: String = TelegramConfiguration.defaultAPIURL,

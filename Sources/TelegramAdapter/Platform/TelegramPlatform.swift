@@ -88,7 +88,9 @@ public struct TelegramPlatform: ChatPlatform {
 
     public func connect(_ context: PlatformContext) throws -> any PlatformConnection {
         guard let token = configuration.botToken else { throw ConfigurationError("Telegram is off: set TELEGRAM_BOT_TOKEN.") }
-        let api = TelegramBotClient(transport: context.transport, apiURL: configuration.apiURL, token: token, clock: context.clock, logger: context.logger)
+        let limiter = TelegramRateLimiter(quietUntil: context.clock.now + configuration.quietStart, margin: TelegramConfiguration.pacingMargin)
+        let api = TelegramBotClient(
+            transport: context.transport, apiURL: configuration.apiURL, token: token, limiter: limiter, clock: context.clock, logger: context.logger)
         return TelegramConnection(configuration: configuration, api: api, log: TelegramChatLog(), clock: context.clock, logger: context.logger)
     }
 

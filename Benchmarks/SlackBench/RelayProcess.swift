@@ -27,8 +27,10 @@ final class RelayProcess: Sendable {
         var secret: String?
         /// Pins the server with `taskset -c` (its own cores, away from the load).
         var cpus: String?
-        /// Added to the server's environment (`HTTP_READ_TIMEOUT`…).
+        /// Added to the server's environment (`HTTP_READ_TIMEOUT`…; `LOG_LEVEL` is `error` unless given).
         var environment: [String: String] = [:]
+        /// Where the server's output goes (appended); nowhere when nil.
+        var log: String?
     }
 
     /// Starts a server on a new store, or on `storePath` (a restart after a crash).
@@ -48,9 +50,17 @@ final class RelayProcess: Sendable {
         environment["STORE_PATH"] = storePath
         environment["TRIBUNAL_URL"] = launch.backendURL
         if let secret = launch.secret { environment["SLACK_SIGNING_SECRET"] = secret }
-        environment["LOG_LEVEL"] = "error"
+        if launch.environment["LOG_LEVEL"] == nil { environment["LOG_LEVEL"] = "error" }
         process.environment = environment
         process.standardError = FileHandle.nullDevice
+        if let log = launch.log {
+            if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
+            if let handle = FileHandle(forWritingAtPath: log) {
+                handle.seekToEndOfFile()
+                process.standardError = handle
+                process.standardOutput = handle
+            }
+        }
         let launched = ContinuousClock.now
         try process.run()
         // Ready when /healthz answers (bounded), polled often so start-to-ready is measured finely.

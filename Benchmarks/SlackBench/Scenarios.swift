@@ -24,13 +24,20 @@ struct ClosedLoopScenario {
         var cpu: Duration
         var failed: Int
         var busy: Int
+        /// Of the acknowledged commands whose reply had not come after 30 s, how many came by a
+        /// minute after the run, and the latest of those after its command was sent.
+        var answeredLate: Int
+        var latest: Duration?
         var repliesPerSecond: Double { Double(replies) / window.seconds }
         var arrivalsPerSecond: Double { Double(arrivals) / window.seconds }
-        var cpuPerCommand: Double { replies == 0 ? .nan : cpu.seconds / Double(replies) }
+        /// The server's CPU time in the window over the replies that arrived in it.
+        var cpuPerCommand: Double { arrivals == 0 ? .nan : cpu.seconds / Double(arrivals) }
     }
 
     private final class Tally: Sendable {
         let state = Mutex<(replies: Int, arrivals: Int, e2e: [Double], failed: Int, busy: Int)>((0, 0, [], 0, 0))
+        /// Acknowledged commands not answered within 30 s, and when they were sent.
+        let unanswered = Mutex<[Int: ContinuousClock.Instant]>([:])
         let cpuAtStart = Mutex<Duration?>(nil)
     }
 
@@ -66,6 +73,7 @@ struct ClosedLoopScenario {
                         tally.state.withLock { state in
                             guard answered, let arrived else {
                                 state.failed += 1
+                                tally.unanswered.withLock { $0[index] = ack.sent }
                                 return
                             }
                             if busy {
@@ -82,10 +90,15 @@ struct ClosedLoopScenario {
             }
         }
         let cpu = server.cpuTime() - (tally.cpuAtStart.withLock { $0 } ?? .zero)
+        // Late replies: delivered after the user gave up on them, or never.
+        let unanswered = tally.unanswered.withLock { $0 }
+        _ = await client.sink.waitForAll(unanswered.keys, timeout: .seconds(60))
+        let arrivals = client.sink.arrivals()
+        let late = unanswered.compactMap { index, sent in arrivals[index].map { $0 - sent } }
         return tally.state.withLock { state in
             Result(
                 replies: state.replies, arrivals: state.arrivals, window: window, endToEnd: state.e2e, cpu: cpu, failed: state.failed,
-                busy: state.busy)
+                busy: state.busy, answeredLate: late.count, latest: late.max())
         }
     }
 }
@@ -103,6 +116,8 @@ struct FloodScenario {
         var acks: [Int: CommandClient.Ack]
         /// The server's CPU time when the flood began (the caller reads it again once replies are in).
         var cpuAtStart: Duration
+        /// The server's CPU time once every sender had its acks (Telegram: replies still to come).
+        var cpuAtLastAck: Duration
 
         /// Acknowledged and queued: a reply must follow.
         var accepted: [Int] { acks.filter { $0.value.status == 200 && !$0.value.isBusy }.map(\.key) }
@@ -143,6 +158,6 @@ struct FloodScenario {
                 }
             }
         }
-        return Result(started: started, acks: acks.state.withLock { $0 }, cpuAtStart: cpuBefore)
+        return Result(started: started, acks: acks.state.withLock { $0 }, cpuAtStart: cpuBefore, cpuAtLastAck: server.cpuTime())
     }
 }

@@ -86,6 +86,9 @@ struct SlackBench: AsyncParsableCommand {
     @Option(help: "The server's http.readTimeout for the slow scenario, in seconds (unset: the server's default).")
     var readTimeout: Double?
 
+    @Option(help: "Append the server's output (logs at LOG_LEVEL, `error` unless --server-env sets it) to this file.")
+    var serverLog: String?
+
     @Flag(help: "Telegram: the fake Bot API answers 429 past Telegram's limits (default: it only records how fast messages came).")
     var telegramEnforceLimits = false
 
@@ -156,7 +159,7 @@ struct SlackBench: AsyncParsableCommand {
         }
         return RelayProcess.Launch(
             binary: relay, port: port, backendURL: backend.url, secret: platform == .slack ? Self.secret : nil, cpus: serverCPUs,
-            environment: environment.merging(platformEnvironment) { _, new in new }.merging(extra) { _, new in new })
+            environment: environment.merging(platformEnvironment) { _, new in new }.merging(extra) { _, new in new }, log: serverLog)
     }
 
     /// A client sending commands the `--platform`'s way.
@@ -169,7 +172,8 @@ struct SlackBench: AsyncParsableCommand {
         if platform == .telegram {
             print(
                 "Telegram: webhook updates, one private chat per user; the fake Bot API "
-                    + (telegramEnforceLimits ? "answers 429 past Telegram's limits" : "does not enforce Telegram's limits (the relay's own pacing is measured)"))
+                    + (telegramEnforceLimits ? "answers 429 past Telegram's limits" : "does not enforce Telegram's limits (the relay's own pacing is measured)")
+            )
         }
         let quiet = Logger(label: "slack-bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let counter = Counter()
@@ -182,9 +186,16 @@ struct SlackBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(1))
         let idle = fresh.memoryKiB()
         let ready = fresh.startToReady
+        // Telegram's replies trickle out over minutes: what the server costs doing nothing.
+        var idleCPU = ""
+        if platform == .telegram {
+            let before = fresh.cpuTime()
+            try await Task.sleep(for: .seconds(10))
+            idleCPU = String(format: ", idle CPU %.1f ms/s", (fresh.cpuTime() - before).seconds * 100)
+        }
         fresh.stop()
         await idleTelegram?.stop()
-        print("idle RSS \(mib(idle)), start to ready \(ready.ms)")
+        print("idle RSS \(mib(idle)), start to ready \(ready.ms)\(idleCPU)")
 
         for run in users.split(separator: ",") {
             let parts = run.split(separator: "@")
@@ -203,6 +214,10 @@ struct SlackBench: AsyncParsableCommand {
                 + "(\(String(format: "%.0f", result.arrivalsPerSecond))/s arriving in the window), "
                 + "e2e p50 \(ms(percentile(result.endToEnd, 0.5))) p99 \(ms(percentile(result.endToEnd, 0.99))), "
                 + "CPU per command \(ms(result.cpuPerCommand)), failed \(result.failed), busy \(result.busy)"
+            if result.failed > 0 {
+                line +=
+                    " (no reply within 30 s: \(result.failed); answered later \(result.answeredLate), the last \(result.latest?.ms ?? "-") after its command)"
+            }
             if let telegram {
                 line += "; " + telegram.pacing().summary
                 await telegram.stop()
@@ -281,11 +296,20 @@ struct SlackBench: AsyncParsableCommand {
         let acksPerSecond = Double(result.acks.count) / (result.lastAck - result.started).seconds
         let repliesPerSecond = Double(accepted.count - lost) / (lastReply - result.started).seconds
         let replyLatency = accepted.compactMap { index in arrivals[index].map { ($0 - result.acks[index]!.sent).seconds } }
+        // Telegram: most replies go after the last ack, paced; the CPU until then and after it.
+        var cpuSplit = ""
+        if platform == .telegram {
+            let ingest = result.cpuAtLastAck - result.cpuAtStart
+            let delivered = accepted.filter { arrivals[$0].map { $0 > result.lastAck } ?? false }.count
+            cpuSplit =
+                " (until the last ack \(String(format: "%.2f", ingest.seconds)) s; after it \(String(format: "%.2f", (cpu - ingest).seconds)) s "
+                + "for \(delivered) replies)"
+        }
         return "flood of \(flood) from \(floodConnections) connections: \(String(format: "%.0f", acksPerSecond)) acks/s, "
             + "\(String(format: "%.0f", repliesPerSecond)) replies/s, ack p50 \(ms(percentile(result.ackLatencies, 0.5))) "
             + "p99 \(ms(percentile(result.ackLatencies, 0.99))), reply p50 \(ms(percentile(replyLatency, 0.5))), "
             + "last reply \((lastReply - result.lastAck).ms) after the last ack, peak RSS \(mib(peakKiB)), "
-            + "CPU per command \(ms(cpu.seconds / Double(max(1, accepted.count)))), "
+            + "CPU per command \(ms(cpu.seconds / Double(max(1, accepted.count))))\(cpuSplit), "
             + "busy \(busy), lost \(lost), doubled \(doubled), non-200 acks \(result.acks.values.filter { $0.status != 200 }.count)"
     }
 

@@ -109,13 +109,13 @@ final class RelayProcess: Sendable {
         process.waitUntilExit()
     }
 
-    /// SIGTERM, then the store's files are removed.
+    /// SIGTERM, then the store's files (and the key file the relay keeps beside it) are removed.
     func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
         }
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
+        for suffix in ["", "-wal", "-shm", ".key"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
     }
 }
 

@@ -66,14 +66,13 @@ struct TelegramChatTests {
     @Test func aBurstAcrossManyChatsStaysWithinThirtyMessagesASecond() async throws {
         try await Fakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in
-                // 45 people at once, each in their own chat: Telegram allows 30 messages a second in all.
-                try await withThrowingTaskGroup(of: Int.self) { group in
-                    for index in 0..<45 {
-                        let person = Fakes.alice + 100 + Int64(index)
-                        let command = relay.message("/fix teh cat \(index)", update: 1550 + index, id: 5, chat: person, from: person)
-                        group.addTask { Int(try await relay.deliver(command).status.code) }
-                    }
-                    for try await status in group { #expect(status == 200) }
+                // 45 people within a moment, each in their own chat: Telegram allows 30 messages a
+                // second in all. (Delivered one after another, each acknowledged in milliseconds:
+                // their answers are what comes at once.)
+                for index in 0..<45 {
+                    let person = Fakes.alice + 100 + Int64(index)
+                    let command = relay.message("/fix teh cat \(index)", update: 1550 + index, id: 5, chat: person, from: person)
+                    #expect(try await relay.deliver(command).status == .ok)
                 }
                 try await relay.settled()
                 #expect(relay.telegram.messages().count == 45)

@@ -177,3 +177,26 @@ struct TelegramMarksTests {
         }
     }
 }
+
+/// Updates whose numbers are hostile are read without trusting them.
+@Suite("Telegram: hostile updates")
+struct TelegramHostileUpdateTests {
+    @Test func entitiesWithHugeOffsetsAreIgnoredAndTheCommandStillRuns() async throws {
+        try await TelegramFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                var update = relay.message("/fix teh cat", update: 2000, id: 120)
+                if case .object(var root) = update, case .object(var message)? = root["message"] {
+                    message["entities"] = [
+                        ["type": "mention", "offset": .int(Int.max), "length": .int(Int.max)],
+                        ["type": "bot_command", "offset": 0, "length": 4],
+                    ]
+                    root["message"] = .object(message)
+                    update = .object(root)
+                }
+                #expect(try await relay.deliver(update).status == .ok)
+                try await relay.settled()
+                #expect(relay.telegram.messages(chat: TelegramFakes.alice).first?.text.contains("teh cat") == true)
+            }
+        }
+    }
+}

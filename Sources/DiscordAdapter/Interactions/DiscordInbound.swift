@@ -199,7 +199,7 @@ public struct DiscordInbound: Sendable {
     }
 
     private func reaction(_ data: JSONValue, botUserID: String?) async {
-        if let emoji = data["emoji"]?["name"]?.stringValue, let right = Self.marks(emoji) {
+        if let emoji = data["emoji"]?["name"]?.stringValue, let right = LedgerReference.mark(fromEmoji: emoji) {
             await markOnReaction(data, right: right, botUserID: botUserID)
             return
         }
@@ -217,15 +217,6 @@ public struct DiscordInbound: Sendable {
         } catch {
             logger.warning("discord: could not read the message a tribunal reaction was put on", metadata: ["reason": "\(error.reason)"])
         }
-    }
-
-    /// Whether an emoji says a fact-check's verdict was right (👍) or wrong (👎), skin tones
-    /// included; nil for others.
-    static func marks(_ emoji: String) -> Bool? {
-        let base = String(String.UnicodeScalarView(emoji.unicodeScalars.filter { !(0x1F3FB...0x1F3FF).contains($0.value) }))
-        if base == "👍" { return true }
-        if base == "👎" { return false }
-        return nil
     }
 
     /// `/ledger mark N right|wrong` from whoever reacted, when the relay's own reply names

@@ -16,4 +16,16 @@ public enum LedgerReference {
 
     /// The command a 👍 (`right`) or 👎 (`wrong`) on a fact-check's reply stands for.
     public static func markCommand(_ id: Int64, right: Bool) -> String { "/ledger mark \(id) \(right ? "right" : "wrong")" }
+
+    /// Whether a Unicode reaction says a fact-check's verdict was right (👍) or wrong (👎), any
+    /// skin tone or variation selector included; nil for other emoji.
+    public static func mark(fromEmoji emoji: String) -> Bool? {
+        let base = String(
+            String.UnicodeScalarView(emoji.unicodeScalars.filter { !(0xFE00...0xFE0F).contains($0.value) && !(0x1F3FB...0x1F3FF).contains($0.value) }))
+        switch base {
+        case "👍": return true
+        case "👎": return false
+        default: return nil
+        }
+    }
 }

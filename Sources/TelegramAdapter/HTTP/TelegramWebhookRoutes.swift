@@ -21,11 +21,13 @@ public struct TelegramWebhookRoutes: Sendable {
     let secret: TelegramWebhookSecret
     let inbound: TelegramInbound
     let logger: Logger
+    /// Made once, for comparing secrets: a random key per request would cost every update.
+    let comparisonKey = SymmetricKey(size: .bits256)
 
     public func add(to router: Router<some RequestContext>) {
         router.group("telegram").post("webhook") { request, _ in
             var request = request
-            guard let given = request.headers[Self.header], Self.matches(given, secret.secret) else {
+            guard let given = request.headers[Self.header], Self.matches(given, secret.secret, key: comparisonKey) else {
                 logger.info("telegram: webhook request refused (missing or wrong secret token)")
                 return Self.json(["error": "missing or wrong X-Telegram-Bot-Api-Secret-Token"], status: .unauthorized)
             }
@@ -49,8 +51,7 @@ public struct TelegramWebhookRoutes: Sendable {
 
     /// Equal, in time that does not depend on where they differ: both are MACed under a key
     /// made for this comparison, and the codes compared by swift-crypto in constant time.
-    static func matches(_ given: String, _ expected: String) -> Bool {
-        let key = SymmetricKey(size: .bits256)
+    static func matches(_ given: String, _ expected: String, key: SymmetricKey) -> Bool {
         let code = HMAC<SHA256>.authenticationCode(for: Array(expected.utf8), using: key)
         return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: Array(given.utf8), using: key)
     }

@@ -210,7 +210,7 @@ public struct TelegramInbound: Sendable {
             line = "/tribunal"
             repliedTo = seen.text
         } else if let seen, seen.fromRelay, let id = LedgerReference.id(in: seen.text),
-            let right = reaction.added.lazy.compactMap({ Self.marks($0) }).first
+            let right = reaction.added.lazy.compactMap(LedgerReference.mark(fromEmoji:)).first
         {
             line = LedgerReference.markCommand(id, right: right)
         }
@@ -224,14 +224,5 @@ public struct TelegramInbound: Sendable {
     /// An emoji without variation selectors and skin tones, for comparing.
     static func bare(_ emoji: String) -> String {
         String(String.UnicodeScalarView(emoji.unicodeScalars.filter { !(0xFE00...0xFE0F).contains($0.value) && !(0x1F3FB...0x1F3FF).contains($0.value) }))
-    }
-
-    /// 👍 says a fact-check was right, 👎 wrong; nil for other emoji.
-    static func marks(_ emoji: String) -> Bool? {
-        switch bare(emoji) {
-        case "👍": true
-        case "👎": false
-        default: nil
-        }
     }
 }

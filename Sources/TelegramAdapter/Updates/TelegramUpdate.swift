@@ -78,10 +78,15 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
     public var chat: TelegramChat
     public var from: TelegramUser?
     public var text: String
-    /// `bot_command` and `mention` entities, as (type, text) in order.
-    public var entities: [(type: String, text: String)]
+    /// The message's entities (`bot_command`, `mention`…) with the text each covers, in order.
+    public var entities: [Entity]
     /// The message this one answers, when it is one.
     public var replyTo: Replied?
+
+    public struct Entity: Sendable, Hashable {
+        public var type: String
+        public var text: String
+    }
 
     public struct Replied: Sendable, Hashable {
         public var id: Int64
@@ -102,7 +107,7 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
             guard let type = entity["type"]?.stringValue, let offset = entity["offset"]?.intValue, let length = entity["length"]?.intValue else {
                 return nil
             }
-            return Self.slice(text, utf16Offset: offset, length: length).map { (type, $0) }
+            return Self.slice(text, utf16Offset: offset, length: length).map { Entity(type: type, text: $0) }
         }
         if let reply = json["reply_to_message"], let replyID = reply["message_id"]?.int64 {
             let author = reply["from"].flatMap(TelegramUser.init(json:))
@@ -111,22 +116,14 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
         }
     }
 
-    /// Entities count in UTF-16 code units.
+    /// Entities count in UTF-16 code units. The numbers come from outside: compared without
+    /// adding them, so no value can overflow.
     static func slice(_ text: String, utf16Offset offset: Int, length: Int) -> String? {
         let utf16 = text.utf16
-        guard offset >= 0, length >= 0, offset + length <= utf16.count else { return nil }
+        guard offset >= 0, length >= 0, offset <= utf16.count, length <= utf16.count - offset else { return nil }
         let start = utf16.index(utf16.startIndex, offsetBy: offset)
         let end = utf16.index(start, offsetBy: length)
         return String(utf16[start..<end])
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.id == rhs.id && lhs.chat == rhs.chat && lhs.text == rhs.text
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(id)
-        hasher.combine(chat)
     }
 }
 

@@ -257,6 +257,22 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // `Benchmarks/request-trace.sh`: the source files one request crosses, by code coverage.
+        .executableTarget(
+            name: "request-trace",
+            dependencies: [
+                "RelayCore", "RelayServer", "RelayTestSupport", "RelayTribunal", "SlackAdapter", "TelegramAdapter", "RequestTraceProfile",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/RequestTrace",
+            swiftSettings: strict
+        ),
+        .target(name: "RequestTraceProfile", path: "Benchmarks/RequestTraceProfile"),
+
         // The decoders of untrusted input, their seeds and a deterministic mutator: used by
         // `rhea-fuzz` (`swift run -c release rhea-fuzz`) and, briefly, by the tests.
         .target(

@@ -44,6 +44,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The pipeline's stages, in the order a request walks them: admission (the inbox protocol,
+        // the dispatcher, team queues), the run (Relay, the metered backend) and delivery (outbox
+        // entries, the sender protocol, the outbox and its worker), with the Store protocol they
+        // write through. Names no platform and no store engine.
+        .target(
+            name: "RelayPipeline",
+            dependencies: [
+                "RelayCore", "RelayHTTP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                // System.coreCount (cgroup-aware), for the default number of runs in flight.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // The one outbound HTTP transport: shared client, time limit, failure classification,
         // Retry-After. Every API client (backends, platforms) sits on it.
         .target(
@@ -73,7 +89,7 @@ let package = Package(
         .target(
             name: "RelayStore",
             dependencies: [
-                "RelayCore",
+                "RelayCore", "RelayPipeline",
                 // sqlite-nio brings SQLite itself: the store calls its C module (VaporCSQLite,
                 // built as part of this product) directly, with statements prepared once and
                 // operations batched by the store's own writer; its bind type is SQLiteNIO's.
@@ -90,7 +106,7 @@ let package = Package(
         .target(
             name: "SlackAdapter",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -111,7 +127,7 @@ let package = Package(
         .target(
             name: "DiscordAdapter",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // HTTPResponseError (a rejected signature is a 401), HTTPFields, the interactions route.
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -133,7 +149,7 @@ let package = Package(
         .target(
             name: "TelegramAdapter",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform",
                 // Constant-time comparison of the webhook's secret token.
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The webhook route and HTTPResponseError.
@@ -153,7 +169,7 @@ let package = Package(
         .target(
             name: "RelayPlatform",
             dependencies: [
-                "RelayCore", "RelayHTTP",
+                "RelayCore", "RelayPipeline", "RelayHTTP",
                 // AES-GCM for OutboxSecretBox: credentials that wait in the outbox are sealed.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -170,7 +186,7 @@ let package = Package(
         .target(
             name: "RheaAPI",
             dependencies: [
-                "RelayCore", "RelayPlatform",
+                "RelayCore", "RelayPipeline", "RelayPlatform",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -179,12 +195,12 @@ let package = Package(
             swiftSettings: strict
         ),
         // The terminal adapter: plain-text rendering and the `chat` REPL.
-        .target(name: "TerminalAdapter", dependencies: ["RelayCore"], swiftSettings: strict),
+        .target(name: "TerminalAdapter", dependencies: ["RelayCore", "RelayPipeline"], swiftSettings: strict),
         // Composition: configuration and building the relay from it.
         .target(
             name: "RelayServer",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayTribunal", "RelayStore", "RheaAPI",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayTribunal", "RelayStore", "RheaAPI",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The HTTP/1 server's configuration (idle timeout) and the request read timeout's
@@ -206,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
-                "RelayCore", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "TerminalAdapter",
+                "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "TerminalAdapter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -222,7 +238,7 @@ let package = Package(
         .executableTarget(
             name: "council-bench",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTribunal", "RelayTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -245,7 +261,7 @@ let package = Package(
         .executableTarget(
             name: "slack-bench",
             dependencies: [
-                "RelayCore", "RelayTestSupport",
+                "RelayCore", "RelayPipeline", "RelayTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -261,7 +277,7 @@ let package = Package(
         .executableTarget(
             name: "request-trace",
             dependencies: [
-                "RelayCore", "RelayServer", "RelayTestSupport", "RelayTribunal", "SlackAdapter", "TelegramAdapter", "RequestTraceProfile",
+                "RelayCore", "RelayPipeline", "RelayServer", "RelayTestSupport", "RelayTribunal", "SlackAdapter", "TelegramAdapter", "RequestTraceProfile",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -277,7 +293,7 @@ let package = Package(
         // `rhea-fuzz` (`swift run -c release rhea-fuzz`) and, briefly, by the tests.
         .target(
             name: "RelayFuzz",
-            dependencies: ["RelayCore", "RelayTribunal", "RheaAPI", "SlackAdapter", "RelayTestSupport"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayTribunal", "RheaAPI", "SlackAdapter", "RelayTestSupport"],
             resources: [.copy("Seeds")],
             swiftSettings: strict
         ),
@@ -291,7 +307,7 @@ let package = Package(
         .target(
             name: "RelayTestSupport",
             dependencies: [
-                "RelayCore", "RelayPlatform",
+                "RelayCore", "RelayPipeline", "RelayPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -308,7 +324,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RelayCoreTests",
-            dependencies: ["RelayCore", "RelayStore", "RelayTestSupport"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -334,7 +350,7 @@ let package = Package(
         .testTarget(
             name: "SlackAdapterTests",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform", "SlackAdapter", "RelayTestSupport",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "SlackAdapter", "RelayTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -346,7 +362,7 @@ let package = Package(
         .testTarget(
             name: "DiscordAdapterTests",
             dependencies: [
-                "DiscordAdapter", "RelayCore", "RelayTestSupport",
+                "DiscordAdapter", "RelayCore", "RelayPipeline", "RelayTestSupport",
                 // Keys made in the tests, and RFC 8032's vectors signed through CryptoKit's API.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -358,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "TelegramAdapterTests",
             dependencies: [
-                "TelegramAdapter", "RelayCore", "RelayHTTP", "RelayTestSupport",
+                "TelegramAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -370,7 +386,8 @@ let package = Package(
         .testTarget(
             name: "RelayServerTests",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI", "SlackAdapter",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI",
+                "SlackAdapter",
                 "DiscordAdapter", "TelegramAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -386,19 +403,19 @@ let package = Package(
         ),
         .testTarget(
             name: "RelayFuzzTests",
-            dependencies: ["RelayCore", "RelayFuzz"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayFuzz"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "RelayStoreTests",
-            dependencies: ["RelayCore", "RelayStore", "RelayTestSupport"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport"],
             swiftSettings: strict
         ),
         // The same scenarios against both backends, and the real local model server.
         .testTarget(
             name: "RelayIntegrationTests",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayStore", "RelayTestSupport",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTribunal", "RelayStore", "RelayTestSupport",
                 // The third parity backend: the Rhea API served by the relay itself.
                 "RelayServer", "RheaAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -411,7 +428,7 @@ let package = Package(
         .testTarget(
             name: "RheaRelayCLITests",
             dependencies: [
-                "rhea-relay", "RelayCore", "RelayServer", "RelayTestSupport", "RelayPlatform",
+                "rhea-relay", "RelayCore", "RelayPipeline", "RelayServer", "RelayTestSupport", "RelayPlatform",
                 // SHA-256, to check the line `api-key new` prints against its key.
                 .product(name: "Crypto", package: "swift-crypto"),
                 // deploy/: compose and Kubernetes files are YAML; the probes are fetched over HTTP.

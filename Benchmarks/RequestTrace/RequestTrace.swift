@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Prometheus
 import RelayCore
+import RelayPipeline
 import RelayServer
 import RelayTestSupport
 import RelayTribunal

@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-public import NIOCore
+import NIOCore
 public import NIOHTTP1
 import RelayCore
 

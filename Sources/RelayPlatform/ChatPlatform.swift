@@ -2,6 +2,7 @@ public import Hummingbird
 public import Logging
 public import RelayCore
 public import RelayHTTP
+public import RelayPipeline
 public import ServiceLifecycle
 
 /// One chat platform, as `rhea-relay serve` composes it: the seam every platform module plugs

@@ -1,4 +1,5 @@
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 public import RelayPlatform
 public import RelayTribunal
 public import RheaAPI

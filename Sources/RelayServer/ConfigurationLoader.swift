@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import RelayCore
+import RelayPipeline
 public import RelayPlatform
 import RelayTribunal
 import RheaAPI

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 public import Logging
 public import RelayCore
 public import RelayHTTP
+public import RelayPipeline
 import RelayStore
 import RelayTribunal
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RelayPipeline
 import SQLiteNIO
 
 /// Brings a freshly opened connection to a usable state: connection settings, a schema-version

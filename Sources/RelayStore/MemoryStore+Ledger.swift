@@ -1,4 +1,5 @@
 public import RelayCore
+import RelayPipeline
 
 public import struct Foundation.Date
 

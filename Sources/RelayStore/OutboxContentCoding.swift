@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayPipeline
 
 /// How an entry's content is kept in SQLiteStore's `content` column: JSON text with sorted keys, so
 /// the same content always gives the same text (whoever inspects or diffs the file sees stable rows).

@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 import Synchronization
 
 /// The reads every command makes — a team's custom commands, a user's and a channel's settings —

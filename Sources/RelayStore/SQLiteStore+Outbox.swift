@@ -1,5 +1,6 @@
 import Logging
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 import SQLiteNIO
 
 public import struct Foundation.Date

@@ -1,5 +1,6 @@
 public import Logging
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 import Synchronization
 
 /// The relay's ``Store`` in one SQLite file (WAL mode), for single-replica deployments.

@@ -1,3 +1,4 @@
+import RelayPipeline
 import VaporCSQLite
 
 extension StoreError {

@@ -1,7 +1,7 @@
 import RelayCore
 import Synchronization
 
-public import struct Foundation.Date
+import struct Foundation.Date
 
 /// Remembers 429s per endpoint and refuses calls locally until the cooldown has passed.
 ///

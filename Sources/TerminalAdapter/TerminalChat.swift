@@ -1,5 +1,6 @@
 import Foundation
 public import RelayCore
+public import RelayPipeline
 
 /// The terminal adapter: a prompt where one user of one team types command lines.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RelayCore
+import RelayPipeline
 import RelayServer
 import TerminalAdapter
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RelayCore
+import RelayPipeline
 import RelayServer
 
 /// `rhea-relay ledger export`: a team's whole fact-check ledger as JSON Lines, for files and

@@ -5,6 +5,7 @@ import Logging
 import Prometheus
 import RelayCore
 import RelayHTTP
+import RelayPipeline
 import RelayServer
 import RelayStore
 import RelayTestSupport

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RelayCore
 import RelayHTTP
+import RelayPipeline
 import RelayStore
 import RelayTestSupport
 import RelayTribunal

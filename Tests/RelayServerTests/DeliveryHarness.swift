@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayPipeline
 import RelayServer
 import RelayStore
 import RelayTestSupport

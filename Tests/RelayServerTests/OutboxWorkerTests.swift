@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RelayCore
+import RelayPipeline
 import RelayServer
 import RelayStore
 import RelayTestSupport

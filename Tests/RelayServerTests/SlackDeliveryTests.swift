@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import RelayCore
+import RelayPipeline
 import RelayServer
 import RelayTestSupport
 import SlackAdapter

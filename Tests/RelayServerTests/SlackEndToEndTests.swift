@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import RelayCore
+import RelayPipeline
 import RelayServer
 import RelayTestSupport
 import RelayTribunal

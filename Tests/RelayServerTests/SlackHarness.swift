@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import RelayCore
+import RelayPipeline
 import RelayServer
 import RelayTestSupport
 import RelayTribunal

@@ -1,4 +1,5 @@
 import RelayCore
+import RelayPipeline
 import RelayStore
 import Testing
 

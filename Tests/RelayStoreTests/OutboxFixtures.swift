@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayPipeline
 
 /// Outbox entries and contents for the store tests.
 enum OutboxFixtures {

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayPipeline
 import RelayStore
 import Testing
 

@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 
 /// What the fake Discord REST API keeps, and how it answers one request.
 struct FakeDiscordAPIState: Sendable {

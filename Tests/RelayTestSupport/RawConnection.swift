@@ -1,4 +1,4 @@
-public import NIOCore
+import NIOCore
 import NIOPosix
 import Synchronization
 

@@ -1,7 +1,8 @@
 import Foundation
-public import Hummingbird
+import Hummingbird
 import NIOCore
-public import RelayCore
+import RelayCore
+import RelayPipeline
 public import RelayPlatform
 
 /// A chat platform that exists only for tests: a webhook in, a recorded send out. It proves the

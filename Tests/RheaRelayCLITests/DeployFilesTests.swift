@@ -1,4 +1,5 @@
 import Foundation
+import RelayPipeline
 import RelayPlatform
 import RelayServer
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RelayCore
 import RelayHTTP
+import RelayPipeline
 import RelayTestSupport
 import Testing
 

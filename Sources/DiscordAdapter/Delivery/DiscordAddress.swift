@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 public import RelayPlatform
 
 /// Where a Discord reply goes, as stored in the outbox (`OutboxEntry.address`, JSON).

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 public import Logging
 public import RelayCore
+public import RelayPipeline
 public import RelayPlatform
 
 /// Delivers outbox entries to Discord (the `ReplySender` for platform "discord").

@@ -2,6 +2,7 @@ public import Logging
 import NIOWebSocket
 public import RelayCore
 import RelayHTTP
+import RelayPipeline
 import Synchronization
 import WSClient
 

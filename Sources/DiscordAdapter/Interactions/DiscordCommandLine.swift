@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 
 /// Turns an invoked application command into the command line the relay parses
 /// (`CommandParser`), as if it had been typed: `/translate lang:fr text:Good morning` →

@@ -1,6 +1,7 @@
-public import Foundation
+import Foundation
 public import Logging
 public import RelayCore
+public import RelayPipeline
 public import RelayPlatform
 
 /// What the adapter does with each inbound interaction or gateway event: turn it into an

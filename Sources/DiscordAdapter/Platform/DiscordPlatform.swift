@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Foundation
-public import Hummingbird
+import Hummingbird
 public import Logging
-public import RelayCore
+import RelayCore
 public import RelayHTTP
+import RelayPipeline
 public import RelayPlatform
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Discord, as the server composes it: reads the `discord.*` section, and when connected serves
 /// `/discord/interactions` (with the public key), holds the gateway (with the bot token, unless

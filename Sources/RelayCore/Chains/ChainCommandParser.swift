@@ -1,6 +1,6 @@
 /// Parses `/chain …` and `/run …`. The DSL itself is checked later, against the team's custom
 /// commands, by `ChainParser`.
-enum ChainCommandParser {
+package enum ChainCommandParser {
     static let usage =
         "Usage: `/chain save NAME = DSL`, `/chain run NAME [TEXT]`, `/chain list`, `/chain show NAME`, `/chain delete NAME`, `/chain export [NAME]`, `/chain import NAME = DSL`."
 
@@ -45,7 +45,7 @@ enum ChainCommandParser {
     }
 
     /// `NAME = DSL` (also used by import lines).
-    static func splitDefinition(_ text: String, example: String) throws(CommandError) -> (String, String) {
+    package static func splitDefinition(_ text: String, example: String) throws(CommandError) -> (String, String) {
         guard let equals = text.firstIndex(of: "=") else {
             throw CommandError("Write the chain as `NAME = DSL`, for example `\(example)`.")
         }

@@ -206,7 +206,7 @@ public struct CommandParser: Sendable {
     }
 
     /// "Unknown command /transalte. Did you mean /translate?"
-    static func unknownCommandMessage(_ word: String, customCommands: Set<String>) -> String {
+    package static func unknownCommandMessage(_ word: String, customCommands: Set<String>) -> String {
         let candidates = CommandTable.all.flatMap { [$0.name] + $0.aliases } + customCommands.sorted()
         let best =
             candidates

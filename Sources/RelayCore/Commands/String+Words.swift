@@ -2,7 +2,7 @@ import Foundation
 
 extension StringProtocol {
     /// The text without leading and trailing whitespace or newlines.
-    func trimmingWhitespace() -> SubSequence {
+    package func trimmingWhitespace() -> SubSequence {
         let start = firstIndex { !$0.isWhitespace } ?? endIndex
         let end = lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? start
         return self[start..<end]
@@ -32,8 +32,8 @@ extension StringProtocol {
 }
 
 /// Levenshtein distance, for "did you mean".
-enum EditDistance {
-    static func between(_ a: String, _ b: String) -> Int {
+package enum EditDistance {
+    package static func between(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
         if a.isEmpty { return b.count }

@@ -153,7 +153,7 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
             : nil
     }
 
-    static func seconds(_ value: Duration) -> String {
+    package static func seconds(_ value: Duration) -> String {
         let tenths = (value.seconds * 10).rounded() / 10
         return "\(tenths) s"
     }

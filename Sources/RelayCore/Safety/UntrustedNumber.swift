@@ -1,5 +1,5 @@
-public import CoreMetrics
-public import Logging
+import CoreMetrics
+import Logging
 
 /// Checks a number that came from outside (a backend's answer, a platform's payload or header)
 /// before anything uses it: the one place where such numbers are judged, so every adapter and

@@ -104,7 +104,7 @@ public enum TribunalError: Error, Sendable, Hashable {
     public var label: String {
         switch self {
         case .unreachable: "unreachable"
-        case .timedOut: "timeout"
+        case .timedOut: "timed_out"
         case .unauthorized: "unauthorized"
         case .paymentRequired: "payment_required"
         case .rateLimited: "rate_limited"

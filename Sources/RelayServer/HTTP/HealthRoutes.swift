@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Prometheus
 import RelayCore
+import RelayPipeline
 
 /// `GET /healthz` (the process answers), `GET /readyz` (ready or not; the detailed report needs
 /// the admin token), `GET /metrics` (Prometheus text; needs the admin token when one is set).

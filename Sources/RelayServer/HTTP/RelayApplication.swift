@@ -5,6 +5,7 @@ import NIOCore
 public import Prometheus
 public import RelayCore
 public import RelayHTTP
+public import RelayPipeline
 public import RelayPlatform
 import RheaAPI
 import ServiceLifecycle
@@ -88,7 +89,7 @@ public enum RelayApplication {
             clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }))
         let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease)
         let dispatcher = RunDispatcher(relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, logger: logger)
-        let inbox = Inbox(dispatcher: dispatcher, outbox: outbox)
+        let inbox: any RelayInbox = dispatcher
 
         let router = Router()
         router.add(middleware: MetricsMiddleware())

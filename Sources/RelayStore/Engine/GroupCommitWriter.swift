@@ -1,3 +1,4 @@
+import RelayPipeline
 import Synchronization
 
 /// The store's one way to its connection: operations queue up, and one drain runs everything

@@ -1,5 +1,6 @@
 public import Foundation
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 
 /// Where a Slack reply goes, as stored in the outbox (`OutboxEntry.address`, JSON).
 public struct SlackAddress: Sendable, Hashable, Codable {

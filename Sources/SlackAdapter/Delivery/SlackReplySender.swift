@@ -1,5 +1,6 @@
 public import Logging
 public import RelayCore
+public import RelayPipeline
 public import RelayPlatform
 
 /// Delivers outbox entries to Slack (the `ReplySender` for platform "slack").

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One way a message can reach Slack, and the order they are tried in for each part of a reply.
 ///

@@ -1,3 +1,5 @@
+import RelayPipeline
+
 /// The Slack app manifest for this relay, with `publicURL` where Slack sends requests: what
 /// `rhea-relay register slack --url URL` prints and `bots/slack/manifest.yaml` holds (for
 /// `https://relay.example.com`; a test keeps the two the same).

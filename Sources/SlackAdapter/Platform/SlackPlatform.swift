@@ -1,10 +1,11 @@
 import Foundation
-public import Hummingbird
+import Hummingbird
 import Logging
-public import RelayCore
+import RelayCore
 import RelayHTTP
+import RelayPipeline
 public import RelayPlatform
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Slack, as the server composes it: reads the `slack.*` section, and when connected serves
 /// `/slack/*` over HTTP (with a signing secret), runs Socket Mode (with an app token), delivers

@@ -1,4 +1,5 @@
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 
 extension SlackAPIError {
     /// Slack error codes that describe a passing failure on Slack's side.

@@ -1,4 +1,5 @@
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 
 /// Why a Bot API call failed.
 ///

@@ -1,5 +1,6 @@
-public import Foundation
+import Foundation
 public import RelayCore
+public import RelayPipeline
 
 /// Where a Telegram reply goes, as stored in the outbox (`OutboxEntry.address`, JSON).
 ///

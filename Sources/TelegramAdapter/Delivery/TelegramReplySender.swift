@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
-public import RelayCore
+import RelayCore
+public import RelayPipeline
 
 /// Delivers Telegram's outbox entries through the Bot API.
 ///

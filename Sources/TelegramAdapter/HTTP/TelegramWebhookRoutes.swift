@@ -1,6 +1,6 @@
 import Crypto
 public import Hummingbird
-public import Logging
+import Logging
 import NIOCore
 import RelayCore
 import RelayPlatform

@@ -1,10 +1,11 @@
 import AsyncHTTPClient
-public import Hummingbird
+import Hummingbird
 public import Logging
-public import RelayCore
-public import RelayHTTP
+import RelayCore
+import RelayHTTP
+import RelayPipeline
 public import RelayPlatform
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Telegram, as the server composes it: reads the `telegram.*` section, and when connected either
 /// polls for updates (the default) or serves `/telegram/webhook`, and delivers the outbox through

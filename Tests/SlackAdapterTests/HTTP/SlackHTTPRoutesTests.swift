@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import RelayCore
+import RelayPipeline
 import RelayPlatform
 import RelayTestSupport
 import SlackAdapter

@@ -1,5 +1,6 @@
 import Logging
 import RelayCore
+import RelayPipeline
 import RelayTestSupport
 import SlackAdapter
 import Synchronization

@@ -1,5 +1,6 @@
 import RelayCore
 import RelayHTTP
+import RelayPipeline
 import Testing
 
 @testable import SlackAdapter

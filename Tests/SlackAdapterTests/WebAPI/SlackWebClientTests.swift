@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import RelayCore
 import RelayHTTP
+import RelayPipeline
 import RelayTestSupport
 import SlackAdapter
 import Testing

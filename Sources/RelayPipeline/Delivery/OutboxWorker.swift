@@ -1,0 +1,284 @@
+import Foundation
+public import Logging
+public import RelayCore
+import RelayHTTP
+public import ServiceLifecycle
+import Synchronization
+
+/// Delivers the outbox: claims due entries, sends each through its platform's `ReplySender`,
+/// and records what happened — sent, retried later (backoff, `Retry-After`), or failed for good
+/// (logged and counted). Entries of one conversation go one at a time and in order (the store
+/// hands out only a conversation's oldest pending entry); conversations go in parallel.
+///
+/// At start it drops leases left by a previous process, so whatever was stored but not
+/// confirmed is sent again. On graceful shutdown it stops claiming, lets deliveries in flight
+/// finish, then delivers what is already due for up to `drainTimeout`. Every decision by time
+/// (due, lease, backoff, pacing, drain) reads the outbox's clock.
+public final class OutboxWorker: Service, Sendable {
+    public typealias ParkedRunHandler = @Sendable (OutboxEntry, Event) async -> Void
+
+    let outbox: Outbox
+    let senders: [String: any ReplySender]
+    let policy: DeliveryPolicy
+    let parkedRuns: ParkedRunHandler
+    let logger: Logger
+    let pacer = ConversationPacer()
+    private let inFlight = Mutex(0)
+    private let depthCheckedAt = Mutex(Date.distantPast)
+
+    /// `parkedRuns` receives runs parked at the last shutdown, to run them again.
+    public init(
+        outbox: Outbox, senders: [any ReplySender], policy: DeliveryPolicy = DeliveryPolicy(),
+        parkedRuns: @escaping ParkedRunHandler, logger: Logger
+    ) {
+        self.outbox = outbox
+        self.senders = Dictionary(senders.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })
+        self.policy = policy
+        self.parkedRuns = parkedRuns
+        self.logger = logger
+    }
+
+    var store: any Store { outbox.store }
+    var clock: any RelayClock { outbox.clock }
+
+    public func run() async throws {
+        try await store.releaseOutboxLeases()
+        outbox.handOver(true)
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                var lastClaim = Date.distantPast
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    let (ready, claimWanted) = outbox.take()
+                    for entry in ready { start(entry, handed: true, in: &group) }
+                    let now = clock.now
+                    // A claim reads the whole pending outbox: only when something may be there
+                    // that was not handed over, and at each poll (retries coming due, other writers).
+                    if claimWanted || now >= lastClaim + policy.pollInterval {
+                        lastClaim = now
+                        await claimAndStart(in: &group)
+                    }
+                    await recordDepth()
+                    await outbox.wakeSignal.wait(until: lastClaim + policy.pollInterval, clock: clock)
+                }
+            }
+        } onGracefulShutdown: {
+            self.outbox.wakeSignal.signal()
+        }
+        outbox.handOver(false)
+        if !Task.isCancelled { await drain() }
+        await recordDepth(force: true)
+    }
+
+    /// Claims as many due entries as there is room for and starts delivering each.
+    private func claimAndStart(in group: inout DiscardingTaskGroup) async {
+        let room = policy.maxInFlight - inFlight.withLock { $0 }
+        guard room > 0 else {
+            // Asked again when a delivery ends.
+            outbox.wantClaim()
+            return
+        }
+        let now = clock.now
+        let entries: [OutboxEntry]
+        do {
+            entries = try await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: room)
+        } catch {
+            logger.error("outbox: could not read the store", metadata: ["error": "\(error)"])
+            return
+        }
+        // A full claim may have left due entries behind.
+        if entries.count == room { outbox.wantClaim() }
+        for entry in entries { start(entry, handed: false, in: &group) }
+    }
+
+    private func start(_ entry: OutboxEntry, handed: Bool, in group: inout DiscardingTaskGroup) {
+        inFlight.withLock { $0 += 1 }
+        group.addTask {
+            let stillPending = await self.deliver(entry)
+            self.inFlight.withLock { $0 -= 1 }
+            self.outbox.attempted(entry, handed: handed, stillPending: stillPending)
+        }
+    }
+
+    /// At shutdown: delivers what is due now, oldest first, until nothing deliverable is left
+    /// or the drain timeout passes. Parked runs stay for the next start.
+    private func drain() async {
+        let end = clock.now + policy.drainTimeout
+        var parked: Set<String> = []
+        while clock.now < end {
+            let now = clock.now
+            let handed = outbox.take().ready
+            guard let entries = try? await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight) else { return }
+            var deliverable = handed
+            for entry in entries {
+                if case .parkedRun = entry.content {
+                    parked.insert(entry.id)
+                    try? await store.reschedule(id: entry.id, attempts: entry.attempts, nextAttemptAt: entry.nextAttemptAt, lastError: entry.lastError ?? "")
+                } else {
+                    deliverable.append(entry)
+                }
+            }
+            guard !deliverable.isEmpty else { return }
+            await withDiscardingTaskGroup { group in
+                for entry in deliverable { group.addTask { await self.deliver(entry) } }
+            }
+        }
+        logger.warning("outbox: drain time is up; the rest is delivered at the next start")
+    }
+
+    /// One attempt at one entry, and its outcome written back. Returns whether the entry may
+    /// still be pending (a part delivered, a retry to come).
+    @discardableResult
+    func deliver(_ entry: OutboxEntry) async -> Bool {
+        if case .parkedRun(let event) = entry.content {
+            // Handed to the dispatcher, which runs it again and enqueues its reply.
+            await finish(entry) { try await store.markSent(id: entry.id, platformRef: nil, at: clock.now) }
+            await parkedRuns(entry, event)
+            return false
+        }
+        guard let sender = senders[entry.platform] else {
+            logger.error(
+                "outbox: no adapter for this platform is running; entry given up", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)"])
+            RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
+            await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
+            return false
+        }
+        let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval(for: entry), now: clock.now)
+        if wait > .zero { try? await clock.sleep(for: wait) }
+
+        let earlier = try? await entry.replaces.asyncFlatMap { try await store.outboxEntry(id: $0) }
+        let outcome = await sender.deliver(entry, earlier: earlier)
+        let attempts = entry.attempts + 1
+        let now = clock.now
+        switch outcome {
+        case .sent(let platformRef):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "sent")
+            await finish(entry) { try await store.markSent(id: entry.id, platformRef: platformRef, at: now) }
+        case .partDelivered(let platformRef):
+            // Recorded before the next part is tried: a retry or a restart resumes after it.
+            // Due at once; the pacer spaces the parts like any sends to the conversation.
+            RelayMetrics.delivery(platform: entry.platform, outcome: "part_sent")
+            await finish(entry) {
+                try await store.markPartDelivered(id: entry.id, parts: entry.partsDelivered + 1, platformRef: platformRef, nextAttemptAt: now)
+            }
+        case .rateLimited(let retryAfter, let reason):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "rate_limited")
+            // Read from outside: clamped, so no server can park a conversation for long.
+            let wait = min(max(.zero, retryAfter), RetryAfter.maximum)
+            pacer.hold(entry.conversation, for: wait, now: now)
+            await retryOrGiveUp(entry, attempts: attempts, at: now + wait, reason: reason)
+        case .retryable(let reason):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "retry")
+            let delay = policy.retry.delay(afterAttempt: attempts)
+            await retryOrGiveUp(entry, attempts: attempts, at: now + delay, reason: reason)
+        case .rejected(let reason):
+            RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
+            logger.error(
+                "outbox: the platform refused a reply for good", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
+            await finish(entry) { try await store.markFailed(id: entry.id, attempts: attempts, lastError: reason) }
+        }
+        switch outcome {
+        case .sent, .rejected: return false
+        case .partDelivered, .rateLimited, .retryable: return true
+        }
+    }
+
+    private func retryOrGiveUp(_ entry: OutboxEntry, attempts: Int, at next: Date, reason: String) async {
+        guard attempts < policy.maxAttempts else {
+            RelayMetrics.delivery(platform: entry.platform, outcome: "failed")
+            logger.error(
+                "outbox: reply given up after \(attempts) attempts", metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "reason": "\(reason)"])
+            await finish(entry) { try await store.markFailed(id: entry.id, attempts: attempts, lastError: reason) }
+            return
+        }
+        logger.notice(
+            "outbox: delivery will be retried",
+            metadata: ["platform": "\(entry.platform)", "entry": "\(entry.id)", "attempt": "\(attempts)", "reason": "\(reason)"])
+        await finish(entry) { try await store.reschedule(id: entry.id, attempts: attempts, nextAttemptAt: next, lastError: reason) }
+    }
+
+    /// Writes an outcome; a store failure is logged (the lease then lapses and the entry is tried again).
+    private func finish(_ entry: OutboxEntry, _ write: () async throws -> Void) async {
+        do {
+            try await write()
+        } catch {
+            logger.error("outbox: could not record a delivery outcome", metadata: ["entry": "\(entry.id)", "error": "\(error)"])
+        }
+    }
+
+    private func recordDepth(force: Bool = false) async {
+        let now = clock.now
+        let due = depthCheckedAt.withLock { last -> Bool in
+            guard force || now.duration(since: last) > .seconds(1) else { return false }
+            last = now
+            return true
+        }
+        guard due, let depth = try? await store.pendingOutboxCount() else { return }
+        RelayMetrics.outboxDepth(depth)
+    }
+}
+
+extension Optional {
+    fileprivate func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}
+
+/// How the outbox worker claims, paces and retries deliveries.
+public struct DeliveryPolicy: Sendable, Hashable {
+    /// Tries per entry, 429s included; then the entry is marked failed, logged and counted.
+    public var maxAttempts: Int
+    /// Backoff between tries that failed for a reason that may pass (5xx, timeouts).
+    public var retry: RetryPolicy
+    /// How long a claimed entry stays invisible to other claims while it is being delivered.
+    public var lease: Duration
+    /// Time between looks at the outbox when nothing woke the worker.
+    public var pollInterval: Duration
+    /// Deliveries in flight at once (across conversations; one per conversation at a time).
+    public var maxInFlight: Int
+    /// How long delivered and failed entries are kept (they hold reply text) before purging.
+    public var keepFinished: Duration
+    /// How long a graceful shutdown spends delivering what is already due.
+    public var drainTimeout: Duration
+
+    public init(
+        maxAttempts: Int = 10, retry: RetryPolicy = RetryPolicy(attempts: 10, baseDelay: .seconds(1), maxDelay: .seconds(60)),
+        lease: Duration = .seconds(120), pollInterval: Duration = .seconds(1), maxInFlight: Int = 64,
+        keepFinished: Duration = .seconds(86_400), drainTimeout: Duration = .seconds(10)
+    ) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.retry = retry
+        self.lease = lease
+        self.pollInterval = pollInterval
+        self.maxInFlight = max(1, maxInFlight)
+        self.keepFinished = keepFinished
+        self.drainTimeout = drainTimeout
+    }
+}
+
+/// Spaces the sends of one conversation (Slack allows about one message per second per
+/// channel) and holds a conversation back after the platform said 429.
+///
+/// Thread-safe; the map is pruned of past instants so it does not grow with every channel seen.
+/// Time comes from the caller (the worker's clock), so tests decide it.
+final class ConversationPacer: Sendable {
+    private let next = Mutex<[String: Date]>([:])
+
+    /// Takes the conversation's next send slot; returns how long to wait before using it.
+    func reserve(_ conversation: String, interval: Duration, now: Date) -> Duration {
+        next.withLock { slots in
+            if slots.count > 4096 { slots = slots.filter { $0.value > now } }
+            let start = max(now, slots[conversation] ?? now)
+            slots[conversation] = start + max(.zero, interval)
+            return start.duration(since: now)
+        }
+    }
+
+    /// Nothing goes to this conversation for `duration` (a `Retry-After`).
+    func hold(_ conversation: String, for duration: Duration, now: Date) {
+        let until = now + max(.zero, duration)
+        next.withLock { slots in
+            slots[conversation] = max(slots[conversation] ?? until, until)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import RelayCore
+
+/// What became of one delivery attempt.
+public enum DeliveryOutcome: Sendable, Hashable {
+    /// The platform accepted it; `platformRef` identifies the posted message (Slack `ts`) if any.
+    case sent(platformRef: String?)
+    /// One part of a reply in several parts was accepted and more remain: the outbox records
+    /// it and the entry is due again (paced like any send) for its next part. `platformRef` is
+    /// the part's message id, kept when it is the first part's.
+    case partDelivered(platformRef: String?)
+    /// Rate limited: try again no sooner than `retryAfter` from now (HTTP 429 `Retry-After`, a
+    /// JSON `retry_after`…). The whole conversation waits, not just this entry.
+    case rateLimited(retryAfter: Duration, reason: String)
+    /// Failed in a way that may pass (5xx, timeout, connection refused): retry with backoff.
+    case retryable(reason: String)
+    /// Refused for good (`channel_not_found`, an expired `response_url`): do not retry.
+    case rejected(reason: String)
+}
+
+/// An adapter's outbound side: delivers one outbox entry to its platform.
+///
+/// `earlier` is the entry named by `entry.replaces`, when there is one, so an adapter can edit
+/// the message it posted (its `platformRef`) instead of posting a new one.
+///
+/// A reply that the platform needs as several messages is sent one part per `deliver` call,
+/// starting at `entry.partsDelivered`: the sender answers `.partDelivered` until the last part,
+/// then `.sent`. A failure then holds back only the part that failed; a retry never repeats an
+/// accepted one, and the outbox paces the parts like any other sends to the conversation.
+public protocol ReplySender: Sendable {
+    /// The `platform` this sender delivers for (matches `OutboxEntry.platform`).
+    var platform: String { get }
+    /// Time to keep between this send and the previous one to the same conversation (Slack:
+    /// about one `chat.postMessage` a second per channel; a `response_url` has no such limit).
+    func minimumInterval(for entry: OutboxEntry) -> Duration
+    func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
+}

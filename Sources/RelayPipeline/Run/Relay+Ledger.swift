@@ -1,0 +1,153 @@
+import Foundation
+public import RelayCore
+
+extension Relay {
+    /// How many entries `/ledger` lists, and how many `/ledger export` writes into chat.
+    static let ledgerListLength = 10
+    static let ledgerExportLimit = 1000
+
+    /// Records a consensus in the team's ledger, as the effective retention allows (`off`: not
+    /// at all; `metadata`: verdicts, scores and timings without any text). Returns its id.
+    @discardableResult
+    func recordConsensus(_ result: ConsensusResult, claim: String, origin: LedgerOrigin, _ request: RequestContext) async throws -> Int64? {
+        guard request.retention != .off else { return nil }
+        let entry = LedgerEntry(
+            result, claim: claim, team: request.event.team, user: request.event.user, channel: request.event.channel,
+            origin: origin, keepTexts: request.retention == .full, createdAt: now())
+        return try await store.recordConsensus(entry)
+    }
+
+    func ledgerCommand(_ sub: LedgerSubcommand, _ request: RequestContext) async throws -> Reply {
+        let team = request.event.team
+        switch sub {
+        case .search(let words):
+            let entries = try await store.searchLedger(team: team, words: words, limit: Self.ledgerListLength)
+            guard !entries.isEmpty else {
+                return .info(
+                    words.isEmpty
+                        ? "No fact-checks yet. `/tribunal CLAIM` asks several models; each answer is kept here for the team."
+                        : "No fact-check's claim holds \(words.map { "“\($0)”" }.joined(separator: " and ")). `/ledger` lists the newest.")
+            }
+            let title = words.isEmpty ? "The team's newest fact-checks" : "Fact-checks about \(words.joined(separator: " "))"
+            return .info(entries.map(Self.ledgerLine).joined(separator: "\n"), title: title)
+        case .show(let id):
+            guard let entry = try await store.ledgerEntry(team: team, id: id) else { return .error(Self.noSuchEntry(id)) }
+            return .info(Self.ledgerDetail(entry), title: "Fact-check #\(entry.id)")
+        case .export:
+            let entries = try await store.ledgerEntries(team: team)
+            guard !entries.isEmpty else { return .info("The ledger is empty: nothing to export.") }
+            let shown = entries.suffix(Self.ledgerExportLimit)
+            var body = shown.map(LedgerExport.line).joined(separator: "\n")
+            if shown.count < entries.count {
+                body = "(the newest \(shown.count) of \(entries.count); `rhea-relay ledger export --team \(team)` writes them all)\n" + body
+            }
+            return .info(body, title: "Ledger export · JSON Lines · \(shown.count) entr\(shown.count == 1 ? "y" : "ies")")
+        case .mark(let id, let value):
+            guard let entry = try await store.ledgerEntry(team: team, id: id) else { return .error(Self.noSuchEntry(id)) }
+            let verdict: Verdict
+            switch (value, entry.verdict) {
+            case (.verdict(let said), _): verdict = said
+            case (.right, let recorded?) where recorded != .unverifiable: verdict = recorded
+            // Wrong about true or false: the other one. Wrong about partly: it cannot be told.
+            case (.wrong, .true?): verdict = .false
+            case (.wrong, .false?): verdict = .true
+            default:
+                return .error(
+                    "Fact-check #\(id)'s verdict was \(entry.verdict?.rawValue ?? "none"), so right or wrong does not say which verdict is: use `/ledger mark \(id) true`, `false` or `partly`."
+                )
+            }
+            let mark = LedgerMark(verdict: verdict, user: request.event.user, markedAt: now())
+            guard try await store.markLedger(team: team, id: id, mark: mark) else { return .error(Self.noSuchEntry(id)) }
+            return .info(
+                "Marked fact-check #\(id) as \(verdict.rawValue). The council counts people's marks when it learns which models to trust.")
+        }
+    }
+
+    /// `/council`: each model's learned record, and how the score is calibrated.
+    func councilCommand() async -> Reply {
+        guard let report = await tribunal.councilReport() else {
+            return .info(
+                "The backend is the Rhea Tribunal gateway, which picks its own models: this relay keeps no record of them. With `tribunal.backend: council` the relay asks its own models and learns from the ledger which to trust."
+            )
+        }
+        var lines = report.judges.map { judge in
+            let record = judge.judged == 0 ? "no verdicts yet: its prior" : "\(judge.judged) verdict\(judge.judged == 1 ? "" : "s")"
+            let handSet = judge.configuredWeight == 1 ? "" : " (hand-set weight \(Self.decimal(judge.configuredWeight)) as its prior)"
+            return
+                "• \(judge.model) (\(judge.tier.rawValue)): accuracy \(Int((judge.accuracy * 100).rounded()))% · \(record) · weight \(Self.decimal(judge.weight))\(handSet)"
+        }
+        lines.append(
+            "Learned from \(report.claims) fact-check\(report.claims == 1 ? "" : "s") (\(report.marked) marked by people) without knowing the answers: from how the models agree and disagree. Votes weigh by each model's record, not by the confidence it states."
+        )
+        lines.append("Score: \(report.calibration)")
+        return .info(lines.joined(separator: "\n"), title: "The council")
+    }
+
+    static func decimal(_ value: Double) -> String {
+        guard value.isFinite else { return "0" }
+        return String((value * 100).rounded() / 100)
+    }
+
+    static func noSuchEntry(_ id: Int64) -> String {
+        "There is no fact-check #\(id) in this team. `/ledger` lists the newest; `/ledger WORDS` searches them."
+    }
+
+    static func ledgerDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
+        return formatter.string(from: date)
+    }
+
+    /// `#12 · 2026-11-24 14:03:11 UTC · false · 82% · 3/3 models · The Eiffel Tower is in Berlin`
+    static func ledgerLine(_ entry: LedgerEntry) -> String {
+        var line = "#\(entry.id) · \(ledgerDate(entry.createdAt)) UTC · \(entry.verdict?.rawValue ?? "no verdict")"
+        line += " · \(Int((entry.score * 100).rounded()))% · \(entry.answered)/\(entry.asked) models"
+        if let mark = entry.mark { line += " · marked \(mark.verdict.rawValue)" }
+        let claim = entry.claim.map { $0.count > 100 ? String($0.prefix(99)) + "…" : $0 } ?? "(text not kept)"
+        return line + " · " + claim.replacingOccurrences(of: "\n", with: " ")
+    }
+
+    /// One entry with each judge's verdict, confidence, time and answer.
+    static func ledgerDetail(_ entry: LedgerEntry) -> String {
+        var lines = ["Claim: \(entry.claim ?? "(text not kept: retention was metadata)")"]
+        let score =
+            switch entry.scoreMeaning {
+            case .agreement: "agreement"
+            case .answeredShare: "answered share"
+            case .probabilityRight: "probability right"
+            }
+        lines.append(
+            "Verdict: \(entry.verdict?.rawValue ?? "none") · \(score) \(Int((entry.score * 100).rounded()))% · \(entry.answered)/\(entry.asked) models")
+        lines.append(
+            "Asked \(ledgerDate(entry.createdAt)) UTC by \(entry.user) in \(entry.channel) (\(entry.origin.rawValue)) · backend \(entry.backend)"
+                + (entry.promptsVersion.map { " · \($0)" } ?? ""))
+        if let mark = entry.mark {
+            lines.append("Marked \(mark.verdict.rawValue) by \(mark.user) on \(ledgerDate(mark.markedAt)) UTC")
+        }
+        if let answer = entry.answer { lines.append("Answer: \(answer)") }
+        for judge in entry.judges {
+            var head = "• \(judge.model): "
+            if let error = judge.error {
+                head += "no answer — \(error)"
+            } else {
+                head += judge.verdict?.rawValue ?? "no verdict"
+                if let confidence = judge.confidence { head += " (confidence \(Int((confidence * 100).rounded()))%)" }
+            }
+            if let latency = judge.latency { head += " · \(AgreementFooter.seconds(.clampedSeconds(latency)))" }
+            if let answer = judge.answer { head += "\n  " + answer.replacingOccurrences(of: "\n", with: "\n  ") }
+            lines.append(head)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `/ledger export`'s JSON Lines: one object per entry, keys sorted, dates in ISO 8601.
+public enum LedgerExport {
+    public static func line(_ entry: LedgerEntry) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return (try? encoder.encode(entry)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

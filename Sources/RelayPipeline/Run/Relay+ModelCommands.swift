@@ -1,0 +1,104 @@
+import Foundation
+import RelayCore
+
+extension Relay {
+    /// translate, fix, rewrite…, summarize, explain, extract, ai, tribunal, and custom commands.
+    func runModelCommand(_ request: RequestContext) async throws -> Reply {
+        let command = request.command
+        let event = request.event
+        let started = ContinuousClock.now
+        var reply: Reply
+        var consensus: ConsensusResult?
+
+        switch command.kind {
+        case .custom(let name):
+            guard let custom = request.customs.first(where: { $0.name == name }) else {
+                throw RelayFailure("The custom command `/\(name)` no longer exists.")
+            }
+            let input = InputResolver.resolve(typed: command.text, event: event, sources: .replyOnly) ?? ""
+            if input.isEmpty && Template.needsInput(custom.template) {
+                return .error(
+                    InputResolver.missingInputMessage(command: name, noun: "the text for its `{input}`", example: "/\(name) your text", sources: .replyOnly))
+            }
+            let context = event.repliedTo ?? event.threadText ?? ""
+            let prompt = Template.fill(custom.template, input: input, context: context, user: event.userName, language: request.language)
+            reply = await quickReply(QuickRequest(action: .freeform, text: prompt, tier: request.tier), title: "/\(name)", isPrivate: request.isPrivate)
+        case .tribunal:
+            guard let claim = InputResolver.resolve(typed: command.text, event: event, sources: .replyOrThread) else {
+                return .error(missingInput(for: "tribunal"))
+            }
+            do throws(TribunalError) {
+                let result = try await tribunal.consensus(ConsensusRequest(claim: claim, k: request.k, tier: request.tier))
+                consensus = result
+                reply = Self.consensusReply(result, isPrivate: request.isPrivate)
+            } catch {
+                reply = .error(error.userMessage)
+            }
+            if let consensus, let id = try await recordConsensus(consensus, claim: claim, origin: .tribunal, request) {
+                // A 👍 or 👎 on the reply finds the fact-check by this number.
+                var numbered = reply
+                numbered.footer?.ledgerID = id
+                reply = numbered
+            }
+        default:
+            let (action, specName) = Self.quickAction(command.kind, language: request.language)
+            let spec = CommandTable.spec(named: specName)!
+            guard let input = InputResolver.resolve(typed: command.text, event: event, sources: spec.input ?? .none) else {
+                return .error(missingInput(for: specName))
+            }
+            reply = await quickReply(
+                QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate)
+        }
+        try await record(request, command: command.kind.name, reply: reply, consensus: consensus, elapsed: started.duration(to: .now))
+        return reply
+    }
+
+    func quickReply(_ quick: QuickRequest, title: String?, isPrivate: Bool) async -> Reply {
+        do throws(TribunalError) {
+            let result = try await tribunal.quick(quick)
+            var notes: [String] = []
+            if let model = result.model { notes.append("\(model) · \(AgreementFooter.seconds(result.elapsed))") }
+            return Reply(kind: .result, title: title, body: result.text, notes: notes, isPrivate: isPrivate)
+        } catch {
+            return .error(error.userMessage)
+        }
+    }
+
+    static func consensusReply(_ result: ConsensusResult, isPrivate: Bool) -> Reply {
+        let footer = AgreementFooter(result)
+        return Reply(kind: .result, title: "Tribunal", body: result.answer, footer: footer, notes: footer.caveat.map { [$0] } ?? [], isPrivate: isPrivate)
+    }
+
+    func missingInput(for name: String) -> String {
+        let spec = CommandTable.spec(named: name)!
+        let example = spec.examples.first { !$0.contains("(") } ?? spec.usage
+        return InputResolver.missingInputMessage(command: name, noun: spec.inputNoun, example: example, sources: spec.input ?? .none)
+    }
+
+    /// The quick action for a command, with the table entry that describes it.
+    static func quickAction(_ kind: CommandKind, language: Language) -> (QuickAction, String) {
+        switch kind {
+        case .translate(let target): return (.translate(to: target ?? language), "translate")
+        case .action(let action):
+            switch action {
+            case .grammar: return (action, "fix")
+            case .freeform: return (action, "ai")
+            case .rewrite(let style): return (action, style?.rawValue ?? "rewrite")
+            default: return (action, action.name)
+            }
+        default: return (.freeform, "ai")
+        }
+    }
+
+    static func title(for action: QuickAction) -> String? {
+        switch action {
+        case .translate(let language): "Translation · \(language.name)"
+        case .grammar: "Fixed"
+        case .rewrite(let style): "Rewritten · \(style?.rawValue ?? "clearer")"
+        case .summarize: "Summary"
+        case .explain: "Explanation"
+        case .extract: "Key facts and action items"
+        case .freeform: nil
+        }
+    }
+}

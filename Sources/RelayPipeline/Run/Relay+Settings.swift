@@ -1,0 +1,67 @@
+import Foundation
+import RelayCore
+
+extension Relay {
+    func settingsCommand(_ sub: SettingsSubcommand, _ request: RequestContext) async throws -> Reply {
+        let event = request.event
+        switch sub {
+        case .show:
+            func source(_ user: (some Any)?, _ channel: (some Any)?) -> String {
+                user != nil ? "you" : channel != nil ? "this channel" : "default"
+            }
+            let user = request.userSettings
+            let channel = request.channelSettings
+            let lines = [
+                "lang: \(request.language.name) (\(request.language.code)) — from \(source(user.lang, channel.lang))",
+                "tier: \(user.tier ?? channel.tier ?? configuration.defaultTier) — from \(source(user.tier, channel.tier))",
+                "retention: \(request.retention.rawValue) — the strictest of yours (\(user.retention?.rawValue ?? "unset")), this channel's (\(channel.retention?.rawValue ?? "unset")) and the default (\(configuration.defaultRetention.rawValue))",
+            ]
+            return .info(
+                lines.joined(separator: "\n") + "\n\nChange with `/settings lang fr` or `/settings channel tier mid`; `reset` clears one.", title: "Settings")
+        case .set(let target, let key, let value):
+            let scope: SettingsScope = target == .me ? .user(team: event.team, user: event.user) : .channel(team: event.team, channel: event.channel)
+            if target == .channel && !event.isAdmin {
+                throw RelayFailure("Only team admins can change this channel's settings. `/settings \(key.rawValue) …` changes yours.")
+            }
+            var settings = target == .me ? request.userSettings : request.channelSettings
+            switch key {
+            case .lang: settings.lang = value
+            case .tier: settings.tier = value.flatMap(Tier.init(rawValue:))
+            case .retention: settings.retention = value.flatMap(Retention.init(rawValue:))
+            }
+            try await store.saveSettings(settings, for: scope)
+            let whose = target == .me ? "Your" : "This channel's"
+            let shown = key == .lang ? value.flatMap(Language.lookup).map { "\($0.name) (\($0.code))" } : value
+            return .info(shown.map { "\(whose) \(key.rawValue) is now \($0)." } ?? "\(whose) \(key.rawValue) is reset to the default.")
+        }
+    }
+
+    func historyCommand(_ sub: HistorySubcommand, _ request: RequestContext) async throws -> Reply {
+        if sub == .clear {
+            let deleted = try await store.clearHistory(team: request.event.team, user: request.event.user)
+            // What one asked the tribunal is theirs too: the fact-checks they asked go with it.
+            let checks = try await store.clearLedger(team: request.event.team, user: request.event.user)
+            guard deleted + checks > 0 else { return .info("Your history was already empty.") }
+            var parts = ["\(deleted) result\(deleted == 1 ? "" : "s")"]
+            if checks > 0 { parts.append("\(checks) fact-check\(checks == 1 ? "" : "s") you asked") }
+            return .info("Deleted your history: \(parts.joined(separator: " and ")). Nothing of it is kept.")
+        }
+        let entries = try await store.history(team: request.event.team, user: request.event.user, limit: configuration.historyLength)
+        guard !entries.isEmpty else {
+            let why = request.retention == .off ? " (your retention setting is `off`: `/settings retention full` turns history on)" : ""
+            return .info("No results yet\(why).")
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
+        let lines = entries.map { entry -> String in
+            var head = "\(formatter.string(from: entry.createdAt)) UTC · \(entry.command) · \(entry.succeeded ? "ok" : "failed")"
+            if let agreement = entry.agreement { head += " · \(Int((agreement * 100).rounded()))%" }
+            if let answered = entry.modelsAnswered, let asked = entry.modelsAsked { head += " · \(answered)/\(asked) models" }
+            head += " · \(AgreementFooter.seconds(.clampedSeconds(entry.elapsed)))"
+            guard let text = entry.resultText else { return head }
+            let snippet = text.count > 120 ? String(text.prefix(119)) + "…" : text
+            return head + "\n  " + snippet.replacingOccurrences(of: "\n", with: " ")
+        }
+        return .info(lines.joined(separator: "\n"), title: "Your last \(entries.count) results")
+    }
+}

@@ -1,0 +1,256 @@
+public import RelayCore
+
+import struct Foundation.Date
+
+/// The platform-neutral pipeline: dedupe, parse, run, record, reply.
+///
+/// Adapters turn their platform's payloads into `Event`s, call `handle`, and render the `Reply`.
+public struct Relay: Sendable {
+    /// The backend; during a run, the same wrapped so its failures are reported.
+    public private(set) var tribunal: any Tribunal
+    public let store: any Store
+    public let configuration: RelayConfiguration
+    let clock: any RelayClock
+    /// Per platform, what the relay may ask about a conversation when a command needs it.
+    let readers: [String: any ConversationReader]
+    /// How a failure reaches the reply (an error id, or the details) and the log.
+    public private(set) var failures: FailureReporting
+
+    /// - Parameter failures: chat platforms get error ids in replies and the details in the log
+    ///   (the default logs nowhere: `serve` passes its logger); the terminal asks for `.operator`.
+    public init(
+        tribunal: any Tribunal, store: any Store, configuration: RelayConfiguration = RelayConfiguration(),
+        clock: any RelayClock = SystemClock(), readers: [String: any ConversationReader] = [:],
+        failures: FailureReporting = .chat(log: { _ in })
+    ) {
+        self.tribunal = tribunal
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+        self.readers = readers
+        self.failures = failures
+    }
+
+    /// The same relay, with failures reported another way (the terminal adapter shows the operator
+    /// every detail).
+    public func reportingFailures(_ failures: FailureReporting) -> Relay {
+        var relay = self
+        relay.failures = failures
+        return relay
+    }
+
+    func now() -> Date { clock.now }
+
+    /// Handles one event. Returns nil when the event is a platform retry of one already handled.
+    /// `progress` receives "Running… 2/5" updates while a chain runs.
+    public func handle(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> Reply? {
+        await run(event, progress: progress).reply
+    }
+
+    /// Handles one event and reports which command it ran, so callers (metrics) need not parse
+    /// the line again.
+    ///
+    /// The line is parsed before the event key is claimed, so even a platform's retry is
+    /// counted under its command; nothing is run or answered for it.
+    public func run(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> RunOutcome {
+        var metricName = RunOutcome.unparsed
+        do {
+            let customs = try await store.customCommands(team: event.team)
+            let parsed: Result<Command, CommandError>
+            do throws(CommandError) {
+                let command = try CommandParser(customCommands: Set(customs.map(\.name))).parse(event.text)
+                metricName = command.kind.metricName
+                parsed = .success(command)
+            } catch {
+                parsed = .failure(error)
+            }
+            if let key = event.eventKey {
+                let now = now()
+                let fresh = try await store.claimEvent(key: "\(event.platform):\(key)", expiresAt: now + configuration.dedupeLifetime, now: now)
+                if !fresh { return RunOutcome(reply: nil, metricName: metricName) }
+            }
+            let command: Command
+            switch parsed {
+            case .success(let parsedCommand): command = parsedCommand
+            case .failure(let error): return RunOutcome(reply: .error(error.message), metricName: metricName)
+            }
+            let event = await completed(event, for: command, customs: customs)
+            let context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
+            // This run's backend failures get an error id and a log line as they leave the backend.
+            var run = self
+            run.tribunal = ReportingTribunal(base: tribunal, reporting: failures, event: event)
+            return RunOutcome(reply: try await run.execute(context, progress: progress), metricName: metricName)
+        } catch let error as RelayFailure {
+            return RunOutcome(reply: .error(error.message), metricName: metricName)
+        } catch {
+            return RunOutcome(reply: .error(failures.storeFailureMessage(error, event: event)), metricName: metricName)
+        }
+    }
+
+    /// Fills in what the adapter left to be asked only when needed: whether the user is an
+    /// admin (for commands that change team-wide things) and the thread's messages (for commands
+    /// that may read the thread and have no other input).
+    private func completed(_ event: Event, for command: Command, customs: [CustomCommand]) async -> Event {
+        guard let reader = readers[event.platform] else { return event }
+        var event = event
+        if !event.isAdmin && command.kind.changesTeamSettings {
+            event.isAdmin = await reader.isAdmin(event)
+        }
+        if event.thread != nil && event.threadMessages.isEmpty && Self.mayReadThread(command, event: event, customs: customs) {
+            event.threadMessages = await reader.threadMessages(event, limit: configuration.threadMessageLimit)
+        }
+        return event
+    }
+
+    /// Whether the command could use the thread: summarize, extract and tribunal with no typed
+    /// text and no replied-to message, a chain run (its first block may be `input:thread`), and
+    /// a custom command whose template reads `{context}` without a replied-to message.
+    static func mayReadThread(_ command: Command, event: Event, customs: [CustomCommand]) -> Bool {
+        switch command.kind {
+        case .tribunal, .action(.summarize), .action(.extract):
+            return command.text.isEmpty && event.repliedTo == nil
+        case .chain(.run):
+            return true
+        case .custom(let name):
+            return event.repliedTo == nil && customs.first { $0.name == name }?.template.contains("{context}") == true
+        default:
+            return false
+        }
+    }
+
+    private func execute(_ request: RequestContext, progress: @escaping @Sendable (RunProgress) async -> Void) async throws -> Reply {
+        // Tenancy: the team's chains, commands and channel settings are its members' business.
+        if request.event.isExternal && request.command.kind.managesTeamData {
+            return .error(
+                "You are in a channel shared with another organisation: only members of the workspace that installed Rhea Relay can see or change its chains, custom commands and channel settings. You can still run its commands and chains."
+            )
+        }
+        switch request.command.kind {
+        case .translate, .action, .tribunal, .custom:
+            return try await runModelCommand(request)
+        case .chain(let sub):
+            return try await chainCommand(sub, request, progress: progress)
+        case .command(let sub):
+            return try await customCommandAdmin(sub, request)
+        case .settings(let sub):
+            return try await settingsCommand(sub, request)
+        case .history(let sub):
+            return try await historyCommand(sub, request)
+        case .ledger(let sub):
+            return try await ledgerCommand(sub, request)
+        case .council:
+            return await councilCommand()
+        case .help(let topic):
+            // A guest is not shown the team's own commands.
+            return help(topic, customs: request.event.isExternal ? [] : request.customs)
+        }
+    }
+
+    /// Writes a finished run to history, as the effective retention allows.
+    func record(_ request: RequestContext, command: String, reply: Reply, consensus: ConsensusResult? = nil, elapsed: Duration) async throws {
+        let retention = request.retention
+        guard retention != .off else { return }
+        let keepText = retention == .full
+        let entry = HistoryEntry(
+            team: request.event.team, user: request.event.user, channel: request.event.channel, command: command,
+            commandLine: keepText ? request.event.text : nil, resultText: keepText ? reply.body : nil,
+            succeeded: reply.kind != .error, agreement: consensus?.agreement, modelsAnswered: consensus?.answered,
+            modelsAsked: consensus?.asked, elapsed: elapsed.seconds, createdAt: now())
+        try await store.recordRun(entry)
+    }
+}
+
+/// What one run produced, and which command it was.
+public struct RunOutcome: Sendable {
+    /// The label metrics use when the line was not a valid command.
+    public static let unparsed = "unparsed"
+
+    /// The reply; nil when the event was a platform retry of one already handled.
+    public var reply: Reply?
+    /// The command for metrics: a built-in's canonical name, `custom` for a team's own command,
+    /// `unparsed` for a line that is not a command — a bounded set of labels.
+    public var metricName: String
+}
+
+extension CommandKind {
+    /// The command's metrics label (custom commands share one, so labels stay bounded).
+    public var metricName: String {
+        if case .custom = self { return "custom" }
+        return name
+    }
+}
+
+/// A refusal with a message for the user (permissions, limits, missing things).
+struct RelayFailure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// One event being handled: the parsed command and the caller's effective settings.
+struct RequestContext: Sendable {
+    var event: Event
+    var command: Command
+    var customs: [CustomCommand]
+    var userSettings: Settings
+    var channelSettings: Settings
+    var tier: Tier
+    var k: Int
+    var language: Language
+    var retention: Retention
+
+    init(event: Event, command: Command, relay: Relay, customs: [CustomCommand]) async throws {
+        self.event = event
+        self.command = command
+        self.customs = customs
+        userSettings = try await relay.store.settings(.user(team: event.team, user: event.user))
+        channelSettings = try await relay.store.settings(.channel(team: event.team, channel: event.channel))
+        let defaults = relay.configuration
+        tier = command.options.tier ?? userSettings.tier ?? channelSettings.tier ?? defaults.defaultTier
+        k = command.options.k ?? defaults.defaultK
+        let code = userSettings.lang ?? channelSettings.lang
+        language = code.flatMap(Language.lookup) ?? defaults.defaultLanguage
+        // Privacy wins: the strictest of the user's, the channel's and the default retention.
+        retention = [userSettings.retention, channelSettings.retention].compactMap { $0 }
+            .reduce(defaults.defaultRetention) { $0.stricter($1) }
+    }
+
+    var isPrivate: Bool { command.options.isPrivate }
+
+    func canChange(creator: String) -> Bool {
+        creator == event.user || event.isAdmin
+    }
+}
+
+/// Finds a command's input: typed text › the replied-to message › the thread (where allowed).
+public enum InputResolver {
+    public static func resolve(typed: String, event: Event, sources: InputSources) -> String? {
+        if !typed.isEmpty { return typed }
+        if sources.reply, let replied = event.repliedTo, !replied.isEmpty { return replied }
+        if sources.thread, let thread = event.threadText, !thread.isEmpty { return thread }
+        return nil
+    }
+
+    /// The reply when there is no input: exactly what to add, and where.
+    public static func missingInputMessage(command: String, noun: String, example: String, sources: InputSources) -> String {
+        var ways = ["add it after the command (`\(example)`)"]
+        if sources.reply { ways.append("reply to a message with `/\(command)`") }
+        if sources.thread { ways.append("use `/\(command)` inside a thread") }
+        let list = ways.count > 1 ? ways.dropLast().joined(separator: ", ") + " or " + ways.last! : ways[0]
+        return "`/\(command)` needs \(noun): \(list)."
+    }
+}
+
+/// What the relay may ask a platform about an event's surroundings, and only when the command
+/// needs it: who may change team-wide things, and what a thread says.
+///
+/// Asked lazily, from the run (never on an adapter's acknowledgement path), so a platform's
+/// slow API never delays the acknowledgement and a command that needs neither pays nothing.
+/// Implementations cache what they can and bound what they read.
+public protocol ConversationReader: Sendable {
+    /// Whether the event's user administers the team (Slack: a workspace admin or owner).
+    /// False when the platform cannot tell.
+    func isAdmin(_ event: Event) async -> Bool
+    /// The texts of the thread `event.thread`, oldest first, at most `limit` messages; empty when
+    /// there is no thread or it cannot be read.
+    func threadMessages(_ event: Event, limit: Int) async -> [String]
+}

@@ -1,0 +1,62 @@
+public import RelayCore
+
+public import struct Foundation.Date
+
+/// The durable inbox (DESIGN §6): an accepted event is committed here before the platform is
+/// acknowledged, and stays until its run's reply is in the outbox — the two change in one
+/// transaction — so a crash at any moment loses no acknowledged command and answers none twice.
+/// Every `Store` is one.
+public protocol InboxStore: Sendable {
+    /// Commits an accepted event for `route` and returns its id; with `dedupeKey`, only when the
+    /// key is not claimed yet (it is claimed in the same transaction until `expiresAt`) — nil
+    /// then: a platform's retry of an event already accepted. The event is kept without its
+    /// event key.
+    func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64?
+    /// The inbox items with these ids that are still there, in id order.
+    func inboxItems(ids: [Int64]) async throws -> [InboxItem]
+    /// Every item's id and team, oldest first: what is still to run (at start).
+    func inboxQueue() async throws -> [InboxTicket]
+    /// A run's end: `replies` enqueued in the outbox and the item removed, in one transaction.
+    ///
+    /// With `leaseUntil`, a reply that is its conversation's only pending entry is leased until
+    /// then as it is written, and returned: the caller delivers it at once, without a claim
+    /// (`OutboxStore.claimDueOutbox`) finding it again. The others wait to be claimed.
+    @discardableResult
+    func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry]
+    /// Removes an item that cannot run (its event does not decode); returns whether it was there.
+    func dropInboxItem(id: Int64) async throws -> Bool
+}
+
+/// An accepted event waiting in the inbox, or running.
+public struct InboxItem: Sendable, Hashable {
+    public var id: Int64
+    public var event: Event
+    public var route: ReplyRoute
+    public var acceptedAt: Date
+
+    public init(id: Int64, event: Event, route: ReplyRoute, acceptedAt: Date) {
+        self.id = id
+        self.event = event
+        self.route = route
+        self.acceptedAt = acceptedAt
+    }
+}
+
+/// What the scheduler keeps in memory of an item waiting in the inbox: its id and its team (for
+/// fairness across teams) — the event itself stays in the store.
+public struct InboxTicket: Sendable, Hashable {
+    public var id: Int64
+    public var team: String
+
+    public init(id: Int64, team: String) {
+        self.id = id
+        self.team = team
+    }
+}
+
+extension InboxStore {
+    /// A run's end with every reply left for a claim.
+    public func finishRun(id: Int64, replies: [OutboxEntry]) async throws {
+        try await finishRun(id: id, replies: replies, leaseUntil: nil)
+    }
+}

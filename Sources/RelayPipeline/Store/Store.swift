@@ -1,0 +1,57 @@
+public import RelayCore
+
+public import struct Foundation.Date
+
+/// Everything the relay keeps: chains, custom commands, settings, run history, dedupe keys, the
+/// inbox of accepted events (``InboxStore``), the outbox of replies waiting to be delivered
+/// (``OutboxStore``), and the fact-check ledger (``LedgerStore``).
+///
+/// One protocol for every caller; SQLite implements it today, PostgreSQL can later without
+/// touching callers. Names are stored as given (callers lower-case them).
+public protocol Store: OutboxStore, InboxStore, LedgerStore {
+    // MARK: Chains (per team)
+    /// Inserts or replaces the chain with this team and name.
+    func saveChain(_ chain: SavedChain) async throws
+    func chain(team: String, name: String) async throws -> SavedChain?
+    /// All chains of a team, ordered by name.
+    func chains(team: String) async throws -> [SavedChain]
+    /// Returns whether a chain was deleted.
+    func deleteChain(team: String, name: String) async throws -> Bool
+
+    // MARK: Custom commands (per team)
+    /// Inserts or replaces the command with this team and name.
+    func saveCustomCommand(_ command: CustomCommand) async throws
+    func customCommand(team: String, name: String) async throws -> CustomCommand?
+    /// All custom commands of a team, ordered by name.
+    func customCommands(team: String) async throws -> [CustomCommand]
+    /// Returns whether a command was deleted.
+    func deleteCustomCommand(team: String, name: String) async throws -> Bool
+
+    // MARK: Settings (per user, per channel)
+    /// The settings stored for one scope; empty settings when none are stored.
+    func settings(_ scope: SettingsScope) async throws -> Settings
+    func saveSettings(_ settings: Settings, for scope: SettingsScope) async throws
+
+    // MARK: History
+    func recordRun(_ entry: HistoryEntry) async throws
+    /// A user's newest runs in a team, newest first.
+    func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry]
+    /// Deletes all of a user's runs in a team (`/history clear`); returns how many there were.
+    func clearHistory(team: String, user: String) async throws -> Int
+    /// Ages history out and applies retention to what is already stored: deletes runs recorded
+    /// before `before`; deletes the runs whose effective retention is `off` and drops the texts of
+    /// those under `metadata`. The effective retention of a run is the strictest of
+    /// `defaultRetention`, its user's setting and its channel's setting — as when it is recorded.
+    /// Returns how many runs were deleted.
+    func purgeHistory(before: Date, defaultRetention: Retention) async throws -> Int
+
+    // MARK: Dedupe
+    /// Claims an inbound event key. True the first time (process the event); false while an
+    /// unexpired claim exists (a platform retry: drop it); true again once the claim has expired.
+    func claimEvent(key: String, expiresAt: Date, now: Date) async throws -> Bool
+    /// Deletes expired claims (the data-retention service calls it).
+    func purgeExpiredClaims(now: Date) async throws
+
+    /// Closes the store; later calls fail.
+    func close() async throws
+}

@@ -40,17 +40,20 @@ extension MemoryStore {
         }
     }
 
-    /// Enqueues the replies and removes the item at once; nothing changes when a reply is refused.
-    /// With `leaseUntil`, a reply that finds no pending entry in its conversation is leased and
-    /// returned, as SQLiteStore does.
+    /// Writes the run's record, enqueues the replies and removes the item at once; nothing
+    /// changes when any of it is refused. With `leaseUntil`, a reply that finds no pending entry
+    /// in its conversation is leased and returned, as SQLiteStore does.
     @discardableResult
-    public func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) throws -> [OutboxEntry] {
-        let prepared = try replies.map(Self.prepared)
+    public func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) throws -> [OutboxEntry] {
+        let numbers = record.numberedByReply != nil
+        let prepared = numbers ? [] : try replies.map(Self.prepared)
         return try withOpenContents { contents throws(StoreError) in
-            // As SQLite's transaction: nothing changes unless every reply is accepted.
+            // As SQLite's transaction: nothing changes unless all of it is accepted.
             var changed = contents
+            let ledgerIDs = try Self.insert(record, into: &changed)
+            let replies = numbers ? try replies.map { reply throws(StoreError) in try Self.prepared(record.numbered(reply, ledgerIDs: ledgerIDs)) } : prepared
             var handed: [OutboxEntry] = []
-            for reply in prepared {
+            for reply in replies {
                 let conversation = ExactText(reply.conversation)
                 let idle = !changed.outbox.values.contains { $0.entry.state == .pending && ExactText($0.entry.conversation) == conversation }
                 try Self.insert(reply, into: &changed)

@@ -7,15 +7,18 @@ extension MemoryStore {
     /// Records a consensus; returns its id.
     @discardableResult
     public func recordConsensus(_ entry: LedgerEntry) throws -> Int64 {
+        try withOpenContents { contents throws(StoreError) in Self.insert(entry, into: &contents) }
+    }
+
+    /// Adds an entry under the next id; returns it.
+    static func insert(_ entry: LedgerEntry, into contents: inout Contents) -> Int64 {
         var entry = entry.storable
         entry.createdAt = entry.createdAt.asKeptBySQLite
         if let markedAt = entry.mark?.markedAt { entry.mark?.markedAt = markedAt.asKeptBySQLite }
-        return try withOpenContents { contents throws(StoreError) in
-            entry.id = contents.nextLedgerID
-            contents.nextLedgerID += 1
-            contents.ledger[entry.id] = entry
-            return entry.id
-        }
+        entry.id = contents.nextLedgerID
+        contents.nextLedgerID += 1
+        contents.ledger[entry.id] = entry
+        return entry.id
     }
 
     public func ledgerEntry(team: String, id: Int64) throws -> LedgerEntry? {

@@ -141,21 +141,38 @@ public final class MemoryStore: Store, Sendable {
     // MARK: History
 
     /// Appends a finished run. What the entry holds is what is kept: the caller applies retention.
-    ///
+    public func recordRun(_ entry: HistoryEntry) throws {
+        try withOpenContents { contents throws(StoreError) in try Self.insert(entry, into: &contents) }
+    }
+
+    /// Writes what a run keeps, all or nothing; returns the ids of its fact-checks.
+    public func record(_ run: RunRecord) throws -> [Int64] {
+        try withOpenContents { contents throws(StoreError) in
+            var changed = contents
+            let ids = try Self.insert(run, into: &changed)
+            contents = changed
+            return ids
+        }
+    }
+
+    /// A run's record into `contents`; the ids its fact-checks got.
+    static func insert(_ run: RunRecord, into contents: inout Contents) throws(StoreError) -> [Int64] {
+        if let history = run.history { try insert(history, into: &contents) }
+        return run.ledger.map { insert($0, into: &contents) }
+    }
+
     /// A NaN is kept as SQLite keeps it, as NULL: a NaN agreement reads back as none, and a NaN
     /// elapsed time is refused like any missing required value.
-    public func recordRun(_ entry: HistoryEntry) throws {
+    static func insert(_ entry: HistoryEntry, into contents: inout Contents) throws(StoreError) {
         var entry = entry
         entry.createdAt = entry.createdAt.asKeptBySQLite
         if entry.agreement?.isNaN == true { entry.agreement = nil }
-        try withOpenContents { contents throws(StoreError) in
-            guard !entry.elapsed.isNaN else {
-                throw .operationFailed(
-                    operation: "record a \(entry.command) run in team \(entry.team)",
-                    reason: "NOT NULL constraint failed: history.elapsed")
-            }
-            contents.history[[ExactText(entry.team), ExactText(entry.user)], default: []].append(entry)
+        guard !entry.elapsed.isNaN else {
+            throw .operationFailed(
+                operation: "record a \(entry.command) run in team \(entry.team)",
+                reason: "NOT NULL constraint failed: history.elapsed")
         }
+        contents.history[[ExactText(entry.team), ExactText(entry.user)], default: []].append(entry)
     }
 
     /// A user's newest runs in a team, newest first (runs recorded with the same time: the later

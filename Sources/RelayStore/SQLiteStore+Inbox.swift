@@ -41,13 +41,20 @@ extension SQLiteStore {
         }
     }
 
-    /// Enqueues the replies and deletes the item in one operation: after a crash either both
-    /// happened or neither (and the run runs again). A reply with no pending entry before it in
-    /// its conversation is leased as it is written, when `leaseUntil` is given, and returned.
+    /// Writes the run's record, enqueues the replies and deletes the item in one operation:
+    /// after a crash either all of it happened or none (and the run runs again). A reply with no
+    /// pending entry before it in its conversation is leased as it is written, when `leaseUntil`
+    /// is given, and returned.
     @discardableResult
-    public func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry] {
-        let rows = try replies.map { try OutboxRow($0) }
+    public func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry] {
+        let ledger = try record.ledger.map(LedgerRow.init)
+        // A reply that names a fact-check is encoded once the fact-check has its number.
+        let numbers = record.numberedByReply != nil
+        let rows = numbers ? [] : try replies.map { try OutboxRow($0) }
         return try await perform("finish the run of inbox item \(id)") { db in
+            let ledgerIDs = try Self.insert(record, ledger: ledger, db)
+            let replies = numbers ? replies.map { record.numbered($0, ledgerIDs: ledgerIDs) } : replies
+            let rows = numbers ? try replies.map { try OutboxRow($0) } : rows
             var handed: [OutboxEntry] = []
             for (reply, row) in zip(replies, rows) {
                 if let leaseUntil, try Self.isIdle(conversation: reply.conversation, db) {

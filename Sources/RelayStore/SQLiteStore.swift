@@ -144,8 +144,14 @@ public final class SQLiteStore: Store {
         _ operation: @autoclosure () -> String,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
+        let commits = commits
         do {
-            return try await writer.perform(body)
+            return try await writer.perform { database in
+                let before = database.totalChanges
+                let result = try body(database)
+                if database.totalChanges != before { commits.state.withLock { $0.recordWrite() } }
+                return result
+            }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -162,6 +168,12 @@ public struct CommitStatistics: Sendable, Hashable {
     public private(set) var operations = 0
     /// The most operations one transaction held.
     public private(set) var largestBatch = 0
+    /// Operations that changed a row (reads and claims that found nothing are not writes).
+    public private(set) var writes = 0
+
+    mutating func recordWrite() {
+        writes += 1
+    }
 
     mutating func record(_ size: Int) {
         transactions += 1

@@ -283,7 +283,11 @@ struct SlackEndToEndTests {
             // The model holds its answer past the shutdown grace (1 s), however slow the machine:
             // the run is parked.
             fakes.tribunal.hold(path: Self.quick)
-            try await fakes.withRelay(fakes.configuration()) { relay in
+            // Nor may the relay give up on the model before the shutdown has parked the run: a
+            // loaded machine took more than the usual 5 s to shut down.
+            var patient = fakes.configuration()
+            patient.tribunal.timeouts.quick = .seconds(60)
+            try await fakes.withRelay(patient) { relay in
                 #expect(try await relay.event(mention).status == .ok)
                 _ = try #require(await relay.tribunal.next(path: Self.quick))
             }

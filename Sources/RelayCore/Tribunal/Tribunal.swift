@@ -83,11 +83,17 @@ public struct ConsensusRequest: Sendable, Hashable {
     /// How many models to ask (2–10).
     public var k: Int
     public var tier: Tier
+    /// Fact-checks of the same run that are not in the ledger yet (a run writes its fact-checks
+    /// with its reply, at its end), newest first: a backend that learns from the ledger (the
+    /// council) learns from these as if they were, so a chain's second verify gate knows its
+    /// first as the served API, which writes each at once, would.
+    public var unwrittenFactChecks: [LedgerEntry]
 
-    public init(claim: String, k: Int = 3, tier: Tier = .cheap) {
+    public init(claim: String, k: Int = 3, tier: Tier = .cheap, unwrittenFactChecks: [LedgerEntry] = []) {
         self.claim = claim
         self.k = k
         self.tier = tier
+        self.unwrittenFactChecks = unwrittenFactChecks
     }
 }
 

@@ -246,7 +246,7 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
                     content: .reply(reply.withActions(for: event)), replaces: progress.messageID))
         }
         do {
-            try await outbox.finishRun(id: item.id, replies: replies)
+            try await outbox.finishRun(id: item.id, record: outcome.record, replies: replies)
         } catch {
             logger.error(
                 "could not store a reply in the outbox; the command runs again at the next start",

@@ -44,11 +44,12 @@ public final class Outbox: Sendable {
         stored(forClaim: [entry])
     }
 
-    /// A run's end: its replies enter the outbox and its inbox item leaves, in one change; the
-    /// replies that are their conversation's head go to the worker at once.
-    public func finishRun(id: Int64, replies: [OutboxEntry]) async throws {
+    /// A run's end: what it keeps is written, its replies enter the outbox and its inbox item
+    /// leaves, in one change; the replies that are their conversation's head go to the worker
+    /// at once.
+    public func finishRun(id: Int64, record: RunRecord = RunRecord(), replies: [OutboxEntry]) async throws {
         let open = handoff.withLock(\.open)
-        let handed = try await store.finishRun(id: id, replies: replies, leaseUntil: open ? clock.now + lease : nil)
+        let handed = try await store.finishRun(id: id, record: record, replies: replies, leaseUntil: open ? clock.now + lease : nil)
         guard !replies.isEmpty else { return }
         let handedIDs = Set(handed.map(\.id))
         handoff.withLock { handoff in

@@ -44,6 +44,8 @@ struct ReportingTribunal: Tribunal {
     let base: any Tribunal
     let reporting: FailureReporting
     let event: Event
+    /// The run's record so far: its fact-checks go with each consensus request until written.
+    let recorder: RunRecorder
 
     func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
         do throws(TribunalError) {
@@ -55,6 +57,8 @@ struct ReportingTribunal: Tribunal {
 
     func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
         do throws(TribunalError) {
+            var request = request
+            request.unwrittenFactChecks = recorder.current.ledger.reversed() + request.unwrittenFactChecks
             return try await base.consensus(request)
         } catch {
             throw reporting.report(error, call: "consensus", event: event)

@@ -126,12 +126,11 @@ extension Relay {
         let isPrivate = request.isPrivate || chain.blocks.contains(.output(isPrivate: true))
         let shown: @Sendable (RunProgress) async -> Void = { step in if !isPrivate { await progress(step) } }
         let runner = ChainRunner(tribunal: tribunal, limits: configuration.chainLimits) { text, result in
-            // A store that cannot write fails this run's history record just after, which reports it.
-            _ = try? await self.recordConsensus(result, claim: text, origin: .verify, request)
+            self.recordConsensus(result, claim: text, origin: .verify, request)
         }
         let outcome = await runner.run(chain, context: context, progress: shown)
         let reply = Self.chainReply(name, outcome, isPrivate: request.isPrivate)
-        try await record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: started.duration(to: .now))
+        record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: started.duration(to: .now))
         return reply
     }
 

@@ -34,11 +34,10 @@ extension Relay {
             } catch {
                 reply = .error(error.userMessage)
             }
-            if let consensus, let id = try await recordConsensus(consensus, claim: claim, origin: .tribunal, request) {
-                // A 👍 or 👎 on the reply finds the fact-check by this number.
-                var numbered = reply
-                numbered.footer?.ledgerID = id
-                reply = numbered
+            if let consensus {
+                // A 👍 or 👎 on the reply finds the fact-check by its number, which the reply
+                // gets as the fact-check is written with it.
+                recordConsensus(consensus, claim: claim, origin: .tribunal, request, numbersReply: true)
             }
         default:
             let (action, specName) = Self.quickAction(command.kind, language: request.language)
@@ -49,7 +48,7 @@ extension Relay {
             reply = await quickReply(
                 QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate)
         }
-        try await record(request, command: command.kind.name, reply: reply, consensus: consensus, elapsed: started.duration(to: .now))
+        record(request, command: command.kind.name, reply: reply, consensus: consensus, elapsed: started.duration(to: .now))
         return reply
     }
 

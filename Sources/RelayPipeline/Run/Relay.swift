@@ -43,12 +43,22 @@ public struct Relay: Sendable {
 
     /// Handles one event. Returns nil when the event is a platform retry of one already handled.
     /// `progress` receives "Running… 2/5" updates while a chain runs.
+    /// What the run keeps (history, fact-checks) is written before it returns; the run
+    /// dispatcher instead writes it with the reply, in one transaction (`run`).
     public func handle(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> Reply? {
-        await run(event, progress: progress).reply
+        let outcome = await run(event, progress: progress)
+        guard let reply = outcome.reply, !outcome.record.isEmpty else { return outcome.reply }
+        do {
+            let ids = try await store.record(outcome.record)
+            return outcome.record.numbered(reply, ledgerIDs: ids)
+        } catch {
+            return .error(failures.storeFailureMessage(error, event: event))
+        }
     }
 
     /// Handles one event and reports which command it ran, so callers (metrics) need not parse
-    /// the line again.
+    /// the line again, and what it keeps (`RunOutcome.record`), which the caller writes: the
+    /// reply names a fact-check's number only once its record is written.
     ///
     /// The line is parsed before the event key is claimed, so even a platform's retry is
     /// counted under its command; nothing is run or answered for it.
@@ -78,8 +88,9 @@ public struct Relay: Sendable {
             let context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
             // This run's backend failures get an error id and a log line as they leave the backend.
             var run = self
-            run.tribunal = ReportingTribunal(base: tribunal, reporting: failures, event: event)
-            return RunOutcome(reply: try await run.execute(context, progress: progress), metricName: metricName)
+            run.tribunal = ReportingTribunal(base: tribunal, reporting: failures, event: event, recorder: context.recorder)
+            let reply = try await run.execute(context, progress: progress)
+            return RunOutcome(reply: reply, metricName: metricName, record: context.recorder.current)
         } catch let error as RelayFailure {
             return RunOutcome(reply: .error(error.message), metricName: metricName)
         } catch {
@@ -146,8 +157,8 @@ public struct Relay: Sendable {
         }
     }
 
-    /// Writes a finished run to history, as the effective retention allows.
-    func record(_ request: RequestContext, command: String, reply: Reply, consensus: ConsensusResult? = nil, elapsed: Duration) async throws {
+    /// Keeps a finished run for history, as the effective retention allows.
+    func record(_ request: RequestContext, command: String, reply: Reply, consensus: ConsensusResult? = nil, elapsed: Duration) {
         let retention = request.retention
         guard retention != .off else { return }
         let keepText = retention == .full
@@ -156,7 +167,7 @@ public struct Relay: Sendable {
             commandLine: keepText ? request.event.text : nil, resultText: keepText ? reply.body : nil,
             succeeded: reply.kind != .error, agreement: consensus?.agreement, modelsAnswered: consensus?.answered,
             modelsAsked: consensus?.asked, elapsed: elapsed.seconds, createdAt: now())
-        try await store.recordRun(entry)
+        request.recorder.keep(entry)
     }
 }
 
@@ -170,6 +181,8 @@ public struct RunOutcome: Sendable {
     /// The command for metrics: a built-in's canonical name, `custom` for a team's own command,
     /// `unparsed` for a line that is not a command — a bounded set of labels.
     public var metricName: String
+    /// What the run keeps, not written yet: the caller writes it (with the reply, where it can).
+    public var record = RunRecord()
 }
 
 extension CommandKind {
@@ -197,6 +210,8 @@ struct RequestContext: Sendable {
     var k: Int
     var language: Language
     var retention: Retention
+    /// What the run keeps, collected as it goes.
+    let recorder = RunRecorder()
 
     init(event: Event, command: Command, relay: Relay, customs: [CustomCommand]) async throws {
         self.event = event

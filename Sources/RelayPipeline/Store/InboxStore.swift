@@ -16,13 +16,15 @@ public protocol InboxStore: Sendable {
     func inboxItems(ids: [Int64]) async throws -> [InboxItem]
     /// Every item's id and team, oldest first: what is still to run (at start).
     func inboxQueue() async throws -> [InboxTicket]
-    /// A run's end: `replies` enqueued in the outbox and the item removed, in one transaction.
+    /// A run's end, in one transaction: what it keeps (`record`: its history row, its
+    /// fact-checks) written, `replies` enqueued in the outbox — a reply that names a fact-check
+    /// of the record gets its number (`RunRecord.numbered`) — and the item removed.
     ///
     /// With `leaseUntil`, a reply that is its conversation's only pending entry is leased until
     /// then as it is written, and returned: the caller delivers it at once, without a claim
     /// (`OutboxStore.claimDueOutbox`) finding it again. The others wait to be claimed.
     @discardableResult
-    func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry]
+    func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry]
     /// Removes an item that cannot run (its event does not decode); returns whether it was there.
     func dropInboxItem(id: Int64) async throws -> Bool
 }
@@ -55,8 +57,14 @@ public struct InboxTicket: Sendable, Hashable {
 }
 
 extension InboxStore {
-    /// A run's end with every reply left for a claim.
+    /// A run's end that keeps nothing but its replies, every one left for a claim.
     public func finishRun(id: Int64, replies: [OutboxEntry]) async throws {
-        try await finishRun(id: id, replies: replies, leaseUntil: nil)
+        try await finishRun(id: id, record: RunRecord(), replies: replies, leaseUntil: nil)
+    }
+
+    /// A run's end that keeps nothing but its replies.
+    @discardableResult
+    public func finishRun(id: Int64, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry] {
+        try await finishRun(id: id, record: RunRecord(), replies: replies, leaseUntil: leaseUntil)
     }
 }

@@ -34,6 +34,10 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore {
 
     // MARK: History
     func recordRun(_ entry: HistoryEntry) async throws
+    /// Writes what a run keeps (its history row, its fact-checks) in one transaction, for a run
+    /// that no inbox item stands for (the terminal, `rhea-relay run`); returns the ids its
+    /// fact-checks got, in order. A run from the inbox keeps it with its end (`finishRun`).
+    func record(_ run: RunRecord) async throws -> [Int64]
     /// A user's newest runs in a team, newest first.
     func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry]
     /// Deletes all of a user's runs in a team (`/history clear`); returns how many there were.

@@ -40,6 +40,9 @@ final class Database: @unchecked Sendable {
     /// The raw handle, for hooks.
     var rawHandle: OpaquePointer? { handle }
 
+    /// Rows inserted, updated or deleted on this connection since it opened.
+    var totalChanges: Int64 { sqlite_nio_sqlite3_total_changes64(handle) }
+
     /// Runs one statement with `binds` and returns its rows. The statement is prepared the first
     /// time its text is seen and reused after.
     @discardableResult

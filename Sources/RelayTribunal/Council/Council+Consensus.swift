@@ -54,7 +54,7 @@ extension Council {
         let outcome: Agreement.Outcome
         var scoreMeaning = ScoreMeaning.agreement
         if let reliability {
-            outcome = Self.learnedOutcome(ballots, await reliability.refreshed())
+            outcome = Self.learnedOutcome(ballots, await reliability.refreshed(unwritten: request.unwrittenFactChecks))
             scoreMeaning = .probabilityRight
         } else {
             outcome = Agreement.compute(ballots)

@@ -41,10 +41,12 @@ public final class CouncilReliability: Sendable {
         state = Mutex(Snapshot(estimate: estimator.estimate([]), calibrator: ScoreCalibrator(samples: []), claims: 0, marked: 0))
     }
 
-    /// The current snapshot, learned again from the ledger's history.
-    public func refreshed() async -> Snapshot {
+    /// The current snapshot, learned again from the ledger's history, with `unwritten` (newest
+    /// first) before it: fact-checks made but not written yet.
+    public func refreshed(unwritten: [LedgerEntry] = []) async -> Snapshot {
         let previous = state.withLock { $0 }
-        guard let entries = try? await history() else { return previous }
+        guard let written = try? await history() else { return previous }
+        let entries = unwritten.isEmpty ? written : Array((unwritten + written).prefix(Self.historyLimit))
         let claims = entries.filter { $0.backend == "council" }.map(Self.judgedClaim)
         let estimate = estimator.estimate(claims, startingFrom: previous.estimate)
         let snapshot = Snapshot(

@@ -1,0 +1,77 @@
+import Foundation
+import RelayCore
+import RelayPipeline
+import Testing
+
+/// Issue 23: what a run keeps (history, fact-checks) is written with its reply and the end of its
+/// inbox item, in one transaction, and the reply gets the number of the fact-check it names.
+@Suite("Store: a run's record, written with its end")
+struct RunRecordStoreTests {
+    typealias Fixtures = OutboxFixtures
+
+    static let route = ReplyRoute(platform: "slack", conversation: "slack:T1:C1", address: "a")
+
+    static func admitted(_ store: any Store) async throws -> Int64 {
+        let event = Event(platform: "slack", team: "T1", channel: "C1", user: "alice", text: "/tribunal the Moon is cheese")
+        return try #require(try await store.admit(event, route: route, dedupeKey: nil, expiresAt: instant(60), now: instant()))
+    }
+
+    static func history(_ elapsed: Double = 1.5) -> HistoryEntry {
+        HistoryEntry(
+            team: "T1", user: "alice", channel: "C1", command: "tribunal", commandLine: "/tribunal the Moon is cheese",
+            resultText: "No.", succeeded: true, elapsed: elapsed, createdAt: instant())
+    }
+
+    /// A tribunal's reply, whose footer names its fact-check once it has a number.
+    static let tribunalReply = Fixtures.entry("reply", content: .reply(Fixtures.fullReply))
+
+    @Test("The history row, the fact-checks and the numbered reply are written together", arguments: StoreKind.allCases)
+    func everythingTogether(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            // An earlier fact-check, so the run's are not numbered 1 by chance.
+            let earlier = try await store.recordConsensus(LedgerStoreTests.entry("earlier", at: 0))
+            let id = try await Self.admitted(store)
+            let record = RunRecord(
+                history: Self.history(),
+                ledger: [LedgerStoreTests.entry("verified first", at: 1), LedgerStoreTests.entry("the Moon is cheese", at: 2)],
+                numberedByReply: 1)
+            try await store.finishRun(id: id, record: record, replies: [Self.tribunalReply], leaseUntil: nil)
+
+            #expect(try await store.inboxQueue().isEmpty)
+            #expect(try await store.history(team: "T1", user: "alice", limit: 10).map(\.command) == ["tribunal"])
+            let named = try #require(try await store.ledgerEntry(team: "T1", id: earlier + 2))
+            #expect(named.claim == "the Moon is cheese")
+            let stored = try #require(try await store.outboxEntry(id: "reply"))
+            guard case .reply(let reply) = stored.content else {
+                Issue.record("the reply was stored as \(stored.content)")
+                return
+            }
+            #expect(reply.footer?.ledgerID == earlier + 2)
+        }
+    }
+
+    @Test("A record that cannot be written keeps the item and writes no reply", arguments: StoreKind.allCases)
+    func nothingWithoutTheRecord(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let id = try await Self.admitted(store)
+            // A NaN elapsed time is refused (NOT NULL), like any row the store cannot take.
+            let record = RunRecord(history: Self.history(.nan), ledger: [LedgerStoreTests.entry("the Moon is cheese", at: 2)], numberedByReply: 0)
+            await #expect(throws: (any Error).self) {
+                try await store.finishRun(id: id, record: record, replies: [Self.tribunalReply], leaseUntil: nil)
+            }
+            #expect(try await store.inboxQueue().map(\.id) == [id], "the run runs again")
+            #expect(try await store.outboxEntry(id: "reply") == nil)
+            #expect(try await store.searchLedger(team: "T1", words: [], limit: 10).isEmpty)
+        }
+    }
+
+    @Test("A run outside the inbox keeps its record in one write, and learns its fact-checks' numbers", arguments: StoreKind.allCases)
+    func recordAlone(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let ids = try await store.record(RunRecord(history: Self.history(), ledger: [LedgerStoreTests.entry("the Moon is cheese", at: 2)]))
+            #expect(ids.count == 1)
+            #expect(try await store.ledgerEntry(team: "T1", id: ids[0])?.claim == "the Moon is cheese")
+            #expect(try await store.history(team: "T1", user: "alice", limit: 10).count == 1)
+        }
+    }
+}

@@ -342,7 +342,7 @@ let package = Package(
         .testTarget(
             name: "TelegramAdapterTests",
             dependencies: [
-                "TelegramAdapter", "RelayCore", "RelayHTTP", "RelayTestSupport",
+                "TelegramAdapter", "RelayCore", "RelayHTTP", "RelayPlatform", "RelayTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

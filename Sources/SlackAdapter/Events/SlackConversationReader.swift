@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import RelayCore
+import RelayPlatform
 import Synchronization
 
 /// What the relay may ask Slack about an event's surroundings (`ConversationReader`): whether

@@ -1,5 +1,6 @@
 import Logging
 public import RelayCore
+public import RelayPlatform
 
 /// Who the bot is, as `getMe` answers.
 public struct TelegramBotIdentity: Sendable, Hashable {
@@ -21,7 +22,7 @@ extension TelegramBotClient {
     public func getMe() async throws(TelegramAPIError) -> TelegramBotIdentity {
         let result = try await call("getMe", [:])
         guard let id = result["id"]?.intValue, let username = result["username"]?.stringValue, !username.isEmpty else {
-            throw .malformed(method: "getMe", reason: "no id or username")
+            throw .malformed(endpoint: "getMe", reason: "no id or username")
         }
         return TelegramBotIdentity(id: Int64(id), username: username, supportsInlineQueries: result["supports_inline_queries"]?.boolValue ?? false)
     }
@@ -38,7 +39,7 @@ extension TelegramBotClient {
         ]
         if let offset { body["offset"] = .int(Int(offset)) }
         let result = try await call("getUpdates", .object(body), timeout: .seconds(seconds) + Self.pollGrace)
-        guard let updates = result.arrayValue else { throw .malformed(method: "getUpdates", reason: "result is not a list") }
+        guard let updates = result.arrayValue else { throw .malformed(endpoint: "getUpdates", reason: "result is not a list") }
         return updates
     }
 
@@ -82,7 +83,7 @@ extension TelegramBotClient {
     /// `sendMessage`, paced for `body["chat_id"]`; the new message's id.
     public func sendMessage(_ body: JSONValue) async throws(TelegramAPIError) -> Int64 {
         let result = try await paced("sendMessage", body)
-        guard let id = result["message_id"]?.intValue else { throw .malformed(method: "sendMessage", reason: "no message_id") }
+        guard let id = result["message_id"]?.intValue else { throw .malformed(endpoint: "sendMessage", reason: "no message_id") }
         return Int64(id)
     }
 
@@ -131,9 +132,9 @@ extension TelegramBotClient {
             switch limiter.reserve(chat: chat, now: booked, maxWait: maxPacingWait) {
             case .refused(let wait):
                 logger.debug("Telegram pacing handed a message back", metadata: ["telegram.method": "\(method)", "telegram.wait": "\(wait)"])
-                throw .rateLimited(method: method, retryAfter: wait)
+                throw .rateLimited(endpoint: method, retryAfter: wait)
             case .granted(let wait) where wait > .zero:
-                do { try await clock.sleep(for: wait) } catch { throw .cancelled(method: method) }
+                do { try await clock.sleep(for: wait) } catch { throw .cancelled(endpoint: method) }
                 if attempt < Self.lateRebookings, clock.now.duration(since: booked + wait) > Self.lateTolerance { continue }
             case .granted:
                 break
@@ -142,7 +143,7 @@ extension TelegramBotClient {
         }
         let now = clock.now
         if let until = limiter.pausedUntil(chat: chat, now: now) {
-            throw .rateLimited(method: method, retryAfter: until.duration(since: now))
+            throw .rateLimited(endpoint: method, retryAfter: until.duration(since: now))
         }
     }
 
@@ -157,6 +158,6 @@ extension TelegramBotClient {
         case .string(let text): if let id = Int64(text) { return id }
         default: break
         }
-        throw .invalidRequest(method: method, reason: "chat_id is not a numeric chat id")
+        throw .invalidRequest(endpoint: method, reason: "chat_id is not a numeric chat id")
     }
 }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 public import RelayCore
 public import RelayHTTP
+public import RelayPlatform
 
 /// The Bot API on the relay's shared `HTTPTransport`: `call` is the one primitive; the typed
 /// methods the adapter uses are in `TelegramBotClient+Methods.swift`.
@@ -63,7 +64,7 @@ public struct TelegramBotClient: Sendable {
         do throws(HTTPFailure) {
             answer = try await transport.exchange(request, timeout: limit, maxBodyBytes: Self.maxResponseBytes)
         } catch {
-            let failure = Self.apiError(error, method: method, timeout: limit)
+            let failure = TelegramAPIError(error, endpoint: method)
             log(failure)
             throw failure
         }
@@ -82,17 +83,17 @@ public struct TelegramBotClient: Sendable {
     func makeRequest(_ method: String, _ body: JSONValue) throws(TelegramAPIError) -> HTTPClientRequest {
         // A method name is one path segment of letters; anything else could leave `/bot<token>/`.
         guard (1...64).contains(method.utf8.count), method.utf8.allSatisfy(Self.isMethodByte) else {
-            throw .invalidRequest(method: "unknown", reason: "not a Bot API method name")
+            throw .invalidRequest(endpoint: "unknown", reason: "not a Bot API method name")
         }
         let lowered = apiURL.lowercased()
         guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
-            throw .invalidRequest(method: method, reason: "the Telegram API URL is not an http(s) URL (TELEGRAM_API_URL)")
+            throw .invalidRequest(endpoint: method, reason: "the Telegram API URL is not an http(s) URL (TELEGRAM_API_URL)")
         }
         guard !token.secret.isEmpty, token.secret.utf8.allSatisfy(Self.isTokenByte) else {
-            throw .invalidRequest(method: method, reason: "the bot token is not a Bot API token (TELEGRAM_BOT_TOKEN)")
+            throw .invalidRequest(endpoint: method, reason: "the bot token is not a Bot API token (TELEGRAM_BOT_TOKEN)")
         }
         guard let bytes = body.serialized() else {
-            throw .invalidRequest(method: method, reason: "the body holds a number JSON cannot express")
+            throw .invalidRequest(endpoint: method, reason: "the body holds a number JSON cannot express")
         }
         var request = HTTPClientRequest(url: apiURL + "/bot" + token.secret + "/" + method)
         request.method = .POST
@@ -115,19 +116,6 @@ public struct TelegramBotClient: Sendable {
         isMethodByte(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
     }
 
-    /// The transport's failure as a `TelegramAPIError`, in its fixed phrases (never an error's
-    /// own text, which could quote the URL and so the token).
-    static func apiError(_ failure: HTTPFailure, method: String, timeout: Duration) -> TelegramAPIError {
-        switch failure {
-        case .cancelled: .cancelled(method: method)
-        case .timedOut: .timedOut(method: method, after: timeout)
-        case .malformed(let reason): .malformed(method: method, reason: reason)
-        case .invalidURL(let reason): .invalidRequest(method: method, reason: reason)
-        case .unreachable(let reason), .tls(let reason): .unreachable(method: method, reason: reason)
-        case .status(let answer): .server(method: method, status: answer.status)
-        }
-    }
-
     /// One line per failed call: a notice for a 429 (Telegram's limits were hit despite the
     /// pacing), debug for the rest (the outbox reports delivery failures).
     private func log(_ error: TelegramAPIError) {
@@ -135,7 +123,7 @@ public struct TelegramBotClient: Sendable {
             logger.notice(
                 "Telegram rate limited a call", metadata: ["telegram.method": "\(method)", "telegram.retry_after": "\(TelegramAPIError.seconds(retryAfter))"])
         } else {
-            logger.debug("Telegram call failed", metadata: ["telegram.method": "\(error.method)", "telegram.error": "\(error.label)"])
+            logger.debug("Telegram call failed", metadata: ["telegram.method": "\(error.endpoint)", "telegram.error": "\(error.label)"])
         }
     }
 }

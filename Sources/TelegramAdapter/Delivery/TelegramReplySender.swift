@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import RelayCore
+import RelayPlatform
 
 /// Delivers Telegram's outbox entries through the Bot API.
 ///
@@ -68,7 +69,7 @@ public struct TelegramReplySender: ReplySender {
                     try await edit(messages[0], chat: target, id: earlierID)
                     id = earlierID
                 } catch {
-                    guard case .refused = error else { throw error }
+                    guard case .refused(_, .error) = error else { throw error }
                     logger.notice("telegram: could not edit a message in place; sending a new one", metadata: ["reason": "\(error.reason)"])
                 }
             } else {
@@ -79,7 +80,7 @@ public struct TelegramReplySender: ReplySender {
             do throws(TelegramAPIError) {
                 id = try await send(messages[part], to: target, replyTo: part == 0 && target == address.chat ? address.replyTo : nil, address: address)
             } catch {
-                guard target != address.chat, case .refused(_, 403, _) = error else { throw error }
+                guard target != address.chat, case .refused(_, .error(403, _)) = error else { throw error }
                 // The asker never opened the bot, so it may not write to them. An error or help
                 // is answered in the group instead (it says only what they typed wrong); a result
                 // they asked to keep private is not, and the group is told why it is missing.
@@ -101,7 +102,7 @@ public struct TelegramReplySender: ReplySender {
         do throws(TelegramAPIError) {
             id = try await api.sendMessage(message.sendBody(chatID: chat, replyTo: replyTo))
         } catch {
-            guard case .migrated(_, let newChat) = error else { throw error }
+            guard case .refused(_, .migrated(let newChat)) = error else { throw error }
             logger.notice("telegram: a group became a supergroup; sending to its new id", metadata: ["telegram.chat": "\(newChat)"])
             chat = newChat
             id = try await api.sendMessage(message.sendBody(chatID: chat, replyTo: nil))

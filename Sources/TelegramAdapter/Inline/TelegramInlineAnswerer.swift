@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 public import RelayCore
+import RelayPlatform
 import Synchronization
 
 /// Answers inline queries (`@Bot fr Good morning` in any chat) with result cards that insert the

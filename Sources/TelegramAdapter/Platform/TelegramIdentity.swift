@@ -1,4 +1,5 @@
 import Logging
+import RelayPlatform
 import Synchronization
 
 /// Who the bot is (`getMe`), asked once and kept: groups address it as `/cmd@Name` and `@Name`,

@@ -1,5 +1,6 @@
 import Logging
 public import RelayCore
+import RelayPlatform
 
 /// Answers the relay's questions about a Telegram chat, when a command needs them: whether the
 /// asker administers the group (`getChatMember`), and the messages a `/summarize` sent as a reply

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import RelayCore
+import RelayPlatform
 
 /// What the adapter does with each update: a command, mention or DM becomes an `Event` and a
 /// `TelegramAddress` handed to the relay's inbox; a button press is answered at once; an inline

@@ -1,5 +1,6 @@
 import Logging
 import RelayCore
+import RelayPlatform
 import ServiceLifecycle
 
 /// Long polling: `getUpdates` in a loop, as a service the server runs and stops.

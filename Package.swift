@@ -330,7 +330,7 @@ let package = Package(
         .testTarget(
             name: "DiscordAdapterTests",
             dependencies: [
-                "DiscordAdapter", "RelayCore", "RelayTestSupport",
+                "DiscordAdapter", "RelayCore", "RelayPlatform", "RelayTestSupport",
                 // Keys made in the tests, and RFC 8032's vectors signed through CryptoKit's API.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

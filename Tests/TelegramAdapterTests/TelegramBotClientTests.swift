@@ -5,6 +5,7 @@ import RelayCore
 import RelayHTTP
 import RelayPlatform
 import RelayTestSupport
+import Synchronization
 import Testing
 
 @testable import TelegramAdapter
@@ -185,6 +186,37 @@ struct TelegramBotClientTests {
             #expect(!"\(error)".contains("SECRET"))
         }
         #expect(errors.contains { $0.reason.contains("TELEGRAM_BOT_TOKEN") }, "a refused token says where to fix it")
+    }
+
+    // MARK: - The protocol
+
+    /// A Bot API that answers every call from a script and records what was called: all a test
+    /// double of `TelegramBotAPI` has to implement.
+    final class ScriptedBotAPI: TelegramBotAPI {
+        let answers: [String: Result<JSONValue, TelegramAPIError>]
+        let called = Mutex<[String]>([])
+
+        init(_ answers: [String: Result<JSONValue, TelegramAPIError>]) {
+            self.answers = answers
+        }
+
+        func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue {
+            called.withLock { $0.append(method) }
+            return try (answers[method] ?? .success(true)).get()
+        }
+    }
+
+    @Test func theTypedMethodsNeedOnlyCall() async throws {
+        let notModified = TelegramAPIError.refused(
+            endpoint: "editMessageText", .error(code: 400, description: "Bad Request: message is not modified: specified new message content"))
+        let api = ScriptedBotAPI([
+            "sendMessage": .success(["message_id": 7]), "getMe": .success(["id": 1, "username": "RheaBot"]), "editMessageText": .failure(notModified),
+        ])
+        #expect(try await api.sendMessage(["chat_id": 42, "text": "hi"]) == 7)
+        #expect(try await api.getMe() == TelegramBotIdentity(id: 1, username: "RheaBot", supportsInlineQueries: false))
+        // An edit to the text the message already has succeeds.
+        try await api.editMessageText(["chat_id": 42, "message_id": 7, "text": "hi"])
+        #expect(api.called.withLock { $0 } == ["sendMessage", "getMe", "editMessageText"])
     }
 
     // MARK: - Around the network

@@ -13,11 +13,11 @@ import RelayPlatform
 /// client's (`TelegramRateLimiter`), so `minimumInterval` adds nothing.
 public struct TelegramReplySender: ReplySender {
     public let platform = TelegramPlatform.name
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let log: TelegramChatLog
     let logger: Logger
 
-    public init(api: TelegramBotClient, log: TelegramChatLog, logger: Logger) {
+    public init(api: any TelegramBotAPI, log: TelegramChatLog, logger: Logger) {
         self.api = api
         self.log = log
         self.logger = logger

@@ -6,7 +6,7 @@ import RelayPlatform
 /// asker administers the group (`getChatMember`), and the messages a `/summarize` sent as a reply
 /// reads — from the replied-to message on, as far as the bot has seen them (`TelegramChatLog`).
 public struct TelegramConversationReader: ConversationReader {
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let log: TelegramChatLog
     let logger: Logger
 

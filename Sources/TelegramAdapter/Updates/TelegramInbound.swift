@@ -12,7 +12,7 @@ import RelayPlatform
 /// repeats, or a batch polled again after a restart, runs once.
 public struct TelegramInbound: Sendable {
     let inbox: any RelayInbox
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let log: TelegramChatLog
     let identity: TelegramIdentity
     let inline: TelegramInlineAnswerer

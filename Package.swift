@@ -362,7 +362,7 @@ let package = Package(
         .testTarget(
             name: "DiscordAdapterTests",
             dependencies: [
-                "DiscordAdapter", "RelayCore", "RelayPipeline", "RelayTestSupport",
+                "DiscordAdapter", "RelayCore", "RelayPipeline", "RelayTestSupport", "RelayPlatform",
                 // Keys made in the tests, and RFC 8032's vectors signed through CryptoKit's API.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -374,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "TelegramAdapterTests",
             dependencies: [
-                "TelegramAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport",
+                "TelegramAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayPlatform",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import RelayPlatform
 import Testing
 
 @testable import DiscordAdapter
@@ -68,7 +69,7 @@ struct DiscordRequestVerifierTests {
         for bad in ["", "zz" + signature.dropFirst(2), String(signature.dropLast(2)), signature + "00", "v0=" + signature.dropFirst(3)] {
             #expect(verify(verifier, signature: bad) == .malformedSignature)
         }
-        #expect(DiscordVerificationError.malformedSignature.reason == "malformed_signature")
+        #expect(DiscordVerificationError.malformedSignature.label == "malformed_signature")
     }
 
     @Test func theReplayWindowIsFiveMinutesEitherWay() throws {

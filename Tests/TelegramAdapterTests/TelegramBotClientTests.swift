@@ -4,7 +4,9 @@ import Logging
 import RelayCore
 import RelayHTTP
 import RelayPipeline
+import RelayPlatform
 import RelayTestSupport
+import Synchronization
 import Testing
 
 @testable import TelegramAdapter
@@ -55,20 +57,20 @@ struct TelegramBotClientTests {
     @Test func anOkAnswerGivesItsResult() {
         #expect(Self.read(200, #"{"ok":true,"result":{"message_id":7}}"#) == .success(["message_id": 7]))
         #expect(Self.read(200, #"{"ok":true,"result":true}"#) == .success(true))
-        #expect(Self.read(200, #"{"ok":true}"#) == .failure(.malformed(method: "sendMessage", reason: "no result")))
+        #expect(Self.read(200, #"{"ok":true}"#) == .failure(.malformed(endpoint: "sendMessage", reason: "no result")))
     }
 
     @Test func a429WaitsRetryAfterFromTheBodyElseTheHeaderElseASecond() {
         let body = #"{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 35","parameters":{"retry_after":35}}"#
-        #expect(Self.read(429, body, retryAfter: "3") == .failure(.rateLimited(method: "sendMessage", retryAfter: .seconds(35))))
-        #expect(Self.read(429, #"{"ok":false,"error_code":429}"#, retryAfter: "7") == .failure(.rateLimited(method: "sendMessage", retryAfter: .seconds(7))))
-        #expect(Self.read(429, "Too Many Requests", retryAfter: "7") == .failure(.rateLimited(method: "sendMessage", retryAfter: .seconds(7))))
-        #expect(Self.read(429, "") == .failure(.rateLimited(method: "sendMessage", retryAfter: .seconds(1))))
+        #expect(Self.read(429, body, retryAfter: "3") == .failure(.rateLimited(endpoint: "sendMessage", retryAfter: .seconds(35))))
+        #expect(Self.read(429, #"{"ok":false,"error_code":429}"#, retryAfter: "7") == .failure(.rateLimited(endpoint: "sendMessage", retryAfter: .seconds(7))))
+        #expect(Self.read(429, "Too Many Requests", retryAfter: "7") == .failure(.rateLimited(endpoint: "sendMessage", retryAfter: .seconds(7))))
+        #expect(Self.read(429, "") == .failure(.rateLimited(endpoint: "sendMessage", retryAfter: .seconds(1))))
         // A hostile value never parks the chat past 15 minutes.
         UntrustedNumber.$observer.withValue(UntrustedNumber.Observer { _ in }) {
             #expect(
                 Self.read(429, #"{"ok":false,"error_code":429,"parameters":{"retry_after":1e300}}"#)
-                    == .failure(.rateLimited(method: "sendMessage", retryAfter: .seconds(900))))
+                    == .failure(.rateLimited(endpoint: "sendMessage", retryAfter: .seconds(900))))
         }
     }
 
@@ -76,8 +78,8 @@ struct TelegramBotClientTests {
         let body =
             #"{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","#
             + #""parameters":{"migrate_to_chat_id":-1001234567890}}"#
-        #expect(Self.read(400, body) == .failure(.migrated(method: "sendMessage", newChatID: -1_001_234_567_890)))
-        let error = TelegramAPIError.migrated(method: "sendMessage", newChatID: -1_001_234_567_890)
+        #expect(Self.read(400, body) == .failure(.refused(endpoint: "sendMessage", .migrated(newChatID: -1_001_234_567_890))))
+        let error = TelegramAPIError.refused(endpoint: "sendMessage", .migrated(newChatID: -1_001_234_567_890))
         guard case .rejected(let reason) = error.deliveryOutcome else {
             Issue.record("a migration is final for the old id")
             return
@@ -94,22 +96,24 @@ struct TelegramBotClientTests {
             return
         }
         #expect(error.isMessageNotModified)
-        #expect(!TelegramAPIError.refused(method: "editMessageText", code: 400, description: "Bad Request: message to edit not found").isMessageNotModified)
+        #expect(
+            !TelegramAPIError.refused(endpoint: "editMessageText", .error(code: 400, description: "Bad Request: message to edit not found"))
+                .isMessageNotModified)
     }
 
     @Test func refusalsKeepTelegramsCodeAndDescription() {
         #expect(
             Self.read(401, #"{"ok":false,"error_code":401,"description":"Unauthorized"}"#, method: "getMe")
-                == .failure(.refused(method: "getMe", code: 401, description: "Unauthorized")))
+                == .failure(.refused(endpoint: "getMe", .error(code: 401, description: "Unauthorized"))))
         #expect(
             Self.read(403, #"{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}"#)
-                == .failure(.refused(method: "sendMessage", code: 403, description: "Forbidden: bot was blocked by the user")))
+                == .failure(.refused(endpoint: "sendMessage", .error(code: 403, description: "Forbidden: bot was blocked by the user"))))
         #expect(
             Self.read(400, #"{"ok":false,"error_code":400,"description":"Bad Request: message to edit not found"}"#)
-                == .failure(.refused(method: "sendMessage", code: 400, description: "Bad Request: message to edit not found")))
-        #expect(Self.read(404, "<html>Not Found</html>") == .failure(.refused(method: "sendMessage", code: 404, description: "")))
+                == .failure(.refused(endpoint: "sendMessage", .error(code: 400, description: "Bad Request: message to edit not found"))))
+        #expect(Self.read(404, "<html>Not Found</html>") == .failure(.refused(endpoint: "sendMessage", .error(code: 404, description: ""))))
         let long = String(repeating: "x", count: 1000)
-        guard case .failure(.refused(_, _, let description)) = Self.read(400, #"{"ok":false,"error_code":400,"description":"a\nb\#(long)"}"#) else {
+        guard case .failure(.refused(_, .error(_, let description))) = Self.read(400, #"{"ok":false,"error_code":400,"description":"a\nb\#(long)"}"#) else {
             Issue.record("expected a refusal")
             return
         }
@@ -119,20 +123,22 @@ struct TelegramBotClientTests {
 
     @Test func serverErrorsAndGarbageAreRetryable() {
         #expect(
-            Self.read(500, #"{"ok":false,"error_code":500,"description":"Internal Server Error"}"#) == .failure(.server(method: "sendMessage", status: 500)))
-        #expect(Self.read(502, "<html>Bad Gateway</html>") == .failure(.server(method: "sendMessage", status: 502)))
-        #expect(Self.read(200, "<html></html>") == .failure(.malformed(method: "sendMessage", reason: "not JSON")))
-        #expect(Self.read(200, #"{"result":1}"#) == .failure(.malformed(method: "sendMessage", reason: "no \"ok\"")))
-        for error in [TelegramAPIError.server(method: "m", status: 502), .timedOut(method: "m", after: .seconds(15)), .unreachable(method: "m", reason: "r")] {
+            Self.read(500, #"{"ok":false,"error_code":500,"description":"Internal Server Error"}"#) == .failure(.server(endpoint: "sendMessage", status: 500)))
+        #expect(Self.read(502, "<html>Bad Gateway</html>") == .failure(.server(endpoint: "sendMessage", status: 502)))
+        #expect(Self.read(200, "<html></html>") == .failure(.malformed(endpoint: "sendMessage", reason: "not JSON")))
+        #expect(Self.read(200, #"{"result":1}"#) == .failure(.malformed(endpoint: "sendMessage", reason: "no \"ok\"")))
+        for error in [
+            TelegramAPIError.server(endpoint: "m", status: 502), .timedOut(endpoint: "m", after: .seconds(15)), .unreachable(endpoint: "m", reason: "r"),
+        ] {
             guard case .retryable = error.deliveryOutcome else {
                 Issue.record("\(error) should be retried")
                 continue
             }
         }
         #expect(
-            TelegramAPIError.rateLimited(method: "m", retryAfter: .seconds(3)).deliveryOutcome
+            TelegramAPIError.rateLimited(endpoint: "m", retryAfter: .seconds(3)).deliveryOutcome
                 == .rateLimited(retryAfter: .seconds(3), reason: "m: rate limited by Telegram (retry after 3 s)"))
-        guard case .rejected = TelegramAPIError.refused(method: "m", code: 403, description: "Forbidden").deliveryOutcome else {
+        guard case .rejected = TelegramAPIError.refused(endpoint: "m", .error(code: 403, description: "Forbidden")).deliveryOutcome else {
             Issue.record("a 4xx is final")
             return
         }
@@ -154,11 +160,11 @@ struct TelegramBotClientTests {
 
     @Test func noReasonHoldsTheToken() async throws {
         var errors: [TelegramAPIError] = [
-            .rateLimited(method: "sendMessage", retryAfter: .seconds(3)), .migrated(method: "sendMessage", newChatID: -100_1),
-            .server(method: "getUpdates", status: 502), .timedOut(method: "getUpdates", after: .seconds(40)), .cancelled(method: "getUpdates"),
-            .malformed(method: "getMe", reason: "not JSON"),
+            .rateLimited(endpoint: "sendMessage", retryAfter: .seconds(3)), .refused(endpoint: "sendMessage", .migrated(newChatID: -100_1)),
+            .server(endpoint: "getUpdates", status: 502), .timedOut(endpoint: "getUpdates", after: .seconds(40)), .cancelled(endpoint: "getUpdates"),
+            .malformed(endpoint: "getMe", reason: "not JSON"),
             // Telegram never quotes the token, but a proxy might: the client redacts it.
-            TelegramAPIError.refused(method: "getMe", code: 401, description: "Unauthorized for bot123:SECRET").redacting(Self.token),
+            TelegramAPIError.refused(endpoint: "getMe", .error(code: 401, description: "Unauthorized for bot123:SECRET")).redacting(Self.token),
         ]
         for (status, body) in [
             (401, #"{"ok":false,"error_code":401,"description":"Unauthorized"}"#), (404, #"{"ok":false,"error_code":404,"description":"Not Found"}"#),
@@ -168,7 +174,7 @@ struct TelegramBotClientTests {
         try await Self.withClient { client in
             // Nothing listens on port 1: the connection is refused.
             let unreachable = await Self.failure { () throws(TelegramAPIError) in try await client.getMe() }
-            guard case .unreachable(method: "getMe", _) = unreachable else {
+            guard case .unreachable(endpoint: "getMe", _) = unreachable else {
                 Issue.record("expected a refused connection, got \(String(describing: unreachable))")
                 return
             }
@@ -183,6 +189,37 @@ struct TelegramBotClientTests {
         #expect(errors.contains { $0.reason.contains("TELEGRAM_BOT_TOKEN") }, "a refused token says where to fix it")
     }
 
+    // MARK: - The protocol
+
+    /// A Bot API that answers every call from a script and records what was called: all a test
+    /// double of `TelegramBotAPI` has to implement.
+    final class ScriptedBotAPI: TelegramBotAPI {
+        let answers: [String: Result<JSONValue, TelegramAPIError>]
+        let called = Mutex<[String]>([])
+
+        init(_ answers: [String: Result<JSONValue, TelegramAPIError>]) {
+            self.answers = answers
+        }
+
+        func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue {
+            called.withLock { $0.append(method) }
+            return try (answers[method] ?? .success(true)).get()
+        }
+    }
+
+    @Test func theTypedMethodsNeedOnlyCall() async throws {
+        let notModified = TelegramAPIError.refused(
+            endpoint: "editMessageText", .error(code: 400, description: "Bad Request: message is not modified: specified new message content"))
+        let api = ScriptedBotAPI([
+            "sendMessage": .success(["message_id": 7]), "getMe": .success(["id": 1, "username": "RheaBot"]), "editMessageText": .failure(notModified),
+        ])
+        #expect(try await api.sendMessage(["chat_id": 42, "text": "hi"]) == 7)
+        #expect(try await api.getMe() == TelegramBotIdentity(id: 1, username: "RheaBot", supportsInlineQueries: false))
+        // An edit to the text the message already has succeeds.
+        try await api.editMessageText(["chat_id": 42, "message_id": 7, "text": "hi"])
+        #expect(api.called.withLock { $0 } == ["sendMessage", "getMe", "editMessageText"])
+    }
+
     // MARK: - Around the network
 
     @Test func aCancelledPollEndsAtOnce() async throws {
@@ -193,7 +230,7 @@ struct TelegramBotClientTests {
                     try await client.getUpdates(offset: 10, limit: 100, timeout: 50, allowedUpdates: ["message"])
                 }
             }.value
-            #expect(error == .cancelled(method: "getUpdates"))
+            #expect(error == .cancelled(endpoint: "getUpdates"))
         }
     }
 
@@ -205,10 +242,10 @@ struct TelegramBotClientTests {
         try await Self.withClient(clock: clock, limiter: limiter) { client in
             // Had it been sent, the closed port would have made it `.unreachable`.
             let error = await Self.failure { () throws(TelegramAPIError) in try await client.sendMessage(["chat_id": 42, "text": "hi"]) }
-            #expect(error == .rateLimited(method: "sendMessage", retryAfter: .seconds(6)))
+            #expect(error == .rateLimited(endpoint: "sendMessage", retryAfter: .seconds(6)))
             limiter.pause(chat: -5, until: clock.now + .seconds(30))
             let paused = await Self.failure { () throws(TelegramAPIError) in try await client.editMessageText(["chat_id": "-5", "message_id": 1, "text": "x"]) }
-            #expect(paused == .rateLimited(method: "editMessageText", retryAfter: .seconds(30)))
+            #expect(paused == .rateLimited(endpoint: "editMessageText", retryAfter: .seconds(30)))
         }
     }
 
@@ -231,7 +268,7 @@ struct TelegramBotClientTests {
     @Test func aMessageNeedsANumericChatID() async throws {
         try await Self.withClient { client in
             let error = await Self.failure { () throws(TelegramAPIError) in try await client.sendMessage(["chat_id": "@channel", "text": "hi"]) }
-            #expect(error == .invalidRequest(method: "sendMessage", reason: "chat_id is not a numeric chat id"))
+            #expect(error == .invalidRequest(endpoint: "sendMessage", reason: "chat_id is not a numeric chat id"))
         }
     }
 }

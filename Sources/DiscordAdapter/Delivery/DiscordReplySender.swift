@@ -157,11 +157,11 @@ public struct DiscordReplySender: ReplySender {
     {
         switch route {
         case .editOriginal:
-            guard let token, let application = address.applicationID else { throw .invalidRequest(route: "@original", reason: "no interaction token") }
+            guard let token, let application = address.applicationID else { throw .invalidRequest(endpoint: "@original", reason: "no interaction token") }
             _ = try await api.editOriginalResponse(applicationID: application, token: token, body: message.body())
             return Self.originalRef
         case .followup(let ephemeral):
-            guard let token, let application = address.applicationID else { throw .invalidRequest(route: "follow-up", reason: "no interaction token") }
+            guard let token, let application = address.applicationID else { throw .invalidRequest(endpoint: "follow-up", reason: "no interaction token") }
             return try await api.createFollowup(applicationID: application, token: token, body: message.body(ephemeral: ephemeral))
         case .editMessage(let id):
             return try await api.editMessage(channelID: address.channel, messageID: id, body: message.body())

@@ -3,6 +3,7 @@ import NIOWebSocket
 public import RelayCore
 import RelayHTTP
 import RelayPipeline
+import RelayPlatform
 import Synchronization
 import WSClient
 
@@ -198,7 +199,7 @@ public final class DiscordGatewayClient: Sendable {
             } catch {
                 if case .cancelled = error { return nil }
                 let wait: Duration
-                if case .rateLimited(_, let retryAfter, _) = error { wait = retryAfter } else { wait = backoff.next(unitRandom: unitRandom()) }
+                if case .rateLimited(_, let retryAfter) = error { wait = retryAfter } else { wait = backoff.next(unitRandom: unitRandom()) }
                 let level: Logger.Level = error.deliveryOutcome == .rejected(reason: error.reason) ? .error : .warning
                 logger.log(level: level, "Discord gateway: GET /gateway/bot failed", metadata: ["discord.error": "\(error.reason)"])
                 guard await sleepUnlessStopped(wait) else { return nil }

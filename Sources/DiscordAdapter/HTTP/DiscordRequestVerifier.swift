@@ -1,7 +1,7 @@
 import Crypto
 public import Hummingbird
 public import NIOCore
-import RelayCore
+public import RelayPlatform
 
 public import struct Foundation.Date
 
@@ -109,59 +109,16 @@ public enum DiscordPublicKeyError: Error, Sendable, Hashable, CustomStringConver
     }
 }
 
-/// Why a request was not accepted as coming from Discord.
-///
-/// Surfaces as HTTP 401 with the body `{"error":"invalid request signature"}`, whatever the
-/// reason, so a caller probing the endpoint learns nothing; `description` says the reason for
-/// the log and `reason` is a bounded metric label. Neither holds the key or the signature.
-public enum DiscordVerificationError: Error, Sendable, Hashable, CustomStringConvertible {
-    case missingTimestamp
-    case malformedTimestamp
-    case missingSignature
-    case malformedSignature
-    /// Older than the replay window: possibly a replay.
-    case staleTimestamp(secondsOld: Int)
-    /// Ahead of the replay window: a clock far off, or a request made to be replayed later.
-    case futureTimestamp(secondsAhead: Int)
-    /// Well-formed, but not Discord's signature of this timestamp and body (Discord's own probes
-    /// end here).
-    case signatureMismatch
+/// Why a request was not accepted as coming from Discord: 401 with
+/// `{"error":"invalid request signature"}`, whatever the reason.
+public typealias DiscordVerificationError = WebhookVerificationError<DiscordRequestVerifier>
 
-    /// A short, fixed label for metrics and logs.
-    public var reason: String {
-        switch self {
-        case .missingTimestamp: "missing_timestamp"
-        case .malformedTimestamp: "malformed_timestamp"
-        case .missingSignature: "missing_signature"
-        case .malformedSignature: "malformed_signature"
-        case .staleTimestamp: "stale_timestamp"
-        case .futureTimestamp: "future_timestamp"
-        case .signatureMismatch: "signature_mismatch"
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .missingTimestamp: "X-Signature-Timestamp is missing"
-        case .malformedTimestamp: "X-Signature-Timestamp is not a Unix time in seconds"
-        case .missingSignature: "X-Signature-Ed25519 is missing"
-        case .malformedSignature: "X-Signature-Ed25519 is not 128 hex digits"
-        case .staleTimestamp(let seconds): "X-Signature-Timestamp is \(seconds) s old, beyond the replay window (stale or replayed)"
-        case .futureTimestamp(let seconds): "X-Signature-Timestamp is \(seconds) s in the future, beyond the replay window"
-        case .signatureMismatch: "X-Signature-Ed25519 does not match the body (wrong public key, a forged request, or the body was altered)"
-        }
-    }
-}
-
-extension DiscordVerificationError: HTTPResponseError {
-    public var status: HTTPResponse.Status { .unauthorized }
-
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body: JSONValue = ["error": "invalid request signature"]
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.encoded())))
-    }
+extension DiscordRequestVerifier: WebhookProof {
+    public static let signatureHeader = DiscordHeaders.signature
+    public static let signatureForm = "128 hex digits"
+    public static let timestampHeader: HTTPFields.Element.Name? = DiscordHeaders.timestamp
+    public static let credential = "public key"
+    public static let answer = "invalid request signature"
 }
 
 /// Hex digits to bytes.

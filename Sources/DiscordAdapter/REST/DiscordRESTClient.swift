@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 public import RelayCore
 public import RelayHTTP
+public import RelayPlatform
 
 /// One Discord REST call: its route (method, template, concrete path) and its JSON body.
 public struct DiscordRequest: Sendable {
@@ -84,12 +85,13 @@ public struct DiscordRESTClient: DiscordREST {
         } catch {
             await limiter.abandon(route, now: clock.now)
             logger.debug("Discord call failed", metadata: ["discord.route": "\(label)", "discord.error": "\(error.label)"])
-            throw Self.apiError(error, route: label, timeout: timeout)
+            throw DiscordAPIError(error, endpoint: label)
         }
         let verdict = await limiter.record(route, status: answer.status, headers: answer.headers, body: answer.body, now: clock.now)
         if case .retry(let after, let global) = verdict {
-            logger.notice("Discord rate limited a call", metadata: ["discord.route": "\(label)", "discord.retry_after": "\(after)"])
-            throw .rateLimited(route: label, retryAfter: after, global: global)
+            logger.notice(
+                "Discord rate limited a call", metadata: ["discord.route": "\(label)", "discord.retry_after": "\(after)", "discord.global": "\(global)"])
+            throw .rateLimited(endpoint: label, retryAfter: after)
         }
         logger.debug("Discord answered", metadata: ["discord.route": "\(label)", "discord.status": "\(answer.status)"])
         return try Self.interpret(answer, route: label)
@@ -104,9 +106,9 @@ public struct DiscordRESTClient: DiscordREST {
             let wait = await limiter.acquire(route, now: clock.now)
             if wait == .zero { return }
             guard waited + wait <= maximumQueueWait else {
-                throw .rateLimited(route: route.description, retryAfter: wait, global: false)
+                throw .rateLimited(endpoint: route.description, retryAfter: wait)
             }
-            do { try await clock.sleep(for: wait) } catch { throw .cancelled(route: route.description) }
+            do { try await clock.sleep(for: wait) } catch { throw .cancelled(endpoint: route.description) }
             waited += wait
         }
     }
@@ -117,22 +119,22 @@ public struct DiscordRESTClient: DiscordREST {
         let label = route.description
         // A path segment from a payload (an id, an interaction token) must not escape the path.
         guard route.path.hasPrefix("/"), route.path.utf8.allSatisfy(Self.isPathByte) else {
-            throw .invalidRequest(route: label, reason: "the path holds characters a Discord id or token never has")
+            throw .invalidRequest(endpoint: label, reason: "the path holds characters a Discord id or token never has")
         }
         let lowered = apiURL.lowercased()
         guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
-            throw .invalidRequest(route: label, reason: "the Discord API URL is not an http(s) URL")
+            throw .invalidRequest(endpoint: label, reason: "the Discord API URL is not an http(s) URL")
         }
         var httpRequest = HTTPClientRequest(url: apiURL + route.path + (request.query.map { "?" + $0 } ?? ""))
         httpRequest.method = HTTPMethod(rawValue: route.method)
         httpRequest.headers.add(name: "User-Agent", value: Self.userAgent)
         httpRequest.headers.add(name: "Accept", value: "application/json")
         if !route.exemptFromGlobalLimit {
-            guard let botToken else { throw .invalidRequest(route: label, reason: "no bot token is configured (DISCORD_BOT_TOKEN)") }
+            guard let botToken else { throw .invalidRequest(endpoint: label, reason: "no bot token is configured (DISCORD_BOT_TOKEN)") }
             httpRequest.headers.add(name: "Authorization", value: botToken.authorization)
         }
         if let body = request.body {
-            guard let bytes = body.serialized() else { throw .invalidRequest(route: label, reason: "the body holds a number JSON cannot express") }
+            guard let bytes = body.serialized() else { throw .invalidRequest(endpoint: label, reason: "the body holds a number JSON cannot express") }
             httpRequest.headers.add(name: "Content-Type", value: "application/json")
             httpRequest.body = .bytes(ByteBuffer(bytes: bytes))
         }
@@ -151,27 +153,14 @@ public struct DiscordRESTClient: DiscordREST {
     static func interpret(_ answer: HTTPAnswer, route: String) throws(DiscordAPIError) -> JSONValue {
         if answer.isSuccess {
             if answer.body.isEmpty { return .null }
-            guard let json = JSONValue.parse(answer.body) else { throw .malformed(route: route, reason: "not JSON") }
+            guard let json = JSONValue.parse(answer.body) else { throw .malformed(endpoint: route, reason: "not JSON") }
             return json
         }
-        if answer.status >= 500 { throw .server(route: route, status: answer.status) }
+        if answer.status >= 500 { throw .server(endpoint: route, status: answer.status) }
         let json = JSONValue.parse(answer.body)
         let code = json?["code"]?.intValue
         let message = String((json?["message"]?.stringValue ?? "").prefix(200))
-        throw .api(route: route, status: answer.status, code: code, message: message)
-    }
-
-    /// The transport's failure as a `DiscordAPIError`, in its fixed phrases (never an error's
-    /// own text, which could quote the URL and its token).
-    static func apiError(_ failure: HTTPFailure, route: String, timeout: Duration) -> DiscordAPIError {
-        switch failure {
-        case .cancelled: .cancelled(route: route)
-        case .timedOut: .timedOut(route: route, after: timeout)
-        case .malformed(let reason): .malformed(route: route, reason: reason)
-        case .invalidURL(let reason): .invalidRequest(route: route, reason: reason)
-        case .unreachable(let reason), .tls(let reason): .unreachable(route: route, reason: reason)
-        case .status(let answer): .server(route: route, status: answer.status)
-        }
+        throw .refused(endpoint: route, DiscordRefusal(status: answer.status, code: code, message: message))
     }
 }
 
@@ -245,7 +234,7 @@ extension DiscordREST {
     public func message(channelID: String, messageID: String) async throws(DiscordAPIError) -> DiscordFetchedMessage {
         let route = DiscordRoute.getMessage(channelID: channelID, messageID: messageID)
         let json = try await send(DiscordRequest(route))
-        guard let id = json["id"]?.stringValue else { throw .malformed(route: route.description, reason: "no message id") }
+        guard let id = json["id"]?.stringValue else { throw .malformed(endpoint: route.description, reason: "no message id") }
         return DiscordFetchedMessage(
             id: id, channelID: json["channel_id"]?.stringValue ?? channelID, content: json["content"]?.stringValue ?? "",
             authorID: json["author"]?["id"]?.stringValue,
@@ -258,14 +247,14 @@ extension DiscordREST {
     public func directMessageChannel(userID: String) async throws(DiscordAPIError) -> String {
         let route = DiscordRoute(method: "POST", template: "/users/@me/channels", path: "/users/@me/channels", majorParameter: "")
         let json = try await send(DiscordRequest(route, body: ["recipient_id": .string(userID)]))
-        guard let id = json["id"]?.stringValue else { throw .malformed(route: route.description, reason: "no channel id") }
+        guard let id = json["id"]?.stringValue else { throw .malformed(endpoint: route.description, reason: "no channel id") }
         return id
     }
 
     /// `GET /gateway/bot`: where to connect, and how many IDENTIFYs are left.
     public func gatewayBot() async throws(DiscordAPIError) -> DiscordGatewayInfo {
         let json = try await send(DiscordRequest(.gatewayBot))
-        guard let url = json["url"]?.stringValue, !url.isEmpty else { throw .malformed(route: DiscordRoute.gatewayBot.description, reason: "no url") }
+        guard let url = json["url"]?.stringValue, !url.isEmpty else { throw .malformed(endpoint: DiscordRoute.gatewayBot.description, reason: "no url") }
         let limit = json["session_start_limit"]
         let remaining = UntrustedNumber.checked(limit?["remaining"]?.intValue, in: 0...100_000, source: "discord", field: "session_start_remaining")
         let resetMilliseconds =
@@ -279,12 +268,12 @@ extension DiscordREST {
     public func overwriteCommands(applicationID: String, guildID: String?, commands: JSONValue) async throws(DiscordAPIError) -> Int {
         let route = DiscordRoute.bulkOverwriteCommands(applicationID: applicationID, guildID: guildID)
         let json = try await send(DiscordRequest(route, body: commands))
-        guard let list = json.arrayValue else { throw .malformed(route: route.description, reason: "not a list of commands") }
+        guard let list = json.arrayValue else { throw .malformed(endpoint: route.description, reason: "not a list of commands") }
         return list.count
     }
 
     static func messageID(_ json: JSONValue, route: String) throws(DiscordAPIError) -> String {
-        guard let id = json["id"]?.stringValue else { throw .malformed(route: route, reason: "no message id") }
+        guard let id = json["id"]?.stringValue else { throw .malformed(endpoint: route, reason: "no message id") }
         return id
     }
 }

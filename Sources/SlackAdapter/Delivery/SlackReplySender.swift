@@ -131,7 +131,7 @@ public struct SlackReplySender: ReplySender {
         case .editProgress(let ts):
             return try await api.update(channel: address.channel, ts: ts, text: message.text, blocks: message.blocks)
         case .responseURL(let type, let replaceOriginal):
-            guard let responseURL else { throw .invalidRequest(method: "response_url", reason: "the response_url cannot be unsealed") }
+            guard let responseURL else { throw .invalidRequest(endpoint: "response_url", reason: "the response_url cannot be unsealed") }
             try await api.respond(to: responseURL, body: message.responseURLBody(type, replaceOriginal: replaceOriginal))
             return nil
         case .postMessage(let threadTS):

@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import RelayCore
 public import RelayPipeline
+import RelayPlatform
 import Synchronization
 
 /// What the relay may ask Slack about an event's surroundings (`ConversationReader`): whether

@@ -1,6 +1,7 @@
 import Crypto
 public import Hummingbird
 public import NIOCore
+public import RelayPlatform
 
 public import struct Foundation.Date
 
@@ -120,39 +121,14 @@ public struct SlackSignedHeaders: Sendable {
     let mac: [UInt8]
 }
 
-/// Why a request was not accepted as coming from Slack.
-///
-/// Surfaces as HTTP 401 with the body `{"error":"invalid request"}`, whatever the reason, so a
-/// caller probing the endpoint learns nothing; `description` says the reason for the log. Neither
-/// ever holds the signing secret or the expected signature.
-public enum SlackVerificationError: Error, Sendable, Hashable, CustomStringConvertible {
-    case missingTimestamp
-    case malformedTimestamp
-    case missingSignature
-    case malformedSignature
-    /// Older than the replay window: possibly a replay.
-    case staleTimestamp(secondsOld: Int)
-    /// Ahead of the replay window: a clock far off, or a request made to be replayed later.
-    case futureTimestamp(secondsAhead: Int)
-    case signatureMismatch
+/// Why a request was not accepted as coming from Slack: 401 with `{"error":"invalid request"}`,
+/// whatever the reason.
+public typealias SlackVerificationError = WebhookVerificationError<SlackRequestVerifier>
 
-    public var description: String {
-        switch self {
-        case .missingTimestamp: "X-Slack-Request-Timestamp is missing"
-        case .malformedTimestamp: "X-Slack-Request-Timestamp is not a Unix time in seconds"
-        case .missingSignature: "X-Slack-Signature is missing"
-        case .malformedSignature: "X-Slack-Signature is not v0= and 64 hex digits"
-        case .staleTimestamp(let seconds): "X-Slack-Request-Timestamp is \(seconds) s old, beyond the replay window (stale or replayed)"
-        case .futureTimestamp(let seconds): "X-Slack-Request-Timestamp is \(seconds) s in the future, beyond the replay window"
-        case .signatureMismatch: "X-Slack-Signature does not match the body (wrong signing secret, or the body was altered)"
-        }
-    }
-}
-
-extension SlackVerificationError: HTTPResponseError {
-    public var status: HTTPResponse.Status { .unauthorized }
-
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        SlackErrorResponse.json(status: status, error: "invalid request")
-    }
+extension SlackRequestVerifier: WebhookProof {
+    public static let signatureHeader = SlackHeaders.signature
+    public static let signatureForm = "v0= and 64 hex digits"
+    public static let timestampHeader: HTTPFields.Element.Name? = SlackHeaders.requestTimestamp
+    public static let credential = "signing secret"
+    public static let answer = "invalid request"
 }

@@ -1,5 +1,6 @@
 import Logging
 import RelayCore
+import RelayPlatform
 
 extension SocketModeClient {
     typealias Input = AsyncStream<SocketModeStateMachine.Event>.Continuation

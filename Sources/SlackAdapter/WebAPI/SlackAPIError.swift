@@ -1,53 +1,59 @@
-/// Why a Slack Web API call or `response_url` post failed.
-///
-/// `method` is the Web API method (`chat.postMessage`) or `response_url`; nothing here ever
-/// holds a token or a `response_url`. `reason` is one line fit for logs and the outbox's
-/// `lastError`; `deliveryOutcome` says what the outbox should do next.
-public enum SlackAPIError: Error, Sendable, Hashable {
-    /// HTTP 429 or `{"ok":false,"error":"ratelimited"}`: wait `retryAfter` (`Retry-After`,
-    /// read and clamped by `RetryAfter`; 1 s when the header is missing or unreadable).
-    case rateLimited(method: String, retryAfter: Duration)
-    /// Slack said no: `{"ok":false,"error":code}` (usually with HTTP 200), or a 4xx such as
-    /// a 404 from an expired `response_url`. `code` is Slack's error string.
-    case api(method: String, code: String, status: Int)
-    /// HTTP 5xx.
-    case server(method: String, status: Int)
-    /// No whole answer within the per-call timeout.
-    case timedOut(method: String, after: Duration)
-    /// The connection failed: refused, reset, DNS, TLS.
-    case unreachable(method: String, reason: String)
-    /// A 2xx whose body is not Slack's JSON, or lacks what the method returns (a `ts`…).
-    case malformed(method: String, reason: String)
-    /// The request could not be made: no token configured, a bad URL, a body that is not JSON.
-    case invalidRequest(method: String, reason: String)
-    /// The calling task was cancelled (shutdown); the outcome of the call is unknown.
-    case cancelled(method: String)
-}
+public import RelayPlatform
 
-extension SlackAPIError {
-    /// The method called, or `response_url`.
-    public var method: String {
-        switch self {
-        case .rateLimited(let method, _), .api(let method, _, _), .server(let method, _),
-            .timedOut(let method, _), .unreachable(let method, _), .malformed(let method, _),
-            .invalidRequest(let method, _), .cancelled(let method):
-            method
-        }
+/// Why a Slack Web API call or `response_url` post failed: the shared platform-call error with
+/// Slack's refusals. Its `endpoint` is the Web API method (`chat.postMessage`) or `response_url`;
+/// nothing in it ever holds a token or a `response_url`.
+public typealias SlackAPIError = PlatformCallError<SlackRefusal>
+
+/// Slack said no: `{"ok":false,"error":code}` (usually with HTTP 200), or a 4xx such as a 404
+/// from an expired `response_url`.
+public struct SlackRefusal: PlatformRefusal {
+    public static let platform = "Slack"
+
+    /// Slack's error string (`channel_not_found`), sanitised to `[a-z0-9_.-]` and bounded, or one
+    /// of ours in its style (`http_403`, `expired_url`).
+    public var code: String
+    /// The HTTP status it came with.
+    public var status: Int
+
+    public init(code: String, status: Int) {
+        self.code = code
+        self.status = status
     }
 
-    /// Slack's error code (`channel_not_found`), or a code of ours in the same style for
-    /// failures Slack did not name (`http_503`, `timeout`, `connection_failed`…). Bounded,
-    /// so fit for a metric label.
-    public var code: String {
-        switch self {
-        case .rateLimited: "ratelimited"
-        case .api(_, let code, _): code
-        case .server(_, let status): "http_\(status)"
-        case .timedOut: "timeout"
-        case .unreachable: "connection_failed"
-        case .malformed: "malformed_response"
-        case .invalidRequest: "invalid_request"
-        case .cancelled: "cancelled"
-        }
+    /// Slack's code: bounded, so fit for a metric label.
+    public var label: String { code }
+
+    /// "channel_not_found (the channel does not exist or the bot cannot see it)".
+    public var reason: String {
+        Self.explanations[code].map { "\(code) (\($0))" } ?? code
     }
+
+    /// Slack's own codes for a passing failure on its side.
+    public var isTransient: Bool { Self.transientCodes.contains(code) }
+
+    static let transientCodes: Set<String> = ["internal_error", "fatal_error", "service_unavailable", "request_timeout"]
+
+    /// What the codes a relay meets most often mean, in words an operator can act on.
+    static let explanations: [String: String] = [
+        "invalid_auth": "the token was refused",
+        "not_authed": "no token was sent",
+        "account_inactive": "the token belongs to a deleted user or workspace",
+        "token_revoked": "the token was revoked",
+        "token_expired": "the token has expired",
+        "not_allowed_token_type": "this method needs another kind of token",
+        "missing_scope": "the token lacks a scope this method needs",
+        "channel_not_found": "the channel does not exist or the bot cannot see it",
+        "not_in_channel": "the bot is not a member of the channel; invite it",
+        "is_archived": "the channel is archived",
+        "msg_too_long": "the message is too long",
+        "no_text": "the message has no text",
+        "invalid_blocks": "the blocks are not valid Block Kit",
+        "message_not_found": "the message to update does not exist",
+        "cant_update_message": "the message was not posted by this bot",
+        "user_not_in_channel": "the user is not in the channel",
+        "restricted_action": "the workspace does not allow the bot to post here",
+        "expired_url": "the response_url has expired",
+        "used_url": "the response_url was already used as often as allowed",
+    ]
 }

@@ -1,4 +1,5 @@
 public import RelayCore
+public import RelayPlatform
 
 extension SlackWebAPI {
     /// Posts a message with `chat.postMessage` and returns its `ts`, the id later edits need.
@@ -51,7 +52,7 @@ extension SlackWebAPI {
     /// The member `key` of an answer, which Slack always sends on success.
     static func string(_ key: String, in answer: JSONValue, method: String) throws(SlackAPIError) -> String {
         guard let value = answer[key]?.stringValue, !value.isEmpty else {
-            throw .malformed(method: method, reason: "no \"\(key)\" in the answer")
+            throw .malformed(endpoint: method, reason: "no \"\(key)\" in the answer")
         }
         return value
     }

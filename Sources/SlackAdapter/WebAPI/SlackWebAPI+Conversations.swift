@@ -1,4 +1,5 @@
 import RelayCore
+public import RelayPlatform
 
 /// A message as `conversations.replies` returns it.
 public struct SlackFetchedMessage: Sendable, Hashable {
@@ -61,7 +62,7 @@ extension SlackWebAPI {
     public func message(channel: String, ts: String) async throws(SlackAPIError) -> SlackFetchedMessage {
         let page = try await threadReplies(channel: channel, ts: ts)
         guard let message = page.messages.first(where: { $0.ts == ts }) else {
-            throw .malformed(method: "conversations.replies", reason: "the message is not in the answer")
+            throw .malformed(endpoint: "conversations.replies", reason: "the message is not in the answer")
         }
         return message
     }

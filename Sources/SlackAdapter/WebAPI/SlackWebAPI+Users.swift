@@ -1,4 +1,5 @@
 import RelayCore
+public import RelayPlatform
 
 /// The part of a `users.info` answer the relay reads: who the user is and what they may do in
 /// the workspace.
@@ -41,12 +42,12 @@ extension SlackWebAPI {
     /// Reads one user's profile with `users.info` (a read method: the body is a form; the bot
     /// token needs the `users:read` scope).
     ///
-    /// - Throws: `.api(code: "user_not_found")` for an unknown user, as Slack answers.
+    /// - Throws: `.refused` with `user_not_found` for an unknown user, as Slack answers.
     public func userInfo(user: String) async throws(SlackAPIError) -> SlackUserInfo {
         let method = "users.info"
         let answer = try await send(SlackWebRequest(.method(method), body: ["user": .string(user)], encoding: .form))
         guard let profile = answer["user"], let id = profile["id"]?.stringValue, !id.isEmpty else {
-            throw .malformed(method: method, reason: "no \"user\" in the answer")
+            throw .malformed(endpoint: method, reason: "no \"user\" in the answer")
         }
         // Slack leaves flags out rather than sending false for some accounts (bots, guests).
         func flag(_ key: String) -> Bool { profile[key]?.boolValue ?? false }

@@ -1,4 +1,5 @@
 public import RelayCore
+public import RelayPlatform
 
 /// Slack's Web API as the adapter sees it: one primitive, with typed helpers in extensions
 /// (`postMessage`, `update`, `postEphemeral`, `respond(to:body:)`; `threadReplies`,
@@ -28,7 +29,7 @@ extension SlackWebAPI {
         let url = try Self.string("url", in: answer, method: method)
         let lowered = url.lowercased()
         guard lowered.hasPrefix("wss://") || lowered.hasPrefix("ws://") else {
-            throw .malformed(method: method, reason: "the url is not a websocket URL")
+            throw .malformed(endpoint: method, reason: "the url is not a websocket URL")
         }
         return url
     }

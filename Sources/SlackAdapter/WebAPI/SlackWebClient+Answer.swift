@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayPlatform
 
 extension SlackWebClient {
     /// Longest error code kept from an answer; Slack's are short snake_case words.
@@ -22,23 +23,23 @@ extension SlackWebClient {
         let code = json?["error"]?.stringValue.map(sanitized)
 
         if status == 429 || (ok == false && code == "ratelimited") {
-            return .failure(.rateLimited(method: method, retryAfter: retryAfter ?? .seconds(1)))
+            return .failure(.rateLimited(endpoint: method, retryAfter: retryAfter ?? .seconds(1)))
         }
         switch status {
         case 200..<300:
             if ok == true, let json { return .success(json) }
-            if ok == false { return .failure(.api(method: method, code: code ?? "unknown_error", status: status)) }
+            if ok == false { return .failure(.refused(endpoint: method, SlackRefusal(code: code ?? "unknown_error", status: status))) }
             if isResponseURL {
                 if let json, json.objectValue != nil { return .success(json) }
                 return .success([:])
             }
             return .failure(
-                .malformed(method: method, reason: json == nil ? "the body is not JSON" : "the body has no \"ok\""))
+                .malformed(endpoint: method, reason: json == nil ? "the body is not JSON" : "the body has no \"ok\""))
         case 500...:
-            return .failure(.server(method: method, status: status))
+            return .failure(.server(endpoint: method, status: status))
         default:
             let fallback = isResponseURL && (status == 404 || status == 410) ? "expired_url" : "http_\(status)"
-            return .failure(.api(method: method, code: code ?? fallback, status: status))
+            return .failure(.refused(endpoint: method, SlackRefusal(code: code ?? fallback, status: status)))
         }
     }
 

@@ -5,6 +5,7 @@ import NIOFoundationCompat
 import NIOHTTP1
 import RelayCore
 import RelayHTTP
+import RelayPlatform
 
 extension SlackWebClient {
     /// The HTTP request for `request`; the token goes into the `Authorization` header only.
@@ -16,19 +17,19 @@ extension SlackWebClient {
         case .method(let method, let token):
             // A method name is a path segment; anything else could escape `{apiURL}/`.
             guard !method.isEmpty, method.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") }) else {
-                throw .invalidRequest(method: "unknown", reason: "not a Web API method name")
+                throw .invalidRequest(endpoint: "unknown", reason: "not a Web API method name")
             }
             guard let token = token ?? botToken, !token.isEmpty else {
-                throw .invalidRequest(method: label, reason: "no bot token is configured (SLACK_BOT_TOKEN)")
+                throw .invalidRequest(endpoint: label, reason: "no bot token is configured (SLACK_BOT_TOKEN)")
             }
             guard Self.isHTTPURL(apiURL) else {
-                throw .invalidRequest(method: label, reason: "the Slack API URL is not an http(s) URL")
+                throw .invalidRequest(endpoint: label, reason: "the Slack API URL is not an http(s) URL")
             }
             url = "\(apiURL)/\(method)"
             authorization = "Bearer \(token)"
         case .responseURL(let responseURL):
             guard Self.isHTTPURL(responseURL) else {
-                throw .invalidRequest(method: label, reason: "the response_url is not an http(s) URL")
+                throw .invalidRequest(endpoint: label, reason: "the response_url is not an http(s) URL")
             }
             url = responseURL
         }
@@ -37,7 +38,7 @@ extension SlackWebClient {
         switch request.encoding {
         case .json:
             guard let bytes = request.body.serialized() else {
-                throw .invalidRequest(method: label, reason: "the body holds a number JSON cannot express")
+                throw .invalidRequest(endpoint: label, reason: "the body holds a number JSON cannot express")
             }
             body = bytes
             contentType = "application/json; charset=utf-8"
@@ -82,21 +83,7 @@ extension SlackWebClient {
         do throws(HTTPFailure) {
             return try await transport.exchange(request, timeout: timeout, maxBodyBytes: Self.maxResponseBytes)
         } catch {
-            throw Self.apiError(error, method: label, timeout: timeout)
-        }
-    }
-
-    /// The transport's failure as a `SlackAPIError`. The reasons are the transport's fixed
-    /// phrases, never an error's description, which could quote the URL (a `response_url` is a
-    /// credential).
-    static func apiError(_ failure: HTTPFailure, method: String, timeout: Duration) -> SlackAPIError {
-        switch failure {
-        case .cancelled: .cancelled(method: method)
-        case .timedOut: .timedOut(method: method, after: timeout)
-        case .malformed(let reason): .malformed(method: method, reason: reason)
-        case .invalidURL(let reason): .invalidRequest(method: method, reason: reason)
-        case .unreachable(let reason), .tls(let reason): .unreachable(method: method, reason: reason)
-        case .status(let answer): .server(method: method, status: answer.status)
+            throw SlackAPIError(error, endpoint: label)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import RelayCore
 public import RelayHTTP
+public import RelayPlatform
 
 /// Slack's Web API over HTTP: `SlackWebAPI` on a shared AsyncHTTPClient.
 ///
@@ -70,7 +71,7 @@ public struct SlackWebClient: SlackWebAPI {
         } catch {
             logger.debug(
                 "Slack call failed",
-                metadata: ["slack.method": "\(label)", "slack.error": "\(error.code)", "slack.elapsed": "\(elapsed(since: started))"])
+                metadata: ["slack.method": "\(label)", "slack.error": "\(error.label)", "slack.elapsed": "\(elapsed(since: started))"])
             throw error
         }
         let answer = Self.interpret(
@@ -93,7 +94,7 @@ public struct SlackWebClient: SlackWebAPI {
             logger.debug(
                 "Slack refused a call",
                 metadata: [
-                    "slack.method": "\(label)", "slack.status": "\(response.status)", "slack.error": "\(error.code)",
+                    "slack.method": "\(label)", "slack.status": "\(response.status)", "slack.error": "\(error.label)",
                     "slack.elapsed": "\(elapsed(since: started))",
                 ])
             throw error

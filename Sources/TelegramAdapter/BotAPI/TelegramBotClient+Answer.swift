@@ -1,6 +1,7 @@
 import NIOHTTP1
 public import RelayCore
 public import RelayHTTP
+public import RelayPlatform
 
 extension TelegramBotClient {
     /// The longest `description` kept from Telegram's answer.
@@ -11,8 +12,8 @@ extension TelegramBotClient {
     /// - 429 (status or `error_code`): `.rateLimited`, waiting `parameters.retry_after`, else
     ///   `Retry-After`, else 1 s (each read and clamped by `RetryAfter`).
     /// - 5xx: `.server`.
-    /// - `parameters.migrate_to_chat_id`: `.migrated`.
-    /// - Other `ok:false` (or a 4xx without JSON): `.refused` with `error_code` and `description`.
+    /// - `parameters.migrate_to_chat_id`: refused, `.migrated`.
+    /// - Other `ok:false` (or a 4xx without JSON): refused, `.error` with `error_code` and `description`.
     /// - A 2xx that is not the Bot API's JSON, or has no `result`: `.malformed`.
     public static func interpret(_ answer: HTTPAnswer, method: String) throws(TelegramAPIError) -> JSONValue {
         try interpret(status: answer.status, retryAfter: answer.headers.first(name: "Retry-After"), body: answer.body, method: method)
@@ -28,24 +29,24 @@ extension TelegramBotClient {
         if status == 429 || errorCode == 429 {
             let fromBody = parameters?["retry_after"]?.doubleValue.flatMap { RetryAfter.clamp(seconds: $0, source: "telegram") }
             let fromHeader = RetryAfter.parse(retryAfter, source: "telegram")
-            throw .rateLimited(method: method, retryAfter: fromBody ?? fromHeader ?? .seconds(1))
+            throw .rateLimited(endpoint: method, retryAfter: fromBody ?? fromHeader ?? .seconds(1))
         }
         let ok = json?["ok"]?.boolValue
         if isSuccess, ok == true {
-            guard let result = json?["result"] else { throw .malformed(method: method, reason: "no result") }
+            guard let result = json?["result"] else { throw .malformed(endpoint: method, reason: "no result") }
             return result
         }
         let code = errorCode ?? status
-        if status >= 500 || code >= 500 { throw .server(method: method, status: max(status, code)) }
+        if status >= 500 || code >= 500 { throw .server(endpoint: method, status: max(status, code)) }
         guard ok != nil else {
-            if isSuccess { throw .malformed(method: method, reason: json == nil ? "not JSON" : "no \"ok\"") }
+            if isSuccess { throw .malformed(endpoint: method, reason: json == nil ? "not JSON" : "no \"ok\"") }
             // A 4xx from a proxy in front of the Bot API: no description to keep.
-            throw .refused(method: method, code: status, description: "")
+            throw .refused(endpoint: method, .error(code: status, description: ""))
         }
         if let newChatID = parameters?["migrate_to_chat_id"]?.intValue {
-            throw .migrated(method: method, newChatID: Int64(newChatID))
+            throw .refused(endpoint: method, .migrated(newChatID: Int64(newChatID)))
         }
-        throw .refused(method: method, code: code, description: boundedDescription(json?["description"]?.stringValue ?? ""))
+        throw .refused(endpoint: method, .error(code: code, description: boundedDescription(json?["description"]?.stringValue ?? "")))
     }
 
     /// Telegram's description as one printable line of at most `maxDescriptionLength`

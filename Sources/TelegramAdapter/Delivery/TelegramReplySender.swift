@@ -1,7 +1,8 @@
 import Foundation
 public import Logging
-import RelayCore
+public import RelayCore
 public import RelayPipeline
+import RelayPlatform
 
 /// Delivers Telegram's outbox entries through the Bot API.
 ///
@@ -13,11 +14,11 @@ public import RelayPipeline
 /// client's (`TelegramRateLimiter`), so `minimumInterval` adds nothing.
 public struct TelegramReplySender: ReplySender {
     public let platform = TelegramPlatform.name
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let log: TelegramChatLog
     let logger: Logger
 
-    public init(api: TelegramBotClient, log: TelegramChatLog, logger: Logger) {
+    public init(api: any TelegramBotAPI, log: TelegramChatLog, logger: Logger) {
         self.api = api
         self.log = log
         self.logger = logger
@@ -69,7 +70,7 @@ public struct TelegramReplySender: ReplySender {
                     try await edit(messages[0], chat: target, id: earlierID)
                     id = earlierID
                 } catch {
-                    guard case .refused = error else { throw error }
+                    guard case .refused(_, .error) = error else { throw error }
                     logger.notice("telegram: could not edit a message in place; sending a new one", metadata: ["reason": "\(error.reason)"])
                 }
             } else {
@@ -80,7 +81,7 @@ public struct TelegramReplySender: ReplySender {
             do throws(TelegramAPIError) {
                 id = try await send(messages[part], to: target, replyTo: part == 0 && target == address.chat ? address.replyTo : nil, address: address)
             } catch {
-                guard target != address.chat, case .refused(_, 403, _) = error else { throw error }
+                guard target != address.chat, case .refused(_, .error(403, _)) = error else { throw error }
                 // The asker never opened the bot, so it may not write to them. An error or help
                 // is answered in the group instead (it says only what they typed wrong); a result
                 // they asked to keep private is not, and the group is told why it is missing.
@@ -102,7 +103,7 @@ public struct TelegramReplySender: ReplySender {
         do throws(TelegramAPIError) {
             id = try await api.sendMessage(message.sendBody(chatID: chat, replyTo: replyTo))
         } catch {
-            guard case .migrated(_, let newChat) = error else { throw error }
+            guard case .refused(_, .migrated(let newChat)) = error else { throw error }
             logger.notice("telegram: a group became a supergroup; sending to its new id", metadata: ["telegram.chat": "\(newChat)"])
             chat = newChat
             id = try await api.sendMessage(message.sendBody(chatID: chat, replyTo: nil))

@@ -3,7 +3,7 @@ public import Hummingbird
 import Logging
 import NIOCore
 import RelayCore
-import RelayPlatform
+public import RelayPlatform
 
 /// Telegram's webhook: `POST /telegram/webhook`.
 ///
@@ -27,9 +27,11 @@ public struct TelegramWebhookRoutes: Sendable {
     public func add(to router: Router<some RequestContext>) {
         router.group("telegram").post("webhook") { request, _ in
             var request = request
-            guard let given = request.headers[Self.header], Self.matches(given, secret.secret, key: comparisonKey) else {
-                logger.info("telegram: webhook request refused (missing or wrong secret token)")
-                return Self.json(["error": "missing or wrong X-Telegram-Bot-Api-Secret-Token"], status: .unauthorized)
+            do throws(TelegramVerificationError) {
+                try verify(request.headers)
+            } catch {
+                logger.info("telegram: webhook request refused", metadata: ["reason": "\(error.reason)"])
+                throw error
             }
             let type = request.headers[.contentType]?.lowercased() ?? ""
             guard type.hasPrefix("application/json") else {
@@ -49,6 +51,12 @@ public struct TelegramWebhookRoutes: Sendable {
         }
     }
 
+    /// The secret token header is there and is the webhook's secret.
+    func verify(_ headers: HTTPFields) throws(TelegramVerificationError) {
+        guard let given = headers[Self.header] else { throw .missingSignature }
+        guard Self.matches(given, secret.secret, key: comparisonKey) else { throw .signatureMismatch }
+    }
+
     /// Equal, in time that does not depend on where they differ: both are MACed under a key
     /// made for this comparison, and the codes compared by swift-crypto in constant time.
     static func matches(_ given: String, _ expected: String, key: SymmetricKey) -> Bool {
@@ -59,4 +67,14 @@ public struct TelegramWebhookRoutes: Sendable {
     static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.encoded())))
     }
+}
+
+/// Why a webhook request was not accepted as Telegram's: its secret token header was missing
+/// (`missingSignature`) or wrong (`signatureMismatch`); 401 either way, with the same body.
+public typealias TelegramVerificationError = WebhookVerificationError<TelegramWebhookRoutes>
+
+extension TelegramWebhookRoutes: WebhookProof {
+    public static var signatureHeader: HTTPFields.Element.Name { header }
+    public static let credential = "webhook secret (TELEGRAM_WEBHOOK_SECRET)"
+    public static let answer = "missing or wrong X-Telegram-Bot-Api-Secret-Token"
 }

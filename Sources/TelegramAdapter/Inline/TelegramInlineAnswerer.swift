@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-import RelayCore
+public import RelayCore
 import RelayPipeline
+import RelayPlatform
 import Synchronization
 
 /// Answers inline queries (`@Bot fr Good morning` in any chat) with result cards that insert the
@@ -14,7 +15,7 @@ import Synchronization
 /// they hold a result.
 public final class TelegramInlineAnswerer: Sendable {
     let inbox: any RelayInbox
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let deadline: Duration
     let clock: any RelayClock
     let logger: Logger
@@ -41,7 +42,7 @@ public final class TelegramInlineAnswerer: Sendable {
 
     private let state = Mutex(State())
 
-    init(inbox: any RelayInbox, api: TelegramBotClient, deadline: Duration, clock: any RelayClock, logger: Logger) {
+    init(inbox: any RelayInbox, api: any TelegramBotAPI, deadline: Duration, clock: any RelayClock, logger: Logger) {
         self.inbox = inbox
         self.api = api
         self.deadline = deadline

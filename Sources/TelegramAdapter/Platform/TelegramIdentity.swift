@@ -1,15 +1,16 @@
 import Logging
+import RelayPlatform
 import Synchronization
 
 /// Who the bot is (`getMe`), asked once and kept: groups address it as `/cmd@Name` and `@Name`,
 /// and the relay must tell its own messages from others'. Until Telegram has answered (it may be
 /// unreachable at start), the next update asks again.
 public final class TelegramIdentity: Sendable {
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let logger: Logger
     private let known = Mutex<TelegramBotIdentity?>(nil)
 
-    init(api: TelegramBotClient, logger: Logger) {
+    init(api: any TelegramBotAPI, logger: Logger) {
         self.api = api
         self.logger = logger
     }

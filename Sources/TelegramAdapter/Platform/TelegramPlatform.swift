@@ -112,7 +112,7 @@ public struct TelegramPlatform: ChatPlatform {
         }
     }
 
-    private func register(api: TelegramBotClient, webhookURL: String?) async throws -> [String] {
+    private func register(api: any TelegramBotAPI, webhookURL: String?) async throws -> [String] {
         var secret: TelegramWebhookSecret?
         if webhookURL != nil {
             guard let configured = configuration.webhookSecret else {
@@ -140,7 +140,7 @@ public struct TelegramPlatform: ChatPlatform {
 /// A connected Telegram: its client, and what it adds to the server.
 struct TelegramConnection: PlatformConnection {
     let configuration: TelegramConfiguration
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let log: TelegramChatLog
     let clock: any RelayClock
     let logger: Logger

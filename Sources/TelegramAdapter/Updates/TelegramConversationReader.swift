@@ -1,12 +1,13 @@
 import Logging
 public import RelayCore
 public import RelayPipeline
+import RelayPlatform
 
 /// Answers the relay's questions about a Telegram chat, when a command needs them: whether the
 /// asker administers the group (`getChatMember`), and the messages a `/summarize` sent as a reply
 /// reads — from the replied-to message on, as far as the bot has seen them (`TelegramChatLog`).
 public struct TelegramConversationReader: ConversationReader {
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let log: TelegramChatLog
     let logger: Logger
 

@@ -1,7 +1,8 @@
 import Foundation
-import Logging
-import RelayCore
+public import Logging
+public import RelayCore
 import RelayPipeline
+import RelayPlatform
 
 /// What the adapter does with each update: a command, mention or DM becomes an `Event` and a
 /// `TelegramAddress` handed to the relay's inbox; a button press is answered at once; an inline
@@ -12,7 +13,7 @@ import RelayPipeline
 /// repeats, or a batch polled again after a restart, runs once.
 public struct TelegramInbound: Sendable {
     let inbox: any RelayInbox
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let log: TelegramChatLog
     let identity: TelegramIdentity
     let inline: TelegramInlineAnswerer

@@ -1,5 +1,6 @@
 import Logging
 import RelayCore
+import RelayPlatform
 import ServiceLifecycle
 
 /// Long polling: `getUpdates` in a loop, as a service the server runs and stops.
@@ -11,7 +12,7 @@ import ServiceLifecycle
 /// and what comes again is recognised by its id. Errors back off (jittered, up to 30 s) and
 /// reset after a good answer; a graceful shutdown cancels the waiting request at once.
 struct TelegramPoller: Service {
-    let api: TelegramBotClient
+    let api: any TelegramBotAPI
     let inbound: TelegramInbound
     let timeout: Duration
     let clock: any RelayClock

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import RelayPlatform
 import RelayTestSupport
 import SlackAdapter
 import Testing

@@ -1,4 +1,5 @@
 import RelayCore
+import RelayPlatform
 import RelayTestSupport
 import SlackAdapter
 import Testing
@@ -30,13 +31,13 @@ struct FakeSlackWebAPITests {
             let unknown = await slackError {
                 try await harness.client.send(.method("conversations.list", body: [:]))
             }
-            #expect(unknown == .api(method: "conversations.list", code: "unknown_method", status: 404))
+            #expect(unknown == .refused(endpoint: "conversations.list", SlackRefusal(code: "unknown_method", status: 404)))
 
             // A failure scripted for chat.update does not hit chat.postMessage.
             harness.fake.failNext(with: .status(500), path: "chat.update")
             let ts = try await harness.client.postMessage(channel: "C1", text: "x")
             let failed = await slackError { try await harness.client.update(channel: "C1", ts: ts, text: "y") }
-            #expect(failed == .server(method: "chat.update", status: 500))
+            #expect(failed == .server(endpoint: "chat.update", status: 500))
             #expect(harness.fake.messages().first?.text == "x", "a failed call changes nothing")
             try await harness.client.update(channel: "C1", ts: ts, text: "y")
             #expect(harness.fake.messages().first?.text == "y")
@@ -72,7 +73,7 @@ struct FakeSlackWebAPITests {
             #expect(user.administersWorkspace)
 
             let unknown = await slackError { try await harness.client.userInfo(user: "U0NOBODY") }
-            #expect(unknown == .api(method: "users.info", code: "user_not_found", status: 200))
+            #expect(unknown == .refused(endpoint: "users.info", SlackRefusal(code: "user_not_found", status: 200)))
         }
     }
 
@@ -99,7 +100,7 @@ struct FakeSlackWebAPITests {
             #expect(second.nextCursor == nil, "the last page")
 
             let wrong = await slackError { try await harness.client.threadReplies(channel: "C1", ts: parent, cursor: "bm9wZQ==") }
-            #expect(wrong?.code == "invalid_cursor")
+            #expect(wrong?.label == "invalid_cursor")
         }
     }
 }

@@ -1,6 +1,7 @@
 import RelayCore
 import RelayHTTP
 import RelayPipeline
+import RelayPlatform
 import Testing
 
 @testable import SlackAdapter
@@ -20,53 +21,54 @@ struct SlackWebAnswerTests {
         #expect(Self.read(200, #"{"ok":true,"ts":"1.2"}"#) == .success(["ok": true, "ts": "1.2"]))
         #expect(
             Self.read(200, #"{"ok":false,"error":"cant_update_message"}"#)
-                == .failure(.api(method: "chat.update", code: "cant_update_message", status: 200)))
-        #expect(Self.read(200, #"{"ok":false}"#) == .failure(.api(method: "chat.update", code: "unknown_error", status: 200)))
+                == .failure(.refused(endpoint: "chat.update", SlackRefusal(code: "cant_update_message", status: 200))))
+        #expect(Self.read(200, #"{"ok":false}"#) == .failure(.refused(endpoint: "chat.update", SlackRefusal(code: "unknown_error", status: 200))))
         #expect(
             Self.read(400, #"{"ok":false,"error":"invalid_arguments"}"#)
-                == .failure(.api(method: "chat.update", code: "invalid_arguments", status: 400)))
-        #expect(Self.read(403, "Forbidden") == .failure(.api(method: "chat.update", code: "http_403", status: 403)))
+                == .failure(.refused(endpoint: "chat.update", SlackRefusal(code: "invalid_arguments", status: 400))))
+        #expect(Self.read(403, "Forbidden") == .failure(.refused(endpoint: "chat.update", SlackRefusal(code: "http_403", status: 403))))
     }
 
     @Test func rateLimitsReadRetryAfter() {
         #expect(
             Self.read(429, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "30")
-                == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(30))))
-        #expect(Self.read(429, "", retryAfter: " 7 ") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(7))))
+                == .failure(.rateLimited(endpoint: "chat.update", retryAfter: .seconds(30))))
+        #expect(Self.read(429, "", retryAfter: " 7 ") == .failure(.rateLimited(endpoint: "chat.update", retryAfter: .seconds(7))))
         // An HTTP date already past means "now"; a missing or unreadable header, 1 s.
         #expect(
             Self.read(429, "", retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT")
-                == .failure(.rateLimited(method: "chat.update", retryAfter: .zero)))
-        #expect(Self.read(429, "", retryAfter: "soon") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(1))))
-        #expect(Self.read(429, "") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(1))))
+                == .failure(.rateLimited(endpoint: "chat.update", retryAfter: .zero)))
+        #expect(Self.read(429, "", retryAfter: "soon") == .failure(.rateLimited(endpoint: "chat.update", retryAfter: .seconds(1))))
+        #expect(Self.read(429, "") == .failure(.rateLimited(endpoint: "chat.update", retryAfter: .seconds(1))))
         // A hostile value never parks the conversation past 15 minutes.
-        #expect(Self.read(429, "", retryAfter: "1e300") == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(900))))
+        #expect(Self.read(429, "", retryAfter: "1e300") == .failure(.rateLimited(endpoint: "chat.update", retryAfter: .seconds(900))))
         #expect(
             Self.read(200, #"{"ok":false,"error":"ratelimited"}"#, retryAfter: "3")
-                == .failure(.rateLimited(method: "chat.update", retryAfter: .seconds(3))))
+                == .failure(.rateLimited(endpoint: "chat.update", retryAfter: .seconds(3))))
     }
 
     @Test func serverErrorsAndGarbageAreRetryable() {
-        #expect(Self.read(502, "<html>Bad Gateway</html>") == .failure(.server(method: "chat.update", status: 502)))
-        #expect(Self.read(200, "<html></html>") == .failure(.malformed(method: "chat.update", reason: "the body is not JSON")))
-        #expect(Self.read(200, #"{"ts":"1"}"#) == .failure(.malformed(method: "chat.update", reason: "the body has no \"ok\"")))
+        #expect(Self.read(502, "<html>Bad Gateway</html>") == .failure(.server(endpoint: "chat.update", status: 502)))
+        #expect(Self.read(200, "<html></html>") == .failure(.malformed(endpoint: "chat.update", reason: "the body is not JSON")))
+        #expect(Self.read(200, #"{"ts":"1"}"#) == .failure(.malformed(endpoint: "chat.update", reason: "the body has no \"ok\"")))
     }
 
     @Test func aResponseURLMayAnswerPlainTextAndExpiresWithA404() {
         #expect(Self.read(200, "ok", responseURL: true) == .success([:]))
         #expect(Self.read(200, #"{"ok":true}"#, responseURL: true) == .success(["ok": true]))
-        #expect(Self.read(404, "", responseURL: true) == .failure(.api(method: "response_url", code: "expired_url", status: 404)))
+        #expect(Self.read(404, "", responseURL: true) == .failure(.refused(endpoint: "response_url", SlackRefusal(code: "expired_url", status: 404))))
         #expect(
             Self.read(404, #"{"ok":false,"error":"used_url"}"#, responseURL: true)
-                == .failure(.api(method: "response_url", code: "used_url", status: 404)))
+                == .failure(.refused(endpoint: "response_url", SlackRefusal(code: "used_url", status: 404))))
     }
 
     @Test func errorCodesAreSanitisedAndWarningsRead() {
         let long = String(repeating: "x", count: 500)
-        guard case .failure(.api(_, let code, _)) = Self.read(200, #"{"ok":false,"error":"Bad <b>Thing</b> \#(long)"}"#) else {
+        guard case .failure(.refused(_, let refusal)) = Self.read(200, #"{"ok":false,"error":"Bad <b>Thing</b> \#(long)"}"#) else {
             Issue.record("expected a refusal")
             return
         }
+        let code = refusal.code
         #expect(code.count <= 64)
         #expect(code.allSatisfy { $0.isLowercase || $0.isNumber || "_.-".contains($0) })
         #expect(
@@ -77,15 +79,15 @@ struct SlackWebAnswerTests {
 
     @Test func everyErrorMapsToADeliveryOutcome() {
         let cases: [(SlackAPIError, String)] = [
-            (.rateLimited(method: "m", retryAfter: .seconds(2)), "rateLimited"),
-            (.api(method: "m", code: "channel_not_found", status: 200), "rejected"),
-            (.api(method: "m", code: "service_unavailable", status: 200), "retryable"),
-            (.server(method: "m", status: 503), "retryable"),
-            (.timedOut(method: "m", after: .seconds(10)), "retryable"),
-            (.unreachable(method: "m", reason: "connection refused"), "retryable"),
-            (.malformed(method: "m", reason: "x"), "retryable"),
-            (.invalidRequest(method: "m", reason: "x"), "rejected"),
-            (.cancelled(method: "m"), "retryable"),
+            (.rateLimited(endpoint: "m", retryAfter: .seconds(2)), "rateLimited"),
+            (.refused(endpoint: "m", SlackRefusal(code: "channel_not_found", status: 200)), "rejected"),
+            (.refused(endpoint: "m", SlackRefusal(code: "service_unavailable", status: 200)), "retryable"),
+            (.server(endpoint: "m", status: 503), "retryable"),
+            (.timedOut(endpoint: "m", after: .seconds(10)), "retryable"),
+            (.unreachable(endpoint: "m", reason: "connection refused"), "retryable"),
+            (.malformed(endpoint: "m", reason: "x"), "retryable"),
+            (.invalidRequest(endpoint: "m", reason: "x"), "rejected"),
+            (.cancelled(endpoint: "m"), "retryable"),
         ]
         for (error, expected) in cases {
             let kind: String =

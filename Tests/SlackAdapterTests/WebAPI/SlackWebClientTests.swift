@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import RelayCore
 import RelayHTTP
 import RelayPipeline
+import RelayPlatform
 import RelayTestSupport
 import SlackAdapter
 import Testing
@@ -51,7 +52,7 @@ struct SlackWebClientTests {
         try await withSlackWeb { harness in
             harness.fake.failNext(with: .error("not_in_channel"), path: "chat.postMessage")
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .api(method: "chat.postMessage", code: "not_in_channel", status: 200))
+            #expect(error == .refused(endpoint: "chat.postMessage", SlackRefusal(code: "not_in_channel", status: 200)))
             #expect(error?.reason == "chat.postMessage: not_in_channel (the bot is not a member of the channel; invite it)")
             guard case .rejected(let reason) = error?.deliveryOutcome else {
                 Issue.record("expected rejected, got \(String(describing: error?.deliveryOutcome))")
@@ -65,16 +66,16 @@ struct SlackWebClientTests {
     @Test func theFakeValidatesBodiesLikeSlack() async throws {
         try await withSlackWeb { harness in
             let noChannel = await slackError { try await harness.client.postMessage(channel: "", text: "x") }
-            #expect(noChannel?.code == "channel_not_found")
+            #expect(noChannel?.label == "channel_not_found")
             let noText = await slackError { try await harness.client.postMessage(channel: "C1", text: "") }
-            #expect(noText?.code == "no_text")
+            #expect(noText?.label == "no_text")
             let unknown = await slackError { try await harness.client.update(channel: "C1", ts: "1.2", text: "x") }
-            #expect(unknown?.code == "message_not_found")
+            #expect(unknown?.label == "message_not_found")
             #expect(unknown?.deliveryOutcome == .rejected(reason: unknown?.reason ?? ""))
             let badBlocks = await slackError {
                 try await harness.client.send(.method("chat.postMessage", body: ["channel": "C1", "text": "x", "blocks": "no"]))
             }
-            #expect(badBlocks?.code == "invalid_blocks")
+            #expect(badBlocks?.label == "invalid_blocks")
         }
     }
 
@@ -82,18 +83,18 @@ struct SlackWebClientTests {
         try await withSlackWeb { harness in
             harness.fake.failNext(with: .rateLimited(retryAfter: 2))
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(2)))
+            #expect(error == .rateLimited(endpoint: "chat.postMessage", retryAfter: .seconds(2)))
             #expect(error?.deliveryOutcome == .rateLimited(retryAfter: .seconds(2), reason: "chat.postMessage: rate limited (retry after 2 s)"))
 
             // Without the header, one second, as slack_sdk does.
             harness.fake.failNext(with: .rateLimited(retryAfter: nil))
             let bare = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(bare == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(1)))
+            #expect(bare == .rateLimited(endpoint: "chat.postMessage", retryAfter: .seconds(1)))
 
             // `ratelimited` in a 200 is the same signal.
             harness.fake.failNext(with: .error("ratelimited"))
             let inBody = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(inBody == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(1)))
+            #expect(inBody == .rateLimited(endpoint: "chat.postMessage", retryAfter: .seconds(1)))
 
             // The call after the scripted failures goes through.
             _ = try await harness.client.postMessage(channel: "C1", text: "x")
@@ -105,7 +106,7 @@ struct SlackWebClientTests {
             // About three years: a conversation must never be parked that long.
             harness.fake.failNext(with: .rateLimited(retryAfter: 99_999_999))
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .rateLimited(method: "chat.postMessage", retryAfter: .seconds(15 * 60)))
+            #expect(error == .rateLimited(endpoint: "chat.postMessage", retryAfter: .seconds(15 * 60)))
             #expect(error?.deliveryOutcome == .rateLimited(retryAfter: .seconds(900), reason: "chat.postMessage: rate limited (retry after 900 s)"))
         }
     }
@@ -114,7 +115,7 @@ struct SlackWebClientTests {
         try await withSlackWeb { harness in
             harness.fake.failNext(with: .status(500))
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .server(method: "chat.postMessage", status: 500))
+            #expect(error == .server(endpoint: "chat.postMessage", status: 500))
             #expect(error?.deliveryOutcome == .retryable(reason: "chat.postMessage: Slack answered HTTP 500"))
 
             harness.fake.failNext(with: .error("internal_error"))
@@ -123,7 +124,7 @@ struct SlackWebClientTests {
 
             harness.fake.failNext(with: .malformed)
             let malformed = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(malformed?.code == "malformed_response")
+            #expect(malformed?.label == "malformed_response")
             #expect(malformed?.isRetryable == true)
         }
     }
@@ -134,7 +135,7 @@ struct SlackWebClientTests {
             // timeout error shows the client gave up at its own limit.
             harness.fake.failNext(with: .slow(seconds: 3))
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .timedOut(method: "chat.postMessage", after: .milliseconds(300)))
+            #expect(error == .timedOut(endpoint: "chat.postMessage", after: .milliseconds(300)))
             #expect(error?.isRetryable == true)
 
             // A request's own timeout wins over the client's.
@@ -148,14 +149,14 @@ struct SlackWebClientTests {
     @Test func tokensAreCheckedAndNeverShown() async throws {
         try await withSlackWeb(botToken: "xoxb-wrong-token") { harness in
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error == .api(method: "chat.postMessage", code: "invalid_auth", status: 200))
+            #expect(error == .refused(endpoint: "chat.postMessage", SlackRefusal(code: "invalid_auth", status: 200)))
             #expect(error?.deliveryOutcome == .rejected(reason: "chat.postMessage: invalid_auth (the token was refused)"))
             #expect(error.map { "\($0)" }?.contains("xoxb-wrong-token") == false)
             #expect(!harness.logs.text.contains("xoxb-wrong-token"))
         }
         try await withSlackWeb(botToken: "") { harness in
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
-            #expect(error?.code == "invalid_request")
+            #expect(error?.label == "invalid_request")
             #expect(error?.deliveryOutcome == .rejected(reason: "chat.postMessage: no bot token is configured (SLACK_BOT_TOKEN)"))
             #expect(harness.fake.requests().isEmpty, "nothing is sent without a token")
         }
@@ -165,7 +166,7 @@ struct SlackWebClientTests {
                 try await harness.client.send(
                     SlackWebRequest(.method("chat.postMessage", token: harness.fake.appToken), body: ["channel": "C1", "text": "x"]))
             }
-            #expect(error?.code == "not_allowed_token_type")
+            #expect(error?.label == "not_allowed_token_type")
             let request = SlackWebRequest(.method("chat.postMessage", token: harness.fake.appToken), body: [:])
             #expect(!"\(request)".contains(harness.fake.appToken))
             #expect(!String(reflecting: request).contains(harness.fake.appToken))
@@ -188,12 +189,12 @@ struct SlackWebClientTests {
             // Slack allows five responses; the sixth is refused for good.
             for _ in 0..<4 { try await harness.client.respond(to: url, body: ["text": "more"]) }
             let sixth = await slackError { try await harness.client.respond(to: url, body: ["text": "too many"]) }
-            #expect(sixth == .api(method: "response_url", code: "used_url", status: 404))
+            #expect(sixth == .refused(endpoint: "response_url", SlackRefusal(code: "used_url", status: 404)))
 
             let expired = harness.fake.makeResponseURL()
             harness.fake.expire(responseURL: expired)
             let error = await slackError { try await harness.client.respond(to: expired, body: ["text": "late"]) }
-            #expect(error == .api(method: "response_url", code: "expired_url", status: 404))
+            #expect(error == .refused(endpoint: "response_url", SlackRefusal(code: "expired_url", status: 404)))
             #expect(error?.isRetryable == false)
             #expect(error?.reason.contains("/response/") == false, "the URL is a credential")
         }
@@ -208,13 +209,13 @@ struct SlackWebClientTests {
                 #expect(request.header("Authorization") == "Bearer \(harness.fake.appToken)")
 
                 let wrongKind = await slackError { try await harness.client.openSocketModeConnection(appToken: harness.fake.botToken) }
-                #expect(wrongKind?.code == "not_allowed_token_type")
+                #expect(wrongKind?.label == "not_allowed_token_type")
                 #expect(wrongKind?.isRetryable == false)
             }
         }
         try await withSlackWeb { harness in
             let off = await slackError { try await harness.client.openSocketModeConnection(appToken: harness.fake.appToken) }
-            #expect(off?.code == "socket_mode_not_enabled")
+            #expect(off?.label == "socket_mode_not_enabled")
         }
     }
 
@@ -243,7 +244,7 @@ struct SlackWebClientTests {
             try await harness.fake.waitForRequests(count: 1, path: "chat.postMessage")
             call.cancel()
             let error = await call.value
-            #expect(error == .cancelled(method: "chat.postMessage"))
+            #expect(error == .cancelled(endpoint: "chat.postMessage"))
             #expect(error?.isRetryable == true)
         }
     }

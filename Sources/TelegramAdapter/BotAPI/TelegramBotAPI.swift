@@ -1,5 +1,20 @@
-import Logging
 public import RelayCore
+public import RelayPlatform
+
+/// Telegram's Bot API as the adapter sees it: one primitive, `call`, with the typed methods the
+/// adapter uses (`sendMessage`, `editMessageText`, `getUpdates`, `setMyCommands`, `getMe`…) in
+/// extensions, so a test double implements a single method.
+///
+/// `TelegramBotClient` is the implementation over HTTP; it also paces messages to a chat
+/// (`sendMessage`, `editMessageText`) within Telegram's limits, so every caller is paced alike.
+public protocol TelegramBotAPI: Sendable {
+    /// Calls `method` with `body` and returns its `result`.
+    ///
+    /// - Parameter timeout: the whole exchange's limit; the implementation's own when nil.
+    /// - Throws: a `TelegramAPIError` for every failure, `ok:false` answers included; its
+    ///   `deliveryOutcome` says whether to retry.
+    func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue
+}
 
 /// Who the bot is, as `getMe` answers.
 public struct TelegramBotIdentity: Sendable, Hashable {
@@ -16,12 +31,20 @@ public struct TelegramBotIdentity: Sendable, Hashable {
     }
 }
 
-extension TelegramBotClient {
+extension TelegramBotAPI {
+    /// Calls `method` with `body` within the implementation's own time limit.
+    public func call(_ method: String, _ body: JSONValue) async throws(TelegramAPIError) -> JSONValue {
+        try await call(method, body, timeout: nil)
+    }
+
+    /// How much longer than its long-poll timeout a `getUpdates` may take to answer.
+    static var pollGrace: Duration { .seconds(10) }
+
     /// `getMe`: the bot's id and username.
     public func getMe() async throws(TelegramAPIError) -> TelegramBotIdentity {
         let result = try await call("getMe", [:])
         guard let id = result["id"]?.intValue, let username = result["username"]?.stringValue, !username.isEmpty else {
-            throw .malformed(method: "getMe", reason: "no id or username")
+            throw .malformed(endpoint: "getMe", reason: "no id or username")
         }
         return TelegramBotIdentity(id: Int64(id), username: username, supportsInlineQueries: result["supports_inline_queries"]?.boolValue ?? false)
     }
@@ -38,7 +61,7 @@ extension TelegramBotClient {
         ]
         if let offset { body["offset"] = .int(Int(offset)) }
         let result = try await call("getUpdates", .object(body), timeout: .seconds(seconds) + Self.pollGrace)
-        guard let updates = result.arrayValue else { throw .malformed(method: "getUpdates", reason: "result is not a list") }
+        guard let updates = result.arrayValue else { throw .malformed(endpoint: "getUpdates", reason: "result is not a list") }
         return updates
     }
 
@@ -79,84 +102,21 @@ extension TelegramBotClient {
         _ = try await call("sendChatAction", ["chat_id": .int(Int(chatID)), "action": .string(action)])
     }
 
-    /// `sendMessage`, paced for `body["chat_id"]`; the new message's id.
+    /// `sendMessage` (paced for `body["chat_id"]`); the new message's id.
     public func sendMessage(_ body: JSONValue) async throws(TelegramAPIError) -> Int64 {
-        let result = try await paced("sendMessage", body)
-        guard let id = result["message_id"]?.intValue else { throw .malformed(method: "sendMessage", reason: "no message_id") }
+        let result = try await call("sendMessage", body)
+        guard let id = result["message_id"]?.intValue else { throw .malformed(endpoint: "sendMessage", reason: "no message_id") }
         return Int64(id)
     }
 
-    /// `editMessageText`, paced for `body["chat_id"]` (an inline message's edit, by
+    /// `editMessageText` (paced for `body["chat_id"]`; an inline message's edit, by
     /// `inline_message_id`, is not in a chat the bot paces). An edit to the text the message
     /// already has succeeds: the message shows what it should.
     public func editMessageText(_ body: JSONValue) async throws(TelegramAPIError) {
         do throws(TelegramAPIError) {
-            if body["chat_id"] == nil, body["inline_message_id"] != nil {
-                _ = try await call("editMessageText", body)
-            } else {
-                _ = try await paced("editMessageText", body)
-            }
+            _ = try await call("editMessageText", body)
         } catch {
             guard error.isMessageNotModified else { throw error }
-            logger.debug("Telegram edit left the message as it was", metadata: ["telegram.method": "editMessageText"])
         }
-    }
-
-    // MARK: - Pacing
-
-    /// Calls `method` once the limiter allows a message to the body's chat; a 429 pauses that
-    /// chat for every sender of this bot.
-    func paced(_ method: String, _ body: JSONValue) async throws(TelegramAPIError) -> JSONValue {
-        let chat = try Self.chatID(in: body, method: method)
-        try await waitForTurn(chat: chat, method: method)
-        do throws(TelegramAPIError) {
-            return try await call(method, body)
-        } catch {
-            if case .rateLimited(_, let retryAfter) = error {
-                limiter.pause(chat: chat, until: clock.now + retryAfter)
-            }
-            throw error
-        }
-    }
-
-    /// Books the chat's next instant and sleeps until it; hands the message back as rate limited
-    /// when that is more than `maxPacingWait` away, or when a 429 paused the chat meanwhile.
-    ///
-    /// A task that wakes well after its instant (a busy process) books again instead of sending
-    /// late: messages that all woke late together would otherwise reach Telegram together, more
-    /// than its limits allow in one second, though each was booked within them.
-    func waitForTurn(chat: Int64, method: String) async throws(TelegramAPIError) {
-        for attempt in 0...Self.lateRebookings {
-            let booked = clock.now
-            switch limiter.reserve(chat: chat, now: booked, maxWait: maxPacingWait) {
-            case .refused(let wait):
-                logger.debug("Telegram pacing handed a message back", metadata: ["telegram.method": "\(method)", "telegram.wait": "\(wait)"])
-                throw .rateLimited(method: method, retryAfter: wait)
-            case .granted(let wait) where wait > .zero:
-                do { try await clock.sleep(for: wait) } catch { throw .cancelled(method: method) }
-                if attempt < Self.lateRebookings, clock.now.duration(since: booked + wait) > Self.lateTolerance { continue }
-            case .granted:
-                break
-            }
-            break
-        }
-        let now = clock.now
-        if let until = limiter.pausedUntil(chat: chat, now: now) {
-            throw .rateLimited(method: method, retryAfter: until.duration(since: now))
-        }
-    }
-
-    /// How late a woken message may be and still go; and how often it books again when later.
-    static let lateTolerance: Duration = .milliseconds(100)
-    static let lateRebookings = 2
-
-    /// The numeric `chat_id` a message goes to (an integer, or one written as a string).
-    static func chatID(in body: JSONValue, method: String) throws(TelegramAPIError) -> Int64 {
-        switch body["chat_id"] {
-        case .int(let id): return Int64(id)
-        case .string(let text): if let id = Int64(text) { return id }
-        default: break
-        }
-        throw .invalidRequest(method: method, reason: "chat_id is not a numeric chat id")
     }
 }

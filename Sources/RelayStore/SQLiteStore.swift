@@ -1,3 +1,4 @@
+import CoreMetrics
 public import Logging
 import RelayCore
 public import RelayPipeline
@@ -185,4 +186,12 @@ public struct CommitStatistics: Sendable, Hashable {
 /// Shared by the writer's batch callback and the store.
 final class CommitCounter: Sendable {
     let state = Mutex(CommitStatistics())
+}
+
+/// The store's own metrics.
+enum StoreMetrics {
+    /// Operations per committed transaction: how much group commit shares.
+    static func batch(size: Int) {
+        Recorder(label: "relay_store_commit_batch_size").record(size)
+    }
 }

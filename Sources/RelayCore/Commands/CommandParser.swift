@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns a command line into a `Command`, or a `CommandError` that says what to fix.
 ///
 /// Accepts `/cmd`, `cmd`, `/cmd@botname` (Telegram groups) and the catch-all `/rhea <command line>`.
@@ -230,5 +232,190 @@ enum Names {
             throw CommandError("`\(raw)` is not a valid \(what) name: use a letter, then letters, digits, - or _ (32 at most).")
         }
         return name
+    }
+}
+
+/// Reads the optional target language at the start of `/translate`'s text.
+///
+/// Forms: `fr Hello`, `French Hello`, `to French Hello`, `fr: Hello`, `Brazilian Portuguese Olá`.
+/// Codes that are also English words (`it`, `no`…) count as a language only with `to`, a colon,
+/// alone, or before a capitalised word: `/translate it is raining` translates "it is raining".
+enum LanguagePrefix {
+    static func split(_ text: String) -> (Language?, String) {
+        var words = text.split(maxSplits: 3, omittingEmptySubsequences: true, whereSeparator: \.isWhitespace)
+        guard !words.isEmpty else { return (nil, text) }
+        var consumed = 0
+        var explicit = false
+        if words[0].lowercased() == "to", words.count > 1 {
+            explicit = true
+            consumed = 1
+            words.removeFirst()
+        }
+        // Two-word names first ("Brazilian Portuguese"), then one word.
+        if words.count >= 2, let language = Language.lookup("\(words[0]) \(words[1].trimmingSuffix(":"))") {
+            return (language, remainder(of: text, afterWords: consumed + 2))
+        }
+        let first = String(words[0])
+        let hasColon = first.hasSuffix(":")
+        let key = first.trimmingSuffix(":")
+        guard let language = Language.lookup(key) else { return (nil, text) }
+        let isCode = key.lowercased() == language.code
+        if isCode, Language.ambiguousCodes.contains(language.code), !explicit, !hasColon {
+            let next = words.count > 1 ? words[1] : nil
+            let nextIsCapitalised = next?.first.map { $0.isUppercase } ?? true
+            if !nextIsCapitalised { return (nil, text) }
+        }
+        return (language, remainder(of: text, afterWords: consumed + 1))
+    }
+
+    /// The text after the first `count` words, with its own spacing and newlines.
+    private static func remainder(of text: String, afterWords count: Int) -> String {
+        var index = text.startIndex
+        for _ in 0..<count {
+            index = text[index...].firstIndex { !$0.isWhitespace } ?? text.endIndex
+            index = text[index...].firstIndex(where: \.isWhitespace) ?? text.endIndex
+        }
+        return String(text[index...].trimmingWhitespace())
+    }
+}
+
+/// Pulls `--tier`, `--private` and `--k` out of a command's text, wherever they stand, and keeps
+/// the rest of the text as typed (newlines included). A `--` before any text ends option scanning.
+enum OptionScanner {
+    static let help = "Options are `--tier cheap|mid|frontier`, `--private` and `--k N` (tribunal and chains)."
+
+    static func extract(_ rest: Substring, allowK: Bool, command: String) throws(CommandError) -> (CommandOptions, String) {
+        var options = CommandOptions()
+        var kept = ""
+        var index = rest.startIndex
+        var scanning = true
+        var pendingValueFor: String?
+
+        while index < rest.endIndex {
+            // Copy whitespace through as typed.
+            if rest[index].isWhitespace {
+                kept.append(rest[index])
+                index = rest.index(after: index)
+                continue
+            }
+            let end = rest[index...].firstIndex(where: \.isWhitespace) ?? rest.endIndex
+            let token = String(rest[index..<end])
+            defer { index = end }
+
+            if let option = pendingValueFor {
+                pendingValueFor = nil
+                try apply(option, value: token, to: &options, allowK: allowK, command: command)
+                kept = String(kept.trimmingTrailingHorizontalSpace())
+                continue
+            }
+            // `--` before any text ends option scanning; inside prose ("well -- maybe") it is text.
+            let startsText = kept.allSatisfy(\.isWhitespace)
+            guard scanning, token.hasPrefix("--"), isOptionShaped(token), token != "--" || startsText else {
+                kept += token
+                continue
+            }
+            kept = String(kept.trimmingTrailingHorizontalSpace())
+            if token == "--" {
+                scanning = false
+                continue
+            }
+            let body = token.dropFirst(2)
+            let parts = body.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts[0].lowercased()
+            switch name {
+            case "private":
+                options.isPrivate = true
+            case "tier", "k":
+                if parts.count == 2 {
+                    try apply(name, value: parts[1], to: &options, allowK: allowK, command: command)
+                } else {
+                    pendingValueFor = name
+                }
+            default:
+                throw CommandError("Unknown option `\(token)`. \(help)")
+            }
+        }
+        if let option = pendingValueFor {
+            throw CommandError(option == "tier" ? "`--tier` needs a value: cheap, mid or frontier." : "`--k` needs a number of models from 2 to 10.")
+        }
+        return (options, String(kept.trimmingWhitespace()))
+    }
+
+    /// `--word` or `--word=value`; text like `--` inside prose (`a -- b`) is left alone by the caller.
+    private static func isOptionShaped(_ token: String) -> Bool {
+        if token == "--" { return true }
+        let body = token.dropFirst(2)
+        guard let first = body.first, first.isASCII, first.isLetter else { return false }
+        let name = body.prefix { $0 != "=" }
+        return name.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "-") }
+    }
+
+    private static func apply(_ option: String, value: String, to options: inout CommandOptions, allowK: Bool, command: String) throws(CommandError) {
+        switch option {
+        case "tier":
+            guard let tier = Tier(rawValue: value.lowercased()) else {
+                throw CommandError("Unknown tier `\(value)`. Use `--tier cheap`, `--tier mid` or `--tier frontier`.")
+            }
+            options.tier = tier
+        default:
+            guard allowK else {
+                throw CommandError("`--k` only applies to `/tribunal` and chains; `/\(command)` asks one model.")
+            }
+            guard let k = Int(value), (2...10).contains(k) else {
+                throw CommandError("`--k` takes a number of models from 2 to 10, not `\(value)`.")
+            }
+            options.k = k
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing whitespace or newlines.
+    package func trimmingWhitespace() -> SubSequence {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = lastIndex { !$0.isWhitespace }.map { index(after: $0) } ?? start
+        return self[start..<end]
+    }
+
+    /// Drops spaces and tabs (not newlines) at the end.
+    func trimmingTrailingHorizontalSpace() -> SubSequence {
+        var end = endIndex
+        while end > startIndex {
+            let before = index(before: end)
+            guard self[before] == " " || self[before] == "\t" else { break }
+            end = before
+        }
+        return self[startIndex..<end]
+    }
+
+    /// The first whitespace-delimited word and the rest (trimmed, newlines inside kept).
+    func splitFirstWord() -> (String, String) {
+        let trimmed = trimmingWhitespace()
+        guard let end = trimmed.firstIndex(where: \.isWhitespace) else { return (String(trimmed), "") }
+        return (String(trimmed[..<end]), String(trimmed[end...].trimmingWhitespace()))
+    }
+
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : String(self)
+    }
+}
+
+/// Levenshtein distance, for "did you mean".
+package enum EditDistance {
+    package static func between(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = previous
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
     }
 }

@@ -1,3 +1,4 @@
+public import Foundation
 public import Logging
 public import RelayCore
 public import RelayPipeline
@@ -160,5 +161,127 @@ public struct SlackReplySender: ReplySender {
         } catch {
             logger.notice("slack: could not tidy the progress message", metadata: ["reason": "\(error.reason)"])
         }
+    }
+}
+
+/// One way a message can reach Slack, and the order they are tried in for each part of a reply.
+///
+/// A part goes by the first route of its list that Slack accepts: a route Slack refuses by name
+/// (`message_not_found`, `cant_update_message`, `not_in_channel`, `used_url`, `expired_url`…)
+/// hands the part to the next one, so a public result is lost only when every route is refused.
+/// A passing failure (429, 5xx, a timeout) stops there: the outbox retries the same part later.
+enum SlackRoute: Sendable, Hashable {
+    /// `chat.update` of the run's progress message, which becomes the result's first part.
+    case editProgress(ts: String)
+    /// The slash command's or button's `response_url`.
+    case responseURL(SlackResponseType, replaceOriginal: Bool)
+    /// `chat.postMessage`, in `threadTS` when given.
+    case postMessage(threadTS: String?)
+    /// `chat.postEphemeral` to the person who asked.
+    case postEphemeral(threadTS: String?)
+
+    /// What the sender knows when it picks the routes of one part.
+    struct Situation: Sendable {
+        var address: SlackAddress
+        /// Which part (from 0) is to go.
+        var part: Int
+        /// The message id the entry's earlier parts recorded (the first part's), if any.
+        var firstPartTS: String? = nil
+        /// The run's progress message, when there is one to edit.
+        var progressTS: String? = nil
+        /// A bot token is configured, so `chat.*` methods work.
+        var canPost: Bool
+        var now: Date
+
+        /// Whether a post to the `response_url` can still succeed: there is one, it has not
+        /// expired, and this entry has not used Slack's 5 posts. Every part that goes there is one
+        /// use; parts past the fifth go by the bot token.
+        var responseURLUsable: Bool {
+            guard address.sealedResponseURL != nil, part < SlackAddress.responseURLUses else { return false }
+            guard let expiry = address.responseURLExpiresAt else { return true }
+            return now < expiry
+        }
+    }
+
+    /// The routes for a public part, best first.
+    ///
+    /// The first part replaces the progress message when there is one, else goes to the
+    /// `response_url`, else by `chat.postMessage`. Later parts follow the first: into the
+    /// progress message's thread when it was edited, beside it when it was posted, through the
+    /// `response_url` when it went there — each with the others as fallbacks.
+    static func forPublicPart(_ situation: Situation) -> [SlackRoute] {
+        let address = situation.address
+        let responseURL: [SlackRoute] = situation.responseURLUsable ? [.responseURL(.inChannel, replaceOriginal: false)] : []
+        var post: [SlackRoute] = situation.canPost ? [.postMessage(threadTS: address.threadTS)] : []
+        if situation.part == 0 {
+            let edit: [SlackRoute] = situation.progressTS.map { [.editProgress(ts: $0)] } ?? []
+            return edit + responseURL + post
+        }
+        guard let first = situation.firstPartTS else { return responseURL + post }
+        if first == situation.progressTS, situation.canPost {
+            post = [.postMessage(threadTS: address.threadTS ?? first)]
+        }
+        return post + responseURL
+    }
+
+    /// The routes for a private part: the `response_url` as ephemeral, else `chat.postEphemeral`.
+    static func forPrivatePart(_ situation: Situation) -> [SlackRoute] {
+        (situation.responseURLUsable ? [.responseURL(.ephemeral, replaceOriginal: false)] : [])
+            + (situation.canPost ? [.postEphemeral(threadTS: situation.address.threadTS)] : [])
+    }
+}
+
+/// Where a Slack reply goes, as stored in the outbox (`OutboxEntry.address`, JSON).
+public struct SlackAddress: Sendable, Hashable, Codable {
+    public var team: String
+    public var channel: String
+    /// Who asked: private results go only to them.
+    public var user: String
+    /// The thread to answer in (mentions, reactions, DMs in a thread).
+    public var threadTS: String?
+    /// The `response_url` of a slash command or button, sealed with `SlackSecretBox`.
+    public var sealedResponseURL: String?
+    /// When Slack stops taking posts to the `response_url` (30 minutes after it was issued);
+    /// after it, replies go by the bot token instead of meeting `expired_url`.
+    public var responseURLExpiresAt: Date?
+
+    /// How long Slack accepts posts to a `response_url`.
+    public static let responseURLLifetime: Duration = .seconds(30 * 60)
+    /// How many posts Slack accepts to one `response_url`.
+    public static let responseURLUses = 5
+
+    public init(
+        team: String, channel: String, user: String, threadTS: String? = nil, sealedResponseURL: String? = nil, responseURLExpiresAt: Date? = nil
+    ) {
+        self.team = team
+        self.channel = channel
+        self.user = user
+        self.threadTS = threadTS
+        self.sealedResponseURL = sealedResponseURL
+        self.responseURLExpiresAt = responseURLExpiresAt
+    }
+
+    /// The outbox's ordering and pacing key. Web API posts to one channel are paced and ordered
+    /// together (Slack's per-channel limit); answers through a `response_url` (slash commands,
+    /// buttons) are ordered per person, so one user's slow chain never holds up another's reply.
+    public var conversation: String {
+        sealedResponseURL == nil ? "slack:\(team):\(channel)" : "slack:\(team):\(channel):\(user)"
+    }
+
+    public var route: ReplyRoute {
+        let json = (try? JSONEncoder.sorted.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return ReplyRoute(platform: SlackEventMapping.platform, conversation: conversation, address: json)
+    }
+
+    public static func decode(_ address: String) -> SlackAddress? {
+        try? JSONDecoder().decode(SlackAddress.self, from: Data(address.utf8))
+    }
+}
+
+extension JSONEncoder {
+    fileprivate static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
     }
 }

@@ -176,3 +176,119 @@ enum SlackBlocks {
         }
     }
 }
+
+/// Slack's size limits that rendering respects, measured in UTF-16 code units.
+///
+/// Slack documents its limits in "characters" without naming the unit; UTF-16 code units are
+/// never fewer than Unicode scalars or grapheme clusters, so staying under them in this unit
+/// stays under them in any of those.
+public enum SlackLimits {
+    /// Text of one `section` block (and of one `context` element).
+    public static let sectionText = 3000
+    /// Blocks in one message.
+    public static let blocksPerMessage = 50
+    /// Elements in one `context` block.
+    public static let contextElements = 10
+    /// A message's `text`; Slack truncates longer ones (`warnings: ["message_truncated"]`).
+    public static let messageText = 40_000
+    /// The fallback text a reply message aims for: long answers are easier to read (and to
+    /// notify about) in several messages of this size than in one huge one.
+    public static let preferredMessageText = 3500
+    /// A button's `value`.
+    public static let buttonValue = 2000
+}
+
+extension StringProtocol {
+    /// Length in Slack's unit (see `SlackLimits`).
+    var slackLength: Int { utf16.count }
+}
+
+/// One Slack message: the fallback `text` (notifications, clients without Block Kit) and its
+/// `blocks`. Both are already escaped.
+public struct SlackMessage: Sendable, Hashable {
+    public var text: String
+    public var blocks: [JSONValue]
+
+    public init(text: String, blocks: [JSONValue]) {
+        self.text = text
+        self.blocks = blocks
+    }
+
+    /// The message as a `response_url` body: visible to the caller only or to the channel,
+    /// and either a new message or the one holding the button, replaced.
+    public func responseURLBody(_ type: SlackResponseType, replaceOriginal: Bool = false) -> JSONValue {
+        // No previews: a model's answer must not make Slack fetch whatever URL it names.
+        [
+            "text": .string(text), "blocks": .array(blocks), "response_type": .string(type.rawValue), "replace_original": .bool(replaceOriginal),
+            "unfurl_links": false, "unfurl_media": false,
+        ]
+    }
+}
+
+/// Who sees a response sent to `response_url` (or the immediate slash-command answer).
+public enum SlackResponseType: String, Sendable, Hashable {
+    /// Only the user who invoked the command ("Only visible to you").
+    case ephemeral
+    /// Everyone in the channel.
+    case inChannel = "in_channel"
+}
+
+/// Escaping for Slack's `mrkdwn` (and for a message's top-level `text`).
+public enum SlackMrkdwn {
+    /// Exactly `&`, `<` and `>`, as Slack asks, and nothing else — scalar by scalar
+    /// (`ScalarEscaper`), so no grapheme cluster can smuggle a raw `<` through.
+    static let escaper = ScalarEscaper(["&": "&amp;", "<": "&lt;", ">": "&gt;"])
+
+    /// Replaces every `&`, `<` and `>` scalar with `&amp;`, `&lt;`, `&gt;`. With no `<` left,
+    /// no text can form `<!channel>`, `<!here>`, `<@U…>` or a link.
+    public static func escape(_ text: some StringProtocol) -> String {
+        escaper.escape(text)
+    }
+
+    /// How long `character` is once escaped, in Slack's unit (see `SlackLimits`).
+    static func escapedLength(_ character: Character) -> Int {
+        escaper.escapedUTF16Count(String(character))
+    }
+}
+
+/// Splits text that will be escaped for mrkdwn into pieces that fit a limit once escaped: the
+/// relay's one splitter (`EscapedTextSplitter`) with mrkdwn's escaped length, in UTF-16 units.
+enum SlackTextSplitter {
+    static let splitter = EscapedTextSplitter { SlackMrkdwn.escaper.escapedUTF16Count($0) }
+
+    static func split(_ text: String, limit: Int) -> [String] { splitter.split(text, limit: limit) }
+
+    /// The text cut to `limit` once escaped, ending with "…" when something was cut.
+    static func truncate(_ text: String, limit: Int) -> String { splitter.truncate(text, limit: limit) }
+}
+
+/// The buttons the renderer puts under replies, as they come back in `block_actions`.
+public enum SlackButton: Sendable, Hashable {
+    /// "Post to channel": `id` is what the caller passed to the renderer (an outbox entry id…).
+    case postToChannel(id: String)
+    /// "Run again" with this command line.
+    case runAgain(commandLine: String)
+    /// Some other element, or one of ours without its value.
+    case other(actionID: String, value: String?)
+
+    /// `action_id` of "Post to channel".
+    public static let postToChannelActionID = "post_to_channel"
+    /// `action_id` of "Run again".
+    public static let runAgainActionID = "run_again"
+
+    public init(_ action: SlackBlockAction) {
+        switch (action.actionID, action.value) {
+        case (Self.postToChannelActionID, .some(let value)) where !value.isEmpty:
+            self = .postToChannel(id: value)
+        case (Self.runAgainActionID, .some(let value)) where !value.isEmpty:
+            self = .runAgain(commandLine: value)
+        default:
+            self = .other(actionID: action.actionID, value: action.value)
+        }
+    }
+}
+
+extension SlackBlockActions {
+    /// The used elements, read as this adapter's buttons.
+    public var buttons: [SlackButton] { actions.map(SlackButton.init) }
+}

@@ -1,5 +1,9 @@
+import AsyncHTTPClient
 import Foundation
 public import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
 public import RelayCore
 public import RelayHTTP
 public import RelayPlatform
@@ -110,5 +114,156 @@ extension SlackWebRequest {
     var isResponseURL: Bool {
         if case .responseURL = destination { return true }
         return false
+    }
+}
+
+extension SlackWebClient {
+    /// Longest error code kept from an answer; Slack's are short snake_case words.
+    static let maxCodeLength = 64
+
+    /// Reads one answer the way Slack means it.
+    ///
+    /// - HTTP 429, or `ok: false` with `ratelimited`: rate limited for `retryAfter` (the
+    ///   `Retry-After` header as `RetryAfter` reads it; 1 s when missing or unreadable, as
+    ///   slack_sdk waits then too).
+    /// - 2xx: `ok: true` is success and `ok: false` is Slack's refusal, whatever the status.
+    ///   A `response_url` may answer plain text (`ok`), which is success too.
+    /// - 5xx: a server error; other statuses: refused, with the body's `error` when it has one
+    ///   (`expired_url` for a 404 from a `response_url` that says nothing).
+    static func interpret(
+        status: Int, retryAfter: Duration?, body: [UInt8], method: String, isResponseURL: Bool
+    ) -> Result<JSONValue, SlackAPIError> {
+        let json = JSONValue.parse(body)
+        let ok = json?["ok"]?.boolValue
+        let code = json?["error"]?.stringValue.map(sanitized)
+
+        if status == 429 || (ok == false && code == "ratelimited") {
+            return .failure(.rateLimited(endpoint: method, retryAfter: retryAfter ?? .seconds(1)))
+        }
+        switch status {
+        case 200..<300:
+            if ok == true, let json { return .success(json) }
+            if ok == false { return .failure(.refused(endpoint: method, SlackRefusal(code: code ?? "unknown_error", status: status))) }
+            if isResponseURL {
+                if let json, json.objectValue != nil { return .success(json) }
+                return .success([:])
+            }
+            return .failure(
+                .malformed(endpoint: method, reason: json == nil ? "the body is not JSON" : "the body has no \"ok\""))
+        case 500...:
+            return .failure(.server(endpoint: method, status: status))
+        default:
+            let fallback = isResponseURL && (status == 404 || status == 410) ? "expired_url" : "http_\(status)"
+            return .failure(.refused(endpoint: method, SlackRefusal(code: code ?? fallback, status: status)))
+        }
+    }
+
+    /// Warnings on a successful answer: `warning` ("a,b") and `response_metadata.warnings`.
+    static func warnings(in json: JSONValue) -> [String] {
+        var found: [String] = []
+        if let text = json["warning"]?.stringValue {
+            found += text.split(separator: ",").map { sanitized(String($0)) }
+        }
+        for item in json["response_metadata"]?["warnings"]?.arrayValue ?? [] {
+            if let text = item.stringValue { found.append(sanitized(text)) }
+        }
+        var seen = Set<String>()
+        return found.filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// An error code as Slack spells them (`[a-z0-9_.-]`), cut short: a proxy's body must not
+    /// put arbitrary text into logs or metric labels.
+    static func sanitized(_ code: String) -> String {
+        let kept = code.lowercased().unicodeScalars.filter {
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "-"
+        }
+        let text = String(String.UnicodeScalarView(kept.prefix(maxCodeLength)))
+        return text.isEmpty ? "unknown_error" : text
+    }
+}
+
+extension SlackWebClient {
+    /// The HTTP request for `request`; the token goes into the `Authorization` header only.
+    func makeRequest(_ request: SlackWebRequest) throws(SlackAPIError) -> HTTPClientRequest {
+        let label = request.label
+        let url: String
+        var authorization: String?
+        switch request.destination {
+        case .method(let method, let token):
+            // A method name is a path segment; anything else could escape `{apiURL}/`.
+            guard !method.isEmpty, method.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") }) else {
+                throw .invalidRequest(endpoint: "unknown", reason: "not a Web API method name")
+            }
+            guard let token = token ?? botToken, !token.isEmpty else {
+                throw .invalidRequest(endpoint: label, reason: "no bot token is configured (SLACK_BOT_TOKEN)")
+            }
+            guard Self.isHTTPURL(apiURL) else {
+                throw .invalidRequest(endpoint: label, reason: "the Slack API URL is not an http(s) URL")
+            }
+            url = "\(apiURL)/\(method)"
+            authorization = "Bearer \(token)"
+        case .responseURL(let responseURL):
+            guard Self.isHTTPURL(responseURL) else {
+                throw .invalidRequest(endpoint: label, reason: "the response_url is not an http(s) URL")
+            }
+            url = responseURL
+        }
+        let body: [UInt8]
+        let contentType: String
+        switch request.encoding {
+        case .json:
+            guard let bytes = request.body.serialized() else {
+                throw .invalidRequest(endpoint: label, reason: "the body holds a number JSON cannot express")
+            }
+            body = bytes
+            contentType = "application/json; charset=utf-8"
+        case .form:
+            body = Array(Self.formEncoded(request.body).utf8)
+            contentType = "application/x-www-form-urlencoded"
+        }
+        var httpRequest = HTTPClientRequest(url: url)
+        httpRequest.method = .POST
+        httpRequest.headers.add(name: "Content-Type", value: contentType)
+        httpRequest.headers.add(name: "Accept", value: "application/json")
+        httpRequest.headers.add(name: "User-Agent", value: "rhea-relay")
+        if let authorization {
+            httpRequest.headers.add(name: "Authorization", value: authorization)
+        }
+        httpRequest.body = .bytes(ByteBuffer(bytes: body))
+        return httpRequest
+    }
+
+    /// `a=1&b=x%20y` from an object's top-level scalars, in key order.
+    static func formEncoded(_ body: JSONValue) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let pairs = (body.objectValue ?? [:]).sorted { $0.key < $1.key }.compactMap { key, value -> String? in
+            let text: String
+            switch value {
+            case .string(let string): text = string
+            case .int(let number): text = String(number)
+            case .double(let number): text = String(number)
+            case .bool(let flag): text = flag ? "true" : "false"
+            default: return nil
+            }
+            let name = key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key
+            return name + "=" + (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text)
+        }
+        return pairs.joined(separator: "&")
+    }
+
+    /// Sends `request` through the shared transport and reads the whole answer within
+    /// `timeout`; any status comes back as an answer, for `interpret` to read.
+    func exchange(_ request: HTTPClientRequest, label: String, timeout: Duration) async throws(SlackAPIError) -> HTTPAnswer {
+        do throws(HTTPFailure) {
+            return try await transport.exchange(request, timeout: timeout, maxBodyBytes: Self.maxResponseBytes)
+        } catch {
+            throw SlackAPIError(error, endpoint: label)
+        }
+    }
+
+    static func isHTTPURL(_ url: String) -> Bool {
+        let lowered = url.lowercased()
+        return lowered.hasPrefix("https://") || lowered.hasPrefix("http://")
     }
 }

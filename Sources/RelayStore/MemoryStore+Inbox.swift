@@ -45,13 +45,11 @@ extension MemoryStore {
     /// in its conversation is leased and returned, as SQLiteStore does.
     @discardableResult
     public func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) throws -> [OutboxEntry] {
-        let numbers = record.numberedByReply != nil
-        let prepared = numbers ? [] : try replies.map(Self.prepared)
-        return try withOpenContents { contents throws(StoreError) in
+        try withOpenContents { contents throws(StoreError) in
             // As SQLite's transaction: nothing changes unless all of it is accepted.
             var changed = contents
             let ledgerIDs = try Self.insert(record, into: &changed)
-            let replies = numbers ? try replies.map { reply throws(StoreError) in try Self.prepared(record.numbered(reply, ledgerIDs: ledgerIDs)) } : prepared
+            let replies = try replies.map { reply throws(StoreError) in try Self.prepared(record.numbered(reply, ledgerIDs: ledgerIDs)) }
             var handed: [OutboxEntry] = []
             for reply in replies {
                 let conversation = ExactText(reply.conversation)

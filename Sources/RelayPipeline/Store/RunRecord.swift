@@ -4,8 +4,9 @@ import Synchronization
 /// What a run keeps besides its reply: its history row and the fact-checks it asked for.
 ///
 /// Written in the transaction that finishes the run — with its reply into the outbox and its
-/// item out of the inbox (`InboxStore.finishRun`) — so any command costs the store three writes:
-/// its admission, its run's end, its delivery's mark. A crash before that transaction keeps
+/// item out of the inbox (`InboxStore.finishRun`) — so a command that asks a model costs the
+/// store three writes: its admission, its run's end, its delivery's mark. (A command that changes
+/// a team's data — `/chain save`, `/settings` — writes that change as it runs: one more.) A crash before that transaction keeps
 /// neither the reply nor the rows, and the run runs again; never one without the other.
 public struct RunRecord: Sendable, Hashable {
     /// The run, as `/history` shows it; nil when retention is `off`.

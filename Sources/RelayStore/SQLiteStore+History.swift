@@ -1,45 +1,9 @@
 public import RelayCore
-public import RelayPipeline
 import SQLiteNIO
 
 public import struct Foundation.Date
 
 extension SQLiteStore {
-    /// Appends a finished run. What the entry holds is what is kept: the caller applies retention.
-    public func recordRun(_ entry: HistoryEntry) async throws {
-        try await perform("record a \(entry.command) run in team \(entry.team)") { db in try Self.insert(entry, db) }
-    }
-
-    /// Writes what a run keeps, in one operation; returns the ids of its fact-checks.
-    public func record(_ run: RunRecord) async throws -> [Int64] {
-        let ledger = try run.ledger.map(LedgerRow.init)
-        return try await perform("record a run in team \(run.history?.team ?? run.ledger.first?.team ?? "")") { db in
-            try Self.insert(run, ledger: ledger, db)
-        }
-    }
-
-    /// The rows of a run's record; the ids its fact-checks got.
-    static func insert(_ run: RunRecord, ledger: [LedgerRow], _ db: Database) throws -> [Int64] {
-        if let history = run.history { try insert(history, db) }
-        return try ledger.map { try insert($0, db) }
-    }
-
-    static func insert(_ entry: HistoryEntry, _ db: Database) throws {
-        _ = try db.query(
-            """
-            INSERT INTO history (team, user, channel, command, command_line, result_text, succeeded,
-                agreement, models_answered, models_asked, elapsed, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(entry.team), .text(entry.user), .text(entry.channel), .text(entry.command),
-                .text(orNull: entry.commandLine), .text(orNull: entry.resultText),
-                .integer(entry.succeeded ? 1 : 0), .float(orNull: entry.agreement),
-                .integer(orNull: entry.modelsAnswered), .integer(orNull: entry.modelsAsked),
-                .float(entry.elapsed), .date(entry.createdAt),
-            ])
-    }
-
     /// A user's newest runs in a team, newest first (runs recorded with the same time: the later
     /// recorded first); at most `limit`, none when `limit` is not positive.
     public func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry] {

@@ -3,24 +3,6 @@ public import RelayCore
 import SQLiteNIO
 
 extension SQLiteStore {
-    /// Records a consensus; returns its id.
-    @discardableResult
-    public func recordConsensus(_ entry: LedgerEntry) async throws -> Int64 {
-        let row = try LedgerRow(entry)
-        return try await perform("record a consensus in the ledger of team \(entry.team)") { db in try Self.insert(row, db) }
-    }
-
-    /// Inserts a ledger row; returns its id.
-    static func insert(_ row: LedgerRow, _ db: Database) throws -> Int64 {
-        let rows = try db.query(
-            """
-            INSERT INTO ledger (team, user, channel, origin, claim, answer, verdict, score, score_meaning, answered, asked,
-                judges, backend, prompts_version, created_at, mark_verdict, marked_by, marked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-            """, row.binds)
-        return Int64(try rows[0].int("id"))
-    }
-
     public func ledgerEntry(team: String, id: Int64) async throws -> LedgerEntry? {
         try await perform("read ledger entry \(id) of team \(team)") { db in
             try db.query("SELECT * FROM ledger WHERE team = ? AND id = ?", [.text(team), .integer(Int(id))]).first.map(LedgerEntry.init(row:))
@@ -95,19 +77,6 @@ extension SQLiteStore {
     }
 }
 
-/// The judges' part of a ledger row: one JSON array.
-enum LedgerJudgesCoding {
-    static func encode(_ judges: [LedgerJudge]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(judges), as: UTF8.self)
-    }
-
-    static func decode(_ text: String) throws -> [LedgerJudge] {
-        try JSONDecoder().decode([LedgerJudge].self, from: Data(text.utf8))
-    }
-}
-
 extension LedgerEntry {
     init(row: SQLRow) throws {
         let markVerdict = row.optionalText("mark_verdict").flatMap(Verdict.init(rawValue:))
@@ -123,22 +92,5 @@ extension LedgerEntry {
             answered: try row.int("answered"), asked: try row.int("asked"), judges: try LedgerJudgesCoding.decode(try row.text("judges")),
             backend: try row.text("backend"), promptsVersion: row.optionalText("prompts_version"), createdAt: try row.date("created_at"),
             mark: mark)
-    }
-}
-
-/// A ledger entry's values, bound before the writer runs (its judges encoded as JSON).
-struct LedgerRow: Sendable {
-    let binds: [SQLiteData]
-
-    init(_ entry: LedgerEntry) throws {
-        let entry = entry.storable
-        let judges = try LedgerJudgesCoding.encode(entry.judges)
-        binds = [
-            .text(entry.team), .text(entry.user), .text(entry.channel), .text(entry.origin.rawValue),
-            .text(orNull: entry.claim), .text(orNull: entry.answer), .text(orNull: entry.verdict?.rawValue),
-            .float(entry.score), .text(entry.scoreMeaning.rawValue), .integer(entry.answered), .integer(entry.asked),
-            .text(judges), .text(entry.backend), .text(orNull: entry.promptsVersion), .date(entry.createdAt),
-            .text(orNull: entry.mark?.verdict.rawValue), .text(orNull: entry.mark?.user), entry.mark.map { .date($0.markedAt) } ?? .null,
-        ]
     }
 }

@@ -1,0 +1,226 @@
+public import Foundation
+public import RelayCore
+public import RelayPipeline
+import SQLiteNIO
+
+extension SQLiteStore {
+    /// Claims the dedupe key (when given) and inserts the item, in one operation of the writer:
+    /// concurrent admissions share a commit, and the caller returns only once it is committed.
+    public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64? {
+        var event = event
+        event.eventKey = nil
+        let encoded = try InboxEventCoding.encode(event)
+        let team = event.team
+        return try await perform("accept an event from \(route.platform) into the inbox") { db -> Int64? in
+            if let dedupeKey, try !Self.claim(key: dedupeKey, expiresAt: expiresAt, now: now, db) { return nil }
+            let row = try db.query(
+                """
+                INSERT INTO inbox (team, platform, conversation, address, event, accepted_at)
+                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+                [.text(team), .text(route.platform), .text(route.conversation), .text(route.address), .text(encoded), .date(now)]
+            ).first
+            return try row.map { Int64(try $0.int("id")) }
+        }
+    }
+
+    /// The items still in the inbox among `ids`, in id order. An item whose event does not decode
+    /// throws ``StoreError/unreadableInboxItem(id:reason:)``.
+    public func inboxItems(ids: [Int64]) async throws -> [InboxItem] {
+        guard !ids.isEmpty else { return [] }
+        return try await perform("read \(ids.count) inbox items") { db in
+            try db.query(inList: "SELECT * FROM inbox WHERE id IN ({list}) ORDER BY id", ids.map { .integer(SQLiteInt64($0)) })
+                .map(InboxItem.init(row:)).sorted { $0.id < $1.id }
+        }
+    }
+
+    public func inboxQueue() async throws -> [InboxTicket] {
+        try await perform("read the inbox") { db in
+            try db.query("SELECT id, team FROM inbox ORDER BY id").map { InboxTicket(id: Int64(try $0.int("id")), team: try $0.text("team")) }
+        }
+    }
+
+    /// Writes the run's record, enqueues the replies and deletes the item in one operation:
+    /// after a crash either all of it happened or none (and the run runs again). A reply with no
+    /// pending entry before it in its conversation is leased as it is written, when `leaseUntil`
+    /// is given, and returned.
+    @discardableResult
+    public func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry] {
+        let ledger = try record.ledger.map(LedgerRow.init)
+        // A reply that names a fact-check is encoded once the fact-check has its number.
+        let numbers = record.numberedByReply != nil
+        let rows = numbers ? [] : try replies.map { try OutboxRow($0) }
+        return try await perform("finish the run of inbox item \(id)") { db in
+            let ledgerIDs = try Self.insert(record, ledger: ledger, db)
+            let replies = numbers ? replies.map { record.numbered($0, ledgerIDs: ledgerIDs) } : replies
+            let rows = numbers ? try replies.map { try OutboxRow($0) } : rows
+            var handed: [OutboxEntry] = []
+            for (reply, row) in zip(replies, rows) {
+                if let leaseUntil, try Self.isIdle(conversation: reply.conversation, db) {
+                    try Self.insert(row, leasedUntil: leaseUntil, db)
+                    handed.append(reply)
+                } else {
+                    try Self.insert(row, db)
+                }
+            }
+            _ = try db.query("DELETE FROM inbox WHERE id = ?", [.integer(SQLiteInt64(id))])
+            return handed
+        }
+    }
+
+    public func dropInboxItem(id: Int64) async throws -> Bool {
+        try await perform("remove inbox item \(id)") { db in
+            try !db.query("DELETE FROM inbox WHERE id = ? RETURNING id", [.integer(SQLiteInt64(id))]).isEmpty
+        }
+    }
+}
+
+extension InboxItem {
+    init(row: SQLRow) throws {
+        let id = Int64(try row.int("id"))
+        let event: Event
+        do {
+            event = try InboxEventCoding.decode(try row.text("event"))
+        } catch let error as UnexpectedColumnError {
+            throw error
+        } catch {
+            throw StoreError.unreadableInboxItem(id: id, reason: OutboxContentCoding.reason(for: error))
+        }
+        self.init(
+            id: id, event: event,
+            route: ReplyRoute(platform: try row.text("platform"), conversation: try row.text("conversation"), address: try row.text("address")),
+            acceptedAt: try row.date("accepted_at"))
+    }
+}
+
+// What a run keeps: its history row and its fact-checks, written with its end (`finishRun`) or
+// on their own.
+extension SQLiteStore {
+    /// Appends a finished run. What the entry holds is what is kept: the caller applies retention.
+    public func recordRun(_ entry: HistoryEntry) async throws {
+        try await perform("record a \(entry.command) run in team \(entry.team)") { db in try Self.insert(entry, db) }
+    }
+
+    /// Writes what a run keeps, in one operation; returns the ids of its fact-checks.
+    public func record(_ run: RunRecord) async throws -> [Int64] {
+        let ledger = try run.ledger.map(LedgerRow.init)
+        return try await perform("record a run in team \(run.history?.team ?? run.ledger.first?.team ?? "")") { db in
+            try Self.insert(run, ledger: ledger, db)
+        }
+    }
+
+    /// The rows of a run's record; the ids its fact-checks got.
+    static func insert(_ run: RunRecord, ledger: [LedgerRow], _ db: Database) throws -> [Int64] {
+        if let history = run.history { try insert(history, db) }
+        return try ledger.map { try insert($0, db) }
+    }
+
+    static func insert(_ entry: HistoryEntry, _ db: Database) throws {
+        _ = try db.query(
+            """
+            INSERT INTO history (team, user, channel, command, command_line, result_text, succeeded,
+                agreement, models_answered, models_asked, elapsed, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(entry.team), .text(entry.user), .text(entry.channel), .text(entry.command),
+                .text(orNull: entry.commandLine), .text(orNull: entry.resultText),
+                .integer(entry.succeeded ? 1 : 0), .float(orNull: entry.agreement),
+                .integer(orNull: entry.modelsAnswered), .integer(orNull: entry.modelsAsked),
+                .float(entry.elapsed), .date(entry.createdAt),
+            ])
+    }
+
+    /// Records a consensus; returns its id.
+    @discardableResult
+    public func recordConsensus(_ entry: LedgerEntry) async throws -> Int64 {
+        let row = try LedgerRow(entry)
+        return try await perform("record a consensus in the ledger of team \(entry.team)") { db in try Self.insert(row, db) }
+    }
+
+    /// Inserts a ledger row; returns its id.
+    static func insert(_ row: LedgerRow, _ db: Database) throws -> Int64 {
+        let rows = try db.query(
+            """
+            INSERT INTO ledger (team, user, channel, origin, claim, answer, verdict, score, score_meaning, answered, asked,
+                judges, backend, prompts_version, created_at, mark_verdict, marked_by, marked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """, row.binds)
+        return Int64(try rows[0].int("id"))
+    }
+}
+
+/// The judges' part of a ledger row: one JSON array.
+enum LedgerJudgesCoding {
+    static func encode(_ judges: [LedgerJudge]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(judges), as: UTF8.self)
+    }
+
+    static func decode(_ text: String) throws -> [LedgerJudge] {
+        try JSONDecoder().decode([LedgerJudge].self, from: Data(text.utf8))
+    }
+}
+
+/// A ledger entry's values, bound before the writer runs (its judges encoded as JSON).
+struct LedgerRow: Sendable {
+    let binds: [SQLiteData]
+
+    init(_ entry: LedgerEntry) throws {
+        let entry = entry.storable
+        let judges = try LedgerJudgesCoding.encode(entry.judges)
+        binds = [
+            .text(entry.team), .text(entry.user), .text(entry.channel), .text(entry.origin.rawValue),
+            .text(orNull: entry.claim), .text(orNull: entry.answer), .text(orNull: entry.verdict?.rawValue),
+            .float(entry.score), .text(entry.scoreMeaning.rawValue), .integer(entry.answered), .integer(entry.asked),
+            .text(judges), .text(entry.backend), .text(orNull: entry.promptsVersion), .date(entry.createdAt),
+            .text(orNull: entry.mark?.verdict.rawValue), .text(orNull: entry.mark?.user), entry.mark.map { .date($0.markedAt) } ?? .null,
+        ]
+    }
+}
+
+extension SQLiteStore {
+    /// Claims an inbound event key: true the first time, false while an unexpired claim exists, true
+    /// again once it has expired (a claim expires when `now` reaches its `expiresAt`).
+    ///
+    /// One statement: the key is inserted, or an expired claim of it taken over; RETURNING yields
+    /// a row only then. The writer runs operations one after another, so concurrent claims of one
+    /// key yield exactly one true. Expired keys of other events are deleted by
+    /// ``purgeExpiredClaims(now:)``, not here, so a claim stays one indexed write.
+    public func claimEvent(key: String, expiresAt: Date, now: Date) async throws -> Bool {
+        try await perform("claim event key \(key)") { db in
+            try Self.claim(key: key, expiresAt: expiresAt, now: now, db)
+        }
+    }
+
+    /// The claim as a step of a larger operation (admitting an event to the inbox).
+    static func claim(key: String, expiresAt: Date, now: Date, _ db: Database) throws -> Bool {
+        try !db.query(
+            """
+            INSERT INTO dedupe (key, expires_at) VALUES (?, ?)
+            ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE dedupe.expires_at <= ?
+            RETURNING key
+            """,
+            [.text(key), .date(expiresAt), .date(now)]
+        ).isEmpty
+    }
+
+    /// Deletes the claims that have expired.
+    public func purgeExpiredClaims(now: Date) async throws {
+        try await perform("purge expired event keys") { db in
+            _ = try db.query("DELETE FROM dedupe WHERE expires_at <= ?", [.date(now)])
+        }
+    }
+}
+
+/// How an inbox item's event is kept in the `event` column: JSON, as parked runs always were.
+enum InboxEventCoding {
+    static func encode(_ event: Event) throws -> String {
+        String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
+    }
+
+    static func decode(_ text: String) throws -> Event {
+        try JSONDecoder().decode(Event.self, from: Data(text.utf8))
+    }
+}

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import RelayCore
 import Synchronization
 
@@ -117,5 +117,143 @@ public final class Outbox: Sendable {
             return handoff.claimWanted
         }
         if claim { wakeSignal.signal() }
+    }
+}
+
+/// One reply waiting to be delivered, or one run parked at shutdown to be run again at start.
+///
+/// Written to the store before anything is sent and marked sent after, so a restart resends
+/// whatever was not confirmed (DESIGN §6). The relay never looks inside `address`: each adapter
+/// writes its own (and seals anything secret in it, such as a Slack `response_url`, before it
+/// reaches the store).
+public struct OutboxEntry: Sendable, Hashable, Codable {
+    public enum Content: Sendable, Hashable, Codable {
+        /// A reply to post (or, with `replaces`, to put in place of an earlier message).
+        case reply(Reply)
+        /// Progress of a running chain, shown by editing one message; superseded by the next.
+        case progress(RunProgress)
+        /// A run that was still going at shutdown; the next start runs it again and replies.
+        case parkedRun(Event)
+    }
+
+    public enum State: String, Sendable, Hashable, Codable {
+        /// Waiting (or leased by a worker) to be delivered.
+        case pending
+        /// Delivered: the platform confirmed it.
+        case sent
+        /// Given up after the retry bound, or refused for good by the platform; logged and counted.
+        case failed
+    }
+
+    /// Unique; also the idempotency key where the platform has one.
+    public var id: String
+    /// The adapter that delivers it (`slack`, `terminal`…).
+    public var platform: String
+    /// The rate-limit and ordering key: entries of one conversation go out one at a time, in order.
+    public var conversation: String
+    /// Where to deliver, in the adapter's own encoding (opaque to the relay and the store).
+    public var address: String
+    public var content: Content
+    /// The id of an earlier entry whose posted message this one edits (progress, then the result).
+    public var replaces: String?
+    public var state: State
+    /// Failed delivery attempts at the current part (reset when a part is accepted).
+    public var attempts: Int
+    /// Parts of a reply the platform has accepted, in order. A reply rendered as several
+    /// messages is delivered one part per attempt; a retry resumes at part `partsDelivered`,
+    /// so an accepted part is never sent again.
+    public var partsDelivered: Int
+    /// Not before this instant (backoff, `Retry-After`).
+    public var nextAttemptAt: Date
+    public var createdAt: Date
+    /// The platform's id of the delivered message (Slack `ts`), for later edits; for a reply in
+    /// parts, the first part's.
+    public var platformRef: String?
+    /// Why the last attempt failed; never holds a secret.
+    public var lastError: String?
+
+    public init(
+        id: String, platform: String, conversation: String, address: String, content: Content,
+        replaces: String? = nil, state: State = .pending, attempts: Int = 0, partsDelivered: Int = 0, nextAttemptAt: Date,
+        createdAt: Date, platformRef: String? = nil, lastError: String? = nil
+    ) {
+        self.id = id
+        self.platform = platform
+        self.conversation = conversation
+        self.address = address
+        self.content = content
+        self.replaces = replaces
+        self.state = state
+        self.attempts = attempts
+        self.partsDelivered = max(0, partsDelivered)
+        self.nextAttemptAt = nextAttemptAt
+        self.createdAt = createdAt
+        self.platformRef = platformRef
+        self.lastError = lastError
+    }
+}
+
+/// Wakes a waiting loop early when something happens (an entry enqueued, the last run
+/// finished), so it does not wait for its next poll. Signals coalesce: many signals while the
+/// waiter is busy make one wake-up.
+final class WakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.pending = true
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at the next signal (or at once if one came since the last wait), at `deadline`
+    /// on `clock`, or when the task is cancelled. One waiter at a time.
+    func wait(until deadline: Date, clock: any RelayClock) async {
+        // A signal already came (the usual case under load): no tasks, no timer.
+        let signalled = state.withLock { state in
+            defer { state.pending = false }
+            return state.pending
+        }
+        if signalled { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForSignal() }
+            group.addTask { try? await clock.sleep(until: deadline) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForSignal() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.pending {
+                        state.pending = false
+                        return true
+                    }
+                    // Cancelled before we could wait: the signal stays for the next waiter.
+                    if Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
     }
 }

@@ -6,19 +6,6 @@ extension Relay {
     static let ledgerListLength = 10
     static let ledgerExportLimit = 1000
 
-    /// Keeps a consensus for the team's ledger, as the effective retention allows (`off`: not
-    /// at all; `metadata`: verdicts, scores and timings without any text). With `numbersReply`,
-    /// the reply names it (`fact-check #N`) once it is written. Returns whether it is kept.
-    @discardableResult
-    func recordConsensus(_ result: ConsensusResult, claim: String, origin: LedgerOrigin, _ request: RequestContext, numbersReply: Bool = false) -> Bool {
-        guard request.retention != .off else { return false }
-        let entry = LedgerEntry(
-            result, claim: claim, team: request.event.team, user: request.event.user, channel: request.event.channel,
-            origin: origin, keepTexts: request.retention == .full, createdAt: now())
-        request.recorder.keep(entry, numbersReply: numbersReply)
-        return true
-    }
-
     func ledgerCommand(_ sub: LedgerSubcommand, _ request: RequestContext) async throws -> Reply {
         let team = request.event.team
         switch sub {

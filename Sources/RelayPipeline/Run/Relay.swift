@@ -157,6 +157,19 @@ public struct Relay: Sendable {
         }
     }
 
+    /// Keeps a consensus for the team's ledger, as the effective retention allows (`off`: not
+    /// at all; `metadata`: verdicts, scores and timings without any text). With `numbersReply`,
+    /// the reply names it (`fact-check #N`) once it is written. Returns whether it is kept.
+    @discardableResult
+    func recordConsensus(_ result: ConsensusResult, claim: String, origin: LedgerOrigin, _ request: RequestContext, numbersReply: Bool = false) -> Bool {
+        guard request.retention != .off else { return false }
+        let entry = LedgerEntry(
+            result, claim: claim, team: request.event.team, user: request.event.user, channel: request.event.channel,
+            origin: origin, keepTexts: request.retention == .full, createdAt: now())
+        request.recorder.keep(entry, numbersReply: numbersReply)
+        return true
+    }
+
     /// Keeps a finished run for history, as the effective retention allows.
     func record(_ request: RequestContext, command: String, reply: Reply, consensus: ConsensusResult? = nil, elapsed: Duration) {
         let retention = request.retention

@@ -54,7 +54,7 @@ final class RelayProcess: Sendable {
         process.environment = environment
         process.standardError = FileHandle.nullDevice
         if let log = launch.log {
-            if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
+            if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
             if let handle = FileHandle(forWritingAtPath: log) {
                 handle.seekToEndOfFile()
                 process.standardError = handle

@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 public import RelayHTTP
 public import RelayPipeline
 

@@ -1,5 +1,5 @@
 import RelayCore
-public import RelayPipeline
+import RelayPipeline
 public import RelayPlatform
 
 /// Why a Discord REST call failed: the shared platform-call error with Discord's refusals. Its

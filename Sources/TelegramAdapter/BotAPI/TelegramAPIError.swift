@@ -1,5 +1,5 @@
 import RelayCore
-public import RelayPipeline
+import RelayPipeline
 public import RelayPlatform
 
 /// Why a Bot API call failed: the shared platform-call error with Telegram's refusals. Its

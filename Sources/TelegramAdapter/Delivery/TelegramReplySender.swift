@@ -1,6 +1,6 @@
 import Foundation
 public import Logging
-public import RelayCore
+import RelayCore
 public import RelayPipeline
 import RelayPlatform
 

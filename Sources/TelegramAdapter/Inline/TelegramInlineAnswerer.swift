@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-public import RelayCore
+import RelayCore
 import RelayPipeline
 import RelayPlatform
 import Synchronization

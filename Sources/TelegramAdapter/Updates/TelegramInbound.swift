@@ -1,6 +1,6 @@
 import Foundation
-public import Logging
-public import RelayCore
+import Logging
+import RelayCore
 import RelayPipeline
 import RelayPlatform
 

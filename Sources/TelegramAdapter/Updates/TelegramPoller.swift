@@ -22,7 +22,7 @@ struct TelegramPoller: Service {
     static let batch = 100
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await self.poll()
         }
     }

@@ -9,32 +9,27 @@ public import RelayCore
 /// so the fuzzer (`rhea-fuzz`, `Sources/RelayFuzz`) drives exactly the code that reads
 /// untrusted answers in production, without a network in between.
 public enum BackendAnswers {
-    /// A JSON body as `type`; every wire type reads leniently (see `RheaWire`, `OpenAIWire`).
-    static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws -> T {
-        try JSONDecoder().decode(type, from: Data(body))
-    }
-
     /// A `/keyboard/quick` answer.
     public static func quick(_ body: [UInt8]) throws -> QuickResult {
-        let response = try decode(RheaWire.QuickResponse.self, from: body)
+        let response = try RheaWire.decode(RheaWire.QuickResponse.self, from: body)
         return try QuickMapping.result(from: response, measured: .seconds(1), url: "fuzz")
     }
 
     /// A `/dialog` answer.
     public static func dialog(_ body: [UInt8]) throws -> ConsensusResult {
-        let response = try decode(RheaWire.DialogResponse.self, from: body)
+        let response = try RheaWire.decode(RheaWire.DialogResponse.self, from: body)
         return try ConsensusMapping.result(from: response, measured: .seconds(1), url: "fuzz")
     }
 
     /// A `/tribunal` answer to a request for `k` models.
     public static func tribunal(_ body: [UInt8], k: Int = 3) throws -> ConsensusResult {
-        let response = try decode(RheaWire.TribunalResponse.self, from: body)
+        let response = try RheaWire.decode(RheaWire.TribunalResponse.self, from: body)
         return try ConsensusMapping.result(from: response, k: k, measured: .seconds(1), url: "fuzz")
     }
 
     /// A `/health` answer.
     public static func health(_ body: [UInt8]) throws -> BackendHealth {
-        health(from: try decode(RheaWire.HealthResponse.self, from: body), endpoint: "fuzz")
+        health(from: try RheaWire.decode(RheaWire.HealthResponse.self, from: body), endpoint: "fuzz")
     }
 
     /// A chat completion's text and, read from it, the model's verdict; nil when the body is

@@ -21,6 +21,10 @@ import Synchronization
 public final class RheaTribunalClient: Tribunal, Sendable {
     /// The values this client was created with.
     public let configuration: RheaTribunalConfiguration
+    /// The configuration's base URL without trailing slashes, and whether it has credentials:
+    /// read once here rather than on every call.
+    let baseURL: String
+    let hasCredentials: Bool
     let transport: HTTPTransport
     /// Decides when a 429's hold ends and how long a retry waits.
     let clock: any RelayClock
@@ -33,6 +37,8 @@ public final class RheaTribunalClient: Tribunal, Sendable {
     /// Creates a client on the shared transport (whose `HTTPClient` the caller owns).
     public init(configuration: RheaTribunalConfiguration, transport: HTTPTransport, clock: any RelayClock = SystemClock(), logger: Logger) {
         self.configuration = configuration
+        self.baseURL = configuration.normalizedBaseURL
+        self.hasCredentials = configuration.hasCredentials
         self.transport = transport
         self.clock = clock
         var logger = logger
@@ -49,12 +55,12 @@ public final class RheaTribunalClient: Tribunal, Sendable {
         let (response, measured) = try await send(
             .POST, "/keyboard/quick", body: body, timeout: configuration.timeouts.quick,
             as: RheaWire.QuickResponse.self)
-        return try QuickMapping.result(from: response, measured: measured, url: configuration.normalizedBaseURL)
+        return try QuickMapping.result(from: response, measured: measured, url: baseURL)
     }
 
     /// Several models judge the claim: `/tribunal` with credentials, `/dialog` without.
     public func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
-        if configuration.hasCredentials {
+        if hasCredentials {
             return try await tribunalConsensus(request)
         }
         return try await dialogConsensus(request)
@@ -66,7 +72,7 @@ public final class RheaTribunalClient: Tribunal, Sendable {
         let (response, _) = try await send(
             .GET, "/health", body: RheaWire.noBody, timeout: configuration.timeouts.health,
             as: RheaWire.HealthResponse.self)
-        return BackendAnswers.health(from: response, endpoint: configuration.normalizedBaseURL)
+        return BackendAnswers.health(from: response, endpoint: baseURL)
     }
 
     private func tribunalConsensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
@@ -75,7 +81,7 @@ public final class RheaTribunalClient: Tribunal, Sendable {
             .POST, "/tribunal", body: body, timeout: configuration.timeouts.tribunal,
             as: RheaWire.TribunalResponse.self)
         return try ConsensusMapping.result(
-            from: response, k: body.k, measured: measured, url: configuration.normalizedBaseURL)
+            from: response, k: body.k, measured: measured, url: baseURL)
     }
 
     /// `/dialog` always asks two cheap models: `k` and `tier` cannot be passed on.
@@ -85,7 +91,7 @@ public final class RheaTribunalClient: Tribunal, Sendable {
         let (response, measured) = try await send(
             .POST, "/dialog", body: body, timeout: configuration.timeouts.dialog,
             as: RheaWire.DialogResponse.self)
-        return try ConsensusMapping.result(from: response, measured: measured, url: configuration.normalizedBaseURL)
+        return try ConsensusMapping.result(from: response, measured: measured, url: baseURL)
     }
 }
 
@@ -103,7 +109,7 @@ extension RheaTribunalClient {
         timeout: Duration,
         as _: Response.Type
     ) async throws(TribunalError) -> (Response, elapsed: Duration) {
-        let base = configuration.normalizedBaseURL
+        let base = baseURL
         let started = ContinuousClock.now
 
         var bodyBytes: [UInt8]?
@@ -136,7 +142,7 @@ extension RheaTribunalClient {
             switch outcome {
             case .success(let answer):
                 do {
-                    return (try BackendAnswers.decode(Response.self, from: answer.body), started.duration(to: .now))
+                    return (try RheaWire.decode(Response.self, from: answer.body), started.duration(to: .now))
                 } catch {
                     logger.info("Rhea answer could not be decoded", metadata: ["tribunal.path": "\(path)", "tribunal.status": "\(answer.status)"])
                     throw .malformedResponse(url: base, reason: "\(path) answered \(answer.status) with a body that is not the expected JSON")
@@ -258,7 +264,7 @@ extension RheaTribunalClient {
         do {
             try await clock.sleep(for: delay)
         } catch {
-            throw .unreachable(url: configuration.normalizedBaseURL, reason: "request cancelled")
+            throw .unreachable(url: baseURL, reason: "request cancelled")
         }
     }
 }

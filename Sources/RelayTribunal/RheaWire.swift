@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 
 /// The gateway's JSON bodies (contract §2), as the client sends and reads them.
@@ -6,6 +7,12 @@ import RelayCore
 /// unexpected type reads as absent instead of failing the whole body, and unknown fields are
 /// ignored.
 enum RheaWire {
+    /// A JSON body as `type`; every wire type reads leniently. The client and the fuzzer
+    /// (`BackendAnswers`) decode through this one function.
+    static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws -> T {
+        try JSONDecoder().decode(type, from: Data(body))
+    }
+
     /// The body of a GET: none.
     struct NoBody: Encodable {}
     static let noBody: NoBody? = nil

@@ -131,14 +131,15 @@ extension SlackWebClient {
     /// - 5xx: a server error; other statuses: refused, with the body's `error` when it has one
     ///   (`expired_url` for a 404 from a `response_url` that says nothing).
     static func interpret(
-        status: Int, retryAfter: Duration?, body: [UInt8], method: String, isResponseURL: Bool
+        status: Int, retryAfter: @autoclosure () -> Duration?, body: [UInt8], method: String, isResponseURL: Bool
     ) -> Result<JSONValue, SlackAPIError> {
         let json = JSONValue.parse(body)
         let ok = json?["ok"]?.boolValue
         let code = json?["error"]?.stringValue.map(sanitized)
 
         if status == 429 || (ok == false && code == "ratelimited") {
-            return .failure(.rateLimited(endpoint: method, retryAfter: retryAfter ?? .seconds(1)))
+            // The header is read only here: a successful answer costs no parsing of it.
+            return .failure(.rateLimited(endpoint: method, retryAfter: retryAfter() ?? .seconds(1)))
         }
         switch status {
         case 200..<300:

@@ -203,10 +203,10 @@ extension RheaTribunalClient {
 
     /// The auth headers: a JWT wins over a key; `dev-bypass` only in development mode.
     func authHeaders() -> [(String, String)] {
-        if let token = configuration.token, token.isNonEmptyString {
+        if configuration.token.isNonEmpty, let token = configuration.token {
             return [("Authorization", "Bearer \(token.trimmingWhitespace)")]
         }
-        if let key = configuration.apiKey, key.isNonEmptyString {
+        if configuration.apiKey.isNonEmpty, let key = configuration.apiKey {
             return [("X-API-Key", key.trimmingWhitespace)]
         }
         if configuration.developmentMode {
@@ -267,10 +267,6 @@ extension RheaTribunalClient {
             throw .unreachable(url: baseURL, reason: "request cancelled")
         }
     }
-}
-
-extension String {
-    var isNonEmptyString: Bool { !trimmingWhitespace.isEmpty }
 }
 
 /// Remembers 429s per endpoint and refuses calls locally until the cooldown has passed.

@@ -79,22 +79,3 @@ public struct RheaTribunalConfiguration: Sendable, Hashable {
         }
     }
 }
-
-extension String? {
-    /// True for a string with something other than whitespace in it.
-    var isNonEmpty: Bool {
-        guard let self else { return false }
-        return !self.trimmingWhitespace.isEmpty
-    }
-}
-
-extension String {
-    /// The string without leading and trailing whitespace and newlines (no Foundation needed).
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        return String(scalars[first...last])
-    }
-}

@@ -1,4 +1,4 @@
-public import struct Foundation.Date
+public import Foundation
 
 /// A chain saved by a team: its canonical DSL and who owns it.
 public struct SavedChain: Sendable, Hashable, Codable {
@@ -112,5 +112,185 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
         self.modelsAsked = modelsAsked
         self.elapsed = elapsed
         self.createdAt = createdAt
+    }
+}
+
+/// Where a recorded consensus was asked.
+public enum LedgerOrigin: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `/tribunal` (typed, or replying to a message).
+    case tribunal
+    /// The configured reaction on a message (group fact-checking).
+    case reaction
+    /// A chain's `verify` gate.
+    case verify
+    /// The served Rhea API's `/tribunal` or `/dialog`.
+    case api
+}
+
+/// One asked model's part in a recorded consensus.
+public struct LedgerJudge: Sendable, Hashable, Codable {
+    public var model: String
+    public var verdict: Verdict?
+    /// The confidence the model stated, 0…1, when it stated one.
+    public var confidence: Double?
+    /// Its answer; nil when it failed, or when retention keeps no texts.
+    public var answer: String?
+    /// Seconds it took, when known.
+    public var latency: Double?
+    /// Why it gave no answer, in words safe to show.
+    public var error: String?
+
+    public init(model: String, verdict: Verdict? = nil, confidence: Double? = nil, answer: String? = nil, latency: Double? = nil, error: String? = nil) {
+        self.model = model
+        self.verdict = verdict
+        self.confidence = confidence
+        self.answer = answer
+        self.latency = latency
+        self.error = error
+    }
+}
+
+/// A person's word on what the right verdict was (`/ledger mark ID true|false|partly`).
+public struct LedgerMark: Sendable, Hashable, Codable {
+    public var verdict: Verdict
+    public var user: String
+    public var markedAt: Date
+
+    public init(verdict: Verdict, user: String, markedAt: Date) {
+        self.verdict = verdict
+        self.user = user
+        self.markedAt = markedAt
+    }
+}
+
+/// One recorded consensus: the team's fact-check ledger, and what the council learns from.
+public struct LedgerEntry: Sendable, Hashable, Codable {
+    /// The store's id, growing and never reused; 0 before it is recorded.
+    public var id: Int64
+    public var team: String
+    /// Who asked.
+    public var user: String
+    public var channel: String
+    public var origin: LedgerOrigin
+    /// The claim judged; nil when retention keeps no texts.
+    public var claim: String?
+    /// The consensus answer; nil when retention keeps no texts.
+    public var answer: String?
+    public var verdict: Verdict?
+    /// The number the reply showed, 0…1 (what it means: `scoreMeaning`).
+    public var score: Double
+    public var scoreMeaning: ScoreMeaning
+    public var answered: Int
+    public var asked: Int
+    /// Every asked model, in the order asked.
+    public var judges: [LedgerJudge]
+    /// Which backend judged (`council`, `rhea`).
+    public var backend: String
+    /// The version of the prompts the judges were given, when the backend says.
+    public var promptsVersion: String?
+    public var createdAt: Date
+    public var mark: LedgerMark?
+
+    public init(
+        id: Int64 = 0, team: String, user: String, channel: String, origin: LedgerOrigin, claim: String?, answer: String?,
+        verdict: Verdict?, score: Double, scoreMeaning: ScoreMeaning = .agreement, answered: Int, asked: Int,
+        judges: [LedgerJudge], backend: String, promptsVersion: String? = nil, createdAt: Date, mark: LedgerMark? = nil
+    ) {
+        self.id = id
+        self.team = team
+        self.user = user
+        self.channel = channel
+        self.origin = origin
+        self.claim = claim
+        self.answer = answer
+        self.verdict = verdict
+        self.score = score
+        self.scoreMeaning = scoreMeaning
+        self.answered = answered
+        self.asked = asked
+        self.judges = judges
+        self.backend = backend
+        self.promptsVersion = promptsVersion
+        self.createdAt = createdAt
+        self.mark = mark
+    }
+
+    /// The entry for a consensus, keeping its texts only when `keepTexts` (retention `full`).
+    public init(
+        _ result: ConsensusResult, claim: String, team: String, user: String, channel: String, origin: LedgerOrigin,
+        keepTexts: Bool, createdAt: Date
+    ) {
+        self.init(
+            team: team, user: user, channel: channel, origin: origin, claim: keepTexts ? claim : nil,
+            answer: keepTexts ? result.answer : nil, verdict: result.verdict, score: result.agreement,
+            scoreMeaning: result.scoreMeaning, answered: result.answered, asked: result.asked,
+            judges: result.judges.map { judge in
+                LedgerJudge(
+                    model: judge.model, verdict: judge.verdict, confidence: judge.confidence,
+                    answer: keepTexts && !judge.answer.isEmpty ? judge.answer : nil, latency: judge.latency?.seconds, error: judge.error)
+            },
+            backend: result.backend, promptsVersion: result.promptsVersion, createdAt: createdAt)
+    }
+
+    /// The same entry without any user or model text (retention `metadata`).
+    public var withoutTexts: LedgerEntry {
+        var copy = self
+        copy.claim = nil
+        copy.answer = nil
+        copy.judges = judges.map { judge in
+            var judge = judge
+            judge.answer = nil
+            return judge
+        }
+        return copy
+    }
+}
+
+extension LedgerEntry {
+    /// The entry as every store keeps it: numbers that are not finite are dropped (a score
+    /// becomes 0), scores and confidences are held to 0…1, counts to at least 0 — so what comes
+    /// back reads the same from SQLite and from memory, and JSON never meets a NaN.
+    public var storable: LedgerEntry {
+        var copy = self
+        copy.score = copy.score.isFinite ? min(max(copy.score, 0), 1) : 0
+        copy.answered = max(copy.answered, 0)
+        copy.asked = max(copy.asked, 0)
+        copy.judges = judges.map { judge in
+            var judge = judge
+            judge.confidence = judge.confidence.flatMap { $0.isFinite ? min(max($0, 0), 1) : nil }
+            judge.latency = judge.latency.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            return judge
+        }
+        return copy
+    }
+}
+
+/// How a reply names its fact-check, so that a 👍 or 👎 on it marks the right entry: the
+/// summary line ends with `fact-check #12`, which platforms keep in the message's own text.
+public enum LedgerReference {
+    /// `fact-check #12`.
+    public static func label(_ id: Int64) -> String { "fact-check #\(id)" }
+
+    /// The fact-check a message's text names (its last `fact-check #N`), or nil.
+    public static func id(in text: String) -> Int64? {
+        guard let range = text.range(of: "fact-check #", options: .backwards) else { return nil }
+        let digits = text[range.upperBound...].prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 18, let id = Int64(digits), id > 0 else { return nil }
+        return id
+    }
+
+    /// The command a 👍 (`right`) or 👎 (`wrong`) on a fact-check's reply stands for.
+    public static func markCommand(_ id: Int64, right: Bool) -> String { "/ledger mark \(id) \(right ? "right" : "wrong")" }
+
+    /// Whether a Unicode reaction says a fact-check's verdict was right (👍) or wrong (👎), any
+    /// skin tone or variation selector included; nil for other emoji.
+    public static func mark(fromEmoji emoji: String) -> Bool? {
+        let base = String(
+            String.UnicodeScalarView(emoji.unicodeScalars.filter { !(0xFE00...0xFE0F).contains($0.value) && !(0x1F3FB...0x1F3FF).contains($0.value) }))
+        switch base {
+        case "👍": return true
+        case "👎": return false
+        default: return nil
+        }
     }
 }

@@ -1,5 +1,7 @@
 public import RelayCore
 
+public import struct Foundation.Date
+
 /// Where a run's replies go, as the adapter that received the event describes it.
 public struct ReplyRoute: Sendable, Hashable, Codable {
     /// The adapter (`slack`…) whose `ReplySender` delivers.
@@ -69,5 +71,32 @@ public enum Submission: Sendable, Hashable {
     public var busyMessage: String? {
         guard case .busy(let ahead) = self else { return nil }
         return "Rhea Relay is busy right now: \(ahead) commands ahead of you. Nothing was run; please send it again in a minute."
+    }
+}
+
+/// An accepted event waiting in the inbox, or running.
+public struct InboxItem: Sendable, Hashable {
+    public var id: Int64
+    public var event: Event
+    public var route: ReplyRoute
+    public var acceptedAt: Date
+
+    public init(id: Int64, event: Event, route: ReplyRoute, acceptedAt: Date) {
+        self.id = id
+        self.event = event
+        self.route = route
+        self.acceptedAt = acceptedAt
+    }
+}
+
+/// What the scheduler keeps in memory of an item waiting in the inbox: its id and its team (for
+/// fairness across teams) — the event itself stays in the store.
+public struct InboxTicket: Sendable, Hashable {
+    public var id: Int64
+    public var team: String
+
+    public init(id: Int64, team: String) {
+        self.id = id
+        self.team = team
     }
 }

@@ -6,6 +6,126 @@ public import RelayCore
 public import RelayHTTP
 public import RelayPlatform
 
+/// Telegram's Bot API as the adapter sees it: one primitive, `call`, with the typed methods the
+/// adapter uses (`sendMessage`, `editMessageText`, `getUpdates`, `setMyCommands`, `getMe`…) in
+/// extensions, so a test double implements a single method.
+///
+/// `TelegramBotClient` is the implementation over HTTP; it also paces messages to a chat
+/// (`sendMessage`, `editMessageText`) within Telegram's limits, so every caller is paced alike.
+public protocol TelegramBotAPI: Sendable {
+    /// Calls `method` with `body` and returns its `result`.
+    ///
+    /// - Parameter timeout: the whole exchange's limit; the implementation's own when nil.
+    /// - Throws: a `TelegramAPIError` for every failure, `ok:false` answers included; its
+    ///   `deliveryOutcome` says whether to retry.
+    func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue
+}
+
+/// Who the bot is, as `getMe` answers.
+public struct TelegramBotIdentity: Sendable, Hashable {
+    public var id: Int64
+    /// Without `@`: what group commands carry (`/translate@RheaBot`) and inline queries start with.
+    public var username: String
+    /// Whether inline mode is switched on in @BotFather (`/setinline`).
+    public var supportsInlineQueries: Bool
+
+    public init(id: Int64, username: String, supportsInlineQueries: Bool) {
+        self.id = id
+        self.username = username
+        self.supportsInlineQueries = supportsInlineQueries
+    }
+}
+
+extension TelegramBotAPI {
+    /// Calls `method` with `body` within the implementation's own time limit.
+    public func call(_ method: String, _ body: JSONValue) async throws(TelegramAPIError) -> JSONValue {
+        try await call(method, body, timeout: nil)
+    }
+
+    /// How much longer than its long-poll timeout a `getUpdates` may take to answer.
+    static var pollGrace: Duration { .seconds(10) }
+
+    /// `getMe`: the bot's id and username.
+    public func getMe() async throws(TelegramAPIError) -> TelegramBotIdentity {
+        let result = try await call("getMe", [:])
+        guard let id = result["id"]?.intValue, let username = result["username"]?.stringValue, !username.isEmpty else {
+            throw .malformed(endpoint: "getMe", reason: "no id or username")
+        }
+        return TelegramBotIdentity(id: Int64(id), username: username, supportsInlineQueries: result["supports_inline_queries"]?.boolValue ?? false)
+    }
+
+    /// `getUpdates`: waits up to `timeout` seconds for updates after `offset` (which confirms
+    /// every update below it).
+    ///
+    /// The HTTP time limit is the long-poll timeout plus `pollGrace`. Cancelling the calling task
+    /// ends the call at once (the transport cancels the request) with `.cancelled`.
+    public func getUpdates(offset: Int64?, limit: Int, timeout: Int, allowedUpdates: [String]) async throws(TelegramAPIError) -> [JSONValue] {
+        let seconds = min(600, max(0, timeout))
+        var body: [String: JSONValue] = [
+            "limit": .int(min(100, max(1, limit))), "timeout": .int(seconds), "allowed_updates": .array(allowedUpdates.map { .string($0) }),
+        ]
+        if let offset { body["offset"] = .int(Int(offset)) }
+        let result = try await call("getUpdates", .object(body), timeout: .seconds(seconds) + Self.pollGrace)
+        guard let updates = result.arrayValue else { throw .malformed(endpoint: "getUpdates", reason: "result is not a list") }
+        return updates
+    }
+
+    /// `deleteWebhook`: needed before polling, which Telegram refuses while a webhook is set.
+    public func deleteWebhook(dropPendingUpdates: Bool) async throws(TelegramAPIError) {
+        _ = try await call("deleteWebhook", ["drop_pending_updates": .bool(dropPendingUpdates)])
+    }
+
+    /// `setWebhook`: Telegram then POSTs each update to `url` with `secretToken` (1–256 of
+    /// `A-Z a-z 0-9 _ -`, see `TelegramWebhookSecret`) in `X-Telegram-Bot-Api-Secret-Token`.
+    public func setWebhook(url: String, secretToken: String?, allowedUpdates: [String], maxConnections: Int? = nil) async throws(TelegramAPIError) {
+        var body: [String: JSONValue] = ["url": .string(url), "allowed_updates": .array(allowedUpdates.map { .string($0) })]
+        if let secretToken { body["secret_token"] = .string(secretToken) }
+        if let maxConnections { body["max_connections"] = .int(min(100, max(1, maxConnections))) }
+        _ = try await call("setWebhook", .object(body))
+    }
+
+    /// `setMyCommands` with a body built from the command table (`bots/telegram/commands.json`).
+    public func setMyCommands(_ body: JSONValue) async throws(TelegramAPIError) {
+        _ = try await call("setMyCommands", body)
+    }
+
+    /// `answerCallbackQuery`: stops the button's spinner, optionally with a toast or an alert.
+    public func answerCallbackQuery(id: String, text: String? = nil, showAlert: Bool = false) async throws(TelegramAPIError) {
+        var body: [String: JSONValue] = ["callback_query_id": .string(id)]
+        if let text { body["text"] = .string(text) }
+        if showAlert { body["show_alert"] = true }
+        _ = try await call("answerCallbackQuery", .object(body))
+    }
+
+    /// `answerInlineQuery`: not paced; an inline answer is not a message in a chat.
+    public func answerInlineQuery(_ body: JSONValue) async throws(TelegramAPIError) {
+        _ = try await call("answerInlineQuery", body)
+    }
+
+    /// `sendChatAction` ("typing" for about 5 s, or until the next message): not paced.
+    public func sendChatAction(chatID: Int64, action: String = "typing") async throws(TelegramAPIError) {
+        _ = try await call("sendChatAction", ["chat_id": .int(Int(chatID)), "action": .string(action)])
+    }
+
+    /// `sendMessage` (paced for `body["chat_id"]`); the new message's id.
+    public func sendMessage(_ body: JSONValue) async throws(TelegramAPIError) -> Int64 {
+        let result = try await call("sendMessage", body)
+        guard let id = result["message_id"]?.intValue else { throw .malformed(endpoint: "sendMessage", reason: "no message_id") }
+        return Int64(id)
+    }
+
+    /// `editMessageText` (paced for `body["chat_id"]`; an inline message's edit, by
+    /// `inline_message_id`, is not in a chat the bot paces). An edit to the text the message
+    /// already has succeeds: the message shows what it should.
+    public func editMessageText(_ body: JSONValue) async throws(TelegramAPIError) {
+        do throws(TelegramAPIError) {
+            _ = try await call("editMessageText", body)
+        } catch {
+            guard error.isMessageNotModified else { throw error }
+        }
+    }
+}
+
 /// `TelegramBotAPI` on the relay's shared `HTTPTransport`.
 ///
 /// Every call is `POST <apiURL>/bot<token>/<method>` with a JSON body, answered
@@ -198,5 +318,59 @@ extension String {
         let start = firstIndex { !isSpace($0) } ?? endIndex
         let end = lastIndex { !isSpace($0) }.map { index(after: $0) } ?? start
         return String(self[start..<end])
+    }
+}
+
+extension TelegramBotClient {
+    /// The longest `description` kept from Telegram's answer.
+    static let maxDescriptionLength = 200
+
+    /// The `result` of an `ok:true` answer; anything else as the matching error.
+    ///
+    /// - 429 (status or `error_code`): `.rateLimited`, waiting `parameters.retry_after`, else
+    ///   `Retry-After`, else 1 s (each read and clamped by `RetryAfter`).
+    /// - 5xx: `.server`.
+    /// - `parameters.migrate_to_chat_id`: refused, `.migrated`.
+    /// - Other `ok:false` (or a 4xx without JSON): refused, `.error` with `error_code` and `description`.
+    /// - A 2xx that is not the Bot API's JSON, or has no `result`: `.malformed`.
+    public static func interpret(_ answer: HTTPAnswer, method: String) throws(TelegramAPIError) -> JSONValue {
+        try interpret(status: answer.status, retryAfter: answer.headers.first(name: "Retry-After"), body: answer.body, method: method)
+    }
+
+    /// `interpret` from the parts of an answer that matter: its status, its `Retry-After` header
+    /// and its body.
+    static func interpret(status: Int, retryAfter: String?, body: [UInt8], method: String) throws(TelegramAPIError) -> JSONValue {
+        let isSuccess = (200..<300).contains(status)
+        let json = JSONValue.parse(body)
+        let errorCode = UntrustedNumber.checked(json?["error_code"]?.intValue, in: 100...599, source: "telegram", field: "error_code")
+        let parameters = json?["parameters"]
+        if status == 429 || errorCode == 429 {
+            let fromBody = parameters?["retry_after"]?.doubleValue.flatMap { RetryAfter.clamp(seconds: $0, source: "telegram") }
+            let fromHeader = RetryAfter.parse(retryAfter, source: "telegram")
+            throw .rateLimited(endpoint: method, retryAfter: fromBody ?? fromHeader ?? .seconds(1))
+        }
+        let ok = json?["ok"]?.boolValue
+        if isSuccess, ok == true {
+            guard let result = json?["result"] else { throw .malformed(endpoint: method, reason: "no result") }
+            return result
+        }
+        let code = errorCode ?? status
+        if status >= 500 || code >= 500 { throw .server(endpoint: method, status: max(status, code)) }
+        guard ok != nil else {
+            if isSuccess { throw .malformed(endpoint: method, reason: json == nil ? "not JSON" : "no \"ok\"") }
+            // A 4xx from a proxy in front of the Bot API: no description to keep.
+            throw .refused(endpoint: method, .error(code: status, description: ""))
+        }
+        if let newChatID = parameters?["migrate_to_chat_id"]?.intValue {
+            throw .refused(endpoint: method, .migrated(newChatID: Int64(newChatID)))
+        }
+        throw .refused(endpoint: method, .error(code: code, description: boundedDescription(json?["description"]?.stringValue ?? "")))
+    }
+
+    /// Telegram's description as one printable line of at most `maxDescriptionLength`
+    /// characters: it goes into logs and the outbox.
+    static func boundedDescription(_ text: String) -> String {
+        let line = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        return line.count > maxDescriptionLength ? String(line.prefix(maxDescriptionLength)) + "…" : line
     }
 }

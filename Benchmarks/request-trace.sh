@@ -2,7 +2,8 @@
 # Which source files one request crosses (docs/architecture.md's traces), by code coverage:
 # builds `request-trace` with coverage into .build-trace, runs it (it resets the counters once
 # the relay is ready, sends one request, and writes them after the reply is delivered), and lists
-# every file under Sources/ with a line run in that window. `--list` prints the files too.
+# every file under Sources/ with a line run in that window. `--list` prints the files too;
+# `--functions` also the (mangled) functions of each that ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-trace
@@ -36,5 +37,16 @@ print(f"{name}: {len(files)} files in {len(modules)} modules ({', '.join(modules
 if mode == "--list":
     for f in files:
         print("  " + f)
+if mode == "--functions":
+    # Which functions of each crossed file ran: where to look when folding a file into another.
+    ran_in = {}
+    for data in json.load(open(report))["data"]:
+        for fn in data.get("functions", []):
+            if fn["count"] and 0 < fn["count"] < 2**63 and fn["filenames"][0].startswith(root):
+                ran_in.setdefault(fn["filenames"][0][len(root):], []).append(fn["name"])
+    for f in files:
+        print("  " + f)
+        for n in sorted(set(ran_in.get(f, []))):
+            print("      " + n)
 PY
 done

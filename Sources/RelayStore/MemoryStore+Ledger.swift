@@ -45,13 +45,15 @@ extension MemoryStore {
     }
 
     public func markLedger(team: String, id: Int64, mark: LedgerMark) throws -> Bool {
+        try withOpenContents { contents throws(StoreError) in Self.markLedger(team: team, id: id, mark: mark, in: &contents) }
+    }
+
+    static func markLedger(team: String, id: Int64, mark: LedgerMark, in contents: inout Contents) -> Bool {
         var mark = mark
         mark.markedAt = mark.markedAt.asKeptBySQLite
-        return try withOpenContents { contents throws(StoreError) in
-            guard let entry = contents.ledger[id], ExactText(entry.team) == ExactText(team) else { return false }
-            contents.ledger[id]?.mark = mark
-            return true
-        }
+        guard let entry = contents.ledger[id], ExactText(entry.team) == ExactText(team) else { return false }
+        contents.ledger[id]?.mark = mark
+        return true
     }
 
     public func recentLedger(limit: Int) throws -> [LedgerEntry] {
@@ -62,11 +64,13 @@ extension MemoryStore {
     }
 
     public func clearLedger(team: String, user: String) throws -> Int {
-        try withOpenContents { contents throws(StoreError) in
-            let asked = contents.ledger.filter { ExactText($0.value.team) == ExactText(team) && ExactText($0.value.user) == ExactText(user) }
-            for id in asked.keys { contents.ledger[id] = nil }
-            return asked.count
-        }
+        try withOpenContents { contents throws(StoreError) in Self.clearLedger(team: team, user: user, in: &contents) }
+    }
+
+    static func clearLedger(team: String, user: String, in contents: inout Contents) -> Int {
+        let asked = contents.ledger.filter { ExactText($0.value.team) == ExactText(team) && ExactText($0.value.user) == ExactText(user) }
+        for id in asked.keys { contents.ledger[id] = nil }
+        return asked.count
     }
 
     public func purgeLedger(before: Date, defaultRetention: Retention) throws -> Int {

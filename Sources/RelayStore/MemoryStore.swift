@@ -58,14 +58,16 @@ public final class MemoryStore: Store, Sendable {
     /// Inserts the chain, or replaces the source and `updatedAt` of the team's chain by that name,
     /// keeping its `creator` and `createdAt` (editing does not transfer ownership).
     public func saveChain(_ chain: SavedChain) throws {
+        try withOpenContents { contents throws(StoreError) in Self.save(chain, into: &contents) }
+    }
+
+    static func save(_ chain: SavedChain, into contents: inout Contents) {
         var chain = chain
         chain.createdAt = chain.createdAt.asKeptBySQLite
         chain.updatedAt = chain.updatedAt.asKeptBySQLite
-        try withOpenContents { contents throws(StoreError) in
-            contents.chains.save(chain, team: chain.team, name: chain.name) {
-                $0.source = chain.source
-                $0.updatedAt = chain.updatedAt
-            }
+        contents.chains.save(chain, team: chain.team, name: chain.name) {
+            $0.source = chain.source
+            $0.updatedAt = chain.updatedAt
         }
     }
 
@@ -87,12 +89,14 @@ public final class MemoryStore: Store, Sendable {
     /// Inserts the command, or replaces the template of the team's command by that name, keeping its
     /// `creator` and `createdAt`.
     public func saveCustomCommand(_ command: CustomCommand) throws {
+        try withOpenContents { contents throws(StoreError) in Self.save(command, into: &contents) }
+    }
+
+    static func save(_ command: CustomCommand, into contents: inout Contents) {
         var command = command
         command.createdAt = command.createdAt.asKeptBySQLite
-        try withOpenContents { contents throws(StoreError) in
-            contents.customCommands.save(command, team: command.team, name: command.name) {
-                $0.template = command.template
-            }
+        contents.customCommands.save(command, team: command.team, name: command.name) {
+            $0.template = command.template
         }
     }
 
@@ -118,7 +122,11 @@ public final class MemoryStore: Store, Sendable {
 
     /// Stores exactly `settings` for the scope; empty settings remove the scope's entry.
     public func saveSettings(_ settings: Settings, for scope: SettingsScope) throws {
-        try withOpenContents { $0.settings[Self.key(scope)] = settings.isEmpty ? nil : settings }
+        try withOpenContents { contents throws(StoreError) in Self.save(settings, for: scope, into: &contents) }
+    }
+
+    static func save(_ settings: Settings, for scope: SettingsScope, into contents: inout Contents) {
+        contents.settings[key(scope)] = settings.isEmpty ? nil : settings
     }
 
     /// The strictest of the default, the user's and the channel's retention in a team, as SQLite's
@@ -155,8 +163,10 @@ public final class MemoryStore: Store, Sendable {
         }
     }
 
-    /// A run's record into `contents`; the ids its fact-checks got.
+    /// A run's record into `contents`; the ids its fact-checks got. The team's data changes
+    /// first, in order, as SQLite's `insert(_:ledger:_:_:)` does.
     static func insert(_ run: RunRecord, into contents: inout Contents) throws(StoreError) -> [Int64] {
+        for change in run.changes { apply(change, to: &contents) }
         if let history = run.history { try insert(history, into: &contents) }
         return run.ledger.map { insert($0, into: &contents) }
     }
@@ -191,8 +201,34 @@ public final class MemoryStore: Store, Sendable {
 
     /// Deletes all of a user's runs in a team; returns how many there were.
     public func clearHistory(team: String, user: String) throws -> Int {
+        try withOpenContents { contents throws(StoreError) in Self.clearHistory(team: team, user: user, in: &contents) }
+    }
+
+    static func clearHistory(team: String, user: String, in contents: inout Contents) -> Int {
+        contents.history.removeValue(forKey: [ExactText(team), ExactText(user)])?.count ?? 0
+    }
+
+    /// How many runs a user has in a team's history, and how many fact-checks they asked.
+    public func keptCount(team: String, user: String) throws -> (history: Int, factChecks: Int) {
         try withOpenContents { contents throws(StoreError) in
-            contents.history.removeValue(forKey: [ExactText(team), ExactText(user)])?.count ?? 0
+            let history = contents.history[[ExactText(team), ExactText(user)]]?.count ?? 0
+            let checks = contents.ledger.values.count { ExactText($0.team) == ExactText(team) && ExactText($0.user) == ExactText(user) }
+            return (history, checks)
+        }
+    }
+
+    /// One change a command asked of the team's data, as a step of the run's end.
+    static func apply(_ change: TeamChange, to contents: inout Contents) {
+        switch change {
+        case .saveSettings(let settings, let scope): save(settings, for: scope, into: &contents)
+        case .saveCustomCommand(let command): save(command, into: &contents)
+        case .deleteCustomCommand(let team, let name): _ = contents.customCommands.delete(team: team, name: name)
+        case .saveChain(let chain): save(chain, into: &contents)
+        case .deleteChain(let team, let name): _ = contents.chains.delete(team: team, name: name)
+        case .markLedger(let team, let id, let mark): _ = markLedger(team: team, id: id, mark: mark, in: &contents)
+        case .forget(let team, let user):
+            _ = clearHistory(team: team, user: user, in: &contents)
+            _ = clearLedger(team: team, user: user, in: &contents)
         }
     }
 

@@ -24,8 +24,21 @@ extension SQLiteStore {
 extension SQLiteStore {
     /// Deletes all of a user's runs in a team; returns how many there were.
     public func clearHistory(team: String, user: String) async throws -> Int {
-        try await perform("clear the history of user \(user) in team \(team)") { db in
-            try db.query("DELETE FROM history WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
+        try await perform("clear the history of user \(user) in team \(team)") { db in try Self.clearHistory(team: team, user: user, db) }
+    }
+
+    static func clearHistory(team: String, user: String, _ db: Database) throws -> Int {
+        try db.query("DELETE FROM history WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
+    }
+
+    /// How many runs a user has in a team's history, and how many fact-checks they asked: what
+    /// `/history clear` will delete.
+    public func keptCount(team: String, user: String) async throws -> (history: Int, factChecks: Int) {
+        try await perform("count what user \(user) keeps in team \(team)") { db in
+            let binds: [SQLiteData] = [.text(team), .text(user)]
+            let history = try db.query("SELECT count(*) AS n FROM history WHERE team = ? AND user = ?", binds).first?.int("n") ?? 0
+            let checks = try db.query("SELECT count(*) AS n FROM ledger WHERE team = ? AND user = ?", binds).first?.int("n") ?? 0
+            return (history, checks)
         }
     }
 

@@ -37,12 +37,14 @@ extension SQLiteStore {
     }
 
     public func markLedger(team: String, id: Int64, mark: LedgerMark) async throws -> Bool {
-        try await perform("mark ledger entry \(id) of team \(team)") { db in
-            try !db.query(
-                "UPDATE ledger SET mark_verdict = ?, marked_by = ?, marked_at = ? WHERE team = ? AND id = ? RETURNING id",
-                [.text(mark.verdict.rawValue), .text(mark.user), .date(mark.markedAt), .text(team), .integer(Int(id))]
-            ).isEmpty
-        }
+        try await perform("mark ledger entry \(id) of team \(team)") { db in try Self.markLedger(team: team, id: id, mark: mark, db) }
+    }
+
+    static func markLedger(team: String, id: Int64, mark: LedgerMark, _ db: Database) throws -> Bool {
+        try !db.query(
+            "UPDATE ledger SET mark_verdict = ?, marked_by = ?, marked_at = ? WHERE team = ? AND id = ? RETURNING id",
+            [.text(mark.verdict.rawValue), .text(mark.user), .date(mark.markedAt), .text(team), .integer(Int(id))]
+        ).isEmpty
     }
 
     public func recentLedger(limit: Int) async throws -> [LedgerEntry] {
@@ -53,9 +55,11 @@ extension SQLiteStore {
     }
 
     public func clearLedger(team: String, user: String) async throws -> Int {
-        try await perform("clear the ledger entries of user \(user) in team \(team)") { db in
-            try db.query("DELETE FROM ledger WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
-        }
+        try await perform("clear the ledger entries of user \(user) in team \(team)") { db in try Self.clearLedger(team: team, user: user, db) }
+    }
+
+    static func clearLedger(team: String, user: String, _ db: Database) throws -> Int {
+        try db.query("DELETE FROM ledger WHERE team = ? AND user = ? RETURNING id", [.text(team), .text(user)]).count
     }
 
     public func purgeLedger(before: Date, defaultRetention: Retention) async throws -> Int {

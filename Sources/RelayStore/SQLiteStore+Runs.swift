@@ -50,8 +50,9 @@ extension SQLiteStore {
         // A reply that names a fact-check is encoded once the fact-check has its number.
         let numbers = record.numberedByReply != nil
         let rows = numbers ? [] : try replies.map { try OutboxRow($0) }
+        let cache = cache
         return try await perform("finish the run of inbox item \(id)") { db in
-            let ledgerIDs = try Self.insert(record, ledger: ledger, db)
+            let ledgerIDs = try Self.insert(record, ledger: ledger, cache, db)
             let replies = numbers ? replies.map { record.numbered($0, ledgerIDs: ledgerIDs) } : replies
             let rows = numbers ? try replies.map { try OutboxRow($0) } : rows
             var handed: [OutboxEntry] = []
@@ -104,15 +105,33 @@ extension SQLiteStore {
     /// Writes what a run keeps, in one operation; returns the ids of its fact-checks.
     public func record(_ run: RunRecord) async throws -> [Int64] {
         let ledger = try run.ledger.map(LedgerRow.init)
+        let cache = cache
         return try await perform("record a run in team \(run.history?.team ?? run.ledger.first?.team ?? "")") { db in
-            try Self.insert(run, ledger: ledger, db)
+            try Self.insert(run, ledger: ledger, cache, db)
         }
     }
 
-    /// The rows of a run's record; the ids its fact-checks got.
-    static func insert(_ run: RunRecord, ledger: [LedgerRow], _ db: Database) throws -> [Int64] {
+    /// The rows of a run's record; the ids its fact-checks got. The team's data changes first,
+    /// in order, so a `/history clear` keeps the row of its own run.
+    static func insert(_ run: RunRecord, ledger: [LedgerRow], _ cache: ReadCache, _ db: Database) throws -> [Int64] {
+        for change in run.changes { try apply(change, cache, db) }
         if let history = run.history { try insert(history, db) }
         return try ledger.map { try insert($0, db) }
+    }
+
+    /// One change a command asked of the team's data, as a step of the run's end.
+    static func apply(_ change: TeamChange, _ cache: ReadCache, _ db: Database) throws {
+        switch change {
+        case .saveSettings(let settings, let scope): try save(settings, for: scope, cache, db)
+        case .saveCustomCommand(let command): try save(command, cache, db)
+        case .deleteCustomCommand(let team, let name): _ = try deleteCustomCommand(team: team, name: name, cache, db)
+        case .saveChain(let chain): try save(chain, db)
+        case .deleteChain(let team, let name): _ = try deleteChain(team: team, name: name, db)
+        case .markLedger(let team, let id, let mark): _ = try markLedger(team: team, id: id, mark: mark, db)
+        case .forget(let team, let user):
+            _ = try clearHistory(team: team, user: user, db)
+            _ = try clearLedger(team: team, user: user, db)
+        }
     }
 
     static func insert(_ entry: HistoryEntry, _ db: Database) throws {

@@ -30,30 +30,29 @@ extension SQLiteStore {
     /// Stores exactly `settings` for the scope (a nil field means "not set here"); all-nil settings
     /// delete the row, so an unset scope leaves nothing behind.
     public func saveSettings(_ settings: Settings, for scope: SettingsScope) async throws {
-        let key = SettingsKey(scope)
         let cache = cache
-        try await perform("save the settings of \(key)") { db in
-            cache.dropSettings(key)
-            if settings.isEmpty {
-                _ = try db.query(
-                    "DELETE FROM settings WHERE scope_kind = ? AND team = ? AND subject = ?", key.binds)
-                return
-            }
-            _ = try db.query(
-                """
-                INSERT INTO settings (scope_kind, team, subject, lang, tier, retention) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (scope_kind, team, subject) DO UPDATE SET
-                    lang = excluded.lang, tier = excluded.tier, retention = excluded.retention
-                """,
-                key.binds + [
-                    .text(orNull: settings.lang), .text(orNull: settings.tier?.rawValue),
-                    .text(orNull: settings.retention?.rawValue),
-                ])
-        }
+        try await perform("save the settings of \(SettingsKey(scope))") { db in try Self.save(settings, for: scope, cache, db) }
     }
 
-    /// A value a newer rhea-relay may have written (a tier this code does not know) reads as "not
-    /// set" with a warning, rather than making every command of that user fail.
+    /// The save as a step of a larger operation (a run's end, `TeamChange`).
+    static func save(_ settings: Settings, for scope: SettingsScope, _ cache: ReadCache, _ db: Database) throws {
+        let key = SettingsKey(scope)
+        cache.dropSettings(key)
+        if settings.isEmpty {
+            _ = try db.query("DELETE FROM settings WHERE scope_kind = ? AND team = ? AND subject = ?", key.binds)
+            return
+        }
+        _ = try db.query(
+            """
+            INSERT INTO settings (scope_kind, team, subject, lang, tier, retention) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (scope_kind, team, subject) DO UPDATE SET
+                lang = excluded.lang, tier = excluded.tier, retention = excluded.retention
+            """,
+            key.binds + [
+                .text(orNull: settings.lang), .text(orNull: settings.tier?.rawValue), .text(orNull: settings.retention?.rawValue),
+            ])
+    }
+
     private static func decode<Value: RawRepresentable<String>>(
         _ type: Value.Type, _ raw: String?, column: String, key: SettingsKey, logger: Logger
     ) -> Value? {
@@ -91,19 +90,18 @@ extension SQLiteStore {
     /// chains, the existing `creator` and `createdAt` are kept: editing does not transfer ownership.
     public func saveCustomCommand(_ command: CustomCommand) async throws {
         let cache = cache
-        try await perform("save command '\(command.name)' of team \(command.team)") { db in
-            cache.dropCustomCommands(team: command.team)
-            _ = try db.query(
-                """
-                INSERT INTO custom_commands (team, name, template, creator, created_at)
-                VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (team, name) DO UPDATE SET template = excluded.template
-                """,
-                [
-                    .text(command.team), .text(command.name), .text(command.template), .text(command.creator),
-                    .date(command.createdAt),
-                ])
-        }
+        try await perform("save command '\(command.name)' of team \(command.team)") { db in try Self.save(command, cache, db) }
+    }
+
+    static func save(_ command: CustomCommand, _ cache: ReadCache, _ db: Database) throws {
+        cache.dropCustomCommands(team: command.team)
+        _ = try db.query(
+            """
+            INSERT INTO custom_commands (team, name, template, creator, created_at)
+            VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (team, name) DO UPDATE SET template = excluded.template
+            """,
+            [.text(command.team), .text(command.name), .text(command.template), .text(command.creator), .date(command.createdAt)])
     }
 
     /// The team's custom command with this name, if any.
@@ -132,11 +130,13 @@ extension SQLiteStore {
     public func deleteCustomCommand(team: String, name: String) async throws -> Bool {
         let cache = cache
         return try await perform("delete command '\(name)' of team \(team)") { db in
-            cache.dropCustomCommands(team: team)
-            return try !db.query(
-                "DELETE FROM custom_commands WHERE team = ? AND name = ? RETURNING name", [.text(team), .text(name)]
-            ).isEmpty
+            try Self.deleteCustomCommand(team: team, name: name, cache, db)
         }
+    }
+
+    static func deleteCustomCommand(team: String, name: String, _ cache: ReadCache, _ db: Database) throws -> Bool {
+        cache.dropCustomCommands(team: team)
+        return try !db.query("DELETE FROM custom_commands WHERE team = ? AND name = ? RETURNING name", [.text(team), .text(name)]).isEmpty
     }
 }
 
@@ -153,18 +153,20 @@ extension SQLiteStore {
     /// that name. The existing `createdAt` and `creator` are kept: editing a chain does not transfer
     /// ownership, so its creator can still change it after an admin did.
     public func saveChain(_ chain: SavedChain) async throws {
-        try await perform("save chain '\(chain.name)' of team \(chain.team)") { db in
-            _ = try db.query(
-                """
-                INSERT INTO chains (team, name, source, creator, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (team, name) DO UPDATE SET source = excluded.source, updated_at = excluded.updated_at
-                """,
-                [
-                    .text(chain.team), .text(chain.name), .text(chain.source), .text(chain.creator),
-                    .date(chain.createdAt), .date(chain.updatedAt),
-                ])
-        }
+        try await perform("save chain '\(chain.name)' of team \(chain.team)") { db in try Self.save(chain, db) }
+    }
+
+    static func save(_ chain: SavedChain, _ db: Database) throws {
+        _ = try db.query(
+            """
+            INSERT INTO chains (team, name, source, creator, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (team, name) DO UPDATE SET source = excluded.source, updated_at = excluded.updated_at
+            """,
+            [
+                .text(chain.team), .text(chain.name), .text(chain.source), .text(chain.creator),
+                .date(chain.createdAt), .date(chain.updatedAt),
+            ])
     }
 
     /// The team's chain with this name, if any.
@@ -186,11 +188,11 @@ extension SQLiteStore {
 
     /// Deletes the team's chain with this name; returns whether one existed.
     public func deleteChain(team: String, name: String) async throws -> Bool {
-        try await perform("delete chain '\(name)' of team \(team)") { db in
-            try !db.query(
-                "DELETE FROM chains WHERE team = ? AND name = ? RETURNING name", [.text(team), .text(name)]
-            ).isEmpty
-        }
+        try await perform("delete chain '\(name)' of team \(team)") { db in try Self.deleteChain(team: team, name: name, db) }
+    }
+
+    static func deleteChain(team: String, name: String, _ db: Database) throws -> Bool {
+        try !db.query("DELETE FROM chains WHERE team = ? AND name = ? RETURNING name", [.text(team), .text(name)]).isEmpty
     }
 }
 

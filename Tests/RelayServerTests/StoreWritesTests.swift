@@ -65,4 +65,41 @@ struct StoreWritesTests {
             }
         }
     }
+
+    /// A command that changes the team's data makes the change in its run's end: still three
+    /// writes, and the change is there once the reply is.
+    @Test func aCommandThatChangesTeamDataWritesThreeTimes() async throws {
+        try await SlackFakes.with { fakes in
+            try await withRelay(fakes) { relay, store in
+                let team = SlackFakes.team
+                let user = "U0CHANGES"
+                func run(_ command: String, _ text: String) async throws -> String {
+                    let before = store.commitStatistics.writes
+                    let url = relay.slack.makeResponseURL()
+                    #expect(try await relay.slashCommand(command, text: text, responseURL: url, user: user).status == .ok)
+                    let post = try #require(await relay.slack.next(responseURL: url))
+                    try await relay.settled()
+                    #expect(store.commitStatistics.writes - before == 3, "\(command) \(text): admission, the run's end, the delivery's mark")
+                    return post.body?["text"]?.stringValue ?? ""
+                }
+                _ = try await run("/settings", "lang fr")
+                #expect(try await store.settings(.user(team: team, user: user)).lang == "fr")
+                _ = try await run("/chain", "save polish = input > grammar > output")
+                #expect(try await store.chain(team: team, name: "polish")?.source == "input > grammar > output")
+                _ = try await run("/chain", "import a = input > grammar > output\nb = input > rewrite:formal > output")
+                #expect(try await store.chains(team: team).map(\.name) == ["a", "b", "polish"])
+                _ = try await run("/command", "add eli5 Explain like I'm five: {input}")
+                #expect(try await store.customCommand(team: team, name: "eli5")?.template == "Explain like I'm five: {input}")
+                _ = try await run("/command", "remove eli5")
+                #expect(try await store.customCommand(team: team, name: "eli5") == nil)
+                _ = try await run("/chain", "delete polish")
+                #expect(try await store.chain(team: team, name: "polish") == nil)
+                _ = try await run("/translate", "fr Good morning")
+                #expect(try await store.history(team: team, user: user, limit: 20).map(\.command) == ["translate"])
+                let cleared = try await run("/history", "clear")
+                #expect(cleared.contains("Deleted your history: 1 result"), "\(cleared)")
+                #expect(try await store.history(team: team, user: user, limit: 20).isEmpty)
+            }
+        }
+    }
 }

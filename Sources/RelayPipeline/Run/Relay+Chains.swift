@@ -29,7 +29,7 @@ extension Relay {
             guard request.canChange(creator: chain.creator) else {
                 throw RelayFailure("Only \(chain.creator) (its creator) or a team admin can delete `\(name)`.")
             }
-            _ = try await store.deleteChain(team: team, name: name)
+            request.recorder.keep(.deleteChain(team: team, name: name))
             return .info("Deleted chain `\(name)`.")
         case .export(let name):
             let chains = if let name { [try await existingChain(name, team: team)] } else { try await store.chains(team: team) }
@@ -49,22 +49,27 @@ extension Relay {
         }
     }
 
-    private func saveChain(name: String, chain: Chain, _ request: RequestContext) async throws {
+    /// Checks the save and leaves it to the run's end; returns whether the chain is new.
+    /// `newBefore` counts the new chains this run already saves (an import's earlier lines),
+    /// which the store shows only once the run ends.
+    @discardableResult
+    private func saveChain(name: String, chain: Chain, _ request: RequestContext, newBefore: Int = 0) async throws -> Bool {
         let team = request.event.team
         let now = now()
         if let existing = try await store.chain(team: team, name: name) {
             guard request.canChange(creator: existing.creator) else {
                 throw RelayFailure("`\(name)` belongs to \(existing.creator); only they or a team admin can change it. Save yours under another name.")
             }
-            try await store.saveChain(
-                SavedChain(team: team, name: name, source: chain.dsl, creator: existing.creator, createdAt: existing.createdAt, updatedAt: now))
-        } else {
-            let count = try await store.chains(team: team).count
-            guard count < configuration.maxChainsPerTeam else {
-                throw RelayFailure("This team has \(count) chains, the limit. Delete one with `/chain delete NAME` first.")
-            }
-            try await store.saveChain(SavedChain(team: team, name: name, source: chain.dsl, creator: request.event.user, createdAt: now, updatedAt: now))
+            request.recorder.keep(
+                .saveChain(SavedChain(team: team, name: name, source: chain.dsl, creator: existing.creator, createdAt: existing.createdAt, updatedAt: now)))
+            return false
         }
+        let count = try await store.chains(team: team).count + newBefore
+        guard count < configuration.maxChainsPerTeam else {
+            throw RelayFailure("This team has \(count) chains, the limit. Delete one with `/chain delete NAME` first.")
+        }
+        request.recorder.keep(.saveChain(SavedChain(team: team, name: name, source: chain.dsl, creator: request.event.user, createdAt: now, updatedAt: now)))
+        return true
     }
 
     private func existingChain(_ name: String, team: String) async throws -> SavedChain {
@@ -97,7 +102,11 @@ extension Relay {
                 throw RelayFailure("Nothing imported: `\(name)` belongs to \(existing.creator); only they or a team admin can replace it.")
             }
         }
-        for (name, chain) in parsed { try await saveChain(name: name, chain: chain, request) }
+        // Every save is checked before the run's end writes them all, in one transaction.
+        var added = Set<String>()
+        for (name, chain) in parsed where try await saveChain(name: name, chain: chain, request, newBefore: added.count) {
+            added.insert(name)
+        }
         return .info("Imported \(parsed.count) chain\(parsed.count == 1 ? "" : "s"): \(parsed.map { "`\($0.0)`" }.joined(separator: ", ")).")
     }
 

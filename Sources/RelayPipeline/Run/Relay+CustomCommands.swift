@@ -26,7 +26,7 @@ extension Relay {
                     throw RelayFailure("This team has \(request.customs.count) custom commands, the limit. Remove one with `/command remove NAME` first.")
                 }
             }
-            try await store.saveCustomCommand(CustomCommand(team: team, name: name, template: template, creator: request.event.user, createdAt: now()))
+            request.recorder.keep(.saveCustomCommand(CustomCommand(team: team, name: name, template: template, creator: request.event.user, createdAt: now())))
             return .info("Added `/\(name)`. Try `/\(name) <text>`.")
         case .list:
             guard !request.customs.isEmpty else {
@@ -40,7 +40,7 @@ extension Relay {
             guard request.canChange(creator: existing.creator) else {
                 throw RelayFailure("`/\(name)` belongs to \(existing.creator); only they or a team admin can remove it.")
             }
-            _ = try await store.deleteCustomCommand(team: team, name: name)
+            request.recorder.keep(.deleteCustomCommand(team: team, name: name))
             return .info("Removed `/\(name)`.")
         }
     }

@@ -46,7 +46,7 @@ extension Relay {
                 )
             }
             let mark = LedgerMark(verdict: verdict, user: request.event.user, markedAt: now())
-            guard try await store.markLedger(team: team, id: id, mark: mark) else { return .error(Self.noSuchEntry(id)) }
+            request.recorder.keep(.markLedger(team: team, id: id, mark: mark))
             return .info(
                 "Marked fact-check #\(id) as \(verdict.rawValue). The council counts people's marks when it learns which models to trust.")
         }

@@ -29,7 +29,7 @@ extension Relay {
             case .tier: settings.tier = value.flatMap(Tier.init(rawValue:))
             case .retention: settings.retention = value.flatMap(Retention.init(rawValue:))
             }
-            try await store.saveSettings(settings, for: scope)
+            request.recorder.keep(.saveSettings(settings, scope))
             let whose = target == .me ? "Your" : "This channel's"
             let shown = key == .lang ? value.flatMap(Language.lookup).map { "\($0.name) (\($0.code))" } : value
             return .info(shown.map { "\(whose) \(key.rawValue) is now \($0)." } ?? "\(whose) \(key.rawValue) is reset to the default.")
@@ -38,9 +38,9 @@ extension Relay {
 
     func historyCommand(_ sub: HistorySubcommand, _ request: RequestContext) async throws -> Reply {
         if sub == .clear {
-            let deleted = try await store.clearHistory(team: request.event.team, user: request.event.user)
             // What one asked the tribunal is theirs too: the fact-checks they asked go with it.
-            let checks = try await store.clearLedger(team: request.event.team, user: request.event.user)
+            let (deleted, checks) = try await store.keptCount(team: request.event.team, user: request.event.user)
+            request.recorder.keep(.forget(team: request.event.team, user: request.event.user))
             guard deleted + checks > 0 else { return .info("Your history was already empty.") }
             var parts = ["\(deleted) result\(deleted == 1 ? "" : "s")"]
             if checks > 0 { parts.append("\(checks) fact-check\(checks == 1 ? "" : "s") you asked") }

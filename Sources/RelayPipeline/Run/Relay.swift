@@ -287,10 +287,11 @@ public protocol ConversationReader: Sendable {
 /// What a run keeps besides its reply: its history row and the fact-checks it asked for.
 ///
 /// Written in the transaction that finishes the run — with its reply into the outbox and its
-/// item out of the inbox (`InboxStore.finishRun`) — so a command that asks a model costs the
-/// store three writes: its admission, its run's end, its delivery's mark. (A command that changes
-/// a team's data — `/chain save`, `/settings` — writes that change as it runs: one more.) A crash before that transaction keeps
-/// neither the reply nor the rows, and the run runs again; never one without the other.
+/// item out of the inbox (`InboxStore.finishRun`) — so every command costs the store three
+/// writes: its admission, its run's end, its delivery's mark; a command that changes the team's
+/// data (`/settings`, `/chain save`, `/history clear`) makes that change there too. A crash
+/// before that transaction keeps neither the reply nor the rows, and the run runs again; never
+/// one without the other.
 public struct RunRecord: Sendable, Hashable {
     /// The run, as `/history` shows it; nil when retention is `off`.
     public var history: HistoryEntry?
@@ -299,15 +300,19 @@ public struct RunRecord: Sendable, Hashable {
     /// The entry of `ledger` the reply names (`fact-check #N` in its footer), whose number is
     /// known only once it is written: the store fills it in (`numbered`).
     public var numberedByReply: Int?
+    /// The changes to the team's data the run's command asked for (`/settings`, `/chain save`,
+    /// `/history clear`…), applied in order before the rows above.
+    public var changes: [TeamChange]
 
-    public init(history: HistoryEntry? = nil, ledger: [LedgerEntry] = [], numberedByReply: Int? = nil) {
+    public init(history: HistoryEntry? = nil, ledger: [LedgerEntry] = [], numberedByReply: Int? = nil, changes: [TeamChange] = []) {
         self.history = history
         self.ledger = ledger
         self.numberedByReply = numberedByReply
+        self.changes = changes
     }
 
     /// Nothing to write.
-    public var isEmpty: Bool { history == nil && ledger.isEmpty }
+    public var isEmpty: Bool { history == nil && ledger.isEmpty && changes.isEmpty }
 
     /// `entry` with the number of the fact-check its reply names, given the ids `ledger` got.
     public func numbered(_ entry: OutboxEntry, ledgerIDs: [Int64]) -> OutboxEntry {
@@ -326,6 +331,21 @@ public struct RunRecord: Sendable, Hashable {
     }
 }
 
+/// A change to what a team keeps that a command asks for. The command reads what it needs to
+/// answer (does the chain exist, how many runs will go) and leaves the write to its run's end,
+/// so every command costs the store the same three writes.
+public enum TeamChange: Sendable, Hashable {
+    case saveSettings(Settings, SettingsScope)
+    case saveCustomCommand(CustomCommand)
+    case deleteCustomCommand(team: String, name: String)
+    /// Inserts the chain, or replaces its source and `updatedAt` (`Store.saveChain`).
+    case saveChain(SavedChain)
+    case deleteChain(team: String, name: String)
+    case markLedger(team: String, id: Int64, mark: LedgerMark)
+    /// `/history clear`: the user's runs and the fact-checks they asked.
+    case forget(team: String, user: String)
+}
+
 /// Collects one run's record while it runs: its commands and a chain's verify gates add to it
 /// from wherever they run.
 final class RunRecorder: Sendable {
@@ -335,6 +355,11 @@ final class RunRecorder: Sendable {
 
     func keep(_ history: HistoryEntry) {
         record.withLock { $0.history = history }
+    }
+
+    /// Adds a change to the team's data, applied with the run's end.
+    func keep(_ change: TeamChange) {
+        record.withLock { $0.changes.append(change) }
     }
 
     /// Adds a consensus to keep; `numbersReply` when the reply is to name it.

@@ -40,6 +40,9 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore {
     func record(_ run: RunRecord) async throws -> [Int64]
     /// A user's newest runs in a team, newest first.
     func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry]
+    /// How many runs a user has in a team's history and how many fact-checks they asked: what
+    /// `/history clear` (`TeamChange.forget`) deletes.
+    func keptCount(team: String, user: String) async throws -> (history: Int, factChecks: Int)
     /// Deletes all of a user's runs in a team (`/history clear`); returns how many there were.
     func clearHistory(team: String, user: String) async throws -> Int
     /// Ages history out and applies retention to what is already stored: deletes runs recorded

@@ -12,7 +12,8 @@ public import ServiceLifecycle
 /// Its life: the configuration loader reads the platform's own section (`init(configuration:)`),
 /// start-up output and `/readyz` show its `status`, and when it is on, `serve` calls `connect`
 /// once and runs what comes back — HTTP routes, long-running services, the reply sender and,
-/// optionally, a conversation reader. `rhea-relay register` calls `register` instead.
+/// optionally, a conversation reader. `rhea-relay register` calls `register` instead, and the
+/// deploy files carry its `deployVariables`.
 public protocol ChatPlatform: Sendable {
     /// The platform's name: its configuration section, its outbox entries' `platform`, its key in
     /// `/readyz` and its argument to `rhea-relay register` (`foo`).
@@ -20,6 +21,14 @@ public protocol ChatPlatform: Sendable {
     /// The environment variables that hold this platform's secrets, so configuration reads them
     /// as secrets (never printed) and only from the environment or a named file.
     static var secretVariables: [String] { get }
+    /// What a deployment passes the platform from the operator: its secrets and the ids that go
+    /// with them. Every file in `deploy/` that passes secrets lists each one (a test checks it).
+    /// By default, `secretVariables`.
+    static var deployVariables: [DeployVariable] { get }
+    /// The variables that say where the platform's API is (`FOO_API_URL`): a deployment leaves
+    /// them to their defaults, and a test of the deploy files points them at a closed port so
+    /// nothing leaves the machine. By default none.
+    static var apiURLVariables: [String] { get }
 
     /// Reads the platform's section of the configuration (`foo.*`, env `FOO_*`). Throws a
     /// `ConfigurationError` naming the key and its variable when a value is malformed; a platform
@@ -46,6 +55,8 @@ public protocol ChatPlatform: Sendable {
 
 extension ChatPlatform {
     public static var secretVariables: [String] { [] }
+    public static var deployVariables: [DeployVariable] { secretVariables.map { DeployVariable($0) } }
+    public static var apiURLVariables: [String] { [] }
 }
 
 /// What `rhea-relay register` was asked, in options every platform shares: each reads what it
@@ -82,6 +93,21 @@ public func registerPlatform(
         throw ConfigurationError("unknown platform `\(name)`; known: \(known).")
     }
     return try await platform.register(request, logger: logger)
+}
+
+/// An environment variable a deployment passes a platform from the operator.
+public struct DeployVariable: Sendable, Hashable {
+    /// As the environment spells it: `FOO_TOKEN`.
+    public var name: String
+    /// A made-up value of the shape the platform checks at start (a token's prefix, a key that
+    /// must be a curve point), which a test of the deploy files starts the relay with; nil when
+    /// any non-empty word will do. Never a real credential.
+    public var example: String?
+
+    public init(_ name: String, example: String? = nil) {
+        self.name = name
+        self.example = example
+    }
 }
 
 /// What a connected platform gives the server to run.

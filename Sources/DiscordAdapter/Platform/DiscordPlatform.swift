@@ -15,6 +15,12 @@ import ServiceLifecycle
 public struct DiscordPlatform: ChatPlatform {
     public static let name = "discord"
     public static let secretVariables = ["DISCORD_BOT_TOKEN"]
+    public static let deployVariables = [
+        // RFC 8032's first test key: a real Ed25519 point, as the public key is checked to be.
+        DeployVariable("DISCORD_PUBLIC_KEY", example: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
+        DeployVariable("DISCORD_BOT_TOKEN"), DeployVariable("DISCORD_APPLICATION_ID", example: "123456789012345678"),
+    ]
+    public static let apiURLVariables = ["DISCORD_API_URL"]
 
     public let configuration: DiscordConfiguration
 

@@ -14,6 +14,11 @@ import ServiceLifecycle
 public struct SlackPlatform: ChatPlatform {
     public static let name = SlackEventMapping.platform
     public static let secretVariables = ["SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"]
+    public static let deployVariables = [
+        DeployVariable("SLACK_SIGNING_SECRET"), DeployVariable("SLACK_BOT_TOKEN", example: "xoxb-deploy-test-token"),
+        DeployVariable("SLACK_APP_TOKEN", example: "xapp-deploy-test-token"),
+    ]
+    public static let apiURLVariables = ["SLACK_API_URL"]
 
     public let configuration: SlackConfiguration
 

@@ -13,6 +13,11 @@ import ServiceLifecycle
 public struct TelegramPlatform: ChatPlatform {
     public static let name = "telegram"
     public static let secretVariables = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"]
+    public static let deployVariables = [
+        // BotFather's shape, which the token is checked to have.
+        DeployVariable("TELEGRAM_BOT_TOKEN", example: "123456789:AAE-deploy_test-token"), DeployVariable("TELEGRAM_WEBHOOK_SECRET"),
+    ]
+    public static let apiURLVariables = ["TELEGRAM_API_URL"]
 
     public let configuration: TelegramConfiguration
 

@@ -5,23 +5,32 @@ public import RelayHTTP
 public import RelayPipeline
 public import ServiceLifecycle
 
-/// One chat platform, as `rhea-relay serve` composes it: the seam every platform module plugs
-/// into (DESIGN §2). A module exposes one type conforming to this; the server is handed a list
-/// of them and names none.
+/// One chat platform, as `rhea-relay` composes it: the seam every platform module plugs into
+/// (DESIGN §2). A module exposes one type conforming to this; the server and the CLI are handed
+/// a list of them and name none.
 ///
 /// Its life: the configuration loader reads the platform's own section (`init(configuration:)`),
 /// start-up output and `/readyz` show its `status`, and when it is on, `serve` calls `connect`
 /// once and runs what comes back — HTTP routes, long-running services, the reply sender and,
-/// optionally, a conversation reader.
+/// optionally, a conversation reader. `rhea-relay register` calls `register` instead, and the
+/// deploy files carry its `deployVariables`.
 public protocol ChatPlatform: Sendable {
     /// The platform's name: its configuration section, its outbox entries' `platform`, its key in
-    /// `/readyz` (`slack`).
+    /// `/readyz` and its argument to `rhea-relay register` (`foo`).
     static var name: String { get }
     /// The environment variables that hold this platform's secrets, so configuration reads them
     /// as secrets (never printed) and only from the environment or a named file.
     static var secretVariables: [String] { get }
+    /// What a deployment passes the platform from the operator: its secrets and the ids that go
+    /// with them. Every file in `deploy/` that passes secrets lists each one (a test checks it).
+    /// By default, `secretVariables`.
+    static var deployVariables: [DeployVariable] { get }
+    /// The variables that say where the platform's API is (`FOO_API_URL`): a deployment leaves
+    /// them to their defaults, and a test of the deploy files points them at a closed port so
+    /// nothing leaves the machine. By default none.
+    static var apiURLVariables: [String] { get }
 
-    /// Reads the platform's section of the configuration (`slack.*`, env `SLACK_*`). Throws a
+    /// Reads the platform's section of the configuration (`foo.*`, env `FOO_*`). Throws a
     /// `ConfigurationError` naming the key and its variable when a value is malformed; a platform
     /// without credentials is not an error, it is off.
     init(configuration: ConfigValues) throws
@@ -32,15 +41,73 @@ public protocol ChatPlatform: Sendable {
     /// Makes the platform's clients on the shared transport; called once, only when it is on.
     func connect(_ context: PlatformContext) throws -> any PlatformConnection
 
-    /// What to hand the platform so its users see the relay's commands (a Slack app manifest,
-    /// a Discord command list), with `publicURL` where the platform should send requests; nil
-    /// when the platform needs none.
-    func commandRegistration(publicURL: String) -> String?
+    /// Shows the platform the relay's commands, for `rhea-relay register`: text for the operator
+    /// to hand the platform (an app manifest pointing at `request.publicURL`), or calls to the
+    /// platform's API (a command list sent, a webhook set) on a transport of its own, shut down
+    /// before it returns. Returns what was done or what to do next, as lines to print; a platform
+    /// that needs nothing says so in a line.
+    ///
+    /// Reads only what it needs from `request` and ignores the rest. Throws a
+    /// `ConfigurationError` that says what to set or pass when the request or the configuration
+    /// falls short, or when the platform refuses (the CLI prints it and exits with 2).
+    func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String]
 }
 
 extension ChatPlatform {
     public static var secretVariables: [String] { [] }
-    public func commandRegistration(publicURL: String) -> String? { nil }
+    public static var deployVariables: [DeployVariable] { secretVariables.map { DeployVariable($0) } }
+    public static var apiURLVariables: [String] { [] }
+}
+
+/// What `rhea-relay register` was asked, in options every platform shares: each reads what it
+/// needs, says when one it needs is missing or malformed, and ignores the others.
+public struct RegistrationRequest: Sendable, Hashable {
+    /// The relay's public base URL (`--url`), where the platform should send requests:
+    /// `https://relay.example.com`, unchecked.
+    public var publicURL: String?
+    /// One place to register in rather than everywhere (`--guild`): a server's or a workspace's
+    /// id, where commands show at once; nil for everywhere.
+    public var scope: String?
+    /// The URL the platform should post updates to (`--webhook`); nil leaves how it delivers
+    /// them as it is.
+    public var webhookURL: String?
+
+    public init(publicURL: String? = nil, scope: String? = nil, webhookURL: String? = nil) {
+        self.publicURL = publicURL
+        self.scope = scope
+        self.webhookURL = webhookURL
+    }
+}
+
+/// `rhea-relay register NAME`: registers the platform called `name` (in any case) among
+/// `platforms`, the configured ones, and returns its lines to print. The CLI calls this
+/// with its platform list; tests call it with theirs.
+///
+/// Throws a `ConfigurationError` when no platform is called `name` (naming those that are) and
+/// whatever the platform's `register` throws.
+public func registerPlatform(
+    named name: String, with request: RegistrationRequest, among platforms: [any ChatPlatform], logger: Logger
+) async throws -> [String] {
+    guard let platform = platforms.first(where: { type(of: $0).name == name.lowercased() }) else {
+        let known = platforms.map { type(of: $0).name }.joined(separator: ", ")
+        throw ConfigurationError("unknown platform `\(name)`; known: \(known).")
+    }
+    return try await platform.register(request, logger: logger)
+}
+
+/// An environment variable a deployment passes a platform from the operator.
+public struct DeployVariable: Sendable, Hashable {
+    /// As the environment spells it: `FOO_TOKEN`.
+    public var name: String
+    /// A made-up value of the shape the platform checks at start (a token's prefix, a key that
+    /// must be a curve point), which a test of the deploy files starts the relay with; nil when
+    /// any non-empty word will do. Never a real credential.
+    public var example: String?
+
+    public init(_ name: String, example: String? = nil) {
+        self.name = name
+        self.example = example
+    }
 }
 
 /// What a connected platform gives the server to run.
@@ -86,14 +153,14 @@ public struct PlatformContext: Sendable {
 public struct PlatformStatus: Sendable, Hashable, CustomStringConvertible {
     /// Whether `serve` connects it.
     public var isOn: Bool
-    /// "on (HTTP + Socket Mode)", "off: set SLACK_SIGNING_SECRET …".
+    /// "on (webhook + websocket)", "off: set FOO_TOKEN …".
     public var description: String
 
     public static func on(_ detail: String) -> PlatformStatus {
         PlatformStatus(isOn: true, description: detail.isEmpty ? "on" : "on (\(detail))")
     }
 
-    /// On, with a caveat ("on (HTTP), but SLACK_BOT_TOKEN is not set: …").
+    /// On, with a caveat ("on (webhook), but FOO_BOT_TOKEN is not set: …").
     public static func on(_ detail: String, but caveat: String) -> PlatformStatus {
         PlatformStatus(isOn: true, description: "on (\(detail)), but \(caveat)")
     }

@@ -5,8 +5,8 @@ import RelayCore
 /// Typed reads of the relay's configuration (YAML plus environment, environment first), with
 /// errors that name the key and its environment variable and say what is accepted.
 ///
-/// Keys are dotted paths (`slack.apiURL`); the environment spells them in capitals with
-/// underscores (`SLACK_API_URL`). Secrets are read only from the environment or from a file the
+/// Keys are dotted paths (`foo.apiURL`); the environment spells them in capitals with
+/// underscores (`FOO_API_URL`). Secrets are read only from the environment or from a file the
 /// configuration names, never from the YAML itself.
 public struct ConfigValues: Sendable {
     let reader: ConfigReader
@@ -76,7 +76,7 @@ public struct ConfigValues: Sendable {
         return trimmed.isEmpty ? nil : trimmed
     }
 
-    /// `tribunal.apiKey` → `TRIBUNAL_API_KEY`, `slack.apiURL` → `SLACK_API_URL`, as
+    /// `tribunal.apiKey` → `TRIBUNAL_API_KEY`, `foo.apiURL` → `FOO_API_URL`, as
     /// swift-configuration's environment provider spells it (an underscore only where a
     /// lower-case letter meets an upper-case one).
     public static func envName(_ key: String) -> String {

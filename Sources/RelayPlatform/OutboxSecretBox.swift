@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 
-/// Seals what must wait in the outbox but is itself a credential — a Slack `response_url`, a
-/// Discord interaction token: whoever holds one can post into the conversation — so it never sits
+/// Seals what must wait in the outbox but is itself a credential — a reply URL, an interaction
+/// token: whoever holds one can post into the conversation — so it never sits
 /// in the database in plain text.
 ///
 /// AES-GCM with a key derived (HKDF-SHA256) from the platform's credentials, which every restart
@@ -14,7 +14,7 @@ public struct OutboxSecretBox: Sendable {
 
     /// - Parameters:
     ///   - secret: the credential the key is derived from; nil: a random key for this process.
-    ///   - purpose: names the platform in the derivation (`slack`, `discord`), so one credential
+    ///   - purpose: names the platform in the derivation (its `name`), so one credential
     ///     never keys two platforms' boxes alike. Never change it for a platform: what is already
     ///     sealed would no longer open.
     public init(secret: String?, purpose: String) {

@@ -2,21 +2,21 @@ import RelayCore
 public import RelayHTTP
 public import RelayPipeline
 
-/// What a platform's API says when it refuses a call in its own terms: Slack's
-/// `{"ok":false,"error":"channel_not_found"}`, Discord's JSON error code, Telegram's
+/// What a platform's API says when it refuses a call in its own terms: an error code in a 200
+/// answer (`{"ok":false,"error":"channel_not_found"}`), a JSON error code with its status, an
 /// `error_code` and `description`. An adapter declares only this; every failure of the transport
 /// and every rate limit is `PlatformCallError`'s, worded and sorted once for all platforms.
 public protocol PlatformRefusal: Sendable, Hashable {
-    /// The platform's name in sentences: "Slack answered HTTP 503".
+    /// The platform's name in sentences: "Foo answered HTTP 503".
     static var platform: String { get }
     /// How a rate limit reads in a reason, after the endpoint: "rate limited" unless the platform
     /// words it otherwise.
     static var rateLimitedPhrase: String { get }
-    /// A bounded label for logs and metrics: Slack's error code, `http_403`, `migrated`.
+    /// A bounded label for logs and metrics: the API's error code, `http_403`, `migrated`.
     var label: String { get }
     /// What the platform said, for the reason after the endpoint; never a credential.
     var reason: String { get }
-    /// Whether the same call may succeed later (Slack's `internal_error`, Discord's 408): such a
+    /// Whether the same call may succeed later (an `internal_error`, a 408): such a
     /// refusal is retried; any other is final.
     var isTransient: Bool { get }
 }
@@ -27,9 +27,9 @@ extension PlatformRefusal {
 }
 
 /// Why a call to a platform's API failed: the one error type of every platform client
-/// (`SlackAPIError`, `DiscordAPIError` and `TelegramAPIError` are this with their `Refusal`).
+/// (a platform's `FooAPIError` is this with its `Refusal`).
 ///
-/// `endpoint` names what was called (`chat.postMessage`, `sendMessage`, a Discord route
+/// `endpoint` names what was called (an API method such as `postMessage`, a route
 /// template, `response_url`), never a URL or a path, which may hold a token. `label` is bounded,
 /// for metrics; `reason` is one line for logs and the outbox's `lastError`; `deliveryOutcome`
 /// says what the outbox should do next.
@@ -100,7 +100,7 @@ extension PlatformCallError {
         }
     }
 
-    /// One line for logs and the outbox: "chat.postMessage: Slack answered HTTP 503". Never
+    /// One line for logs and the outbox: "postMessage: Foo answered HTTP 503". Never
     /// holds a token or a URL.
     public var reason: String {
         switch self {

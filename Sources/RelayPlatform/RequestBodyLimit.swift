@@ -2,20 +2,14 @@ public import Hummingbird
 import NIOCore
 import RelayCore
 
-/// The largest request body each inbound route reads, shared by every platform's routes.
+/// Request body caps: each platform declares its own routes' cap; this holds the small one.
 ///
-/// Platforms post small JSON or form bodies (Slack stays under 100 KB), so a route reads at most
-/// its cap and refuses the rest with 413 before it costs memory. A platform verifies what it can
-/// from the headers (signature present and well-formed, timestamp fresh) before calling this,
-/// so an unsigned flood is refused before a byte of its body is read.
+/// Each platform declares its own routes' cap beside them, sized to what the platform sends (a
+/// platform's JSON or form bodies stay well under 100 KB), so a route reads at most its cap and
+/// refuses the rest with 413 before it costs memory. A platform verifies what it can from the
+/// headers (signature present and well-formed, timestamp fresh) before calling
+/// `collectBody(limitedTo:)`, so an unsigned flood is refused before a byte of its body is read.
 public enum RequestBodyLimit {
-    /// Slack's routes: Slack sends well under 100 KB; 128 KiB leaves room and no more.
-    public static let slack = 128 * 1024
-    /// Discord's interactions endpoint: an interaction with resolved messages stays well under it.
-    public static let discord = 128 * 1024
-    /// Telegram's webhook: one update (a message of 4 096 characters and the one it answers,
-    /// with their entities) stays well under it.
-    public static let telegram = 128 * 1024
     /// A route that expects a small JSON object (test webhooks, admin calls).
     public static let small = 16 * 1024
 }

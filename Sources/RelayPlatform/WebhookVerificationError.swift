@@ -6,8 +6,8 @@ import RelayCore
 /// names, and what its refusals answer. A platform's verifier conforms, so its error is
 /// `WebhookVerificationError<ItsVerifier>`.
 public protocol WebhookProof {
-    /// The header that carries the proof: a signature (`X-Slack-Signature`), or a shared secret
-    /// sent as is (Telegram's `X-Telegram-Bot-Api-Secret-Token`).
+    /// The header that carries the proof: a signature (`X-Foo-Signature`), or a shared secret
+    /// sent as is (`X-Foo-Secret-Token`).
     static var signatureHeader: HTTPFields.Element.Name { get }
     /// What a well-formed proof looks like, for the log: "v0= and 64 hex digits".
     static var signatureForm: String { get }
@@ -59,7 +59,7 @@ extension WebhookVerificationError: CustomStringConvertible, HTTPResponseError {
         }
     }
 
-    /// One line for the log: "X-Slack-Signature is missing".
+    /// One line for the log: "X-Foo-Signature is missing".
     public var reason: String {
         let signature = "\(Proof.signatureHeader)"
         let timestamp = Proof.timestampHeader.map { "\($0)" } ?? "the timestamp"

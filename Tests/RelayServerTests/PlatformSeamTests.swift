@@ -89,6 +89,42 @@ struct PlatformSeamTests {
         }
     }
 
+    /// `rhea-relay register` as the CLI runs it: configuration from the environment with the
+    /// platform list, then `registerPlatform(named:with:among:logger:)` on what was configured.
+    @Test func aPlatformAddedToTheListRegistersThroughTheCLIsPath() async throws {
+        let platforms: [any ChatPlatform.Type] = [SlackPlatform.self, WebhookTestPlatform.self]
+        let on = try await ConfigurationLoader.load(
+            file: nil, environment: ["STORE_PATH": ":memory:", "TESTHOOK_TOKEN": Self.token], platforms: platforms)
+        let lines = try await registerPlatform(
+            named: "TestHook", with: RegistrationRequest(publicURL: "https://relay.example.com", scope: "ignored"), among: on.platforms,
+            logger: Self.logger)
+        #expect(lines == ["POST https://relay.example.com/testhook/messages", "Authorization: Bearer $TESTHOOK_TOKEN"])
+
+        let noURL = await Self.message { try await registerPlatform(named: "testhook", with: RegistrationRequest(), among: on.platforms, logger: Self.logger) }
+        #expect(noURL == "--url is required for testhook: the relay's public base URL.")
+        let unknown = await Self.message {
+            try await registerPlatform(named: "myspace", with: RegistrationRequest(), among: on.platforms, logger: Self.logger)
+        }
+        #expect(unknown == "unknown platform `myspace`; known: slack, testhook.")
+
+        let off = try await ConfigurationLoader.load(file: nil, environment: ["STORE_PATH": ":memory:"], platforms: platforms)
+        let needsToken = await Self.message {
+            try await registerPlatform(
+                named: "testhook", with: RegistrationRequest(publicURL: "https://relay.example.com"), among: off.platforms, logger: Self.logger)
+        }
+        #expect(needsToken == "register testhook needs TESTHOOK_TOKEN.")
+    }
+
+    /// The `ConfigurationError` message `body` throws, which the CLI prints after `rhea-relay: `.
+    private static func message(_ body: () async throws -> [String]) async -> String? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return (error as? ConfigurationError)?.message
+        }
+    }
+
     private func send(
         _ client: some TestClientProtocol, _ message: [String: String], token: String = Self.token,
         _ check: @escaping @Sendable (HTTPResponse.Status) -> Void

@@ -190,7 +190,7 @@ struct RequestLimitsTests {
     }
 }
 
-/// The cap the Slack routes apply (`RequestBodyLimit.slack`), spelled out: the test says what
+/// The cap the Slack routes apply (`SlackHTTPRoutes.maxBody`), spelled out: the test says what
 /// Slack may send, independently of the constant it checks.
 enum RequestBodyLimitForTests {
     static let slack = 128 * 1024

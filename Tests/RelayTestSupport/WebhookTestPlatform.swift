@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+public import Logging
 import NIOCore
 import RelayCore
 import RelayPipeline
@@ -38,8 +39,12 @@ public struct WebhookTestPlatform: ChatPlatform {
         Connection(token: token ?? "", sent: sent)
     }
 
-    public func commandRegistration(publicURL: String) -> String? {
-        "POST \(publicURL)/testhook/messages"
+    /// What to point the sender at, as a platform that is told where to post: needs its token
+    /// and `--url`; `--guild` and `--webhook` are not its business.
+    public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
+        guard token != nil else { throw ConfigurationError("register testhook needs TESTHOOK_TOKEN.") }
+        guard let url = request.publicURL else { throw ConfigurationError("--url is required for testhook: the relay's public base URL.") }
+        return ["POST \(url)/testhook/messages", "Authorization: Bearer $TESTHOOK_TOKEN"]
     }
 
     /// One delivered outbox entry, as the platform would have shown it.

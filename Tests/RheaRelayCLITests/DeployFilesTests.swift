@@ -5,6 +5,9 @@ import RelayServer
 import Testing
 import Yams
 
+// The binary's own platform list (`chatPlatforms`), so these tests read what the relay they start reads.
+@testable import rhea_relay
+
 /// Issue 13, point 5: every probe, port and environment variable named in `deploy/` is checked
 /// against what `rhea-relay serve` really serves and reads, so the files cannot drift from the
 /// server. The server is the built binary, started with each file's environment; what it read is
@@ -67,6 +70,21 @@ struct DeployFilesTests {
         #expect(dependsOn?["llm"] != nil, "the relay starts before its model server")
     }
 
+    /// Each platform names what a deployment passes it (its `deployVariables`, every secret
+    /// among them), and every file that passes the operator's secrets passes all of them: a
+    /// platform added to the list cannot be forgotten in one file.
+    @Test func everyFileThatPassesSecretsPassesEveryPlatformsVariables() throws {
+        let passing = Self.targets.filter { !$0.secretVariables.isEmpty }
+        #expect(passing.map(\.name) == ["deploy/compose.yaml", "deploy/kubernetes/rhea-relay.yaml", "deploy/systemd/rhea-relay.service"])
+        for platform in chatPlatforms {
+            let names = platform.deployVariables.map(\.name)
+            #expect(Set(platform.secretVariables).isSubset(of: names), "\(platform.name): a secret the deploy files do not pass")
+            for target in passing {
+                for name in names { #expect(target.secretVariables.contains(name), "\(target) does not pass \(platform.name)'s \(name)") }
+            }
+        }
+    }
+
     @Test(arguments: targets)
     func theRelayReadsEveryVariableAndServesEveryProbe(_ target: DeployTarget) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rhea-deploy-\(UUID().uuidString)")
@@ -77,12 +95,10 @@ struct DeployFilesTests {
         var environment = target.environment
         for name in target.secretVariables { environment[name] = Self.placeholder(for: name) }
         // Only what a test must change: the store's folder (the volume is not here), and nothing
-        // may leave the machine (a backend or Slack named in a file is replaced by a closed port).
+        // may leave the machine (the backend and every platform's API are a closed port).
         environment["STORE_PATH"] = directory.appendingPathComponent("relay.sqlite").path
         environment["TRIBUNAL_URL"] = "http://127.0.0.1:9"
-        environment["SLACK_API_URL"] = "http://127.0.0.1:9"
-        environment["DISCORD_API_URL"] = "http://127.0.0.1:9"
-        environment["TELEGRAM_API_URL"] = "http://127.0.0.1:9"
+        for name in chatPlatforms.flatMap({ $0.apiURLVariables }) { environment[name] = "http://127.0.0.1:9" }
         environment["CONFIG_ACCESS_LOG_FILE"] = accessLog.path
 
         let server = try await ServeProcess(environment: environment, directory: directory)
@@ -117,17 +133,10 @@ struct DeployFilesTests {
         return names
     }
 
-    /// A value of the right shape for a secret the file leaves to the operator.
+    /// A value of the right shape for a secret the file leaves to the operator: the platform's
+    /// example where it checks the shape, else a long word.
     static func placeholder(for name: String) -> String {
-        switch name {
-        case "SLACK_BOT_TOKEN": "xoxb-deploy-test-token"
-        case "SLACK_APP_TOKEN": "xapp-deploy-test-token"
-        // RFC 8032's first test key: a real Ed25519 point, as the relay checks.
-        case "DISCORD_PUBLIC_KEY": "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
-        case "DISCORD_APPLICATION_ID": "123456789012345678"
-        // BotFather's shape, which the relay checks.
-        case "TELEGRAM_BOT_TOKEN": "123456789:AAE-deploy_test-token"
-        default: "deploy-test-secret-" + String(repeating: "0123456789", count: 4)
-        }
+        let example = chatPlatforms.lazy.flatMap { $0.deployVariables }.first { $0.name == name }?.example
+        return example ?? "deploy-test-secret-" + String(repeating: "0123456789", count: 4)
     }
 }

@@ -7,13 +7,14 @@ import RelayPlatform
 /// Discord's interactions endpoint: `POST /discord/interactions`.
 ///
 /// The signature headers are checked for presence first (missing → 401 before the body is
-/// read); the body is read up to `RequestBodyLimit.discord` (beyond it → 413) and its Ed25519
+/// read); the body is read up to `maxBody` (beyond it → 413) and its Ed25519
 /// signature verified on the raw bytes before anything is parsed (forged, stale or missing →
 /// 401 and nothing runs, as Discord's own probes expect); then it is decoded (malformed → 400),
 /// handed to `DiscordInbound`, and answered at once: PONG, or a deferred response once the
 /// command is committed to the inbox — well inside Discord's 3 seconds.
 public struct DiscordInteractionRoutes: Sendable {
-    static let maxBody = RequestBodyLimit.discord
+    /// An interaction with resolved messages stays well under it.
+    static let maxBody = 128 * 1024
 
     let verifier: DiscordRequestVerifier
     let inbound: DiscordInbound

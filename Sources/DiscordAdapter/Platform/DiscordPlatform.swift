@@ -15,6 +15,12 @@ import ServiceLifecycle
 public struct DiscordPlatform: ChatPlatform {
     public static let name = "discord"
     public static let secretVariables = ["DISCORD_BOT_TOKEN"]
+    public static let deployVariables = [
+        // RFC 8032's first test key: a real Ed25519 point, as the public key is checked to be.
+        DeployVariable("DISCORD_PUBLIC_KEY", example: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
+        DeployVariable("DISCORD_BOT_TOKEN"), DeployVariable("DISCORD_APPLICATION_ID", example: "123456789012345678"),
+    ]
+    public static let apiURLVariables = ["DISCORD_API_URL"]
 
     public let configuration: DiscordConfiguration
 
@@ -65,11 +71,6 @@ public struct DiscordPlatform: ChatPlatform {
         return .on(modes.joined(separator: " + "))
     }
 
-    /// The command list `rhea-relay register discord` sends (the same as bots/discord/commands.json).
-    public func commandRegistration(publicURL: String) -> String? {
-        DiscordCommands.fileContents()
-    }
-
     public func connect(_ context: PlatformContext) throws -> any PlatformConnection {
         guard configuration.isEnabled else {
             throw ConfigurationError("Discord is off: set DISCORD_PUBLIC_KEY or DISCORD_BOT_TOKEN.")
@@ -109,6 +110,17 @@ public struct DiscordPlatform: ChatPlatform {
         } catch {
             throw ConfigurationError("Discord refused the commands: \(error.reason)")
         }
+    }
+
+    /// Replaces the application's commands with the relay's (`registerCommands`): in the server
+    /// `request.scope` names (`--guild`), where they show at once, else globally. Needs the bot
+    /// token and the application id.
+    public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
+        let count = try await registerCommands(guildID: request.scope, logger: logger)
+        return [
+            "Registered \(count) Discord commands "
+                + (request.scope.map { "in server \($0) (they show at once)." } ?? "globally (they may take up to an hour to show).")
+        ]
     }
 
     /// `registerCommands` on a transport of its own, shut down after.

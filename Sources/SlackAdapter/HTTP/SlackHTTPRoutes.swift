@@ -11,13 +11,13 @@ public import struct Foundation.Date
 ///
 /// Every request's signature headers are checked before its body is read (missing, malformed,
 /// stale or future-dated → 401, and the body is never read); the body is then read up to
-/// `RequestBodyLimit.slack` (beyond it → 413) and verified on its raw bytes before anything is
+/// `maxBody` (beyond it → 413) and verified on its raw bytes before anything is
 /// parsed (forged → 401 and nothing runs), then decoded (malformed → 400 saying what was wrong),
 /// handed to `SlackInbound`, and acknowledged at once — well inside Slack's 3 seconds; the
 /// answer follows through the outbox.
 public struct SlackHTTPRoutes: Sendable {
     /// Slack's payloads are small (under 100 KB); anything bigger is refused.
-    static let maxBody = RequestBodyLimit.slack
+    static let maxBody = 128 * 1024
 
     let verifier: SlackRequestVerifier
     let inbound: SlackInbound

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Logging
+public import Logging
 import RelayCore
 import RelayHTTP
 import RelayPipeline
@@ -14,6 +14,11 @@ import ServiceLifecycle
 public struct SlackPlatform: ChatPlatform {
     public static let name = SlackEventMapping.platform
     public static let secretVariables = ["SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"]
+    public static let deployVariables = [
+        DeployVariable("SLACK_SIGNING_SECRET"), DeployVariable("SLACK_BOT_TOKEN", example: "xoxb-deploy-test-token"),
+        DeployVariable("SLACK_APP_TOKEN", example: "xapp-deploy-test-token"),
+    ]
+    public static let apiURLVariables = ["SLACK_API_URL"]
 
     public let configuration: SlackConfiguration
 
@@ -55,9 +60,16 @@ public struct SlackPlatform: ChatPlatform {
         }
     }
 
-    /// The app manifest to paste at api.slack.com, pointing at `publicURL`.
-    public func commandRegistration(publicURL: String) -> String? {
-        SlackManifest.yaml(publicURL: publicURL)
+    /// The app manifest to paste at api.slack.com, pointing at `request.publicURL` (`--url`),
+    /// which must be given: Slack is told where to send requests, not asked. Needs no credential.
+    public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
+        guard let url = request.publicURL else {
+            throw ConfigurationError("--url is required for \(Self.name): the relay's public base URL, e.g. https://relay.example.com.")
+        }
+        guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
+            throw ConfigurationError("--url must be an http:// or https:// URL, got `\(url)`.")
+        }
+        return [SlackManifest.yaml(publicURL: url)]
     }
 
     public func connect(_ context: PlatformContext) throws -> any PlatformConnection {

@@ -8,7 +8,7 @@ public import RelayPlatform
 /// Telegram's webhook: `POST /telegram/webhook`.
 ///
 /// The secret token header is compared in constant time before a byte of the body is read
-/// (missing or wrong → 401, nothing runs); the body is read up to `RequestBodyLimit.telegram`
+/// (missing or wrong → 401, nothing runs); the body is read up to `maxBody`
 /// (beyond it → 413), must be JSON (else 415), and must be an update (else 400). The update is
 /// handled — a command committed to the inbox — before the 200, so an acknowledged update is
 /// never lost; when it cannot be stored the answer is 500 and Telegram delivers it again, which
@@ -17,6 +17,8 @@ public struct TelegramWebhookRoutes: Sendable {
     /// What Telegram sends the webhook's secret in. (`HTTPFields.Element.Name` is
     /// `HTTPField.Name`, which Hummingbird does not re-export by that name.)
     public static let header = HTTPFields.Element.Name("X-Telegram-Bot-Api-Secret-Token")!
+    /// One update (a message of 4 096 characters and the one it answers, with their entities) stays well under it.
+    static let maxBody = 128 * 1024
 
     let secret: TelegramWebhookSecret
     let inbound: TelegramInbound
@@ -37,7 +39,7 @@ public struct TelegramWebhookRoutes: Sendable {
             guard type.hasPrefix("application/json") else {
                 return Self.json(["error": "an update must be sent as application/json"], status: .unsupportedMediaType)
             }
-            let body = try await request.collectBody(limitedTo: RequestBodyLimit.telegram)
+            let body = try await request.collectBody(limitedTo: Self.maxBody)
             guard let json = JSONValue.parse(body.readableBytesView), let update = TelegramUpdate(json: json) else {
                 return Self.json(["error": "the body is not a Telegram update (no update_id)"], status: .badRequest)
             }

@@ -13,6 +13,11 @@ import ServiceLifecycle
 public struct TelegramPlatform: ChatPlatform {
     public static let name = "telegram"
     public static let secretVariables = ["TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET"]
+    public static let deployVariables = [
+        // BotFather's shape, which the token is checked to have.
+        DeployVariable("TELEGRAM_BOT_TOKEN", example: "123456789:AAE-deploy_test-token"), DeployVariable("TELEGRAM_WEBHOOK_SECRET"),
+    ]
+    public static let apiURLVariables = ["TELEGRAM_API_URL"]
 
     public let configuration: TelegramConfiguration
 
@@ -82,11 +87,6 @@ public struct TelegramPlatform: ChatPlatform {
         }
     }
 
-    /// The `setMyCommands` bodies `rhea-relay register telegram` sends (bots/telegram/commands.json).
-    public func commandRegistration(publicURL: String) -> String? {
-        TelegramCommands.fileContents()
-    }
-
     public func connect(_ context: PlatformContext) throws -> any PlatformConnection {
         guard let token = configuration.botToken else { throw ConfigurationError("Telegram is off: set TELEGRAM_BOT_TOKEN.") }
         let limiter = TelegramRateLimiter(quietUntil: context.clock.now + configuration.quietStart, margin: TelegramConfiguration.pacingMargin)
@@ -95,10 +95,14 @@ public struct TelegramPlatform: ChatPlatform {
         return TelegramConnection(configuration: configuration, api: api, log: TelegramChatLog(), clock: context.clock, logger: context.logger)
     }
 
-    /// Sends the command list (`setMyCommands`, each language's), and with `webhookURL` points
-    /// Telegram at it (`setWebhook` with the secret and the update kinds the relay reads). What
-    /// was done, in words.
-    public func register(webhookURL: String?, logger: Logger) async throws -> [String] {
+    /// Sends the command list (`setMyCommands`, each language's), and with `request.webhookURL`
+    /// (`--webhook`, https only) points Telegram at it (`setWebhook` with the secret and the
+    /// update kinds the relay reads); without it the relay polls. What was done, in words.
+    public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
+        let webhookURL = request.webhookURL
+        if let webhookURL, !webhookURL.lowercased().hasPrefix("https://") {
+            throw ConfigurationError("--webhook must be an https:// URL (Telegram sends updates only over HTTPS), got `\(webhookURL)`.")
+        }
         guard let token = configuration.botToken else { throw ConfigurationError("register telegram needs TELEGRAM_BOT_TOKEN (from @BotFather).") }
         let client = HTTPTransport.makeClient(maxConnectionsPerHost: 2)
         let api = TelegramBotClient(transport: HTTPTransport(client: client), apiURL: configuration.apiURL, token: token, logger: logger)

@@ -45,28 +45,29 @@ public enum CommandKind: Sendable, Hashable {
     case council
     case help(topic: String?)
 
+    /// The built-in this command is, its entry in the command table; nil for a team's custom
+    /// command, which has none.
+    public var builtin: BuiltinCommand? {
+        switch self {
+        case .translate: .translate
+        case .action(let action): BuiltinCommand(action)
+        case .tribunal: .tribunal
+        case .chain(.run): .run
+        case .chain: .chain
+        case .custom: nil
+        case .command: .command
+        case .settings: .settings
+        case .history: .history
+        case .ledger: .ledger
+        case .council: .council
+        case .help: .help
+        }
+    }
+
     /// The built-in's table name (or the custom command's name), for history and metrics.
     public var name: String {
-        switch self {
-        case .translate: "translate"
-        case .action(let action):
-            switch action {
-            case .grammar: "fix"
-            case .freeform: "ai"
-            case .rewrite(let style): style?.rawValue ?? "rewrite"
-            default: action.name
-            }
-        case .tribunal: "tribunal"
-        case .chain(let sub):
-            if case .run = sub { "run" } else { "chain" }
-        case .custom(let name): name
-        case .command: "command"
-        case .settings: "settings"
-        case .history: "history"
-        case .ledger: "ledger"
-        case .council: "council"
-        case .help: "help"
-        }
+        if case .custom(let name) = self { return name }
+        return builtin?.name ?? ""
     }
 }
 

@@ -1,3 +1,82 @@
+/// One built-in command: the key of the command table, so code that means a built-in names it
+/// as a value and the compiler checks that every one has its entry. A typed word becomes one
+/// only through `init(named:)`.
+public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
+    case translate
+    /// Grammar and spelling (also `/grammar`).
+    case fix
+    /// `/rewrite`, the style picked from the text (default: clearer); with a style, that style's
+    /// own command (`/formal`, `/shorter`…).
+    case rewrite(RewriteStyle?)
+    case summarize
+    case explain
+    case extract
+    /// A free-form prompt (also `/ask`).
+    case ai
+    case tribunal
+    case chain
+    /// Short for `/chain run`.
+    case run
+    /// Custom commands: add, list, remove.
+    case command
+    case settings
+    case history
+    case ledger
+    case council
+    case help
+
+    /// Every built-in in the order `/help`, Telegram's menu and Discord's registration list them.
+    public static let allCases: [BuiltinCommand] =
+        [.translate, .fix, .rewrite(nil)] + RewriteStyle.allCases.map { .rewrite($0) } + [
+            .summarize, .explain, .extract, .ai, .tribunal, .chain, .run, .command, .settings, .history, .ledger, .council, .help,
+        ]
+
+    /// Finds a built-in by its name or an alias, case-insensitively: the one lookup of a typed word.
+    public init?(named word: String) {
+        guard let builtin = Self.byName[word.lowercased()] else { return nil }
+        self = builtin
+    }
+
+    /// The built-in that asks a model for `action`: `/fix` for grammar, `/ai` for a free-form prompt.
+    public init(_ action: QuickAction) {
+        switch action {
+        case .translate: self = .translate
+        case .grammar: self = .fix
+        case .rewrite(let style): self = .rewrite(style)
+        case .summarize: self = .summarize
+        case .explain: self = .explain
+        case .extract: self = .extract
+        case .freeform: self = .ai
+        }
+    }
+
+    /// What people type, without the slash.
+    public var name: String {
+        switch self {
+        case .translate: "translate"
+        case .fix: "fix"
+        case .rewrite(let style): style?.rawValue ?? "rewrite"
+        case .summarize: "summarize"
+        case .explain: "explain"
+        case .extract: "extract"
+        case .ai: "ai"
+        case .tribunal: "tribunal"
+        case .chain: "chain"
+        case .run: "run"
+        case .command: "command"
+        case .settings: "settings"
+        case .history: "history"
+        case .ledger: "ledger"
+        case .council: "council"
+        case .help: "help"
+        }
+    }
+
+    /// Every name and alias, to its built-in.
+    private static let byName: [String: BuiltinCommand] = Dictionary(
+        allCases.flatMap { builtin in ([builtin.name] + builtin.spec.aliases).map { ($0, builtin) } }, uniquingKeysWith: { first, _ in first })
+}
+
 /// Where a command may take its input from when none is typed after it.
 public struct InputSources: Sendable, Hashable {
     public var reply: Bool
@@ -8,7 +87,7 @@ public struct InputSources: Sendable, Hashable {
     public static let replyOrThread = InputSources(reply: true, thread: true)
 }
 
-/// One built-in command: the single source for parsing, `/help` and "did you mean".
+/// One built-in command's table entry: the single source for parsing, `/help` and "did you mean".
 public struct CommandSpec: Sendable, Hashable {
     public var name: String
     public var aliases: [String]
@@ -37,82 +116,102 @@ public struct CommandSpec: Sendable, Hashable {
     }
 }
 
-/// The one command table.
-public enum CommandTable {
-    public static let all: [CommandSpec] =
-        [
+extension BuiltinCommand {
+    /// This built-in's entry in the command table; every built-in has one.
+    public var spec: CommandSpec {
+        switch self {
+        case .translate:
             CommandSpec(
-                name: "translate", summary: "Translate text (default language from /settings, else English).",
+                name: name, summary: "Translate text (default language from /settings, else English).",
                 usage: "/translate [to] [LANGUAGE] TEXT", examples: ["/translate fr Good morning", "/translate to German See you soon"],
-                input: .replyOnly, inputNoun: "the text to translate"),
+                input: .replyOnly, inputNoun: "the text to translate")
+        case .fix:
             CommandSpec(
-                name: "fix", aliases: ["grammar"], summary: "Fix grammar and spelling.", usage: "/fix TEXT",
-                examples: ["/fix its a beatiful day"], input: .replyOnly, inputNoun: "the text to fix"),
+                name: name, aliases: ["grammar"], summary: "Fix grammar and spelling.", usage: "/fix TEXT",
+                examples: ["/fix its a beatiful day"], input: .replyOnly, inputNoun: "the text to fix")
+        case .rewrite(nil):
             CommandSpec(
-                name: "rewrite", summary: "Rewrite in a style: formal, casual, shorter, longer, friendly, professional (default: clearer).",
+                name: name, summary: "Rewrite in a style: formal, casual, shorter, longer, friendly, professional (default: clearer).",
                 usage: "/rewrite [STYLE] TEXT", examples: ["/rewrite shorter We would like to kindly ask you to..."],
-                input: .replyOnly, inputNoun: "the text to rewrite"),
-        ]
-        + RewriteStyle.allCases.map { style in
-            CommandSpec(
-                name: style.rawValue,
-                summary: "Rewrite \(style.rawValue == "shorter" || style.rawValue == "longer" ? style.rawValue : "in a \(style.rawValue) style").",
-                usage: "/\(style.rawValue) TEXT", examples: ["/\(style.rawValue) hey send me the file"],
                 input: .replyOnly, inputNoun: "the text to rewrite")
-        } + [
+        case .rewrite(let style?):
             CommandSpec(
-                name: "summarize", summary: "Summarize text, the replied-to message, or the thread.", usage: "/summarize [TEXT]",
-                examples: ["/summarize (inside a thread)"], input: .replyOrThread, inputNoun: "the text to summarize"),
+                name: name,
+                summary: "Rewrite \(style == .shorter || style == .longer ? style.rawValue : "in a \(style.rawValue) style").",
+                usage: "/\(name) TEXT", examples: ["/\(name) hey send me the file"],
+                input: .replyOnly, inputNoun: "the text to rewrite")
+        case .summarize:
             CommandSpec(
-                name: "explain", summary: "Explain simply.", usage: "/explain TEXT", examples: ["/explain what a CRDT is"],
-                input: .replyOnly, inputNoun: "what to explain"),
+                name: name, summary: "Summarize text, the replied-to message, or the thread.", usage: "/summarize [TEXT]",
+                examples: ["/summarize (inside a thread)"], input: .replyOrThread, inputNoun: "the text to summarize")
+        case .explain:
             CommandSpec(
-                name: "extract", summary: "Key facts and action items.", usage: "/extract [TEXT]",
-                examples: ["/extract (replying to meeting notes)"], input: .replyOrThread, inputNoun: "the text to extract from"),
+                name: name, summary: "Explain simply.", usage: "/explain TEXT", examples: ["/explain what a CRDT is"],
+                input: .replyOnly, inputNoun: "what to explain")
+        case .extract:
             CommandSpec(
-                name: "ai", aliases: ["ask"], summary: "Ask anything (free-form prompt).", usage: "/ai PROMPT",
-                examples: ["/ai Give me three names for a cat"], input: .replyOnly, inputNoun: "your prompt"),
+                name: name, summary: "Key facts and action items.", usage: "/extract [TEXT]",
+                examples: ["/extract (replying to meeting notes)"], input: .replyOrThread, inputNoun: "the text to extract from")
+        case .ai:
             CommandSpec(
-                name: "tribunal", aliases: ["factcheck"], summary: "Several models judge a claim; shows their agreement.",
+                name: name, aliases: ["ask"], summary: "Ask anything (free-form prompt).", usage: "/ai PROMPT",
+                examples: ["/ai Give me three names for a cat"], input: .replyOnly, inputNoun: "your prompt")
+        case .tribunal:
+            CommandSpec(
+                name: name, aliases: ["factcheck"], summary: "Several models judge a claim; shows their agreement.",
                 usage: "/tribunal [--k N] CLAIM", examples: ["/tribunal The Eiffel Tower is in Berlin", "/tribunal --k 5 (replying to a message)"],
                 input: .replyOrThread, inputNoun: "the claim to check",
                 details: [
                     "The score, on the built-in council: the probability that the verdict is right. Each model's vote weighs by the accuracy the council estimated for it from the ledger's fact-checks (how the models agree and disagree, and the verdicts people marked with `/ledger mark`), not by the confidence it states; the probability is then rescaled to match the fact-checks people marked. \"3 of 4 agree\" beside it is how many gave the verdict. `/council` shows each model's record.",
                     "On the Rhea Tribunal gateway the score is the models' agreement.",
-                ]),
+                ])
+        case .chain:
             CommandSpec(
-                name: "chain", summary: "Saved chains: save, run, list, show, delete, export, import.",
+                name: name, summary: "Saved chains: save, run, list, show, delete, export, import.",
                 usage: "/chain save NAME = DSL | run NAME [TEXT] | list | show NAME | delete NAME | export [NAME] | import NAME = DSL",
                 examples: ["/chain save polish = input > grammar > rewrite:professional > verify:80 > output", "/chain run polish its done"],
-                input: nil),
+                input: nil)
+        case .run:
             CommandSpec(
-                name: "run", summary: "Run a saved chain (short for /chain run).", usage: "/run NAME [TEXT]",
-                examples: ["/run polish we has shipped it"], input: nil),
+                name: name, summary: "Run a saved chain (short for /chain run).", usage: "/run NAME [TEXT]",
+                examples: ["/run polish we has shipped it"], input: nil)
+        case .command:
             CommandSpec(
-                name: "command", summary: "Custom commands: add, list, remove.",
+                name: name, summary: "Custom commands: add, list, remove.",
                 usage: "/command add NAME TEMPLATE | list | remove NAME  (placeholders: {input} {context} {user} {lang})",
-                examples: ["/command add eli5 Explain like I'm five: {input}"], input: nil),
+                examples: ["/command add eli5 Explain like I'm five: {input}"], input: nil)
+        case .settings:
             CommandSpec(
-                name: "settings", summary: "Show or set lang, tier, retention for you or this channel.",
+                name: name, summary: "Show or set lang, tier, retention for you or this channel.",
                 usage: "/settings | /settings [channel] lang|tier|retention VALUE | /settings [channel] KEY reset",
-                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata"], input: nil),
+                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata"], input: nil)
+        case .history:
             CommandSpec(
-                name: "history", summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",
-                examples: ["/history", "/history clear"], input: nil),
+                name: name, summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",
+                examples: ["/history", "/history clear"], input: nil)
+        case .ledger:
             CommandSpec(
-                name: "ledger", summary: "The team's fact-checks: search them, show one judge by judge, export, mark a verdict right or wrong.",
+                name: name, summary: "The team's fact-checks: search them, show one judge by judge, export, mark a verdict right or wrong.",
                 usage: "/ledger [WORDS] | show ID | export | mark ID true|false|partly",
-                examples: ["/ledger eiffel tower", "/ledger show 12", "/ledger mark 12 false", "/ledger export"], input: nil),
+                examples: ["/ledger eiffel tower", "/ledger show 12", "/ledger mark 12 false", "/ledger export"], input: nil)
+        case .council:
             CommandSpec(
-                name: "council", summary: "Each council model's estimated accuracy, its number of judged claims and its current weight.",
-                usage: "/council", examples: ["/council"], input: nil),
-            CommandSpec(name: "help", summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil),
-        ]
+                name: name, summary: "Each council model's estimated accuracy, its number of judged claims and its current weight.",
+                usage: "/council", examples: ["/council"], input: nil)
+        case .help:
+            CommandSpec(name: name, summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil)
+        }
+    }
+}
 
-    /// Finds a built-in by name or alias.
+/// The one command table, for what lists the built-ins: `/help`, the platforms' command menus.
+public enum CommandTable {
+    /// Every built-in's entry, in `BuiltinCommand.allCases` order.
+    public static let all: [CommandSpec] = BuiltinCommand.allCases.map(\.spec)
+
+    /// The entry of the built-in a typed word names (its name or an alias); nil for any other word.
     public static func spec(named word: String) -> CommandSpec? {
-        let key = word.lowercased()
-        return all.first { $0.name == key || $0.aliases.contains(key) }
+        BuiltinCommand(named: word)?.spec
     }
 
     /// Every word that names a built-in (names and aliases), which custom commands may not take.

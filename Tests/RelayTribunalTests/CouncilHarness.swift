@@ -20,6 +20,7 @@ struct CouncilHarness {
 
     static func with<T>(
         _ members: [Member], quorum: Int = 2, deadline: Duration = .seconds(5), chairman: String? = nil,
+        clock: any RelayClock = SystemClock(), logger: Logger = Logger(label: "test"),
         _ body: (CouncilHarness) async throws -> T
     ) async throws -> T {
         var servers: [String: FakeOpenAIServer] = [:]
@@ -36,8 +37,8 @@ struct CouncilHarness {
             }
             let configuration = CouncilConfiguration(models: models, quorum: quorum, deadline: deadline, defaultTimeout: .seconds(5), chairman: chairman)
             let council = Council(
-                configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")),
-                logger: Logger(label: "test"))
+                configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger),
+                logger: logger, clock: clock)
             let result = try await body(CouncilHarness(council: council, servers: servers))
             for server in servers.values { await server.stop() }
             try await httpClient.shutdown()

@@ -111,6 +111,31 @@ struct CouncilTests {
         }
     }
 
+    @Test func theDeadlineFollowsTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let logs = LogCapture()
+        try await CouncilHarness.with(
+            [
+                Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
+                // Its own time limit is the deadline's length, on real time: two minutes.
+                Member(name: "c", tier: .cheap, persona: .hang, timeout: .seconds(600)),
+            ], deadline: .seconds(120), clock: clock, logger: logs.logger
+        ) { h in
+            let started = ContinuousClock.now
+            let consensus = Task { try await h.council.consensus(ConsensusRequest(claim: "x", k: 3, tier: .cheap)) }
+            try await eventually("the council's deadline on the test clock") { clock.sleeperCount == 1 }
+            try await eventually("a's and b's votes counted") { logs.text.components(separatedBy: "council vote counted").count - 1 == 2 }
+            clock.advance(by: .seconds(121))
+            let result = try await consensus.value
+            // Cut off when the test clock passed the deadline, long before two minutes of real time.
+            #expect(started.duration(to: .now) < .seconds(60))
+            #expect(result.answered == 2 && result.asked == 3)
+            #expect(result.judges.map(\.model) == ["a", "b", "c"])
+            #expect(result.judges.map(\.error) == [nil, nil, "no answer before the deadline"])
+            #expect(result.verdict == .true && result.agreement == 1)
+        }
+    }
+
     @Test func aSlowModelWithinTheDeadlineIsWaitedFor() async throws {
         try await CouncilHarness.with(
             [

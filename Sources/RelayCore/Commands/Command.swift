@@ -45,28 +45,29 @@ public enum CommandKind: Sendable, Hashable {
     case council
     case help(topic: String?)
 
+    /// The built-in this command is, its entry in the command table; nil for a team's custom
+    /// command, which has none.
+    public var builtin: BuiltinCommand? {
+        switch self {
+        case .translate: .translate
+        case .action(let action): BuiltinCommand(action)
+        case .tribunal: .tribunal
+        case .chain(.run): .run
+        case .chain: .chain
+        case .custom: nil
+        case .command: .command
+        case .settings: .settings
+        case .history: .history
+        case .ledger: .ledger
+        case .council: .council
+        case .help: .help
+        }
+    }
+
     /// The built-in's table name (or the custom command's name), for history and metrics.
     public var name: String {
-        switch self {
-        case .translate: "translate"
-        case .action(let action):
-            switch action {
-            case .grammar: "fix"
-            case .freeform: "ai"
-            case .rewrite(let style): style?.rawValue ?? "rewrite"
-            default: action.name
-            }
-        case .tribunal: "tribunal"
-        case .chain(let sub):
-            if case .run = sub { "run" } else { "chain" }
-        case .custom(let name): name
-        case .command: "command"
-        case .settings: "settings"
-        case .history: "history"
-        case .ledger: "ledger"
-        case .council: "council"
-        case .help: "help"
-        }
+        if case .custom(let name) = self { return name }
+        return builtin?.name ?? ""
     }
 }
 
@@ -164,5 +165,229 @@ public struct CommandError: Error, Sendable, Hashable {
 
     public init(_ message: String) {
         self.message = message
+    }
+}
+
+// MARK: - The command table
+
+/// One built-in command: the key of the command table, so code that means a built-in names it
+/// as a value and the compiler checks that every one has its entry. A typed word becomes one
+/// only through `init(named:)`.
+public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
+    case translate
+    /// Grammar and spelling (also `/grammar`).
+    case fix
+    /// `/rewrite`, the style picked from the text (default: clearer); with a style, that style's
+    /// own command (`/formal`, `/shorter`…).
+    case rewrite(RewriteStyle?)
+    case summarize
+    case explain
+    case extract
+    /// A free-form prompt (also `/ask`).
+    case ai
+    case tribunal
+    case chain
+    /// Short for `/chain run`.
+    case run
+    /// Custom commands: add, list, remove.
+    case command
+    case settings
+    case history
+    case ledger
+    case council
+    case help
+
+    /// Every built-in in the order `/help`, Telegram's menu and Discord's registration list them.
+    public static let allCases: [BuiltinCommand] =
+        [.translate, .fix, .rewrite(nil)] + RewriteStyle.allCases.map { .rewrite($0) } + [
+            .summarize, .explain, .extract, .ai, .tribunal, .chain, .run, .command, .settings, .history, .ledger, .council, .help,
+        ]
+
+    /// Finds a built-in by its name or an alias, case-insensitively: the one lookup of a typed word.
+    public init?(named word: String) {
+        guard let builtin = Self.byName[word.lowercased()] else { return nil }
+        self = builtin
+    }
+
+    /// The built-in that asks a model for `action`: `/fix` for grammar, `/ai` for a free-form prompt.
+    public init(_ action: QuickAction) {
+        switch action {
+        case .translate: self = .translate
+        case .grammar: self = .fix
+        case .rewrite(let style): self = .rewrite(style)
+        case .summarize: self = .summarize
+        case .explain: self = .explain
+        case .extract: self = .extract
+        case .freeform: self = .ai
+        }
+    }
+
+    /// What people type, without the slash.
+    public var name: String {
+        switch self {
+        case .translate: "translate"
+        case .fix: "fix"
+        case .rewrite(let style): style?.rawValue ?? "rewrite"
+        case .summarize: "summarize"
+        case .explain: "explain"
+        case .extract: "extract"
+        case .ai: "ai"
+        case .tribunal: "tribunal"
+        case .chain: "chain"
+        case .run: "run"
+        case .command: "command"
+        case .settings: "settings"
+        case .history: "history"
+        case .ledger: "ledger"
+        case .council: "council"
+        case .help: "help"
+        }
+    }
+
+    /// Every name and alias, to its built-in.
+    private static let byName: [String: BuiltinCommand] = Dictionary(
+        allCases.flatMap { builtin in ([builtin.name] + builtin.spec.aliases).map { ($0, builtin) } }, uniquingKeysWith: { first, _ in first })
+}
+
+/// Where a command may take its input from when none is typed after it.
+public struct InputSources: Sendable, Hashable {
+    public var reply: Bool
+    public var thread: Bool
+
+    public static let none = InputSources(reply: false, thread: false)
+    public static let replyOnly = InputSources(reply: true, thread: false)
+    public static let replyOrThread = InputSources(reply: true, thread: true)
+}
+
+/// One built-in command's table entry: the single source for parsing, `/help` and "did you mean".
+public struct CommandSpec: Sendable, Hashable {
+    public var name: String
+    public var aliases: [String]
+    public var summary: String
+    public var usage: String
+    public var examples: [String]
+    /// Nil for commands that take no text input.
+    public var input: InputSources?
+    /// What `/help` and the no-input reply call the input ("the text to translate").
+    public var inputNoun: String
+    /// More that `/help COMMAND` says after the summary.
+    public var details: [String]
+
+    public init(
+        name: String, aliases: [String] = [], summary: String, usage: String, examples: [String],
+        input: InputSources?, inputNoun: String = "the text", details: [String] = []
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.usage = usage
+        self.examples = examples
+        self.input = input
+        self.inputNoun = inputNoun
+        self.details = details
+    }
+}
+
+extension BuiltinCommand {
+    /// This built-in's entry in the command table; every built-in has one.
+    public var spec: CommandSpec {
+        switch self {
+        case .translate:
+            CommandSpec(
+                name: name, summary: "Translate text (default language from /settings, else English).",
+                usage: "/translate [to] [LANGUAGE] TEXT", examples: ["/translate fr Good morning", "/translate to German See you soon"],
+                input: .replyOnly, inputNoun: "the text to translate")
+        case .fix:
+            CommandSpec(
+                name: name, aliases: ["grammar"], summary: "Fix grammar and spelling.", usage: "/fix TEXT",
+                examples: ["/fix its a beatiful day"], input: .replyOnly, inputNoun: "the text to fix")
+        case .rewrite(nil):
+            CommandSpec(
+                name: name, summary: "Rewrite in a style: formal, casual, shorter, longer, friendly, professional (default: clearer).",
+                usage: "/rewrite [STYLE] TEXT", examples: ["/rewrite shorter We would like to kindly ask you to..."],
+                input: .replyOnly, inputNoun: "the text to rewrite")
+        case .rewrite(let style?):
+            CommandSpec(
+                name: name,
+                summary: "Rewrite \(style == .shorter || style == .longer ? style.rawValue : "in a \(style.rawValue) style").",
+                usage: "/\(name) TEXT", examples: ["/\(name) hey send me the file"],
+                input: .replyOnly, inputNoun: "the text to rewrite")
+        case .summarize:
+            CommandSpec(
+                name: name, summary: "Summarize text, the replied-to message, or the thread.", usage: "/summarize [TEXT]",
+                examples: ["/summarize (inside a thread)"], input: .replyOrThread, inputNoun: "the text to summarize")
+        case .explain:
+            CommandSpec(
+                name: name, summary: "Explain simply.", usage: "/explain TEXT", examples: ["/explain what a CRDT is"],
+                input: .replyOnly, inputNoun: "what to explain")
+        case .extract:
+            CommandSpec(
+                name: name, summary: "Key facts and action items.", usage: "/extract [TEXT]",
+                examples: ["/extract (replying to meeting notes)"], input: .replyOrThread, inputNoun: "the text to extract from")
+        case .ai:
+            CommandSpec(
+                name: name, aliases: ["ask"], summary: "Ask anything (free-form prompt).", usage: "/ai PROMPT",
+                examples: ["/ai Give me three names for a cat"], input: .replyOnly, inputNoun: "your prompt")
+        case .tribunal:
+            CommandSpec(
+                name: name, aliases: ["factcheck"], summary: "Several models judge a claim; shows their agreement.",
+                usage: "/tribunal [--k N] CLAIM", examples: ["/tribunal The Eiffel Tower is in Berlin", "/tribunal --k 5 (replying to a message)"],
+                input: .replyOrThread, inputNoun: "the claim to check",
+                details: [
+                    "The score, on the built-in council: the probability that the verdict is right. Each model's vote weighs by the accuracy the council estimated for it from the ledger's fact-checks (how the models agree and disagree, and the verdicts people marked with `/ledger mark`), not by the confidence it states; the probability is then rescaled to match the fact-checks people marked. \"3 of 4 agree\" beside it is how many gave the verdict. `/council` shows each model's record.",
+                    "On the Rhea Tribunal gateway the score is the models' agreement.",
+                ])
+        case .chain:
+            CommandSpec(
+                name: name, summary: "Saved chains: save, run, list, show, delete, export, import.",
+                usage: "/chain save NAME = DSL | run NAME [TEXT] | list | show NAME | delete NAME | export [NAME] | import NAME = DSL",
+                examples: ["/chain save polish = input > grammar > rewrite:professional > verify:80 > output", "/chain run polish its done"],
+                input: nil)
+        case .run:
+            CommandSpec(
+                name: name, summary: "Run a saved chain (short for /chain run).", usage: "/run NAME [TEXT]",
+                examples: ["/run polish we has shipped it"], input: nil)
+        case .command:
+            CommandSpec(
+                name: name, summary: "Custom commands: add, list, remove.",
+                usage: "/command add NAME TEMPLATE | list | remove NAME  (placeholders: {input} {context} {user} {lang})",
+                examples: ["/command add eli5 Explain like I'm five: {input}"], input: nil)
+        case .settings:
+            CommandSpec(
+                name: name, summary: "Show or set lang, tier, retention for you or this channel.",
+                usage: "/settings | /settings [channel] lang|tier|retention VALUE | /settings [channel] KEY reset",
+                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata"], input: nil)
+        case .history:
+            CommandSpec(
+                name: name, summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",
+                examples: ["/history", "/history clear"], input: nil)
+        case .ledger:
+            CommandSpec(
+                name: name, summary: "The team's fact-checks: search them, show one judge by judge, export, mark a verdict right or wrong.",
+                usage: "/ledger [WORDS] | show ID | export | mark ID true|false|partly",
+                examples: ["/ledger eiffel tower", "/ledger show 12", "/ledger mark 12 false", "/ledger export"], input: nil)
+        case .council:
+            CommandSpec(
+                name: name, summary: "Each council model's estimated accuracy, its number of judged claims and its current weight.",
+                usage: "/council", examples: ["/council"], input: nil)
+        case .help:
+            CommandSpec(name: name, summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil)
+        }
+    }
+}
+
+/// The one command table, for what lists the built-ins: `/help`, the platforms' command menus.
+public enum CommandTable {
+    /// Every built-in's entry, in `BuiltinCommand.allCases` order.
+    public static let all: [CommandSpec] = BuiltinCommand.allCases.map(\.spec)
+
+    /// The entry of the built-in a typed word names (its name or an alias); nil for any other word.
+    public static func spec(named word: String) -> CommandSpec? {
+        BuiltinCommand(named: word)?.spec
+    }
+
+    /// Every word that names a built-in (names and aliases), which custom commands may not take.
+    public static var reservedNames: Set<String> {
+        Set(all.flatMap { [$0.name] + $0.aliases }).union(["rhea"]).union(ChainBlockName.allNames)
     }
 }

@@ -25,8 +25,8 @@ public struct CommandParser: Sendable {
             let inner = rest.trimmingWhitespace()
             return inner.isEmpty ? Command(kind: .help(topic: nil)) : try parse(String(inner))
         }
-        if let spec = CommandTable.spec(named: word) {
-            return try parseBuiltin(spec, rest: rest)
+        if let builtin = BuiltinCommand(named: word) {
+            return try parseBuiltin(builtin, rest: rest)
         }
         if customCommands.contains(word) {
             let (options, text) = try OptionScanner.extract(rest, allowK: false, command: word)
@@ -35,58 +35,67 @@ public struct CommandParser: Sendable {
         throw CommandError(Self.unknownCommandMessage(word, customCommands: customCommands))
     }
 
-    private func parseBuiltin(_ spec: CommandSpec, rest: Substring) throws(CommandError) -> Command {
-        switch spec.name {
-        case "chain":
-            return try ChainCommandParser.parse(rest, command: "chain")
-        case "run":
-            return try ChainCommandParser.parseRun(rest, command: "run")
-        case "command":
-            return try Self.parseCustomAdmin(rest)
-        default:
-            break
+    private func parseBuiltin(_ builtin: BuiltinCommand, rest: Substring) throws(CommandError) -> Command {
+        /// The options, wherever they stand after the command, and the text without them.
+        func scanned() throws(CommandError) -> (CommandOptions, String) {
+            try OptionScanner.extract(rest, allowK: builtin == .tribunal, command: builtin.name)
         }
-        let (options, text) = try OptionScanner.extract(rest, allowK: spec.name == "tribunal", command: spec.name)
-        switch spec.name {
-        case "translate":
+        func quick(_ action: QuickAction) throws(CommandError) -> Command {
+            let (options, text) = try scanned()
+            return Command(kind: .action(action), text: text, options: options)
+        }
+        switch builtin {
+        // These scan their own options: a chain's DSL and a template are text, not options.
+        case .chain:
+            return try ChainCommandParser.parse(rest, command: "chain")
+        case .run:
+            return try ChainCommandParser.parseRun(rest, command: "run")
+        case .command:
+            return try Self.parseCustomAdmin(rest)
+        case .translate:
+            let (options, text) = try scanned()
             let (language, remaining) = LanguagePrefix.split(text)
             return Command(kind: .translate(language), text: remaining, options: options)
-        case "fix":
-            return Command(kind: .action(.grammar), text: text, options: options)
-        case "rewrite":
+        case .fix:
+            return try quick(.grammar)
+        case .rewrite(nil):
+            let (options, text) = try scanned()
             let (style, remaining) = Self.splitStyle(text)
             return Command(kind: .action(.rewrite(style: style)), text: remaining, options: options)
-        case "summarize":
-            return Command(kind: .action(.summarize), text: text, options: options)
-        case "explain":
-            return Command(kind: .action(.explain), text: text, options: options)
-        case "extract":
-            return Command(kind: .action(.extract), text: text, options: options)
-        case "ai":
-            return Command(kind: .action(.freeform), text: text, options: options)
-        case "tribunal":
+        case .rewrite(let style?):
+            return try quick(.rewrite(style: style))
+        case .summarize:
+            return try quick(.summarize)
+        case .explain:
+            return try quick(.explain)
+        case .extract:
+            return try quick(.extract)
+        case .ai:
+            return try quick(.freeform)
+        case .tribunal:
+            let (options, text) = try scanned()
             return Command(kind: .tribunal, text: text, options: options)
-        case "settings":
+        case .settings:
+            let (options, text) = try scanned()
             return Command(kind: .settings(try Self.parseSettings(text)), options: options)
-        case "history":
+        case .history:
+            let (options, text) = try scanned()
             switch text.trimmingWhitespace().lowercased() {
             case "": return Command(kind: .history(.show), options: options)
             case "clear": return Command(kind: .history(.clear), options: options)
             default: throw CommandError("`/history` shows your last results; `/history clear` deletes your history. Nothing else goes after it.")
             }
-        case "ledger":
+        case .ledger:
+            let (options, text) = try scanned()
             return Command(kind: .ledger(try Self.parseLedger(text)), options: options)
-        case "council":
+        case .council:
+            let (options, text) = try scanned()
             guard text.trimmingWhitespace().isEmpty else { throw CommandError("`/council` takes nothing after it: it shows each model's record.") }
             return Command(kind: .council, options: options)
-        case "help":
+        case .help:
+            let (options, text) = try scanned()
             let topic = text.split(whereSeparator: \.isWhitespace).first.map { String($0.drop(while: { $0 == "/" })).lowercased() }
             return Command(kind: .help(topic: topic), options: options)
-        default:
-            if let style = RewriteStyle(rawValue: spec.name) {
-                return Command(kind: .action(.rewrite(style: style)), text: text, options: options)
-            }
-            throw CommandError("`/\(spec.name)` is not available here yet.")
         }
     }
 
@@ -233,6 +242,68 @@ enum Names {
         }
         return name
     }
+}
+
+/// A translation target: an ISO 639-1 code and its English name. It sits beside the parser
+/// because what it knows is what people type: codes, English names and other spellings.
+public struct Language: Sendable, Hashable, Codable {
+    public var code: String
+    public var name: String
+
+    public init(code: String, name: String) {
+        self.code = code
+        self.name = name
+    }
+
+    public static let english = Language(code: "en", name: "English")
+
+    /// Looks a language up by ISO code or English name, case-insensitively ("fr", "French", "pt-BR").
+    public static func lookup(_ word: String) -> Language? {
+        let key = word.lowercased()
+        if let name = table[key] { return Language(code: key, name: name) }
+        if let (code, name) = table.first(where: { $0.value.lowercased() == key }) {
+            return Language(code: code, name: name)
+        }
+        if let alias = aliases[key], let name = table[alias] { return Language(code: alias, name: name) }
+        return nil
+    }
+
+    /// Codes that are also everyday English words: taken as a language only when that is clearly
+    /// meant (`to it`, `it:`, or followed by a capitalised word). `/translate it is raining`
+    /// translates "it is raining".
+    public static let ambiguousCodes: Set<String> = ["it", "no", "is", "am", "be", "my", "so", "he", "hi", "id", "la", "el"]
+
+    /// ISO 639-1 code → English name. Region variants use BCP-47 (`pt-br`, `zh-tw`).
+    static let table: [String: String] = [
+        "af": "Afrikaans", "am": "Amharic", "ar": "Arabic", "az": "Azerbaijani", "be": "Belarusian",
+        "bg": "Bulgarian", "bn": "Bengali", "bs": "Bosnian", "ca": "Catalan", "cs": "Czech",
+        "cy": "Welsh", "da": "Danish", "de": "German", "el": "Greek", "en": "English",
+        "eo": "Esperanto", "es": "Spanish", "et": "Estonian", "eu": "Basque", "fa": "Persian",
+        "fi": "Finnish", "fil": "Filipino", "fr": "French", "ga": "Irish", "gl": "Galician",
+        "gu": "Gujarati", "he": "Hebrew", "hi": "Hindi", "hr": "Croatian", "hu": "Hungarian",
+        "hy": "Armenian", "id": "Indonesian", "is": "Icelandic", "it": "Italian", "ja": "Japanese",
+        "ka": "Georgian", "kk": "Kazakh", "km": "Khmer", "kn": "Kannada", "ko": "Korean",
+        "la": "Latin", "lt": "Lithuanian", "lv": "Latvian", "mk": "Macedonian", "ml": "Malayalam",
+        "mn": "Mongolian", "mr": "Marathi", "ms": "Malay", "mt": "Maltese", "my": "Burmese",
+        "ne": "Nepali", "nl": "Dutch", "no": "Norwegian", "pa": "Punjabi", "pl": "Polish",
+        "ps": "Pashto", "pt": "Portuguese", "pt-br": "Brazilian Portuguese", "ro": "Romanian",
+        "ru": "Russian", "si": "Sinhala", "sk": "Slovak", "sl": "Slovenian", "so": "Somali",
+        "sq": "Albanian", "sr": "Serbian", "sv": "Swedish", "sw": "Swahili", "ta": "Tamil",
+        "te": "Telugu", "th": "Thai", "tl": "Tagalog", "tr": "Turkish", "uk": "Ukrainian",
+        "ur": "Urdu", "uz": "Uzbek", "vi": "Vietnamese", "yi": "Yiddish", "zh": "Chinese",
+        "zh-tw": "Traditional Chinese", "zu": "Zulu",
+    ]
+
+    /// Other names people type.
+    static let aliases: [String: String] = [
+        "farsi": "fa", "mandarin": "zh", "chinese-simplified": "zh", "simplified-chinese": "zh",
+        "chinese-traditional": "zh-tw", "brazilian": "pt-br", "pt_br": "pt-br", "zh_tw": "zh-tw",
+        "nb": "no", "bokmal": "no", "bokmål": "no", "iw": "he", "flemish": "nl", "castilian": "es",
+        "deutsch": "de", "español": "es", "espanol": "es", "français": "fr", "francais": "fr",
+        "italiano": "it", "português": "pt", "portugues": "pt", "русский": "ru", "日本語": "ja",
+        "中文": "zh", "한국어": "ko", "nederlands": "nl", "polski": "pl", "türkçe": "tr",
+        "українська": "uk", "svenska": "sv",
+    ]
 }
 
 /// Reads the optional target language at the start of `/translate`'s text.

@@ -16,7 +16,7 @@ extension Relay {
             lines.append("Every command takes `--tier cheap|mid|frontier` and `--private`. `/help COMMAND` for details.")
             return .info(lines.joined(separator: "\n"), title: "Commands")
         }
-        if let spec = CommandTable.spec(named: topic) {
+        if let spec = BuiltinCommand(named: topic)?.spec {
             var lines = ["Usage: `\(spec.usage)`", spec.summary] + spec.details
             if !spec.aliases.isEmpty { lines.append("Also: " + spec.aliases.map { "`/\($0)`" }.joined(separator: ", ")) }
             if let input = spec.input {

@@ -25,7 +25,7 @@ extension Relay {
             reply = await quickReply(QuickRequest(action: .freeform, text: prompt, tier: request.tier), title: "/\(name)", isPrivate: request.isPrivate)
         case .tribunal:
             guard let claim = InputResolver.resolve(typed: command.text, event: event, sources: .replyOrThread) else {
-                return .error(missingInput(for: "tribunal"))
+                return .error(missingInput(for: .tribunal))
             }
             do throws(TribunalError) {
                 let result = try await tribunal.consensus(ConsensusRequest(claim: claim, k: request.k, tier: request.tier))
@@ -40,10 +40,10 @@ extension Relay {
                 recordConsensus(consensus, claim: claim, origin: .tribunal, request, numbersReply: true)
             }
         default:
-            let (action, specName) = Self.quickAction(command.kind, language: request.language)
-            let spec = CommandTable.spec(named: specName)!
-            guard let input = InputResolver.resolve(typed: command.text, event: event, sources: spec.input ?? .none) else {
-                return .error(missingInput(for: specName))
+            let action = Self.quickAction(command.kind, language: request.language)
+            let builtin = BuiltinCommand(action)
+            guard let input = InputResolver.resolve(typed: command.text, event: event, sources: builtin.spec.input ?? .none) else {
+                return .error(missingInput(for: builtin))
             }
             reply = await quickReply(
                 QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate)
@@ -68,24 +68,18 @@ extension Relay {
         return Reply(kind: .result, title: "Tribunal", body: result.answer, footer: footer, notes: footer.caveat.map { [$0] } ?? [], isPrivate: isPrivate)
     }
 
-    func missingInput(for name: String) -> String {
-        let spec = CommandTable.spec(named: name)!
+    func missingInput(for builtin: BuiltinCommand) -> String {
+        let spec = builtin.spec
         let example = spec.examples.first { !$0.contains("(") } ?? spec.usage
-        return InputResolver.missingInputMessage(command: name, noun: spec.inputNoun, example: example, sources: spec.input ?? .none)
+        return InputResolver.missingInputMessage(command: spec.name, noun: spec.inputNoun, example: example, sources: spec.input ?? .none)
     }
 
-    /// The quick action for a command, with the table entry that describes it.
-    static func quickAction(_ kind: CommandKind, language: Language) -> (QuickAction, String) {
+    /// The quick action a command asks for; its table entry is `BuiltinCommand(action)`.
+    static func quickAction(_ kind: CommandKind, language: Language) -> QuickAction {
         switch kind {
-        case .translate(let target): return (.translate(to: target ?? language), "translate")
-        case .action(let action):
-            switch action {
-            case .grammar: return (action, "fix")
-            case .freeform: return (action, "ai")
-            case .rewrite(let style): return (action, style?.rawValue ?? "rewrite")
-            default: return (action, action.name)
-            }
-        default: return (.freeform, "ai")
+        case .translate(let target): .translate(to: target ?? language)
+        case .action(let action): action
+        default: .freeform
         }
     }
 

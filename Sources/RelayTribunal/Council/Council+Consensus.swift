@@ -8,12 +8,23 @@ extension Council {
         case answered(CouncilModel, ChatCompletion)
         case failed(CouncilModel, ModelCallError)
         case deadline
+
+        /// The judge that voted; nil for the deadline.
+        var model: CouncilModel? {
+            switch self {
+            case .answered(let model, _), .failed(let model, _): model
+            case .deadline: nil
+            }
+        }
     }
 
     /// k models of the tier, in parallel, each for a JSON verdict. Answers with whoever replied by
     /// the deadline as long as a quorum did; never fails as a whole while a quorum answered.
     public func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
         let started = ContinuousClock.now
+        // On the injected clock: whoever has not answered by then is cut off, and the chairman
+        // writes only with time left before it.
+        let deadline = clock.now + configuration.deadline
         let pool = configuration.models(nearest: request.tier)
         guard !pool.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
         let judges = Array(pool.prefix(max(1, min(request.k, 10))))
@@ -21,7 +32,7 @@ extension Council {
 
         // In the order asked, not the order answered: ties, dissent lines and the judges' list
         // come out the same on every run.
-        let votes = await collectVotes(judges, claim: request.claim)
+        let votes = await collectVotes(judges, claim: request.claim, until: deadline)
         var ballots: [Ballot] = []
         var failures: [(CouncilModel, ModelCallError)] = []
         var judged: [JudgeVote] = []
@@ -59,7 +70,7 @@ extension Council {
         } else {
             outcome = Agreement.compute(ballots)
         }
-        let answer = await synthesis(claim: request.claim, outcome: outcome, ballots: ballots, started: started)
+        let answer = await synthesis(claim: request.claim, outcome: outcome, ballots: ballots, until: deadline)
         let dissent = outcome.dissenters.map {
             Dissent(
                 model: $0.model, verdict: $0.parsed.verdict,
@@ -88,32 +99,28 @@ extension Council {
 
     /// What `judge` did, if it did anything before the deadline.
     private static func vote(of judge: CouncilModel, in votes: [Vote]) -> Vote? {
-        votes.first { vote in
-            switch vote {
-            case .answered(let model, _), .failed(let model, _): model.name == judge.name
-            case .deadline: false
-            }
-        }
+        votes.first { $0.model?.name == judge.name }
     }
 
     /// Asks every judge at once; at the deadline, cancels whoever has not answered.
-    private func collectVotes(_ judges: [CouncilModel], claim: String) async -> [Vote] {
-        let deadline = configuration.deadline
+    private func collectVotes(_ judges: [CouncilModel], claim: String, until deadline: Date) async -> [Vote] {
+        // Each call's own time limit stays within the deadline (on the transport's real time).
+        let callLimit = configuration.deadline
         return await withTaskGroup(of: Vote.self) { group in
             for judge in judges {
                 group.addTask {
                     let messages: [ChatMessage] = [.system(CouncilPrompts.judgeSystem), .user(claim)]
                     do throws(ModelCallError) {
                         let completion = try await self.client.complete(
-                            judge, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(self.timeout(for: judge), deadline))
+                            judge, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(self.timeout(for: judge), callLimit))
                         return .answered(judge, completion)
                     } catch {
                         return .failed(judge, error)
                     }
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: deadline)
+            group.addTask { [clock] in
+                try? await clock.sleep(until: deadline)
                 return .deadline
             }
             var votes: [Vote] = []
@@ -124,6 +131,8 @@ extension Council {
                     break
                 }
                 votes.append(vote)
+                logger.debug(
+                    "council vote counted", metadata: ["model": "\(vote.model?.name ?? "")", "answered": "\(votes.count)", "asked": "\(judges.count)"])
                 if votes.count == judges.count {
                     group.cancelAll()  // stops the deadline timer
                     break
@@ -135,14 +144,14 @@ extension Council {
 
     /// The chairman's text when configured and on time; otherwise the most confident plurality
     /// answer (never a single point of failure).
-    private func synthesis(claim: String, outcome: Agreement.Outcome, ballots: [Ballot], started: ContinuousClock.Instant) async -> String {
+    private func synthesis(claim: String, outcome: Agreement.Outcome, ballots: [Ballot], until deadline: Date) async -> String {
         let fallback =
             outcome.supporters.first { !$0.parsed.answer.isEmpty }?.parsed.answer
             ?? ballots.max { $0.mass < $1.mass }?.parsed.answer ?? ""
         guard let name = configuration.chairman, let chairman = configuration.models.first(where: { $0.name == name }) else {
             return fallback
         }
-        let remaining = configuration.deadline - started.duration(to: .now)
+        let remaining = deadline.duration(since: clock.now)
         guard remaining > .milliseconds(500) else { return fallback }
         let messages = CouncilPrompts.chairman(claim: claim, verdict: outcome.verdict, answers: ballots.map { ($0.model, $0.parsed.verdict, $0.parsed.answer) })
         do throws(ModelCallError) {

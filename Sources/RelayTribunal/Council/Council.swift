@@ -10,12 +10,18 @@ public final class Council: Tribunal, Sendable {
     let logger: Logger
     /// What the ledger taught of the judges; nil: the agreement formula, as before the ledger.
     let reliability: CouncilReliability?
+    /// What the consensus deadline is measured on, so a test can move it past the deadline.
+    let clock: any RelayClock
 
-    public init(configuration: CouncilConfiguration, client: OpenAICompatibleClient, logger: Logger, reliability: CouncilReliability? = nil) {
+    public init(
+        configuration: CouncilConfiguration, client: OpenAICompatibleClient, logger: Logger, reliability: CouncilReliability? = nil,
+        clock: any RelayClock = SystemClock()
+    ) {
         self.configuration = configuration
         self.client = client
         self.logger = logger
         self.reliability = reliability
+        self.clock = clock
     }
 
     // MARK: quick

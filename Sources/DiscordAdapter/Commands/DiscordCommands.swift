@@ -121,28 +121,30 @@ public enum DiscordCommands {
     /// The options of each registered built-in; required ones first, as Discord demands.
     static func options(of name: String) -> [JSONValue] {
         let text = { (description: String, required: Bool) in option(.string, "text", description, required: required) }
-        switch name {
-        case "translate":
+        // Registered names are the table's own; an alias (`grammar`) is not registered.
+        guard let command = BuiltinCommand(named: name), command.name == name else { return [] }
+        switch command {
+        case .translate:
             let languages = languageCodes.compactMap(Language.lookup).map { ($0.name, JSONValue.string($0.code)) }
             return [
                 text("The text to translate", true),
                 option(.string, "lang", "Target language (default: your /settings, else English)", choices: languages), tier, privately,
             ]
-        case "fix": return [text("The text to fix", true), tier, privately]
-        case "rewrite":
+        case .fix: return [text("The text to fix", true), tier, privately]
+        case .rewrite(nil):
             let styles = [("clearer", JSONValue.string("clearer"))] + RewriteStyle.allCases.map { ($0.rawValue, JSONValue.string($0.rawValue)) }
             return [text("The text to rewrite", true), option(.string, "style", "How to rewrite it (default: clearer)", choices: styles), tier, privately]
-        case "summarize": return [text("The text to summarize (default: this thread)", false), tier, privately]
-        case "explain": return [text("What to explain", true), tier, privately]
-        case "ai": return [option(.string, "prompt", "Your prompt", required: true), tier, privately]
-        case "tribunal":
+        case .summarize: return [text("The text to summarize (default: this thread)", false), tier, privately]
+        case .explain: return [text("What to explain", true), tier, privately]
+        case .ai: return [option(.string, "prompt", "Your prompt", required: true), tier, privately]
+        case .tribunal:
             return [
                 option(.string, "claim", "The claim to check (default: this thread)"),
                 option(.integer, "k", "How many models judge", range: 2...10), tier, privately,
             ]
-        case "run":
+        case .run:
             return [option(.string, "name", "The saved chain", required: true), text("Input for the chain", false), tier, privately]
-        case "chain":
+        case .chain:
             let name = { (required: Bool) in option(.string, "name", "The chain's name", required: required) }
             return [
                 option(
@@ -157,7 +159,7 @@ public enum DiscordCommands {
                     .subcommand, "import", "Import chains exported elsewhere",
                     options: [option(.string, "chains", "What /chain export printed: NAME = DSL lines", required: true)]),
             ]
-        case "command":
+        case .command:
             return [
                 option(
                     .subcommand, "add", "Add a custom command",
@@ -168,7 +170,7 @@ public enum DiscordCommands {
                 option(.subcommand, "list", "List the team's custom commands"),
                 option(.subcommand, "remove", "Remove a custom command", options: [option(.string, "name", "The command's name", required: true)]),
             ]
-        case "settings":
+        case .settings:
             return [
                 option(
                     .string, "key", "The setting to change (leave out to show them all)",
@@ -176,8 +178,8 @@ public enum DiscordCommands {
                 option(.string, "value", "The new value, or reset"),
                 option(.string, "scope", "Whose setting (default: yours)", choices: [("me", "me"), ("channel", "channel")]),
             ]
-        case "history": return [option(.boolean, "clear", "Delete your history at once")]
-        case "help": return [option(.string, "command", "A command to explain")]
+        case .history: return [option(.boolean, "clear", "Delete your history at once")]
+        case .help: return [option(.string, "command", "A command to explain")]
         default: return []
         }
     }

@@ -14,21 +14,24 @@ extension DiscordCommandInvocation {
     public var commandLine: String? {
         if type == 3 { return messageCommandLine }
         guard type == 1 else { return nil }
-        switch name {
-        case DiscordCommands.catchAll:
+        if name == DiscordCommands.catchAll {
             guard let line = value("line")?.string?.trimmed, !line.isEmpty else { return "/help" }
             return line.hasPrefix("/") ? line : "/" + line
-        case "translate":
+        }
+        // Registered names are the table's own; an alias (`grammar`) is not registered.
+        guard let command = BuiltinCommand(named: name), command.name == name else { return nil }
+        switch command {
+        case .translate:
             var arguments: [String] = []
             if let code = value("lang")?.string?.trimmed, !code.isEmpty {
                 arguments = Language.ambiguousCodes.contains(code.lowercased()) ? ["to", code] : [code]
             }
             return line("translate", arguments: arguments, text: value("text")?.string)
-        case "fix", "summarize", "explain":
+        case .fix, .summarize, .explain:
             return line(name, text: value("text")?.string)
-        case "ai":
+        case .ai:
             return line("ai", text: value("prompt")?.string)
-        case "rewrite":
+        case .rewrite(nil):
             let text = value("text")?.string
             var style = value("style")?.string?.trimmed ?? ""
             if style.isEmpty, let first = text?.split(whereSeparator: \.isWhitespace).first {
@@ -36,20 +39,20 @@ extension DiscordCommandInvocation {
                 if RewriteStyle(rawValue: word) != nil || word == "clearer" { style = "clearer" }
             }
             return line("rewrite", arguments: style.isEmpty ? [] : [style], text: text)
-        case "tribunal":
+        case .tribunal:
             return line("tribunal", text: value("claim")?.string, k: value("k")?.integer)
-        case "run":
+        case .run:
             return line("run", arguments: [value("name")?.string?.trimmed ?? ""], text: value("text")?.string)
-        case "chain":
+        case .chain:
             return chainLine
-        case "command":
+        case .command:
             return commandAdminLine
-        case "settings":
+        case .settings:
             let words = [value("scope")?.string == "channel" ? "channel" : nil, value("key")?.string, value("value")?.string]
             return (["/settings"] + words.compactMap { $0?.trimmed }.filter { !$0.isEmpty }).joined(separator: " ")
-        case "history":
+        case .history:
             return value("clear")?.boolean == true ? "/history clear" : "/history"
-        case "help":
+        case .help:
             let topic = value("command")?.string?.trimmed ?? ""
             return topic.isEmpty ? "/help" : "/help " + topic
         default:

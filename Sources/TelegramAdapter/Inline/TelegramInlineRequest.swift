@@ -22,7 +22,7 @@ struct TelegramInlineRequest: Sendable, Hashable {
         let text = words.dropFirst().joined(separator: " ")
         self.text = text
         normalized = ([first] + words.dropFirst().map(String.init)).joined(separator: " ")
-        if first == "fix" || first == "grammar" {
+        if BuiltinCommand(named: first) == .fix {
             commandLine = "/fix \(text)"
             title = "Fix"
         } else if let style = RewriteStyle(rawValue: first) {

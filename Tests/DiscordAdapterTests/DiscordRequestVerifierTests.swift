@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import RelayCore
 import RelayPlatform
 import Testing
 

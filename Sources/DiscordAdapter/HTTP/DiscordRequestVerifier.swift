@@ -1,6 +1,7 @@
 import Crypto
 public import Hummingbird
 public import NIOCore
+import RelayCore
 public import RelayPlatform
 
 public import struct Foundation.Date
@@ -119,42 +120,4 @@ extension DiscordRequestVerifier: WebhookProof {
     public static let timestampHeader: HTTPFields.Element.Name? = DiscordHeaders.timestamp
     public static let credential = "public key"
     public static let answer = "invalid request signature"
-}
-
-/// Hex digits to bytes.
-enum Hex {
-    /// The bytes of exactly `count` × 2 hex digits (either case), or nil.
-    static func decode(_ text: some StringProtocol, count: Int) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == count * 2 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        var index = 0
-        while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    /// Lowercase hex of `bytes`.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

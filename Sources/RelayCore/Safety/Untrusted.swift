@@ -3,7 +3,8 @@ import Logging
 
 // What the relay does not control, made safe: model and user text escaped and split to fit a
 // platform's limits (`ScalarEscaper`, `EscapedTextSplitter`), and numbers read from backends'
-// and platforms' answers checked against sane ranges (`UntrustedNumber`).
+// and platforms' answers checked against sane ranges (`UntrustedNumber`), hex from signature
+// headers read strictly (`Hex`).
 
 /// Splits raw text into pieces that fit a platform's limit once escaped — one splitter for every
 /// platform, each giving its own escaped length.
@@ -295,5 +296,43 @@ public enum UntrustedNumber {
                 "untrusted.used": "\(replacement)",
             ])
         Counter(label: metricLabel, dimensions: [("source", source), ("field", field)]).increment()
+    }
+}
+
+/// Hex digits to bytes, as signatures and keys arrive in headers and configuration.
+package enum Hex {
+    /// The bytes of exactly `count` × 2 hex digits (either case), or nil.
+    package static func decode(_ text: some StringProtocol, count: Int) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == count * 2 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        var index = 0
+        while index < utf8.count {
+            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    /// Lowercase hex of `bytes`.
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

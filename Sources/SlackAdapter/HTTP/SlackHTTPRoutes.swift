@@ -184,26 +184,8 @@ public struct SlackRequestVerifier: Sendable {
 
     /// `v0=` followed by the 32-byte MAC in hex.
     private static func parseSignature(_ value: String) -> [UInt8]? {
-        let utf8 = Array(value.utf8)
-        guard utf8.count == 3 + 64, utf8.starts(with: Array("v0=".utf8)) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        var index = 3
-        while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        guard value.hasPrefix("v0=") else { return nil }
+        return Hex.decode(value.dropFirst(3), count: 32)
     }
 }
 

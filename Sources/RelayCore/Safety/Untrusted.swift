@@ -219,7 +219,7 @@ public struct ScalarEscaper: Sendable {
 /// so the primitive reports directly instead of through a reporter each caller must pass in.
 public enum UntrustedNumber {
     /// The counter every replaced value increments.
-    public static let metricLabel = "relay_untrusted_values_clamped_total"
+    public static let metricName = "relay_untrusted_values_clamped_total"
 
     /// What a report says; `Observer` receives it instead of the log and the counter.
     public struct Report: Sendable, Hashable {
@@ -295,7 +295,7 @@ public enum UntrustedNumber {
                 "untrusted.source": "\(source)", "untrusted.field": "\(field)", "untrusted.value": "\(shown)",
                 "untrusted.used": "\(replacement)",
             ])
-        Counter(label: metricLabel, dimensions: [("source", source), ("field", field)]).increment()
+        Counter(label: metricName, dimensions: [("source", source), ("field", field)]).increment()
     }
 }
 

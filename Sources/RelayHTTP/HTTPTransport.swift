@@ -40,6 +40,22 @@ public struct HTTPTransport: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
+    /// Runs `body` on a small transport of its own (a one-off command such as `rhea-relay
+    /// register`), and shuts its client down after, whether `body` returned or threw.
+    public static func withOwnClient<T: Sendable>(
+        maxConnectionsPerHost: Int = 2, _ body: (HTTPTransport) async throws -> T
+    ) async throws -> T {
+        let client = makeClient(maxConnectionsPerHost: maxConnectionsPerHost)
+        do {
+            let result = try await body(HTTPTransport(client: client))
+            try? await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
     /// Sends `request` and reads the whole answer within `timeout`.
     ///
     /// AsyncHTTPClient's own deadline ends at the response head, so the exchange also runs under

@@ -125,14 +125,8 @@ public struct DiscordPlatform: ChatPlatform {
 
     /// `registerCommands` on a transport of its own, shut down after.
     public func registerCommands(guildID: String?, logger: Logger) async throws -> Int {
-        let client = HTTPTransport.makeClient(maxConnectionsPerHost: 2)
-        do {
-            let count = try await registerCommands(guildID: guildID, transport: HTTPTransport(client: client), logger: logger)
-            try? await client.shutdown()
-            return count
-        } catch {
-            try? await client.shutdown()
-            throw error
+        try await HTTPTransport.withOwnClient { transport in
+            try await registerCommands(guildID: guildID, transport: transport, logger: logger)
         }
     }
 }

@@ -104,15 +104,9 @@ public struct TelegramPlatform: ChatPlatform {
             throw ConfigurationError("--webhook must be an https:// URL (Telegram sends updates only over HTTPS), got `\(webhookURL)`.")
         }
         guard let token = configuration.botToken else { throw ConfigurationError("register telegram needs TELEGRAM_BOT_TOKEN (from @BotFather).") }
-        let client = HTTPTransport.makeClient(maxConnectionsPerHost: 2)
-        let api = TelegramBotClient(transport: HTTPTransport(client: client), apiURL: configuration.apiURL, token: token, logger: logger)
-        do {
-            let done = try await register(api: api, webhookURL: webhookURL)
-            try? await client.shutdown()
-            return done
-        } catch {
-            try? await client.shutdown()
-            throw error
+        return try await HTTPTransport.withOwnClient { transport in
+            let api = TelegramBotClient(transport: transport, apiURL: configuration.apiURL, token: token, logger: logger)
+            return try await register(api: api, webhookURL: webhookURL)
         }
     }
 

@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Built for postgres-nio already; the store names its TLS configuration (sslmode).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
@@ -94,6 +97,10 @@ let package = Package(
                 // built as part of this product) directly, with statements prepared once and
                 // operations batched by the store's own writer; its bind type is SQLiteNIO's.
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                // The shared store of several replicas (STORE_URL): PostgresClient, its pool,
+                // LISTEN/NOTIFY.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -317,6 +324,8 @@ let package = Package(
                 // RawConnection: a TCP client that sends what no HTTP client would.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // PostgresTestServer: a real PostgreSQL cluster the tests start, and its databases.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/RelayTestSupport",
             resources: [.copy("Resources")],

@@ -1,6 +1,7 @@
 import RelayCore
 public import RelayPipeline
 public import RelayPlatform
+public import RelayStore
 public import RelayTribunal
 public import RheaAPI
 
@@ -17,8 +18,11 @@ public struct AppConfiguration: Sendable {
     public var relay: RelayConfiguration
     public var backend: Backend
     public var tribunal: RheaTribunalConfiguration
-    /// The SQLite file; created on first run.
+    /// The SQLite file; created on first run. Unused when `storeURL` is set.
     public var storePath: String
+    /// The PostgreSQL database every replica shares (`store.url`, `STORE_URL`, or the file
+    /// `store.urlFile` names); nil: the embedded SQLite file at `storePath`.
+    public var storeURL: PostgresURL?
     /// swift-log level name (`info`, `debug`…).
     public var logLevel: String
     /// Where `serve` listens (`HTTP_HOST`, `HTTP_PORT`).
@@ -55,6 +59,10 @@ public struct AppConfiguration: Sendable {
         self.retentionInterval = .seconds(3600)
         self.api = RheaAPISettings()
     }
+
+    /// Where the store is, for start-up lines and `/readyz`: the file, or the URL with its
+    /// password masked.
+    public var storeDescription: String { storeURL.map { "\($0)" } ?? storePath }
 
     /// The models the backend can use, as the served API's `GET /models` lists them.
     public var servedModels: [ServedModel] {

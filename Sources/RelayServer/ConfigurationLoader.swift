@@ -3,6 +3,7 @@ import Foundation
 import RelayCore
 import RelayPipeline
 public import RelayPlatform
+import RelayStore
 import RelayTribunal
 import RheaAPI
 import SystemPackage
@@ -132,6 +133,13 @@ public enum ConfigurationLoader {
         config.relay = relay
 
         config.storePath = values.string("store.path") ?? config.storePath
+        if let url = try values.secret("store.url", fileKey: "store.urlFile") {
+            do {
+                config.storeURL = try PostgresURL(url)
+            } catch {
+                throw ConfigurationError("store.url (STORE_URL): \(error.description)")
+            }
+        }
         config.logLevel = values.string("log.level") ?? config.logLevel
 
         // Serving.

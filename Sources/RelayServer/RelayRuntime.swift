@@ -24,7 +24,12 @@ public final class RelayRuntime: Sendable {
     }
 
     public static func start(_ configuration: AppConfiguration, logger: Logger) async throws -> RelayRuntime {
-        let store = try await SQLiteStore.open(path: configuration.storePath, logger: logger)
+        let store: any Store =
+            if let url = configuration.storeURL {
+                try await PostgresStore.open(url: url, logger: logger)
+            } else {
+                try await SQLiteStore.open(path: configuration.storePath, logger: logger)
+            }
         let transport = HTTPTransport(client: HTTPTransport.makeClient(maxConnectionsPerHost: configuration.http.outboundConnectionsPerHost))
         let tribunal: any Tribunal =
             switch configuration.backend {

@@ -43,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         // The start-up summary is always printed, whatever the log level.
-        writeErr("rhea-relay serving on http://\(configuration.http.host):\(configuration.http.port) (store: \(configuration.storePath))")
+        writeErr("rhea-relay serving on http://\(configuration.http.host):\(configuration.http.port) (store: \(configuration.storeDescription))")
         writeErr("backend: \(RelayRuntime.describeBackend(configuration))")
         for (platform, status) in configuration.platformStatus.sorted(by: { $0.key < $1.key }) {
             writeErr("\(platform): \(status)")

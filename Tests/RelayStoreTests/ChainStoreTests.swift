@@ -104,7 +104,8 @@ struct ChainStoreTests {
         try await withStore(kind) { store in
             try await store.saveChain(Self.chain("a\u{0}b"))
             let names = try await store.chains(team: "T1").map { Array($0.name.utf8) }
-            #expect(names == [[0x61, 0x00, 0x62]])
+            // PostgreSQL text cannot hold U+0000: the shared store keeps U+FFFD in its place.
+            #expect(names == [kind == .postgres ? [0x61, 0xEF, 0xBF, 0xBD, 0x62] : [0x61, 0x00, 0x62]])
         }
     }
 }

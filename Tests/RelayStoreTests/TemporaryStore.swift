@@ -1,20 +1,24 @@
 import Foundation
 import RelayCore
 import RelayPipeline
+import RelayTestSupport
 import Testing
 
 @testable import RelayStore
 
-/// The stores that behaviour tests run against. SQLite is the reference; the memory store must
-/// behave exactly as it does, so every test of the `Store` protocol runs on both.
+/// The stores that behaviour tests run against. SQLite is the reference; the memory store and
+/// the shared PostgreSQL store must behave exactly as it does, so every test of the `Store`
+/// protocol runs on all three (PostgreSQL: a real server the tests start, a database per test).
 enum StoreKind: CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case memory
+    case postgres
 
     var testDescription: String {
         switch self {
         case .sqlite: "SQLiteStore"
         case .memory: "MemoryStore"
+        case .postgres: "PostgresStore"
         }
     }
 }
@@ -28,6 +32,23 @@ func withStore(_ kind: StoreKind, _ body: (any Store) async throws -> Void) asyn
         let store = MemoryStore()
         defer { store.close() }
         try await body(store)
+    case .postgres:
+        try await withPostgresStore(body)
+    }
+}
+
+/// Runs `body` with a store on a fresh database of the tests' PostgreSQL server, then closes the
+/// store and drops the database.
+func withPostgresStore(_ body: (PostgresStore) async throws -> Void) async throws {
+    try await PostgresTestServer.shared().withDatabase { database in
+        let store = try await PostgresStore.open(url: try PostgresURL(database.url))
+        do {
+            try await body(store)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
     }
 }
 

@@ -13,6 +13,11 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case schemaTooNew(path: String, found: Int, supported: Int)
     /// A migration failed and was rolled back.
     case migrationFailed(path: String, version: Int, reason: String)
+    /// The shared store (`STORE_URL`, shown with its password masked) could not be reached, or
+    /// refused the credentials.
+    case cannotConnect(store: String, reason: String)
+    /// The shared store was migrated by a newer rhea-relay; it is left untouched.
+    case databaseSchemaTooNew(store: String, found: Int, supported: Int)
     /// The store was used after `close()`.
     case closed
     /// An operation on an open store failed.
@@ -36,6 +41,13 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .migrationFailed(let path, let version, let reason):
             "Migrating the database at \(path) to schema version \(version) failed: \(reason). The migration was "
                 + "rolled back, so the file keeps its previous version; restore a backup or report the bug."
+        case .cannotConnect(let store, let reason):
+            "Cannot connect to the store at \(store) (STORE_URL): \(reason). Check that PostgreSQL runs there and "
+                + "that the user, password and database in STORE_URL (or the file STORE_URL_FILE names) are right."
+        case .databaseSchemaTooNew(let store, let found, let supported):
+            "The database at \(store) (STORE_URL) has schema version \(found), but this rhea-relay knows versions up "
+                + "to \(supported): a newer rhea-relay migrated it. Nothing was changed: run the newer rhea-relay on "
+                + "every replica, or point STORE_URL at another database."
         case .closed:
             "The store is closed and cannot be used after close(). Open a new store."
         case .operationFailed(let operation, let reason):

@@ -1,0 +1,44 @@
+import PostgresNIO
+import RelayPipeline
+
+/// Turns postgres-nio's errors into the store's. `PSQLError`'s own description hides everything
+/// (to keep query values out of logs); the server's message and SQLSTATE are what an operator
+/// needs, and carry no bound values.
+enum PostgresFailure {
+    /// The SQLSTATE the schema's functions raise when an outbox id is taken (message: the id).
+    static let outboxIDTaken = "RR002"
+
+    static func storeError(_ error: any Error, operation: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? PSQLError, error.serverInfo?[.sqlState] == outboxIDTaken {
+            let id = error.serverInfo?[.message] ?? ""
+            return .operationFailed(operation: "enqueue outbox entry \(id)", reason: "an entry with this id already exists")
+        }
+        return .operationFailed(operation: operation, reason: reason(for: error))
+    }
+
+    /// A short reason: the server's message with its SQLSTATE, or what went wrong with the
+    /// connection.
+    static func reason(for error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let info = error.serverInfo, let message = info[.message] {
+            let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            return message + state
+        }
+        switch error.code {
+        case .connectionError:
+            let underlying = error.underlying.map { String(describing: $0) } ?? "no answer"
+            return "the connection failed (\(underlying))"
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            return "the connection to PostgreSQL closed (it may be restarting)"
+        case .poolClosed:
+            return "the store is shutting down"
+        case .sslUnsupported:
+            return "the server does not offer TLS, and sslmode=require asks for it (use sslmode=prefer or disable)"
+        case .authMechanismRequiresPassword:
+            return "the server asks for a password and STORE_URL has none"
+        default:
+            return "PostgreSQL client error \(error.code)"
+        }
+    }
+}

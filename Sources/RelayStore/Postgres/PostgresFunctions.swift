@@ -1,0 +1,80 @@
+/// Functions of the shared schema: what must be one round trip yet takes several statements.
+enum PostgresFunctions {
+    /// A run's end (`InboxStore.finishRun`) in one call: its history row and fact-checks written,
+    /// its replies enqueued, its inbox item removed.
+    ///
+    /// A reply whose conversation has nothing pending is leased to the caller as it is written
+    /// (its id is returned): the caller delivers it at once. Runs finishing in one conversation on
+    /// different replicas take turns on an advisory lock keyed by the conversation, and each
+    /// statement of a function reads what committed before it: so only one of them finds the
+    /// conversation idle, and its replies still go out one at a time, in order.
+    ///
+    /// An item that another replica holds now is not this run's to finish (its lease lapsed and
+    /// the run was taken over): `RR001`, and nothing is written. An outbox id already taken
+    /// raises `RR002` with the id as its message.
+    static let finishRun = """
+        CREATE FUNCTION relay_finish_run(
+            p_item bigint, p_owner text, p_history jsonb, p_ledger jsonb, p_replies jsonb, p_lease_until double precision
+        ) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+        DECLARE
+            reply record;
+            idle boolean;
+        BEGIN
+            PERFORM 1 FROM inbox WHERE id = p_item AND owner IS NOT NULL AND owner <> p_owner
+                AND leased_until IS NOT NULL;
+            IF FOUND THEN
+                RAISE EXCEPTION USING ERRCODE = 'RR001', MESSAGE = 'inbox item ' || p_item || ' is held by another replica';
+            END IF;
+            IF p_history IS NOT NULL THEN
+                INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,
+                    models_answered, models_asked, elapsed, created_at)
+                SELECT h.team, h.user_id, h.channel, h.command, h.command_line, h.result_text, h.succeeded, h.agreement,
+                    h.models_answered, h.models_asked, h.elapsed, h.created_at
+                FROM jsonb_to_record(p_history) AS h(team text, user_id text, channel text, command text, command_line text,
+                    result_text text, succeeded boolean, agreement double precision, models_answered integer,
+                    models_asked integer, elapsed double precision, created_at double precision);
+            END IF;
+            INSERT INTO ledger (id, team, user_id, channel, origin, claim, answer, verdict, score, score_meaning, answered,
+                asked, judges, backend, prompts_version, created_at, mark_verdict, marked_by, marked_at)
+            SELECT l.id, l.team, l.user_id, l.channel, l.origin, l.claim, l.answer, l.verdict, l.score, l.score_meaning,
+                l.answered, l.asked, l.judges, l.backend, l.prompts_version, l.created_at, l.mark_verdict, l.marked_by,
+                l.marked_at
+            FROM jsonb_array_elements(p_ledger) WITH ORDINALITY AS e(item, n),
+                jsonb_to_record(e.item) AS l(id bigint, team text, user_id text, channel text,
+                origin text, claim text, answer text, verdict text, score double precision, score_meaning text,
+                answered integer, asked integer, judges text, backend text, prompts_version text,
+                created_at double precision, mark_verdict text, marked_by text, marked_at double precision)
+            ORDER BY e.n;
+            FOR reply IN
+                SELECT r.* FROM jsonb_array_elements(p_replies) WITH ORDINALITY AS e(item, n),
+                    jsonb_to_record(e.item) AS r(id text, platform text,
+                    conversation text, address text, content text, replaces text, state text, attempts integer,
+                    parts_delivered integer, next_attempt_at double precision, created_at double precision,
+                    platform_ref text, last_error text)
+                ORDER BY e.n
+            LOOP
+                idle := false;
+                IF p_lease_until IS NOT NULL THEN
+                    PERFORM pg_advisory_xact_lock(hashtextextended('outbox:' || reply.conversation, 0));
+                    idle := NOT EXISTS (SELECT 1 FROM outbox WHERE state = 'pending' AND conversation = reply.conversation);
+                END IF;
+                INSERT INTO outbox (id, platform, conversation, address, content, replaces, state, attempts,
+                    parts_delivered, next_attempt_at, created_at, platform_ref, last_error, leased_until, owner)
+                VALUES (reply.id, reply.platform, reply.conversation, reply.address, reply.content, reply.replaces,
+                    reply.state, reply.attempts, reply.parts_delivered, reply.next_attempt_at, reply.created_at,
+                    reply.platform_ref, reply.last_error, CASE WHEN idle THEN p_lease_until END,
+                    CASE WHEN idle THEN p_owner END)
+                ON CONFLICT (id) DO NOTHING;
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION USING ERRCODE = 'RR002', MESSAGE = reply.id;
+                END IF;
+                IF idle THEN
+                    RETURN NEXT reply.id;
+                END IF;
+            END LOOP;
+            DELETE FROM inbox WHERE id = p_item;
+            RETURN;
+        END
+        $fn$
+        """
+}

@@ -1,0 +1,145 @@
+/// The shared store's schema, version by version (PostgreSQL's own numbering: its SQL is not
+/// SQLite's, so the two lists move independently).
+///
+/// Text that is compared or sorted is `COLLATE "C"`: byte order, as SQLite compares, whatever
+/// locale the database was created with — the same names sort the same in every store. Instants
+/// are `double precision` seconds since 1970, as SQLite keeps them, so a date comes back to the
+/// last bit. Each migration runs in one transaction under an advisory lock (``PostgresMigrator``).
+enum PostgresSchema {
+    /// Append new versions at the end; never edit one that has shipped.
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1,
+            statements: [
+                """
+                CREATE TABLE chains (
+                    team text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    source text NOT NULL,
+                    creator text NOT NULL,
+                    created_at double precision NOT NULL,
+                    updated_at double precision NOT NULL,
+                    PRIMARY KEY (team, name)
+                )
+                """,
+                """
+                CREATE TABLE custom_commands (
+                    team text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    template text NOT NULL,
+                    creator text NOT NULL,
+                    created_at double precision NOT NULL,
+                    PRIMARY KEY (team, name)
+                )
+                """,
+                """
+                CREATE TABLE settings (
+                    scope_kind text NOT NULL CHECK (scope_kind IN ('user', 'channel')),
+                    team text COLLATE "C" NOT NULL,
+                    subject text COLLATE "C" NOT NULL,
+                    lang text,
+                    tier text,
+                    retention text,
+                    PRIMARY KEY (scope_kind, team, subject)
+                )
+                """,
+                """
+                CREATE TABLE history (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    team text COLLATE "C" NOT NULL,
+                    user_id text COLLATE "C" NOT NULL,
+                    channel text COLLATE "C" NOT NULL,
+                    command text NOT NULL,
+                    command_line text,
+                    result_text text,
+                    succeeded boolean NOT NULL,
+                    agreement double precision,
+                    models_answered integer,
+                    models_asked integer,
+                    elapsed double precision NOT NULL,
+                    created_at double precision NOT NULL
+                )
+                """,
+                "CREATE INDEX history_by_user ON history (team, user_id, created_at DESC)",
+                "CREATE INDEX history_by_creation ON history (created_at)",
+                """
+                CREATE TABLE dedupe (
+                    key text COLLATE "C" PRIMARY KEY,
+                    expires_at double precision NOT NULL
+                )
+                """,
+                "CREATE INDEX dedupe_by_expiry ON dedupe (expires_at)",
+                // `seq` is enqueue order from a sequence, so replicas never pick the same one.
+                // `owner` is the replica whose lease `leased_until` is.
+                """
+                CREATE TABLE outbox (
+                    id text COLLATE "C" PRIMARY KEY,
+                    seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+                    platform text NOT NULL,
+                    conversation text COLLATE "C" NOT NULL,
+                    address text NOT NULL,
+                    content text NOT NULL,
+                    replaces text,
+                    state text NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+                    attempts integer NOT NULL CHECK (attempts >= 0),
+                    parts_delivered integer NOT NULL DEFAULT 0 CHECK (parts_delivered >= 0),
+                    next_attempt_at double precision NOT NULL,
+                    created_at double precision NOT NULL,
+                    sent_at double precision,
+                    leased_until double precision,
+                    owner text,
+                    platform_ref text,
+                    last_error text
+                )
+                """,
+                // A claim reads each conversation's pending entries in delivery order; only
+                // pending ones are in this index, so it stays the size of the backlog.
+                "CREATE INDEX outbox_pending_by_conversation ON outbox (conversation, created_at, seq) WHERE state = 'pending'",
+                "CREATE INDEX outbox_by_state_and_creation ON outbox (state, created_at)",
+                """
+                CREATE TABLE inbox (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    team text COLLATE "C" NOT NULL,
+                    platform text NOT NULL,
+                    conversation text COLLATE "C" NOT NULL,
+                    address text NOT NULL,
+                    event text NOT NULL,
+                    accepted_at double precision NOT NULL,
+                    owner text,
+                    leased_until double precision
+                )
+                """,
+                // Ids are handed out before the insert when a reply must name its fact-check
+                // (`BY DEFAULT`, so the store may insert the id it took from the sequence).
+                """
+                CREATE TABLE ledger (
+                    id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+                    team text COLLATE "C" NOT NULL,
+                    user_id text COLLATE "C" NOT NULL,
+                    channel text COLLATE "C" NOT NULL,
+                    origin text NOT NULL,
+                    claim text,
+                    answer text,
+                    verdict text,
+                    score double precision NOT NULL,
+                    score_meaning text NOT NULL,
+                    answered integer NOT NULL,
+                    asked integer NOT NULL,
+                    judges text NOT NULL,
+                    backend text NOT NULL,
+                    prompts_version text,
+                    created_at double precision NOT NULL,
+                    mark_verdict text,
+                    marked_by text,
+                    marked_at double precision
+                )
+                """,
+                "CREATE INDEX ledger_by_team ON ledger (team, created_at DESC, id DESC)",
+                "CREATE INDEX ledger_by_creation ON ledger (created_at)",
+                PostgresFunctions.finishRun,
+            ]
+        )
+    ]
+
+    static var latestVersion: Int { migrations.last?.version ?? 0 }
+}

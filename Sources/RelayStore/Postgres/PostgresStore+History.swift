@@ -1,0 +1,73 @@
+import PostgresNIO
+public import RelayCore
+import RelayPipeline
+
+public import struct Foundation.Date
+
+extension PostgresStore {
+    public func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry] {
+        guard limit > 0 else { return [] }
+        let (team, user) = (PostgresJSON.withoutNUL(team), PostgresJSON.withoutNUL(user))
+        return try await query(
+            "read the history of user \(user) in team \(team)",
+            "SELECT * FROM history WHERE team = \(team) AND user_id = \(user) ORDER BY created_at DESC, id DESC LIMIT \(limit)"
+        ).map(HistoryEntry.init(postgres:))
+    }
+
+    public func clearHistory(team: String, user: String) async throws -> Int {
+        let (team, user) = (PostgresJSON.withoutNUL(team), PostgresJSON.withoutNUL(user))
+        return try await query(
+            "clear the history of user \(user) in team \(team)", "DELETE FROM history WHERE team = \(team) AND user_id = \(user) RETURNING id"
+        ).count
+    }
+
+    public func keptCount(team: String, user: String) async throws -> (history: Int, factChecks: Int) {
+        let (team, user) = (PostgresJSON.withoutNUL(team), PostgresJSON.withoutNUL(user))
+        let row = try await query(
+            "count what user \(user) keeps in team \(team)",
+            """
+            SELECT (SELECT count(*) FROM history WHERE team = \(team) AND user_id = \(user)) AS history,
+                (SELECT count(*) FROM ledger WHERE team = \(team) AND user_id = \(user)) AS checks
+            """
+        ).first
+        return (try row?.int("history") ?? 0, try row?.int("checks") ?? 0)
+    }
+
+    /// Ages history out and applies retention, in one transaction.
+    public func purgeHistory(before: Date, defaultRetention: Retention) async throws -> Int {
+        let off = Self.retained(.off, in: "history", defaultRetention: defaultRetention)
+        let metadata = Self.retained(.metadata, in: "history", defaultRetention: defaultRetention)
+        return try await transaction("purge the history") { connection in
+            let aged = try await connection.query("DELETE FROM history WHERE created_at < \(before.timeIntervalSince1970) RETURNING id").count
+            let refused = try await connection.query("DELETE FROM history WHERE \(unescaped: off) RETURNING id").count
+            try await connection.query(
+                """
+                UPDATE history SET command_line = NULL, result_text = NULL
+                WHERE (command_line IS NOT NULL OR result_text IS NOT NULL) AND \(unescaped: metadata)
+                """)
+            return aged + refused
+        }
+    }
+
+    /// The SQL condition that a row of `table` (history or ledger) is kept at `level`: the
+    /// default says so, or its user's or its channel's settings row in its team.
+    static func retained(_ level: Retention, in table: String, defaultRetention: Retention) -> String {
+        if defaultRetention == level { return "true" }
+        return """
+            EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level.rawValue)' AND s.team = \(table).team
+                AND ((s.scope_kind = 'user' AND s.subject = \(table).user_id) OR (s.scope_kind = 'channel' AND s.subject = \(table).channel)))
+            """
+    }
+}
+
+extension HistoryEntry {
+    init(postgres row: PostgresRandomAccessRow) throws {
+        self.init(
+            team: try row.text("team"), user: try row.text("user_id"), channel: try row.text("channel"),
+            command: try row.text("command"), commandLine: try row.optionalText("command_line"),
+            resultText: try row.optionalText("result_text"), succeeded: try row.bool("succeeded"),
+            agreement: try row.optionalDouble("agreement"), modelsAnswered: try row.optionalInt("models_answered"),
+            modelsAsked: try row.optionalInt("models_asked"), elapsed: try row.double("elapsed"),
+            createdAt: try row.date("created_at"))
+    }
+}

@@ -1,0 +1,107 @@
+public import Foundation
+import PostgresNIO
+public import RelayCore
+import RelayPipeline
+
+extension PostgresStore {
+    public func ledgerEntry(team: String, id: Int64) async throws -> LedgerEntry? {
+        try await query(
+            "read ledger entry \(id) of team \(team)", "SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team)) AND id = \(id)"
+        ).first.map(LedgerEntry.init(postgres:))
+    }
+
+    /// Matches claims as SQLite's FTS5 index does (``LedgerSearchQuery``): the team's entries
+    /// newest first, a page at a time, until `limit` match. PostgreSQL's own text search splits
+    /// and folds words differently; matching here keeps one answer in every store.
+    public func searchLedger(team: String, words: [String], limit: Int) async throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        let team = PostgresJSON.withoutNUL(team)
+        if words.isEmpty {
+            return try await query(
+                "search the ledger of team \(team)",
+                "SELECT * FROM ledger WHERE team = \(team) ORDER BY created_at DESC, id DESC LIMIT \(limit)"
+            ).map(LedgerEntry.init(postgres:))
+        }
+        guard LedgerSearchQuery.fts5(words) != nil else { return [] }
+        var found: [LedgerEntry] = []
+        var after: (Double, Int64)?
+        let page = 500
+        while found.count < limit {
+            let rows = try await query(
+                "search the ledger of team \(team)",
+                """
+                SELECT * FROM ledger WHERE team = \(team) AND claim IS NOT NULL
+                    AND (\(after?.0)::double precision IS NULL OR (created_at, id) < (\(after?.0), \(after?.1)))
+                ORDER BY created_at DESC, id DESC LIMIT \(page)
+                """)
+            for row in rows {
+                let entry = try LedgerEntry(postgres: row)
+                if LedgerSearchQuery.matches(entry.claim, words: words) { found.append(entry) }
+                if found.count == limit { break }
+            }
+            guard rows.count == page, let last = rows.last else { break }
+            after = (try last.double("created_at"), try last.int64("id"))
+        }
+        return found
+    }
+
+    public func ledgerEntries(team: String) async throws -> [LedgerEntry] {
+        try await query(
+            "export the ledger of team \(team)", "SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team)) ORDER BY created_at, id"
+        ).map(LedgerEntry.init(postgres:))
+    }
+
+    public func markLedger(team: String, id: Int64, mark: LedgerMark) async throws -> Bool {
+        try await change(.markLedger(team: team, id: id, mark: mark), "mark ledger entry \(id) of team \(team)")
+    }
+
+    public func recentLedger(limit: Int) async throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        return try await query("read the newest ledger entries", "SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT \(limit)")
+            .map(LedgerEntry.init(postgres:))
+    }
+
+    public func clearLedger(team: String, user: String) async throws -> Int {
+        let (team, user) = (PostgresJSON.withoutNUL(team), PostgresJSON.withoutNUL(user))
+        return try await query(
+            "clear the ledger entries of user \(user) in team \(team)", "DELETE FROM ledger WHERE team = \(team) AND user_id = \(user) RETURNING id"
+        ).count
+    }
+
+    public func purgeLedger(before: Date, defaultRetention: Retention) async throws -> Int {
+        let off = Self.retained(.off, in: "ledger", defaultRetention: defaultRetention)
+        let metadata = Self.retained(.metadata, in: "ledger", defaultRetention: defaultRetention)
+        return try await transaction("purge the ledger") { connection in
+            let aged = try await connection.query("DELETE FROM ledger WHERE created_at < \(before.timeIntervalSince1970) RETURNING id").count
+            let refused = try await connection.query("DELETE FROM ledger WHERE \(unescaped: off) RETURNING id").count
+            // Metadata keeps verdicts, scores and timings: the claim, the answer and every judge's
+            // answer go (the judges' JSON is rewritten without its `answer` keys).
+            try await connection.query(
+                """
+                UPDATE ledger SET claim = NULL, answer = NULL,
+                    judges = COALESCE((SELECT jsonb_agg(value - 'answer' ORDER BY ordinality) FROM jsonb_array_elements(ledger.judges::jsonb) WITH ORDINALITY), '[]'::jsonb)::text
+                WHERE (claim IS NOT NULL OR answer IS NOT NULL OR judges LIKE '%"answer"%') AND \(unescaped: metadata)
+                """)
+            return aged + refused
+        }
+    }
+}
+
+extension LedgerEntry {
+    init(postgres row: PostgresRandomAccessRow) throws {
+        var mark: LedgerMark?
+        if let verdict = try row.optionalText("mark_verdict").flatMap(Verdict.init(rawValue:)), let user = try row.optionalText("marked_by"),
+            let at = try row.optionalDate("marked_at")
+        {
+            mark = LedgerMark(verdict: verdict, user: user, markedAt: at)
+        }
+        self.init(
+            id: try row.int64("id"), team: try row.text("team"), user: try row.text("user_id"), channel: try row.text("channel"),
+            origin: LedgerOrigin(rawValue: try row.text("origin")) ?? .tribunal, claim: try row.optionalText("claim"),
+            answer: try row.optionalText("answer"), verdict: try row.optionalText("verdict").flatMap(Verdict.init(rawValue:)),
+            score: try row.double("score"), scoreMeaning: ScoreMeaning(rawValue: try row.text("score_meaning")) ?? .agreement,
+            answered: try row.int("answered"), asked: try row.int("asked"), judges: try LedgerJudgesCoding.decode(try row.text("judges")),
+            backend: try row.text("backend"), promptsVersion: try row.optionalText("prompts_version"), createdAt: try row.date("created_at"),
+            mark: mark)
+    }
+}

@@ -1,0 +1,199 @@
+public import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import RelayCore
+public import RelayPipeline
+import Synchronization
+
+import class Foundation.ProcessInfo
+import struct Foundation.UUID
+
+/// The relay's ``Store`` in PostgreSQL, shared by every replica (`STORE_URL`).
+///
+/// Every operation that a command makes — admission, a run's end, a delivery's mark — is one
+/// statement, so one round trip; a run's end is a function of the schema
+/// (``PostgresFunctions/finishRun``) that takes its turn per conversation. Concurrent operations
+/// use the pool's connections at once, and concurrent commits share the server's WAL flush: that
+/// is PostgreSQL's group commit, so the store batches nothing itself.
+///
+/// The reads every command makes (a team's custom commands, a user's and a channel's settings)
+/// are cached as SQLiteStore caches them; a replica that changes them notifies the others
+/// (`NOTIFY relay_team_data`), which drop what they cached (``PostgresTeamDataListener``).
+///
+/// The client's run loop is a task the store owns from ``open(url:logger:)`` to ``close()``:
+/// migrations run before the service group starts, so the store cannot wait for it.
+public final class PostgresStore: Store {
+    /// Where the store is, password masked.
+    public let url: PostgresURL
+    /// This process among the replicas: leases it takes carry it, so another replica can tell
+    /// them from its own.
+    public let owner: String
+    /// The newest schema version this code knows; a database with a newer one is refused.
+    public static var supportedSchemaVersion: Int { PostgresSchema.latestVersion }
+
+    let client: PostgresClient
+    let logger: Logger
+    let cache = ReadCache()
+    private let runTask: Task<Void, Never>
+    private let listener = PostgresTeamDataListener()
+    private let listenTask: Task<Void, Never>
+    private let closed = Mutex(false)
+    private let trips = RoundTrips()
+
+    private init(url: PostgresURL, client: PostgresClient, logger: Logger) {
+        self.url = url
+        self.client = client
+        self.logger = logger
+        let process = ProcessInfo.processInfo
+        owner = "\(process.hostName)/\(process.processIdentifier)/\(UUID().uuidString.prefix(8).lowercased())"
+        runTask = Task { await client.run() }
+        let (listener, cache) = (listener, cache)
+        listenTask = Task { await listener.run(client: client, channel: Self.teamDataChannel, cache: cache, logger: logger) }
+    }
+
+    /// Connects, applies the migrations the database lacks (one replica at a time) and starts the
+    /// connection pool.
+    ///
+    /// Throws ``StoreError/cannotConnect(store:reason:)`` when the server cannot be reached or
+    /// refuses the credentials, and ``StoreError/databaseSchemaTooNew(store:found:supported:)``
+    /// when a newer rhea-relay migrated it.
+    public static func open(
+        url: PostgresURL, maxConnections: Int = 16, logger: Logger = Logger(label: "rhea-relay.store")
+    ) async throws -> PostgresStore {
+        try await open(url: url, migrations: PostgresSchema.migrations, maxConnections: maxConnections, logger: logger)
+    }
+
+    /// Opens with an explicit migration list; tests use it to simulate older and newer code.
+    static func open(
+        url: PostgresURL, migrations: [Migration], maxConnections: Int = 16, logger: Logger = Logger(label: "rhea-relay.store")
+    ) async throws -> PostgresStore {
+        var logger = logger
+        logger[metadataKey: "store.url"] = .string(url.description)
+        // One connection of its own first: a wrong password or an unreachable server is told at
+        // once (the pool would retry quietly), and the migrations run on it before anyone else uses
+        // the database.
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                on: PostgresClient.defaultEventLoopGroup.next(), configuration: connectionConfiguration(url), id: 0, logger: logger)
+        } catch {
+            throw StoreError.cannotConnect(store: url.description, reason: PostgresFailure.reason(for: error))
+        }
+        do {
+            try await PostgresMigrator(connection: connection, store: url.description, logger: logger).run(migrations)
+            try? await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        var configuration = clientConfiguration(url)
+        configuration.options.maximumConnections = max(2, maxConnections)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return PostgresStore(url: url, client: client, logger: logger)
+    }
+
+    /// Stops the pool after the operations in flight; later calls throw ``StoreError/closed``.
+    public func close() async throws {
+        guard
+            closed.withLock({ closed in
+                defer { closed = true }
+                return !closed
+            })
+        else { return }
+        listenTask.cancel()
+        await listenTask.value
+        runTask.cancel()
+        await runTask.value
+    }
+
+    /// Whether cached team data can be trusted: the other replicas' writes are being heard.
+    var teamCacheIsLive: Bool { listener.isLive }
+
+    /// Statements sent to the server since the store opened: the round trips the benchmark counts.
+    public var roundTrips: Int { trips.count }
+
+    // MARK: Access to the server
+
+    /// Runs one statement and returns its rows, turning a failure into a
+    /// ``StoreError/operationFailed(operation:reason:)`` that names `operation`.
+    @discardableResult
+    func query(_ operation: @autoclosure () -> String, _ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
+        guard !closed.withLock({ $0 }) else { throw StoreError.closed }
+        trips.add(1)
+        do {
+            return try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+        } catch {
+            throw PostgresFailure.storeError(error, operation: operation())
+        }
+    }
+
+    /// Runs `body` in one transaction on one connection: committed when it returns, rolled back
+    /// when it throws.
+    func transaction<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: (PostgresTransaction) async throws -> T
+    ) async throws -> T {
+        guard !closed.withLock({ $0 }) else { throw StoreError.closed }
+        let trips = trips
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                trips.add(2)  // BEGIN and COMMIT
+                return try await body(PostgresTransaction(connection: connection, logger: logger, trips: trips))
+            }
+        } catch {
+            throw PostgresFailure.storeError(error, operation: operation())
+        }
+    }
+
+    // MARK: Connection settings
+
+    static func connectionConfiguration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: try connectionTLS(url.tls))
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    static func clientConfiguration(_ url: PostgresURL) -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS =
+            switch url.tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    private static func connectionTLS(_ mode: PostgresURL.TLSMode) throws -> PostgresConnection.Configuration.TLS {
+        switch mode {
+        case .disable: return .disable
+        case .prefer: return .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+    }
+}
+
+/// A connection inside ``PostgresStore/transaction(_:_:)``, counting its statements.
+struct PostgresTransaction {
+    let connection: PostgresConnection
+    let logger: Logger
+    let trips: RoundTrips
+
+    @discardableResult
+    func query(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
+        trips.add(1)
+        return try await connection.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+    }
+}
+
+/// Statements sent, counted across tasks.
+final class RoundTrips: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func add(_ count: Int) { value.add(count, ordering: .relaxed) }
+
+    var count: Int { value.load(ordering: .relaxed) }
+}

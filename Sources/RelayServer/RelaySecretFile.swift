@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import RelayPlatform
+import RelayStore
 
 /// The relay's own lasting secret, kept in a file beside the store (`<store.path>.key`, mode 0600,
 /// made at first start): the key material for what waits sealed in the outbox when a platform
@@ -30,5 +32,22 @@ enum RelaySecretFile {
             throw ConfigurationError("Cannot write the relay's key file \(path) beside the store: check that its folder is writable.")
         }
         return secret
+    }
+
+    /// The secret of replicas that share a PostgreSQL store: derived from the database password
+    /// in `STORE_URL`, which every replica has and the database does not hold (PostgreSQL keeps
+    /// only a verifier), so any replica opens what another sealed, and a dump of the database
+    /// alone does not. Changing the password makes the values sealed before unreadable: they
+    /// are replies waiting for delivery, minutes at most.
+    static func shared(for url: PostgresURL) throws -> String {
+        guard let password = url.password, !password.isEmpty else {
+            throw ConfigurationError(
+                "store.url (STORE_URL) has no password: replicas derive the key that seals waiting outbox values from it, so that every replica can open what another sealed. Add the database user's password to STORE_URL."
+            )
+        }
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(password.utf8)), salt: Data("rhea-relay sealed outbox values".utf8),
+            info: Data("\(url.user)@\(url.database)".utf8), outputByteCount: 32)
+        return key.withUnsafeBytes { Data($0).base64EncodedString() }
     }
 }

@@ -100,6 +100,8 @@ struct RunDispatcherTests {
             try await eventually("the run to start") { slow.inFlight == 1 }
             await group.triggerGracefulShutdown()
             // The grace is measured on the clock; the run is given it, then left in the inbox.
+            // (Once the dispatcher stops taking runs, its one sleeper is the grace.)
+            try await eventually("the dispatcher to stop taking runs") { !slow.isTakingRuns }
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(20))
             try await running.value

@@ -214,7 +214,8 @@ struct RelayUnderTest: Sendable {
     func settled() async throws {
         try await eventually("the relay to be idle (no run in flight, outbox empty)") {
             let report = try await readiness()
-            return report?["runs"]?["inFlight"]?.intValue == 0 && report?["store"]?["outboxDepth"]?.intValue == 0
+            return report?["runs"]?["status"]?.stringValue == "taking runs" && report?["runs"]?["inFlight"]?.intValue == 0
+                && report?["store"]?["outboxDepth"]?.intValue == 0
         }
     }
 

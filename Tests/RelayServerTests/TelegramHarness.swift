@@ -95,7 +95,8 @@ struct TelegramRelay: Sendable {
             let response = try await client.execute(
                 uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(TelegramFakes.adminToken)"], body: nil)
             let report = JSONValue.parse(response.body.readableBytesView)
-            return report?["runs"]?["inFlight"]?.intValue == 0 && report?["store"]?["outboxDepth"]?.intValue == 0
+            return report?["runs"]?["status"]?.stringValue == "taking runs" && report?["runs"]?["inFlight"]?.intValue == 0
+                && report?["store"]?["outboxDepth"]?.intValue == 0
         }
     }
 }

@@ -108,7 +108,7 @@ struct GroupCommitTests {
             #expect(again == nil)
             #expect(expired != nil, "a claim that expired can be made again")
             let firstID = try #require(first)
-            let item = try #require(try await store.inboxItems(ids: [firstID]).first)
+            let item = try #require(try await store.claimInbox(now: now + 61, leaseUntil: now + 70, limit: 10).first { $0.id == firstID })
             #expect(item.event.text == "/fix number 7")
             #expect(item.event.eventKey == nil)
             #expect(item.route == route)

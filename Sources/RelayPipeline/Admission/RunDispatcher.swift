@@ -9,18 +9,23 @@ import Synchronization
 /// number at once, turning what they produce into outbox entries: adapters acknowledge the
 /// platform once `submit` returns, which is after the event is committed.
 ///
-/// - At most `limits.maxInFlight` runs at once; the rest wait in the inbox — in the store, with
-///   only their ids and teams here — and are taken team by team in turn (`TeamQueues`). Beyond
-///   `limits.busyDepth` waiting, a new command is refused at once with a "busy" answer.
+/// - A run holds its inbox item's lease, renewed while it runs: when its process dies the lease
+///   lapses and another process sharing the store (or this one's next start) claims the item and
+///   runs it again. An event that arrives while there is room is admitted already leased and
+///   starts at once; otherwise it waits in the store for a claim — here when a slot frees, or on
+///   another replica — and teams take turns (the store's claim order). At most
+///   `limits.maxInFlight` runs at once; beyond `limits.busyDepth` waiting, a new command is
+///   refused at once with a "busy" answer.
 /// - A run ends by writing its reply to the outbox and removing its item from the inbox in one
-///   transaction, so a crash at any moment either left the item (the run runs again at the next
-///   start) or the reply (delivered, once) — never neither, never both.
+///   transaction, fenced by the lease: a crash at any moment either left the item (the run runs
+///   again) or the reply (delivered, once) — never neither, never both; a run whose item was
+///   taken over meanwhile writes nothing.
 /// - A chain's progress becomes one message that is edited ("Running… 2/5"); its outbox id comes
 ///   from the inbox id, so a run that runs again after a crash edits the same message.
-/// - On graceful shutdown it stops starting runs, gives those in flight `grace` to finish, and
-///   leaves the rest in the inbox for the next start.
+/// - On graceful shutdown it stops claiming, gives the runs in flight `grace` to finish, and
+///   gives the rest back to the inbox (their leases dropped) for another replica or the next start.
 ///
-/// Grace and progress pacing read the outbox's clock, so tests decide time.
+/// Grace, leases and progress pacing read the outbox's clock, so tests decide time.
 public final class RunDispatcher: RelayInbox, Service, Sendable {
     let relay: Relay
     let outbox: Outbox
@@ -41,16 +46,27 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
 
     private struct State {
         var runs: [Int64: RunState] = [:]
-        /// Items being read from the store to start.
-        var loading = 0
-        var waiting = TeamQueues()
-        /// False until the inbox left by the last process is read, and again once shutting down:
-        /// meanwhile nothing starts (what arrives waits in the inbox).
+        /// When the lease of each run's item ends.
+        var leases: [Int64: Date] = [:]
+        /// Slots taken by submissions whose item is being written, and by a claim in progress.
+        var reserved = 0
+        /// Items waiting for a claim, here or in other processes: counted at the last full claim,
+        /// plus what this process admitted for a claim since.
+        var waiting = 0
+        /// A claim is due at the next turn of the loop (an item was admitted for a claim, a slot
+        /// freed while items wait, another replica wrote one).
+        var claimWanted = true
+        /// False until the loop runs, and again once shutting down: meanwhile nothing starts (what
+        /// arrives waits in the inbox).
         var starting = false
         var stopped = false
+
+        var room: Int { runs.count + reserved }
     }
 
     private let state = Mutex(State())
+    /// Wakes the claim loop.
+    private let claimSignal = WakeSignal()
 
     public init(
         relay: Relay, outbox: Outbox, limits: RunLimits = RunLimits(), grace: Duration = .seconds(20), progressInterval: Duration = .seconds(1),
@@ -65,17 +81,21 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     }
 
     var store: any Store { outbox.store }
+    var clock: any RelayClock { outbox.clock }
 
     /// Runs currently in flight.
     public var inFlight: Int { state.withLock { $0.runs.count } }
-    /// Accepted events waiting for a run.
-    public var waiting: Int { state.withLock { $0.waiting.count } }
+    /// Whether runs start here: from when the dispatcher has taken back what a dead process left
+    /// until it shuts down.
+    public var isTakingRuns: Bool { state.withLock { $0.starting } }
+    /// Accepted events waiting for a run (as far as this process knows).
+    public var waiting: Int { state.withLock { $0.waiting } }
 
     /// Accepts `event` into the inbox (committed when this returns) and starts it when there is
     /// room; refuses a platform's retry, and anything beyond the busy depth.
     @discardableResult
     public func submit(_ event: Event, route: ReplyRoute) async throws -> Submission {
-        let now = outbox.clock.now
+        let now = clock.now
         let dedupeKey = event.eventKey.map { "\(event.platform):\($0)" }
         let expiresAt = now + relay.configuration.dedupeLifetime
         let ahead = waiting
@@ -89,31 +109,44 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             RelayMetrics.command(RunOutcome.unparsed, outcome: "busy")
             return .busy(ahead: ahead)
         }
-        guard
-            let id = try await store.admit(event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now)
-        else {
+        // Room now, and nobody waiting before it: the item is written leased and runs here.
+        let runsHere = state.withLock { state -> Bool in
+            guard state.starting, state.waiting == 0, state.room < limits.maxInFlight else { return false }
+            state.reserved += 1
+            return true
+        }
+        let id: Int64?
+        do {
+            id = try await store.admit(
+                event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now, leaseUntil: runsHere ? now + limits.lease : nil)
+        } catch {
+            if runsHere { state.withLock { $0.reserved -= 1 } }
+            throw error
+        }
+        guard let id else {
+            if runsHere { state.withLock { $0.reserved -= 1 } }
             RelayMetrics.command(RunOutcome.unparsed, outcome: "duplicate")
             return .duplicate
         }
-        var stored = event
-        stored.eventKey = nil
-        let (startNow, position, room) = state.withLock { state -> (Bool, Int, Bool) in
-            let room = state.starting && state.runs.count + state.loading < limits.maxInFlight
-            if room && state.waiting.count == 0 {
+        if runsHere {
+            state.withLock { state in
+                state.reserved -= 1
                 state.runs[id] = .starting
-                return (true, 0, true)
+                state.leases[id] = now + limits.lease
             }
-            state.waiting.append(id, team: event.team)
-            return (false, state.waiting.count - 1, room)
-        }
-        recordDepth()
-        if startNow {
+            var stored = event
+            stored.eventKey = nil
             launch(InboxItem(id: id, event: stored, route: route, acceptedAt: now))
-        } else if room {
-            // Others wait although there is room (their items are being read, or a read failed):
-            // take them in turn, this one among them.
-            Task { await self.startWaiting() }
+            recordDepth()
+            return .accepted(ahead: 0)
         }
+        let position = state.withLock { state in
+            state.waiting += 1
+            state.claimWanted = true
+            return state.waiting - 1
+        }
+        claimSignal.signal()
+        recordDepth()
         return .accepted(ahead: position)
     }
 
@@ -129,15 +162,48 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     }
 
     public func run() async throws {
-        await startFromInbox()
-        try? await gracefulShutdown()
+        // A single-process store's leases are all a dead process's: its runs run again here.
+        do {
+            try await store.releaseInboxLeases()
+        } catch {
+            logger.error("could not release the inbox's old leases; they lapse on their own", metadata: ["error": "\(error)"])
+        }
+        store.watchForWork { [weak self] work in
+            guard work == .inbox, let self else { return }
+            self.state.withLock { $0.claimWanted = true }
+            self.claimSignal.signal()
+        }
+        state.withLock { $0.starting = true }
+        let clock = clock
+        var lastRenewal = clock.now
+        await withGracefulShutdownHandler {
+            var lastClaim = Date.distantPast
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let now = clock.now
+                // A claim also finds items whose process died (their leases lapsed): so at each poll.
+                if state.withLock({ $0.claimWanted }) || now >= lastClaim + limits.claimPoll {
+                    lastClaim = now
+                    await claimAndStart()
+                }
+                if now >= lastRenewal + limits.renewal {
+                    lastRenewal = now
+                    await renewLeases()
+                }
+                await claimSignal.wait(until: min(lastClaim + limits.claimPoll, lastRenewal + limits.renewal), clock: clock)
+            }
+        } onGracefulShutdown: {
+            self.claimSignal.signal()
+        }
         state.withLock { $0.starting = false }
-        let clock = outbox.clock
         let deadline = clock.now + grace
         while inFlight > 0 && clock.now < deadline {
-            await idle.wait(until: deadline, clock: clock)
+            if clock.now >= lastRenewal + limits.renewal {
+                lastRenewal = clock.now
+                await renewLeases()
+            }
+            await idle.wait(until: min(deadline, lastRenewal + limits.renewal), clock: clock)
         }
-        // What still runs stays in the inbox for the next start; its late result is dropped.
+        // What still runs goes back to the inbox for another process; its late result is dropped.
         let leftovers = state.withLock { state -> [Task<Void, Never>] in
             state.stopped = true
             var tasks: [Task<Void, Never>] = []
@@ -148,71 +214,68 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             return tasks
         }
         for task in leftovers { task.cancel() }
-        let left = leftovers.count + waiting
-        if left > 0 {
-            logger.notice("commands not finished at shutdown stay in the inbox; they run at the next start", metadata: ["count": "\(left)"])
+        if !leftovers.isEmpty {
+            try? await store.releaseInboxLeases()
+            logger.notice(
+                "commands not finished at shutdown stay in the inbox; another replica or the next start runs them",
+                metadata: ["count": "\(leftovers.count)"])
         }
     }
 
-    /// Reads what the last process left in the inbox, then starts runs.
-    private func startFromInbox() async {
+    /// Claims as many waiting items as there is room for, and starts them.
+    private func claimAndStart() async {
+        let room = state.withLock { state -> Int in
+            state.claimWanted = false
+            guard state.starting else { return 0 }
+            let room = max(0, limits.maxInFlight - state.room)
+            state.reserved += room
+            return room
+        }
+        guard room > 0 else { return }
+        let now = clock.now
+        let claimed: [InboxItem]
         do {
-            let tickets = try await store.inboxQueue()
-            state.withLock { state in
-                for ticket in tickets where state.runs[ticket.id] == nil { state.waiting.append(ticket.id, team: ticket.team) }
-            }
-            if !tickets.isEmpty { logger.notice("running the commands left in the inbox", metadata: ["count": "\(tickets.count)"]) }
+            claimed = try await store.claimInbox(now: now, leaseUntil: now + limits.lease, limit: room)
         } catch {
-            logger.error("could not read the inbox; its commands run at the next start", metadata: ["error": "\(error)"])
+            state.withLock { $0.reserved -= room }
+            logger.error("could not claim waiting commands from the inbox; trying again shortly", metadata: ["error": "\(error)"])
+            return
         }
-        state.withLock { $0.starting = true }
-        await startWaiting()
+        // A full claim may have left items behind: count them (for the busy depth) and claim
+        // again when a slot frees.
+        let left = claimed.count == room ? (try? await store.waitingInboxCount(now: now)) : 0
+        let fresh = state.withLock { state -> [InboxItem] in
+            state.reserved -= room
+            if let left { state.waiting = left }
+            // An item already running here (its lease lapsed, and this claim took it back) keeps
+            // its one run.
+            let fresh = claimed.filter { state.runs[$0.id] == nil }
+            for item in claimed { state.leases[item.id] = now + limits.lease }
+            for item in fresh { state.runs[item.id] = .starting }
+            return fresh
+        }
+        recordDepth()
+        for item in fresh { launch(item) }
     }
 
-    /// Starts waiting items while there is room, taking teams in turn.
-    private func startWaiting() async {
-        while true {
-            let tickets = state.withLock { state -> [InboxTicket] in
-                guard state.starting else { return [] }
-                var taken: [InboxTicket] = []
-                while state.runs.count + state.loading + taken.count < limits.maxInFlight, let ticket = state.waiting.next() {
-                    taken.append(ticket)
-                }
-                state.loading += taken.count
-                return taken
+    /// Extends the leases of the runs in flight that would end before the next renewal has a turn
+    /// to spare: a run shorter than a third of a lease costs no renewal.
+    private func renewLeases() async {
+        let now = clock.now
+        let until = now + limits.lease
+        let ids = state.withLock { state -> [Int64] in
+            let due = state.runs.compactMap { id, run -> Int64? in
+                if case .abandoned = run { return nil }
+                return (state.leases[id] ?? .distantPast) < now + limits.renewal * 2 ? id : nil
             }
-            guard !tickets.isEmpty else { return }
-            recordDepth()
-            let items = await load(tickets)
-            state.withLock { state in
-                state.loading -= tickets.count
-                for item in items ?? [] { state.runs[item.id] = .starting }
-            }
-            // A store that cannot be read now is not retried in a loop: the tickets wait again.
-            guard let items else { return }
-            for item in items { launch(item) }
+            for id in due { state.leases[id] = until }
+            return due
         }
-    }
-
-    /// The items behind `tickets`; one whose event cannot be read is removed from the inbox and
-    /// logged. On a store failure the tickets wait again (tried when a run ends or a command
-    /// arrives).
-    private func load(_ tickets: [InboxTicket]) async -> [InboxItem]? {
-        var tickets = tickets
-        while true {
-            do {
-                return try await store.inboxItems(ids: tickets.map(\.id))
-            } catch StoreError.unreadableInboxItem(let id, let reason) {
-                logger.error("an inbox item cannot be read and is removed", metadata: ["inbox.id": "\(id)", "reason": "\(reason)"])
-                _ = try? await store.dropInboxItem(id: id)
-                tickets.removeAll { $0.id == id }
-            } catch {
-                logger.error("could not read waiting commands from the inbox", metadata: ["error": "\(error)"])
-                state.withLock { state in
-                    for ticket in tickets { state.waiting.append(ticket.id, team: ticket.team) }
-                }
-                return nil
-            }
+        guard !ids.isEmpty else { return }
+        do {
+            try await store.renewLeases(inbox: ids, outbox: [], until: until)
+        } catch {
+            logger.error("could not renew the leases of runs in flight; another replica may run them again", metadata: ["error": "\(error)"])
         }
     }
 
@@ -247,6 +310,9 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         }
         do {
             try await outbox.finishRun(id: item.id, record: outcome.record, replies: replies)
+        } catch StoreError.leaseLost {
+            RelayMetrics.command(command, outcome: "taken_over")
+            logger.notice("a run's command was taken over by another process while it ran; its result is dropped", metadata: ["inbox.id": "\(item.id)"])
         } catch {
             logger.error(
                 "could not store a reply in the outbox; the command runs again at the next start",
@@ -257,12 +323,14 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
 
     /// A run is over: its slot goes to the next waiting item.
     private func finished(_ id: Int64) {
-        let (empty, waiting) = state.withLock { state in
+        let (empty, claim) = state.withLock { state in
             state.runs.removeValue(forKey: id)
-            return (state.runs.isEmpty, state.waiting.count > 0)
+            state.leases.removeValue(forKey: id)
+            if state.waiting > 0 { state.claimWanted = true }
+            return (state.runs.isEmpty, state.claimWanted)
         }
         if empty { idle.signal() }
-        if waiting { Task { await self.startWaiting() } }
+        if claim { claimSignal.signal() }
     }
 
     private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, id: Int64) async {
@@ -283,7 +351,7 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     }
 
     private func recordDepth() {
-        let (waiting, running) = state.withLock { ($0.waiting.count, $0.runs.count) }
+        let (waiting, running) = state.withLock { ($0.waiting, $0.runs.count) }
         RelayMetrics.inbox(waiting: waiting, running: running)
     }
 }
@@ -373,72 +441,23 @@ public struct RunLimits: Sendable, Hashable {
     /// rather than queued for longer than anyone would wait.
     public var busyDepth: Int
 
-    public init(maxInFlight: Int = RunLimits.defaultMaxInFlight, busyDepth: Int = 5000) {
+    /// How long a run's lease on its inbox item lasts; it is renewed every third of it while the
+    /// run goes on. A process that dies leaves its runs to others within about this long.
+    public var lease: Duration
+    /// How often the store is asked for waiting items when nothing woke the dispatcher: it finds
+    /// the items of processes that died (their leases lapsed), and those written by other
+    /// replicas while their notifications were lost.
+    public var claimPoll: Duration
+
+    public init(maxInFlight: Int = RunLimits.defaultMaxInFlight, busyDepth: Int = 5000, lease: Duration = .seconds(10), claimPoll: Duration = .seconds(1)) {
         self.maxInFlight = maxInFlight
         self.busyDepth = busyDepth
+        self.lease = max(.milliseconds(30), lease)
+        self.claimPoll = max(.milliseconds(10), claimPoll)
     }
+
+    /// How often the leases of runs in flight are renewed.
+    var renewal: Duration { lease / 3 }
 
     public static var defaultMaxInFlight: Int { 256 * max(1, System.coreCount) }
-}
-
-/// The inbox's waiting items as the scheduler sees them: ids per team, and the teams taken in
-/// turn — so one team's flood cannot starve another team, whose next command is taken after at
-/// most one of each other team's.
-struct TeamQueues {
-    private var queues: [String: FIFO<Int64>] = [:]
-    /// Teams with waiting items, in the order they are served.
-    private var turns = FIFO<String>()
-    private var ids: Set<Int64> = []
-
-    var count: Int { ids.count }
-
-    func contains(_ id: Int64) -> Bool { ids.contains(id) }
-
-    /// Adds an item at the end of its team's queue; nothing when it is already waiting.
-    mutating func append(_ id: Int64, team: String) {
-        guard ids.insert(id).inserted else { return }
-        if queues[team, default: FIFO()].isEmpty { turns.push(team) }
-        queues[team, default: FIFO()].push(id)
-    }
-
-    /// The next item: the head of the team whose turn it is; that team goes to the back.
-    mutating func next() -> InboxTicket? {
-        while let team = turns.pop() {
-            guard let id = queues[team]?.pop() else { continue }
-            if queues[team]?.isEmpty == false {
-                turns.push(team)
-            } else {
-                queues[team] = nil
-            }
-            ids.remove(id)
-            return InboxTicket(id: id, team: team)
-        }
-        return nil
-    }
-}
-
-/// A first-in-first-out queue on an array: pops move a head index, and the consumed front is
-/// dropped once it is more than half of the storage.
-struct FIFO<Element> {
-    private var items: [Element] = []
-    private var head = 0
-
-    var isEmpty: Bool { head == items.count }
-    var count: Int { items.count - head }
-
-    mutating func push(_ item: Element) { items.append(item) }
-
-    mutating func pop() -> Element? {
-        guard head < items.count else { return nil }
-        let item = items[head]
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 64 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return item
-    }
 }

@@ -22,8 +22,9 @@ public final class Outbox: Sendable {
         /// Whether a worker takes replies in memory: from after it dropped the leases of an earlier
         /// process (a lease taken before that would be dropped too) until it stops.
         var open = false
-        /// Replies leased at their run's end, waiting for the worker to start them.
+        /// Replies leased at their run's end, waiting for the worker to start them, and until when.
         var ready: [OutboxEntry] = []
+        var readyLeasedUntil: Date = .distantFuture
         /// Entries may be due in the store: the worker should claim (set at first, so a start
         /// claims what an earlier process left).
         var claimWanted = true
@@ -49,11 +50,13 @@ public final class Outbox: Sendable {
     /// at once.
     public func finishRun(id: Int64, record: RunRecord = RunRecord(), replies: [OutboxEntry]) async throws {
         let open = handoff.withLock(\.open)
-        let handed = try await store.finishRun(id: id, record: record, replies: replies, leaseUntil: open ? clock.now + lease : nil)
+        let leaseUntil = clock.now + lease
+        let handed = try await store.finishRun(id: id, record: record, replies: replies, leaseUntil: open ? leaseUntil : nil)
         guard !replies.isEmpty else { return }
         let handedIDs = Set(handed.map(\.id))
         handoff.withLock { handoff in
             handoff.ready += handed
+            if !handed.isEmpty { handoff.readyLeasedUntil = min(handoff.readyLeasedUntil, leaseUntil) }
             for reply in replies where !handedIDs.contains(reply.id) {
                 handoff.waiting.insert(reply.conversation)
                 handoff.claimWanted = true
@@ -96,14 +99,16 @@ public final class Outbox: Sendable {
         handoff.withLock { $0.claimWanted = true }
     }
 
-    /// The replies handed over since the last call, and whether a claim is wanted (which resets it).
-    func take() -> (ready: [OutboxEntry], claim: Bool) {
+    /// The replies handed over since the last call, the earliest end of their leases, and
+    /// whether a claim is wanted (which resets it).
+    func take() -> (ready: [OutboxEntry], leasedUntil: Date, claim: Bool) {
         handoff.withLock { handoff in
             defer {
                 handoff.ready.removeAll()
+                handoff.readyLeasedUntil = .distantFuture
                 handoff.claimWanted = false
             }
-            return (handoff.ready, handoff.claimWanted)
+            return (handoff.ready, handoff.readyLeasedUntil, handoff.claimWanted)
         }
     }
 

@@ -23,7 +23,9 @@ public final class OutboxWorker: Service, Sendable {
     let parkedRuns: ParkedRunHandler
     let logger: Logger
     let pacer = ConversationPacer()
-    private let inFlight = Mutex(0)
+    /// The entries being delivered, with when their leases end: how many (room for claims), and
+    /// whose leases to renew.
+    private let inFlight = Mutex([String: Date]())
     private let depthCheckedAt = Mutex(Date.distantPast)
 
     /// `parkedRuns` receives runs parked at the last shutdown, to run them again.
@@ -44,12 +46,19 @@ public final class OutboxWorker: Service, Sendable {
     public func run() async throws {
         try await store.releaseOutboxLeases()
         outbox.handOver(true)
+        // Another replica's entries written for a claim: claim at once rather than at the poll.
+        store.watchForWork { [outbox] work in
+            guard work == .outbox else { return }
+            outbox.wantClaim()
+            outbox.wakeSignal.signal()
+        }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 var lastClaim = Date.distantPast
+                var lastRenewal = clock.now
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    let (ready, claimWanted) = outbox.take()
-                    for entry in ready { start(entry, handed: true, in: &group) }
+                    let (ready, readyLeasedUntil, claimWanted) = outbox.take()
+                    for entry in ready { start(entry, handed: true, leasedUntil: readyLeasedUntil, in: &group) }
                     let now = clock.now
                     // A claim reads the whole pending outbox: only when something may be there
                     // that was not handed over, and at each poll (retries coming due, other writers).
@@ -57,8 +66,12 @@ public final class OutboxWorker: Service, Sendable {
                         lastClaim = now
                         await claimAndStart(in: &group)
                     }
+                    if now >= lastRenewal + policy.renewal {
+                        lastRenewal = now
+                        await renewLeases()
+                    }
                     await recordDepth()
-                    await outbox.wakeSignal.wait(until: lastClaim + policy.pollInterval, clock: clock)
+                    await outbox.wakeSignal.wait(until: min(lastClaim + policy.pollInterval, lastRenewal + policy.renewal), clock: clock)
                 }
             }
         } onGracefulShutdown: {
@@ -71,7 +84,7 @@ public final class OutboxWorker: Service, Sendable {
 
     /// Claims as many due entries as there is room for and starts delivering each.
     private func claimAndStart(in group: inout DiscardingTaskGroup) async {
-        let room = policy.maxInFlight - inFlight.withLock { $0 }
+        let room = policy.maxInFlight - inFlight.withLock { $0.count }
         guard room > 0 else {
             // Asked again when a delivery ends.
             outbox.wantClaim()
@@ -87,15 +100,34 @@ public final class OutboxWorker: Service, Sendable {
         }
         // A full claim may have left due entries behind.
         if entries.count == room { outbox.wantClaim() }
-        for entry in entries { start(entry, handed: false, in: &group) }
+        for entry in entries { start(entry, handed: false, leasedUntil: now + policy.lease, in: &group) }
     }
 
-    private func start(_ entry: OutboxEntry, handed: Bool, in group: inout DiscardingTaskGroup) {
-        inFlight.withLock { $0 += 1 }
+    private func start(_ entry: OutboxEntry, handed: Bool, leasedUntil: Date, in group: inout DiscardingTaskGroup) {
+        inFlight.withLock { $0[entry.id] = leasedUntil }
         group.addTask {
             let stillPending = await self.deliver(entry)
-            self.inFlight.withLock { $0 -= 1 }
+            self.inFlight.withLock { _ = $0.removeValue(forKey: entry.id) }
             self.outbox.attempted(entry, handed: handed, stillPending: stillPending)
+        }
+    }
+
+    /// Extends the leases of the deliveries in flight that would end before the next renewal
+    /// has a turn to spare (a slow platform, a paced conversation); a delivery shorter than a
+    /// third of a lease costs no renewal.
+    private func renewLeases() async {
+        let now = clock.now
+        let until = now + policy.lease
+        let ids = inFlight.withLock { leases -> [String] in
+            let due = leases.filter { $0.value < now + policy.renewal * 2 }.map(\.key)
+            for id in due { leases[id] = until }
+            return due
+        }
+        guard !ids.isEmpty else { return }
+        do {
+            try await store.renewLeases(inbox: [], outbox: ids, until: until)
+        } catch {
+            logger.error("outbox: could not renew the leases of deliveries in flight", metadata: ["error": "\(error)"])
         }
     }
 
@@ -230,7 +262,9 @@ public struct DeliveryPolicy: Sendable, Hashable {
     public var maxAttempts: Int
     /// Backoff between tries that failed for a reason that may pass (5xx, timeouts).
     public var retry: RetryPolicy
-    /// How long a claimed entry stays invisible to other claims while it is being delivered.
+    /// How long a claimed entry stays invisible to other claims; renewed every third of it while
+    /// it is being delivered, so a process that dies leaves its deliveries to others within
+    /// about this long.
     public var lease: Duration
     /// Time between looks at the outbox when nothing woke the worker.
     public var pollInterval: Duration
@@ -243,17 +277,22 @@ public struct DeliveryPolicy: Sendable, Hashable {
 
     public init(
         maxAttempts: Int = 10, retry: RetryPolicy = RetryPolicy(attempts: 10, baseDelay: .seconds(1), maxDelay: .seconds(60)),
-        lease: Duration = .seconds(120), pollInterval: Duration = .seconds(1), maxInFlight: Int = 64,
+        lease: Duration = .seconds(15), pollInterval: Duration = .seconds(1), maxInFlight: Int = 64,
         keepFinished: Duration = .seconds(86_400), drainTimeout: Duration = .seconds(10)
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.retry = retry
-        self.lease = lease
+        self.lease = max(.milliseconds(30), lease)
         self.pollInterval = pollInterval
         self.maxInFlight = max(1, maxInFlight)
         self.keepFinished = keepFinished
         self.drainTimeout = drainTimeout
     }
+}
+
+extension DeliveryPolicy {
+    /// How often the leases of deliveries in flight are renewed.
+    var renewal: Duration { lease / 3 }
 }
 
 /// Spaces the sends of one conversation (Slack allows about one message per second per

@@ -9,16 +9,31 @@ public import struct Foundation.Date
 public protocol InboxStore: Sendable {
     /// Commits an accepted event for `route` and returns its id; with `dedupeKey`, only when the
     /// key is not claimed yet (it is claimed in the same transaction until `expiresAt`) — nil
-    /// then: a platform's retry of an event already accepted. The event is kept without its
-    /// event key.
-    func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64?
-    /// The inbox items with these ids that are still there, in id order.
-    func inboxItems(ids: [Int64]) async throws -> [InboxItem]
-    /// Every item's id and team, oldest first: what is still to run (at start).
+    /// then: a platform's retry of an event already accepted, by this process or another
+    /// sharing the store. The event is kept without its event key.
+    ///
+    /// With `leaseUntil`, the item is leased to this process as it is written (it runs here at
+    /// once); without, it waits for a claim (``claimInbox(now:leaseUntil:limit:)``), here or on
+    /// another replica.
+    func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?) async throws -> Int64?
+    /// Leases up to `limit` items that wait — never leased, or whose lease ended before `now` (a
+    /// process that died with them) — until `leaseUntil`, and returns them in turn order: teams
+    /// take turns (an item's turn is one past its team's last one, and never before the oldest
+    /// item's), so one team's flood does not starve another; within a turn, oldest first. Two
+    /// claims at once never return the same item. An item whose event does not decode is
+    /// removed and logged rather than returned.
+    func claimInbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [InboxItem]
+    /// How many items wait for a claim (unleased, or leased until before `now`).
+    func waitingInboxCount(now: Date) async throws -> Int
+    /// Every item's id and team, oldest first, leased or not: what the inbox holds.
     func inboxQueue() async throws -> [InboxTicket]
     /// A run's end, in one transaction: what it keeps (`record`: its history row, its
     /// fact-checks) written, `replies` enqueued in the outbox — a reply that names a fact-check
     /// of the record gets its number (`RunRecord.numbered`) — and the item removed.
+    ///
+    /// Fenced: when the item is no longer this process's — gone, or leased by another replica
+    /// since this one's lease lapsed — nothing is written and ``StoreError/leaseLost(id:)`` is
+    /// thrown: the run was taken over, and its other run answers.
     ///
     /// With `leaseUntil`, a reply that is its conversation's only pending entry is leased until
     /// then as it is written, and returned: the caller delivers it at once, without a claim
@@ -27,9 +42,17 @@ public protocol InboxStore: Sendable {
     func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry]
     /// Removes an item that cannot run (its event does not decode); returns whether it was there.
     func dropInboxItem(id: Int64) async throws -> Bool
+    /// Drops the inbox leases of processes known to be gone: at start, a single-process store's
+    /// leases are all a dead process's; a shared store drops only this process's own.
+    func releaseInboxLeases() async throws
 }
 
 extension InboxStore {
+    /// Admits an item that waits for a claim.
+    public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64? {
+        try await admit(event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now, leaseUntil: nil)
+    }
+
     /// A run's end that keeps nothing but its replies, every one left for a claim.
     public func finishRun(id: Int64, replies: [OutboxEntry]) async throws {
         try await finishRun(id: id, record: RunRecord(), replies: replies, leaseUntil: nil)

@@ -59,6 +59,23 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore {
     /// Deletes expired claims (the data-retention service calls it).
     func purgeExpiredClaims(now: Date) async throws
 
+    // MARK: Leases this process holds
+    /// Extends the leases of these inbox items (runs in flight) and outbox entries (deliveries
+    /// in flight) to `until`, where this process still holds them: work that takes longer than
+    /// one lease keeps it, while work whose process died, or that was dropped without its
+    /// outcome written, is free again within a lease.
+    func renewLeases(inbox: [Int64], outbox: [String], until: Date) async throws
+    /// Calls `wake` when another process sharing the store wrote work this one could take
+    /// (an inbox item or an outbox entry that waits for a claim). A store no other process
+    /// writes never calls it.
+    func watchForWork(_ wake: @escaping @Sendable (StoreWork) -> Void)
+
     /// Closes the store; later calls fail.
     func close() async throws
+}
+
+/// What another process wrote for a claim to find.
+public enum StoreWork: Sendable, Hashable {
+    case inbox
+    case outbox
 }

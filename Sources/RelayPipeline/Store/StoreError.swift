@@ -18,6 +18,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case cannotConnect(store: String, reason: String)
     /// The shared store was migrated by a newer rhea-relay; it is left untouched.
     case databaseSchemaTooNew(store: String, found: Int, supported: Int)
+    /// A run's end found its inbox item gone or leased by another process: the run was taken
+    /// over after this process's lease lapsed, and nothing of it was written.
+    case leaseLost(id: Int64)
     /// The store was used after `close()`.
     case closed
     /// An operation on an open store failed.
@@ -48,6 +51,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             "The database at \(store) (STORE_URL) has schema version \(found), but this rhea-relay knows versions up "
                 + "to \(supported): a newer rhea-relay migrated it. Nothing was changed: run the newer rhea-relay on "
                 + "every replica, or point STORE_URL at another database."
+        case .leaseLost(let id):
+            "The inbox item \(id) is no longer held by this process (its lease lapsed and another process took it "
+                + "over); this run's result was dropped so that the command is answered once."
         case .closed:
             "The store is closed and cannot be used after close(). Open a new store."
         case .operationFailed(let operation, let reason):

@@ -17,6 +17,9 @@ struct HealthRoutes: Sendable {
     let registry: PrometheusCollectorRegistry
     /// Runs in flight right now (reported: with the outbox depth it tells when the relay is idle).
     let runsInFlight: @Sendable () -> Int
+    /// Whether the dispatcher takes runs: not before it has taken back what a dead process left
+    /// (until then a command waits in the inbox), nor once shutting down.
+    let takingRuns: @Sendable () -> Bool
     /// Who may read the detailed report and the metrics; nil when no token is configured.
     let admin: AdminToken?
 
@@ -73,6 +76,8 @@ struct HealthRoutes: Sendable {
         // report of no run and an empty outbox means idle. (Read the other way round, a run could
         // store its reply and end between the two reads, and look idle with a reply pending.)
         let inFlight = runsInFlight()
+        let taking = takingRuns()
+        if !taking { ready = false }
         do {
             let depth = try await store.pendingOutboxCount()
             body["store"] = ["status": "ok", "outboxDepth": .int(depth)]
@@ -89,7 +94,7 @@ struct HealthRoutes: Sendable {
             body["backend"] = ["status": "unreachable", "detail": .string(error.operatorMessage)]
         }
         body["platforms"] = .object(platforms.mapValues { .string($0) })
-        body["runs"] = ["inFlight": .int(inFlight)]
+        body["runs"] = ["inFlight": .int(inFlight), "status": taking ? "taking runs" : "starting or stopping"]
         body["status"] = .string(ready ? "ready" : "not ready")
         return Readiness(ready: ready, report: body)
     }

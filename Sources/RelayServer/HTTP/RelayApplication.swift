@@ -59,7 +59,9 @@ public enum RelayApplication {
     public static func build(configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws -> App {
         let runtime = try await RelayRuntime.start(configuration, logger: logger)
         do {
-            let secret = try RelaySecretFile.loadOrCreate(path: RelaySecretFile.path(forStore: configuration.storePath))
+            let secret =
+                try configuration.storeURL.map(RelaySecretFile.shared(for:))
+                ?? RelaySecretFile.loadOrCreate(path: RelaySecretFile.path(forStore: configuration.storePath))
             return try build(
                 Dependencies(
                     configuration: configuration, store: runtime.store, backend: runtime.tribunal, platforms: configuration.platforms,
@@ -96,7 +98,7 @@ public enum RelayApplication {
         HealthRoutes(
             store: dependencies.store, tribunal: relay.tribunal, platforms: AppConfiguration.status(of: dependencies.platforms),
             registry: dependencies.registry,
-            runsInFlight: { dispatcher.inFlight },
+            runsInFlight: { dispatcher.inFlight }, takingRuns: { dispatcher.isTakingRuns },
             admin: configuration.http.adminToken.map(AdminToken.init)
         ).add(to: router)
         for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }

@@ -3,8 +3,19 @@ public import RelayPipeline
 
 public import struct Foundation.Date
 
+/// An inbox item as SQLiteStore keeps it: with its lease and its turn.
+struct InboxRecord: Sendable {
+    var item: InboxItem
+    var leasedUntil: Date?
+    var turn: Int
+
+    func waits(at now: Date) -> Bool { leasedUntil.map { $0 < now } ?? true }
+}
+
 extension MemoryStore {
-    public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) throws -> Int64? {
+    public func admit(
+        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
+    ) throws -> Int64? {
         var event = event
         event.eventKey = nil
         // Through the JSON SQLiteStore keeps events in, so both refuse and return the same.
@@ -23,31 +34,48 @@ extension MemoryStore {
             }
             let id = contents.nextInboxID
             contents.nextInboxID += 1
-            contents.inbox[id] = InboxItem(id: id, event: event, route: route, acceptedAt: now)
+            let team = ExactText(event.team)
+            let teamLast = contents.inbox.values.filter { ExactText($0.item.event.team) == team }.map(\.turn).max() ?? 0
+            let oldest = contents.inbox.values.map(\.turn).min() ?? 0
+            contents.inbox[id] = InboxRecord(
+                item: InboxItem(id: id, event: event, route: route, acceptedAt: now), leasedUntil: leaseUntil?.asKeptBySQLite,
+                turn: max(teamLast + 1, oldest))
             return id
         }
     }
 
-    public func inboxItems(ids: [Int64]) throws -> [InboxItem] {
-        try withOpenContents { contents throws(StoreError) in
-            Set(ids).sorted().compactMap { contents.inbox[$0] }
+    public func claimInbox(now: Date, leaseUntil: Date, limit: Int) throws -> [InboxItem] {
+        guard limit > 0 else { return [] }
+        let now = now.asKeptBySQLite
+        return try withOpenContents { contents throws(StoreError) in
+            let taken = contents.inbox.values.filter { $0.waits(at: now) }.sorted { ($0.turn, $0.item.id) < ($1.turn, $1.item.id) }.prefix(limit)
+            for record in taken { contents.inbox[record.item.id]?.leasedUntil = leaseUntil.asKeptBySQLite }
+            return taken.map(\.item)
         }
+    }
+
+    public func waitingInboxCount(now: Date) throws -> Int {
+        let now = now.asKeptBySQLite
+        return try withOpenContents { contents throws(StoreError) in contents.inbox.values.filter { $0.waits(at: now) }.count }
     }
 
     public func inboxQueue() throws -> [InboxTicket] {
         try withOpenContents { contents throws(StoreError) in
-            contents.inbox.keys.sorted().map { InboxTicket(id: $0, team: contents.inbox[$0]!.event.team) }
+            contents.inbox.keys.sorted().map { InboxTicket(id: $0, team: contents.inbox[$0]!.item.event.team) }
         }
     }
 
-    /// Writes the run's record, enqueues the replies and removes the item at once; nothing
-    /// changes when any of it is refused. With `leaseUntil`, a reply that finds no pending entry
-    /// in its conversation is leased and returned, as SQLiteStore does.
+    /// Removes the item, writes the run's record and enqueues the replies at once; nothing
+    /// changes when any of it is refused, or when the item is gone (``StoreError/leaseLost(id:)``).
+    /// With `leaseUntil`, a reply that finds no pending entry in its conversation is leased and
+    /// returned, as SQLiteStore does.
     @discardableResult
     public func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) throws -> [OutboxEntry] {
         try withOpenContents { contents throws(StoreError) in
+            guard contents.inbox[id] != nil else { throw .leaseLost(id: id) }
             // As SQLite's transaction: nothing changes unless all of it is accepted.
             var changed = contents
+            changed.inbox.removeValue(forKey: id)
             let ledgerIDs = try Self.insert(record, into: &changed)
             let replies = try replies.map { reply throws(StoreError) in try Self.prepared(record.numbered(reply, ledgerIDs: ledgerIDs)) }
             var handed: [OutboxEntry] = []
@@ -60,7 +88,6 @@ extension MemoryStore {
                     handed.append(reply)
                 }
             }
-            changed.inbox.removeValue(forKey: id)
             contents = changed
             return handed
         }
@@ -69,4 +96,23 @@ extension MemoryStore {
     public func dropInboxItem(id: Int64) throws -> Bool {
         try withOpenContents { contents throws(StoreError) in contents.inbox.removeValue(forKey: id) != nil }
     }
+
+    public func releaseInboxLeases() throws {
+        try withOpenContents { contents throws(StoreError) in
+            for id in contents.inbox.keys { contents.inbox[id]?.leasedUntil = nil }
+        }
+    }
+
+    public func renewLeases(inbox: [Int64], outbox: [String], until: Date) throws {
+        let until = until.asKeptBySQLite
+        try withOpenContents { contents throws(StoreError) in
+            for id in inbox where contents.inbox[id]?.leasedUntil != nil { contents.inbox[id]?.leasedUntil = until }
+            for id in outbox.map(ExactText.init) where contents.outbox[id]?.leasedUntil != nil && contents.outbox[id]?.entry.state == .pending {
+                contents.outbox[id]?.leasedUntil = until
+            }
+        }
+    }
+
+    /// In memory, one process: nobody else writes work for this one.
+    public func watchForWork(_ wake: @escaping @Sendable (StoreWork) -> Void) {}
 }

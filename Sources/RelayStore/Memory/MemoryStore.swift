@@ -32,7 +32,7 @@ public final class MemoryStore: Store, Sendable {
         /// The enqueue order of the next outbox entry.
         var nextSequence = 1
         /// Accepted events by id (ids grow and are never reused, as SQLite's AUTOINCREMENT).
-        var inbox: [Int64: InboxItem] = [:]
+        var inbox: [Int64: InboxRecord] = [:]
         var nextInboxID: Int64 = 1
         /// The fact-check ledger by id (ids grow and are never reused).
         var ledger: [Int64: LedgerEntry] = [:]

@@ -7,9 +7,20 @@ import RelayPipeline
 enum PostgresFailure {
     /// The SQLSTATE the schema's functions raise when an outbox id is taken (message: the id).
     static let outboxIDTaken = "RR002"
+    /// The SQLSTATE of a run's end whose inbox item is not this replica's (message: the id).
+    static let leaseLost = "RR001"
+
+    /// The server did not answer in time (it is down, restarting, or out of connections).
+    struct TimedOut: Error, CustomStringConvertible {
+        let after: Duration
+        var description: String { "PostgreSQL did not answer within \(after.components.seconds) s (it may be down or restarting)" }
+    }
 
     static func storeError(_ error: any Error, operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
+        if let error = error as? PSQLError, error.serverInfo?[.sqlState] == leaseLost, let id = error.serverInfo?[.message].flatMap({ Int64($0) }) {
+            return .leaseLost(id: id)
+        }
         if let error = error as? PSQLError, error.serverInfo?[.sqlState] == outboxIDTaken {
             let id = error.serverInfo?[.message] ?? ""
             return .operationFailed(operation: "enqueue outbox entry \(id)", reason: "an entry with this id already exists")

@@ -9,9 +9,10 @@ enum PostgresFunctions {
     /// statement of a function reads what committed before it: so only one of them finds the
     /// conversation idle, and its replies still go out one at a time, in order.
     ///
-    /// An item that another replica holds now is not this run's to finish (its lease lapsed and
-    /// the run was taken over): `RR001`, and nothing is written. An outbox id already taken
-    /// raises `RR002` with the id as its message.
+    /// An item that is gone, or that another replica holds now, is not this run's to finish (its
+    /// lease lapsed and the run was taken over): `RR001` with the item's id as its message, and
+    /// nothing is written. An outbox id already taken raises `RR002` with the id as its message.
+    /// A null item writes a record or entries on their own.
     static let finishRun = """
         CREATE FUNCTION relay_finish_run(
             p_item bigint, p_owner text, p_history jsonb, p_ledger jsonb, p_replies jsonb, p_lease_until double precision
@@ -20,10 +21,11 @@ enum PostgresFunctions {
             reply record;
             idle boolean;
         BEGIN
-            PERFORM 1 FROM inbox WHERE id = p_item AND owner IS NOT NULL AND owner <> p_owner
-                AND leased_until IS NOT NULL;
-            IF FOUND THEN
-                RAISE EXCEPTION USING ERRCODE = 'RR001', MESSAGE = 'inbox item ' || p_item || ' is held by another replica';
+            IF p_item IS NOT NULL THEN
+                DELETE FROM inbox WHERE id = p_item AND (owner IS NULL OR owner = p_owner);
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION USING ERRCODE = 'RR001', MESSAGE = p_item::text;
+                END IF;
             END IF;
             IF p_history IS NOT NULL THEN
                 INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,
@@ -72,7 +74,6 @@ enum PostgresFunctions {
                     RETURN NEXT reply.id;
                 END IF;
             END LOOP;
-            DELETE FROM inbox WHERE id = p_item;
             RETURN;
         END
         $fn$

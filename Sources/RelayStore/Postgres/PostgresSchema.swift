@@ -106,9 +106,31 @@ enum PostgresSchema {
                     event text NOT NULL,
                     accepted_at double precision NOT NULL,
                     owner text,
-                    leased_until double precision
+                    leased_until double precision,
+                    turn bigint NOT NULL DEFAULT 0
                 )
                 """,
+                "CREATE INDEX inbox_by_team_and_turn ON inbox (team, turn)",
+                "CREATE INDEX inbox_by_turn ON inbox (turn, id)",
+                // Work written for a claim wakes every replica's claimer (delivered at commit;
+                // polling stays the fallback). Leased rows are their writer's own: no wake.
+                """
+                CREATE FUNCTION relay_wake_claimers() RETURNS trigger LANGUAGE plpgsql AS $fn$
+                BEGIN
+                    -- Nested, not OR-ed: an inbox row has no state to read.
+                    IF NEW.leased_until IS NULL THEN
+                        IF TG_TABLE_NAME = 'inbox' THEN
+                            PERFORM pg_notify('relay_inbox', '');
+                        ELSIF NEW.state = 'pending' THEN
+                            PERFORM pg_notify('relay_outbox', '');
+                        END IF;
+                    END IF;
+                    RETURN NULL;
+                END
+                $fn$
+                """,
+                "CREATE TRIGGER inbox_wakes AFTER INSERT OR UPDATE OF leased_until ON inbox FOR EACH ROW EXECUTE FUNCTION relay_wake_claimers()",
+                "CREATE TRIGGER outbox_wakes AFTER INSERT OR UPDATE OF leased_until ON outbox FOR EACH ROW EXECUTE FUNCTION relay_wake_claimers()",
                 // Ids are handed out before the insert when a reply must name its fact-check
                 // (`BY DEFAULT`, so the store may insert the id it took from the sequence).
                 """

@@ -9,7 +9,7 @@ extension PostgresStore {
     public func enqueue(_ entry: OutboxEntry) async throws {
         let row = try PostgresJSON.encode([PostgresJSON.Outbox(entry)])
         try await query(
-            "enqueue outbox entry \(entry.id)", "SELECT relay_finish_run(0, \(owner), NULL, '[]'::jsonb, \(row)::jsonb, NULL)")
+            "enqueue outbox entry \(entry.id)", "SELECT relay_finish_run(NULL, \(owner), NULL, '[]'::jsonb, \(row)::jsonb, NULL)")
     }
 
     /// Leases up to `limit` due heads until `leaseUntil`, oldest first, in one statement.

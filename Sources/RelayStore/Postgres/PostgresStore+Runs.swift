@@ -5,40 +5,99 @@ public import RelayPipeline
 
 extension PostgresStore {
     /// Claims the dedupe key (when given) and inserts the item in one statement: a platform's
-    /// retry that reaches another replica finds the key taken, whichever commits first.
-    public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64? {
+    /// retry that reaches another replica finds the key taken, whichever commits first. A
+    /// leased item is this replica's at once; an unleased one wakes the replicas' claimers.
+    public func admit(
+        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
+    ) async throws -> Int64? {
         var event = event
         event.eventKey = nil
-        let encoded = try InboxEventCoding.encode(event)
+        let encoded = PostgresJSON.withoutNUL(json: try InboxEventCoding.encode(event))
         let (expires, accepted) = (expiresAt.timeIntervalSince1970, now.timeIntervalSince1970)
+        let lease = leaseUntil?.timeIntervalSince1970
+        let team = PostgresJSON.withoutNUL(event.team)
         let rows = try await query(
             "accept an event from \(route.platform) into the inbox",
             """
             WITH claim AS (
-                INSERT INTO dedupe (key, expires_at) SELECT k, \(expires) FROM (SELECT \(dedupeKey)::text AS k) AS given
+                INSERT INTO dedupe (key, expires_at) SELECT k, \(expires) FROM (SELECT \(dedupeKey.map { PostgresJSON.withoutNUL($0) })::text AS k) AS given
                 WHERE k IS NOT NULL
                 ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE dedupe.expires_at <= \(accepted)
                 RETURNING key
             )
-            INSERT INTO inbox (team, platform, conversation, address, event, accepted_at)
-            SELECT \(event.team), \(route.platform), \(route.conversation), \(route.address), \(encoded), \(accepted)
+            INSERT INTO inbox (team, platform, conversation, address, event, accepted_at, leased_until, owner, turn)
+            SELECT \(team), \(route.platform), \(PostgresJSON.withoutNUL(route.conversation)), \(PostgresJSON.withoutNUL(route.address)),
+                \(encoded), \(accepted), \(lease)::double precision, CASE WHEN \(lease)::double precision IS NULL THEN NULL ELSE \(owner) END,
+                GREATEST(COALESCE((SELECT max(turn) FROM inbox WHERE team = \(team)), 0) + 1, COALESCE((SELECT min(turn) FROM inbox), 0))
             WHERE \(dedupeKey)::text IS NULL OR EXISTS (SELECT 1 FROM claim)
             RETURNING id
             """)
         return try rows.first?.int64("id")
     }
 
-    /// The items still in the inbox among `ids`, in id order. An item whose event does not decode
-    /// throws ``StoreError/unreadableInboxItem(id:reason:)``.
-    public func inboxItems(ids: [Int64]) async throws -> [InboxItem] {
-        guard !ids.isEmpty else { return [] }
-        return try await query("read \(ids.count) inbox items", "SELECT * FROM inbox WHERE id = ANY(\(ids)) ORDER BY id")
-            .map(InboxItem.init(postgres:))
+    /// Leases waiting items in turn order, `FOR UPDATE SKIP LOCKED`: replicas claiming at once
+    /// take different items. An item whose event does not decode is removed and logged.
+    public func claimInbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [InboxItem] {
+        guard limit > 0 else { return [] }
+        let (at, until) = (now.timeIntervalSince1970, leaseUntil.timeIntervalSince1970)
+        let rows = try await query(
+            "claim waiting inbox items",
+            """
+            WITH waiting AS (
+                SELECT id FROM inbox WHERE leased_until IS NULL OR leased_until < \(at)
+                ORDER BY turn, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            )
+            UPDATE inbox SET leased_until = \(until), owner = \(owner) FROM waiting WHERE inbox.id = waiting.id
+            RETURNING inbox.*
+            """)
+        var claimed: [(turn: Int64, item: InboxItem)] = []
+        var unreadable: [Int64] = []
+        for row in rows {
+            do {
+                claimed.append((try row.int64("turn"), try InboxItem(postgres: row)))
+            } catch StoreError.unreadableInboxItem(let id, let reason) {
+                logger.error("an inbox item cannot be read and is removed", metadata: ["inbox.id": "\(id)", "reason": "\(reason)"])
+                unreadable.append(id)
+            }
+        }
+        var items = claimed.sorted { ($0.turn, $0.item.id) < ($1.turn, $1.item.id) }.map(\.item)
+        if !unreadable.isEmpty {
+            try await query("remove unreadable inbox items", "DELETE FROM inbox WHERE id = ANY(\(unreadable))")
+            items += try await claimInbox(now: now, leaseUntil: leaseUntil, limit: limit - items.count)
+        }
+        return items
+    }
+
+    public func waitingInboxCount(now: Date) async throws -> Int {
+        try await query(
+            "count waiting inbox items",
+            "SELECT count(*) AS n FROM inbox WHERE leased_until IS NULL OR leased_until < \(now.timeIntervalSince1970)"
+        ).first?.int("n") ?? 0
     }
 
     public func inboxQueue() async throws -> [InboxTicket] {
         try await query("read the inbox", "SELECT id, team FROM inbox ORDER BY id").map {
             InboxTicket(id: try $0.int64("id"), team: try $0.text("team"))
+        }
+    }
+
+    /// Drops this replica's own inbox leases (at shutdown: its unfinished runs go to the others
+    /// at once). Other replicas' leases are theirs until they lapse.
+    public func releaseInboxLeases() async throws {
+        try await query("release inbox leases", "UPDATE inbox SET leased_until = NULL, owner = NULL WHERE owner = \(owner)")
+    }
+
+    public func renewLeases(inbox: [Int64], outbox: [String], until: Date) async throws {
+        let until = until.timeIntervalSince1970
+        if !inbox.isEmpty {
+            try await query(
+                "renew the leases of runs in flight",
+                "UPDATE inbox SET leased_until = \(until) WHERE id = ANY(\(inbox)) AND owner = \(owner) AND leased_until IS NOT NULL")
+        }
+        if !outbox.isEmpty {
+            try await query(
+                "renew the leases of deliveries in flight",
+                "UPDATE outbox SET leased_until = \(until) WHERE id = ANY(\(outbox)) AND owner = \(owner) AND state = 'pending' AND leased_until IS NOT NULL")
         }
     }
 
@@ -70,13 +129,13 @@ extension PostgresStore {
         try await !query("remove inbox item \(id)", "DELETE FROM inbox WHERE id = \(id) RETURNING id").isEmpty
     }
 
-    /// The call of the schema's function for a run's end (`id` 0 with no item: a record alone).
-    func finishCall(id: Int64, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?) throws -> PostgresQuery {
+    /// The call of the schema's function for a run's end (no `id`: a record, or entries, alone).
+    func finishCall(id: Int64?, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?) throws -> PostgresQuery {
         let history = try record.history.map { try PostgresJSON.encode(PostgresJSON.History($0)) }
         let ledger = try PostgresJSON.encode(zip(record.ledger, ledgerIDs).map { try PostgresJSON.Ledger($0, id: $1) })
         let outbox = try PostgresJSON.encode(replies.map { try PostgresJSON.Outbox($0) })
         let lease = leaseUntil?.timeIntervalSince1970
-        return "SELECT relay_finish_run(\(id), \(owner), \(history)::jsonb, \(ledger)::jsonb, \(outbox)::jsonb, \(lease)) AS id"
+        return "SELECT relay_finish_run(\(id)::bigint, \(owner), \(history)::jsonb, \(ledger)::jsonb, \(outbox)::jsonb, \(lease)) AS id"
     }
 
     /// `count` fresh ledger ids, in order (none asked: no round trip).
@@ -98,8 +157,7 @@ extension PostgresStore {
     public func record(_ run: RunRecord) async throws -> [Int64] {
         let operation = "record a run in team \(run.history?.team ?? run.ledger.first?.team ?? "")"
         let ledgerIDs = try await newLedgerIDs(count: run.ledger.count)
-        // Item 0 is never an inbox id (identities start at 1): the function finds none to remove.
-        let call = try finishCall(id: 0, record: run, ledgerIDs: ledgerIDs, replies: [], leaseUntil: nil)
+        let call = try finishCall(id: nil, record: run, ledgerIDs: ledgerIDs, replies: [], leaseUntil: nil)
         if run.changes.isEmpty {
             try await query(operation, call)
         } else {

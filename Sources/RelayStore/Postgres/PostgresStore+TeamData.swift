@@ -8,7 +8,7 @@ import RelayPipeline
 // (`relay_team_data`, delivered at commit) so they drop what they cached of that team.
 extension PostgresStore {
     /// The notification channel for team-data writes; the payload is the team.
-    static let teamDataChannel = "relay_team_data"
+    static var teamDataChannel: String { PostgresListener.teamData }
 
     public func settings(_ scope: SettingsScope) async throws -> Settings {
         let key = SettingsKey(scope)

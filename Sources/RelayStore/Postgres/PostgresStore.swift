@@ -19,7 +19,7 @@ import struct Foundation.UUID
 ///
 /// The reads every command makes (a team's custom commands, a user's and a channel's settings)
 /// are cached as SQLiteStore caches them; a replica that changes them notifies the others
-/// (`NOTIFY relay_team_data`), which drop what they cached (``PostgresTeamDataListener``).
+/// (`NOTIFY relay_team_data`), which drop what they cached (``PostgresListener``).
 ///
 /// The client's run loop is a task the store owns from ``open(url:logger:)`` to ``close()``:
 /// migrations run before the service group starts, so the store cannot wait for it.
@@ -36,7 +36,7 @@ public final class PostgresStore: Store {
     let logger: Logger
     let cache = ReadCache()
     private let runTask: Task<Void, Never>
-    private let listener = PostgresTeamDataListener()
+    private let listener = PostgresListener()
     private let listenTask: Task<Void, Never>
     private let closed = Mutex(false)
     private let trips = RoundTrips()
@@ -49,7 +49,7 @@ public final class PostgresStore: Store {
         owner = "\(process.hostName)/\(process.processIdentifier)/\(UUID().uuidString.prefix(8).lowercased())"
         runTask = Task { await client.run() }
         let (listener, cache) = (listener, cache)
-        listenTask = Task { await listener.run(client: client, channel: Self.teamDataChannel, cache: cache, logger: logger) }
+        listenTask = Task { await listener.run(client: client, cache: cache, logger: logger) }
     }
 
     /// Connects, applies the migrations the database lacks (one replica at a time) and starts the
@@ -107,6 +107,11 @@ public final class PostgresStore: Store {
         await runTask.value
     }
 
+    /// Wakes `wake` when another replica wrote work for a claim (`relay_inbox`, `relay_outbox`).
+    public func watchForWork(_ wake: @escaping @Sendable (StoreWork) -> Void) {
+        listener.watch(wake)
+    }
+
     /// Whether cached team data can be trusted: the other replicas' writes are being heard.
     var teamCacheIsLive: Bool { listener.isLive }
 
@@ -121,10 +126,35 @@ public final class PostgresStore: Store {
     func query(_ operation: @autoclosure () -> String, _ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
         guard !closed.withLock({ $0 }) else { throw StoreError.closed }
         trips.add(1)
+        let (client, logger) = (client, logger)
         do {
-            return try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+            return try await Self.withinDeadline(operationTimeout) {
+                try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+            }
         } catch {
             throw PostgresFailure.storeError(error, operation: operation())
+        }
+    }
+
+    /// How long an operation may wait for the server. While PostgreSQL restarts, the pool keeps
+    /// asking for a connection (for up to a minute before it gives up on its own): a caller
+    /// gets a failure after this long instead — an adapter then answers its platform with a
+    /// retryable status rather than acknowledging what it could not store.
+    static let operationTimeout: Duration = .seconds(5)
+    var operationTimeout: Duration { Self.operationTimeout }
+
+    /// `body`'s result, or ``PostgresFailure/TimedOut`` once `timeout` passed (`body` is
+    /// cancelled: a wait for a connection ends at once).
+    static func withinDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw PostgresFailure.TimedOut(after: timeout)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
         }
     }
 

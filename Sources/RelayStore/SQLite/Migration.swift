@@ -187,6 +187,18 @@ extension Migration {
                 """,
             ]
         ),
+        Migration(
+            version: 6,
+            statements: [
+                // Inbox items are claimed under leases (a run in flight holds its item's lease),
+                // and in turns: an item's turn is one past its team's last, never before the
+                // oldest item's, so teams take turns however many items one of them sends.
+                "ALTER TABLE inbox ADD COLUMN leased_until REAL",
+                "ALTER TABLE inbox ADD COLUMN turn INTEGER NOT NULL DEFAULT 0",
+                "CREATE INDEX inbox_by_team_and_turn ON inbox (team, turn)",
+                "CREATE INDEX inbox_by_turn ON inbox (turn, id)",
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

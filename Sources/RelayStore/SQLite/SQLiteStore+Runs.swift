@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 public import RelayCore
 public import RelayPipeline
 import SQLiteNIO
@@ -6,7 +7,9 @@ import SQLiteNIO
 extension SQLiteStore {
     /// Claims the dedupe key (when given) and inserts the item, in one operation of the writer:
     /// concurrent admissions share a commit, and the caller returns only once it is committed.
-    public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64? {
+    public func admit(
+        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
+    ) async throws -> Int64? {
         var event = event
         event.eventKey = nil
         let encoded = try InboxEventCoding.encode(event)
@@ -15,22 +18,57 @@ extension SQLiteStore {
             if let dedupeKey, try !Self.claim(key: dedupeKey, expiresAt: expiresAt, now: now, db) { return nil }
             let row = try db.query(
                 """
-                INSERT INTO inbox (team, platform, conversation, address, event, accepted_at)
-                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                INSERT INTO inbox (team, platform, conversation, address, event, accepted_at, leased_until, turn)
+                VALUES (?, ?, ?, ?, ?, ?, ?,
+                    MAX(IFNULL((SELECT MAX(turn) FROM inbox WHERE team = ?), 0) + 1, IFNULL((SELECT MIN(turn) FROM inbox), 0)))
+                RETURNING id
                 """,
-                [.text(team), .text(route.platform), .text(route.conversation), .text(route.address), .text(encoded), .date(now)]
+                [
+                    .text(team), .text(route.platform), .text(route.conversation), .text(route.address), .text(encoded), .date(now),
+                    leaseUntil.map { .date($0) } ?? .null, .text(team),
+                ]
             ).first
             return try row.map { Int64(try $0.int("id")) }
         }
     }
 
-    /// The items still in the inbox among `ids`, in id order. An item whose event does not decode
-    /// throws ``StoreError/unreadableInboxItem(id:reason:)``.
-    public func inboxItems(ids: [Int64]) async throws -> [InboxItem] {
-        guard !ids.isEmpty else { return [] }
-        return try await perform("read \(ids.count) inbox items") { db in
-            try db.query(inList: "SELECT * FROM inbox WHERE id IN ({list}) ORDER BY id", ids.map { .integer(SQLiteInt64($0)) })
-                .map(InboxItem.init(row:)).sorted { $0.id < $1.id }
+    /// Leases waiting items in turn order, in one operation; an item whose event does not decode
+    /// is removed and logged, and the claim looks again.
+    public func claimInbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [InboxItem] {
+        guard limit > 0 else { return [] }
+        let logger = logger
+        return try await perform("claim waiting inbox items") { db in
+            while true {
+                let rows = try db.query(
+                    "SELECT * FROM inbox WHERE leased_until IS NULL OR leased_until < ? ORDER BY turn, id LIMIT ?",
+                    [.date(now), .integer(SQLiteInt64(limit))])
+                var items: [InboxItem] = []
+                var unreadable: [Int64] = []
+                for row in rows {
+                    do {
+                        items.append(try InboxItem(row: row))
+                    } catch StoreError.unreadableInboxItem(let id, let reason) {
+                        logger.error("an inbox item cannot be read and is removed", metadata: ["inbox.id": "\(id)", "reason": "\(reason)"])
+                        unreadable.append(id)
+                    }
+                }
+                if !unreadable.isEmpty {
+                    try db.query(inList: "DELETE FROM inbox WHERE id IN ({list})", unreadable.map { .integer(SQLiteInt64($0)) })
+                    continue
+                }
+                if !items.isEmpty {
+                    try db.query(
+                        inList: "UPDATE inbox SET leased_until = ? WHERE id IN ({list})", leading: [.date(leaseUntil)],
+                        items.map { .integer(SQLiteInt64($0.id)) })
+                }
+                return items
+            }
+        }
+    }
+
+    public func waitingInboxCount(now: Date) async throws -> Int {
+        try await perform("count waiting inbox items") { db in
+            try db.query("SELECT count(*) AS n FROM inbox WHERE leased_until IS NULL OR leased_until < ?", [.date(now)]).first?.int("n") ?? 0
         }
     }
 
@@ -40,10 +78,10 @@ extension SQLiteStore {
         }
     }
 
-    /// Writes the run's record, enqueues the replies and deletes the item in one operation:
+    /// Removes the item, writes the run's record and enqueues the replies in one operation:
     /// after a crash either all of it happened or none (and the run runs again). A reply with no
     /// pending entry before it in its conversation is leased as it is written, when `leaseUntil`
-    /// is given, and returned.
+    /// is given, and returned. An item that is gone was finished already: nothing is written.
     @discardableResult
     public func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry] {
         let ledger = try record.ledger.map(LedgerRow.init)
@@ -52,6 +90,9 @@ extension SQLiteStore {
         let rows = numbers ? [] : try replies.map { try OutboxRow($0) }
         let cache = cache
         return try await perform("finish the run of inbox item \(id)") { db in
+            guard try !db.query("DELETE FROM inbox WHERE id = ? RETURNING id", [.integer(SQLiteInt64(id))]).isEmpty else {
+                throw StoreError.leaseLost(id: id)
+            }
             let ledgerIDs = try Self.insert(record, ledger: ledger, cache, db)
             let replies = numbers ? replies.map { record.numbered($0, ledgerIDs: ledgerIDs) } : replies
             let rows = numbers ? try replies.map { try OutboxRow($0) } : rows
@@ -64,7 +105,6 @@ extension SQLiteStore {
                     try Self.insert(row, db)
                 }
             }
-            _ = try db.query("DELETE FROM inbox WHERE id = ?", [.integer(SQLiteInt64(id))])
             return handed
         }
     }
@@ -74,6 +114,33 @@ extension SQLiteStore {
             try !db.query("DELETE FROM inbox WHERE id = ? RETURNING id", [.integer(SQLiteInt64(id))]).isEmpty
         }
     }
+
+    /// Drops every inbox lease: this store has one process per file, so at start any lease left
+    /// in it belongs to a process that is gone.
+    public func releaseInboxLeases() async throws {
+        try await perform("release inbox leases") { db in
+            _ = try db.query("UPDATE inbox SET leased_until = NULL WHERE leased_until IS NOT NULL")
+        }
+    }
+
+    public func renewLeases(inbox: [Int64], outbox: [String], until: Date) async throws {
+        guard !inbox.isEmpty || !outbox.isEmpty else { return }
+        try await perform("renew the leases of work in flight") { db in
+            if !inbox.isEmpty {
+                try db.query(
+                    inList: "UPDATE inbox SET leased_until = ? WHERE leased_until IS NOT NULL AND id IN ({list})", leading: [.date(until)],
+                    inbox.map { .integer(SQLiteInt64($0)) })
+            }
+            if !outbox.isEmpty {
+                try db.query(
+                    inList: "UPDATE outbox SET leased_until = ? WHERE state = 'pending' AND leased_until IS NOT NULL AND id IN ({list})",
+                    leading: [.date(until)], outbox.map { .text($0) })
+            }
+        }
+    }
+
+    /// One process per file: nobody else writes work for this one.
+    public func watchForWork(_ wake: @escaping @Sendable (StoreWork) -> Void) {}
 }
 
 extension InboxItem {

@@ -22,7 +22,7 @@ struct SettingsKey: Hashable, Sendable, CustomStringConvertible {
 ///
 /// SQLiteStore's is coherent because its process is the file's only writer and every write of
 /// these goes through the store, which drops the cached value. PostgresStore's is coherent while
-/// it hears the other replicas' writes (``PostgresTeamDataListener``) and unused meanwhile. Bounded: past
+/// it hears the other replicas' writes (``PostgresListener``) and unused meanwhile. Bounded: past
 /// `capacity` entries of a kind, that kind is cleared and refilled on demand.
 final class ReadCache: Sendable {
     static let capacity = 10_000

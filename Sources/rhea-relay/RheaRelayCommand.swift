@@ -11,7 +11,10 @@ struct RheaRelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rhea-relay",
         abstract: "Multi-model AI for team chat.",
-        subcommands: [ChatCommand.self, RunCommand.self, ChainsCommand.self, LedgerCommand.self, ServeCommand.self, RegisterCommand.self, APIKeyCommand.self],
+        subcommands: [
+            ChatCommand.self, RunCommand.self, ChainsCommand.self, LedgerCommand.self, StoreCommand.self, ServeCommand.self, RegisterCommand.self,
+            APIKeyCommand.self,
+        ],
         defaultSubcommand: ChatCommand.self)
 }
 

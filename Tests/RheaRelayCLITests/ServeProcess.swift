@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import NIOCore
 import NIOHTTP1
+import RelayTestSupport
 
 /// `rhea-relay serve` as a child process on a free loopback port, for tests that need the real
 /// server as an operator runs it (its environment, its probes, its access to configuration).
@@ -58,21 +59,9 @@ final class ServeProcess {
         return (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
     }
 
-    /// A port nothing listens on now: bound to 0 by the kernel, then released.
+    /// A port nothing listens on now.
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServeError("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw ServeError("could not find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try unusedLoopbackPort()
     }
 }
 

@@ -16,6 +16,10 @@ enum PostgresFailure {
         var description: String { "PostgreSQL did not answer within \(after.components.seconds) s (it may be down or restarting)" }
     }
 
+    /// The schema's CHECK constraints a caller's value can break, by the name PostgreSQL gives
+    /// them, with the condition each one states.
+    static let checks = ["outbox_attempts_check": "attempts >= 0", "outbox_parts_delivered_check": "parts_delivered >= 0"]
+
     static func storeError(_ error: any Error, operation: String) -> StoreError {
         if let error = error as? StoreError { return error }
         if let error = error as? PSQLError, error.serverInfo?[.sqlState] == leaseLost, let id = error.serverInfo?[.message].flatMap({ Int64($0) }) {
@@ -24,6 +28,13 @@ enum PostgresFailure {
         if let error = error as? PSQLError, error.serverInfo?[.sqlState] == outboxIDTaken {
             let id = error.serverInfo?[.message] ?? ""
             return .operationFailed(operation: "enqueue outbox entry \(id)", reason: "an entry with this id already exists")
+        }
+        // A value the schema refuses (a negative attempt count) is told in the words SQLiteStore
+        // and MemoryStore use: callers see one answer whatever the store.
+        if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23514",
+            let condition = error.serverInfo?[.constraintName].flatMap({ checks[$0] })
+        {
+            return .operationFailed(operation: operation, reason: "CHECK constraint failed: \(condition)")
         }
         return .operationFailed(operation: operation, reason: reason(for: error))
     }

@@ -65,7 +65,7 @@ struct CopiedTable: Sendable {
             name: "inbox", key: "id",
             columns: [
                 .integer("id"), .text("team"), .text("platform"), .text("conversation"), .text("address"), .text("event"),
-                .double("accepted_at"),
+                .double("accepted_at"), .integer("turn"),
             ],
             identity: "id"),
     ]

@@ -187,6 +187,24 @@ extension Migration {
                 """,
             ]
         ),
+        Migration(
+            version: 6,
+            statements: [
+                // Connection leases (DESIGN §9): who holds each connection a platform allows once,
+                // until when, and the fencing token that grows each time it changes hands. A
+                // released lease keeps its row: the token must keep growing, and `state` is what
+                // the next holder starts from (Telegram's offset, the gateway's session).
+                """
+                CREATE TABLE leases (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    holder TEXT,
+                    token INTEGER NOT NULL,
+                    expires_at REAL,
+                    state TEXT
+                ) STRICT
+                """
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

@@ -140,12 +140,30 @@ public struct PlatformContext: Sendable {
     /// A secret the relay keeps across restarts, for sealing outbox values when the platform has
     /// no credential of its own to derive a lasting key from; nil when the store keeps nothing.
     public var relaySecret: String?
+    /// Where connections a platform allows only once (gateway, long polling, Socket Mode) are
+    /// leased among replicas (the relay's store); nil: this process always holds them.
+    public var leases: (any LeaseStore)?
+    /// This process among the replicas, as leases record their holder.
+    public var replica: String
+    /// How long connection leases last and how often they are renewed (tests shorten them).
+    public var leaseTiming: ConnectionLease.Timing
 
-    public init(transport: HTTPTransport, clock: any RelayClock, logger: Logger, relaySecret: String? = nil) {
+    public init(
+        transport: HTTPTransport, clock: any RelayClock, logger: Logger, relaySecret: String? = nil, leases: (any LeaseStore)? = nil,
+        replica: String = "local", leaseTiming: ConnectionLease.Timing = ConnectionLease.Timing()
+    ) {
         self.transport = transport
         self.clock = clock
         self.logger = logger
         self.relaySecret = relaySecret
+        self.leases = leases
+        self.replica = replica
+        self.leaseTiming = leaseTiming
+    }
+
+    /// The lease of the connection called `name` (`telegram.poll`), held as this process.
+    public func connectionLease(_ name: String) -> ConnectionLease {
+        ConnectionLease(name: name, holder: replica, store: leases, clock: clock, timing: leaseTiming, logger: logger)
     }
 }
 

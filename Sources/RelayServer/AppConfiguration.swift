@@ -41,6 +41,10 @@ public struct AppConfiguration: Sendable {
     public var retentionInterval: Duration
     /// The Rhea Tribunal API served by `serve` (`api.*`, `RHEA_API_*`); off by default.
     public var api: RheaAPISettings
+    /// How long the leases on connections a platform allows once (gateway, long polling,
+    /// Socket Mode) last and how often they are renewed: not configurable, since the defaults
+    /// bound a takeover to 10 s; tests shorten them.
+    public var connectionLease: ConnectionLease.Timing
 
     public init(
         relay: RelayConfiguration = RelayConfiguration(), backend: Backend = .rhea, tribunal: RheaTribunalConfiguration = RheaTribunalConfiguration(),
@@ -58,6 +62,7 @@ public struct AppConfiguration: Sendable {
         self.shutdownGrace = .seconds(20)
         self.retentionInterval = .seconds(3600)
         self.api = RheaAPISettings()
+        self.connectionLease = ConnectionLease.Timing()
     }
 
     /// Where the store is, for start-up lines and `/readyz`: the file, or the URL with its

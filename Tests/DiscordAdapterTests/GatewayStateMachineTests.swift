@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 import Testing
 
@@ -200,6 +201,63 @@ struct GatewayStateMachineTests {
         _ = waiting.handle(.closed(1, code: nil))
         #expect(waiting.handle(.stop) == [])
         #expect(waiting.handle(.reconnectDue) == [])
+    }
+
+    @Test func stopEndsTheSessionAndHandOverKeepsItForTheNextHolder() {
+        var stopped = Self.ready()
+        _ = stopped.handle(.stop)
+        #expect(stopped.resumeState == nil, "1000 ends the session on Discord's side")
+
+        var handed = Self.ready()
+        #expect(handed.handle(.handOver) == [.close(1, code: 4000)])
+        #expect(handed.state == .stopped(nil))
+        #expect(handed.resumeState == GatewayResumeState(sessionID: "s-1", sequence: 1, resumeURL: Self.resumeURL))
+        #expect(handed.handle(.stop) == [], "already stopped")
+
+        var fatal = Self.ready()
+        _ = fatal.handle(.closed(1, code: 4004))
+        #expect(fatal.resumeState == nil)
+    }
+
+    @Test func aRestoredSessionIsResumedAtItsURLAndIdentifiedWhenDiscordForgotIt() {
+        var machine = Self.machine(random: 0)
+        machine.restore(GatewayResumeState(sessionID: "s-7", sequence: 41, resumeURL: Self.resumeURL))
+        #expect(machine.handle(.start(gatewayURL: Self.gateway)).first == .connect(1, url: Self.resumeURL + "/?v=10&encoding=json"))
+        #expect(machine.handle(.received(.hello(heartbeatInterval: .seconds(40)), on: 1)).first == .send(.resume(sessionID: "s-7", sequence: 41), on: 1))
+        #expect(machine.identifyCount == 0)
+        // Discord no longer knows it: after 1 s (the random is 0), a new connection IDENTIFYs.
+        #expect(machine.handle(.received(.invalidSession(resumable: false), on: 1)) == [.close(1, code: 4000), .reconnect(after: .seconds(1))])
+        #expect(machine.handle(.reconnectDue).first == .connect(2, url: "wss://gateway.discord.gg/?v=10&encoding=json"))
+        #expect(machine.handle(.received(.hello(heartbeatInterval: .seconds(40)), on: 2)).first == .send(.identify(Self.identify), on: 2))
+        // Once started, a restore changes nothing.
+        machine.restore(GatewayResumeState(sessionID: "s-8", sequence: 1, resumeURL: Self.resumeURL))
+        #expect(machine.session == nil)
+    }
+
+    @Test func theSavedResumeStateReadsBackAndRefusesAnOddURL() {
+        let state = GatewayResumeState(sessionID: "s-1", sequence: 42, resumeURL: Self.resumeURL, botUserID: "1234567890123456789")
+        #expect(GatewayResumeState(saved: state.saved) == state)
+        #expect(GatewayResumeState(saved: "") == nil, "an empty state: nothing to resume")
+        #expect(GatewayResumeState(saved: #"{"session_id":"s-1","seq":42,"resume_gateway_url":"http://evil.example"}"#) == nil)
+        #expect(GatewayResumeState(saved: #"{"session_id":"s-1","seq":-1,"resume_gateway_url":"wss://r.discord.gg"}"#) == nil)
+        let noUser = GatewayResumeState(saved: #"{"session_id":"s-1","seq":1,"resume_gateway_url":"wss://r.discord.gg","user_id":"me"}"#)
+        #expect(noUser?.botUserID == nil)
+    }
+
+    @Test func theClientSavesAtOnceWhenTheSessionChangesAndNewSequencesAtMostEveryInterval() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let interval = Duration.seconds(5)
+        func state(_ session: String, _ sequence: Int) -> GatewayResumeState {
+            GatewayResumeState(sessionID: session, sequence: sequence, resumeURL: Self.resumeURL)
+        }
+        func received(_ name: String) -> Machine.Event { .received(Self.dispatch(name, 1), on: 1) }
+        var saving = ResumeSaving(saved: nil, at: start)
+        #expect(saving.due(state("s-1", 1), after: received("READY"), now: start, interval: interval) == .some(state("s-1", 1)))
+        #expect(saving.due(state("s-1", 1), after: received("GUILD_CREATE"), now: start + .seconds(9), interval: interval) == nil, "unchanged")
+        #expect(saving.due(state("s-1", 2), after: received("MESSAGE_CREATE"), now: start + .seconds(1), interval: interval) == nil, "too soon")
+        #expect(saving.due(state("s-1", 3), after: .heartbeatDue(1), now: start + .seconds(5), interval: interval) == .some(state("s-1", 3)))
+        #expect(saving.due(state("s-1", 4), after: received("RESUMED"), now: start + .seconds(6), interval: interval) == .some(state("s-1", 4)))
+        #expect(saving.due(nil, after: .closed(1, code: 4004), now: start + .seconds(7), interval: interval) == .some(nil), "the session ended")
     }
 
     @Test func aReadyWithAnOddResumeURLResumesAtTheGatewayInstead() {

@@ -90,6 +90,11 @@ public final class FakeTelegramBotAPI: Sendable {
                 context.channel.close(promise: nil)
                 throw FakeTelegramDropped()
             case .poll(let poll):
+                shared.withLock { state in
+                    state.pollsWaiting += 1
+                    state.mostPollsWaiting = max(state.mostPollsWaiting, state.pollsWaiting)
+                }
+                defer { shared.withLock { $0.pollsWaiting -= 1 } }
                 while true {
                     if let value = shared.withLock({ $0.pollStep(poll, now: .now) }) {
                         answer = value
@@ -218,6 +223,9 @@ public final class FakeTelegramBotAPI: Sendable {
     public var deliveredUpdateIDs: [Int] { state.withLock { $0.delivered } }
     /// The ids dropped because their kind was not in `allowed_updates`, as Telegram never sends them.
     public var filteredUpdateIDs: [Int] { state.withLock { $0.filtered } }
+    /// The most `getUpdates` calls that were ever waiting at once: more than 1 means two
+    /// pollers overlapped (Telegram ends the older with 409).
+    public var mostConcurrentPolls: Int { state.withLock { $0.mostPollsWaiting } }
     /// The `offset` of every `getUpdates` call, in order (nil when not given).
     public var offsets: [Int?] { state.withLock { $0.offsets } }
     /// The last `offset` given to `getUpdates`.

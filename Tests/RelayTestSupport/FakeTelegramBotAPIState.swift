@@ -116,6 +116,9 @@ struct FakeTelegramBotAPIState: Sendable {
     var delivered: [Int] = []
     var filtered: [Int] = []
     var pollGeneration = 0
+    /// `getUpdates` calls waiting for updates now, and the most there ever were at once.
+    var pollsWaiting = 0
+    var mostPollsWaiting = 0
     var allowedUpdates: [String]?
     var webhook: FakeTelegramWebhook?
 

@@ -19,9 +19,18 @@ import struct Foundation.Date
 /// connection come back as the machine's events, so resume after a drop, re-identify after an
 /// invalid session and backoff are the machine's (tested without sockets). The token is added
 /// to IDENTIFY and RESUME only as the frame is written; it never reaches a log.
+///
+/// Given a session saved by an earlier holder of the gateway (`resuming`), it RESUMEs that
+/// instead of IDENTIFYing. It hands where the session is to `saveResume`: at once after READY
+/// and RESUMED, on a new sequence number at most once per `resumeSaveInterval` (checked as
+/// events arrive, so at the latest with the next heartbeat's ACK), and once more when it stops
+/// — nil when the session ended. Saves run off the event loop: a slow store never delays a
+/// heartbeat.
 public final class DiscordGatewayClient: Sendable {
     /// Receives each dispatch (READY, MESSAGE_CREATE…) with the bot's user id once known.
     public typealias Handler = @Sendable (GatewayDispatch, _ botUserID: String?) async -> Void
+    /// Keeps where the session is, for whoever holds the gateway next; nil: nothing to resume.
+    public typealias ResumeSaver = @Sendable (GatewayResumeState?) async -> Void
 
     /// Timings and limits; the defaults suit Discord.
     public struct Configuration: Sendable, Hashable {
@@ -33,11 +42,14 @@ public final class DiscordGatewayClient: Sendable {
         public var closeTimeout: Duration
         /// Largest frame accepted (a READY of a big bot is large).
         public var maxMessageBytes: Int
+        /// The least time between two saves of a new sequence number: a busy bot's every event
+        /// is not a store write, and a successor replays at most this much again.
+        public var resumeSaveInterval: Duration
 
         public init(
             identify: GatewayIdentify = GatewayIdentify(), backoff: Backoff = Backoff(initial: .seconds(1), maximum: .seconds(60)),
             handshakeTimeout: Duration = .seconds(30), identifySpacing: Duration = .seconds(5), closeTimeout: Duration = .seconds(2),
-            maxMessageBytes: Int = 8 * 1024 * 1024
+            maxMessageBytes: Int = 8 * 1024 * 1024, resumeSaveInterval: Duration = .seconds(5)
         ) {
             self.identify = identify
             self.backoff = backoff
@@ -45,6 +57,7 @@ public final class DiscordGatewayClient: Sendable {
             self.identifySpacing = identifySpacing
             self.closeTimeout = closeTimeout
             self.maxMessageBytes = maxMessageBytes
+            self.resumeSaveInterval = resumeSaveInterval
         }
     }
 
@@ -55,12 +68,16 @@ public final class DiscordGatewayClient: Sendable {
     let logger: Logger
     let handler: Handler
     let unitRandom: @Sendable () -> Double
+    let resuming: GatewayResumeState?
+    let saveResume: ResumeSaver?
     private let shared = Mutex(Shared())
 
     struct Shared {
         var input: AsyncStream<Input>.Continuation?
         var running = false
         var stopRequested = false
+        /// Stopping hands the session over rather than ending it.
+        var keepSession = false
         var state: GatewayStateMachine.State = .idle
         var botUserID: String?
     }
@@ -81,13 +98,16 @@ public final class DiscordGatewayClient: Sendable {
 
     public init(
         token: DiscordToken, api: any DiscordREST, configuration: Configuration = Configuration(), clock: any RelayClock = SystemClock(),
-        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, logger: Logger, handler: @escaping Handler
+        unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, resuming: GatewayResumeState? = nil,
+        saveResume: ResumeSaver? = nil, logger: Logger, handler: @escaping Handler
     ) {
         self.token = token
         self.api = api
         self.configuration = configuration
         self.clock = clock
         self.unitRandom = unitRandom
+        self.resuming = resuming
+        self.saveResume = saveResume
         var logger = logger
         logger[metadataKey: "platform"] = "discord"
         self.logger = logger
@@ -97,13 +117,16 @@ public final class DiscordGatewayClient: Sendable {
     /// Where the connection's lifecycle is.
     public var state: GatewayStateMachine.State { shared.withLock { $0.state } }
 
-    /// Asks `run()` to close the connection (ending the session) and return.
-    public func stop() {
+    /// Asks `run()` to close the connection and return: ending the session (the bot goes
+    /// offline at once), or with `keepingSession` leaving it for the process that holds the
+    /// gateway next to resume.
+    public func stop(keepingSession: Bool = false) {
         let input = shared.withLock { shared in
+            if !shared.stopRequested { shared.keepSession = keepingSession }
             shared.stopRequested = true
             return shared.input
         }
-        input?.yield(.machine(.stop))
+        input?.yield(.machine(keepingSession ? .handOver : .stop))
     }
 
     /// Connects and stays connected until `stop()`, the task's cancellation, or a close code
@@ -125,23 +148,37 @@ public final class DiscordGatewayClient: Sendable {
             }
         }
         guard let info = await discover() else { return }
+        var machine = GatewayStateMachine(
+            identify: configuration.identify, backoff: configuration.backoff, handshakeTimeout: configuration.handshakeTimeout,
+            identifySpacing: configuration.identifySpacing, unitRandom: unitRandom)
+        if let resuming {
+            machine.restore(resuming)
+            // A resumed session gets no READY, which is where the bot's id comes from.
+            if let user = resuming.botUserID { shared.withLock { $0.botUserID = user } }
+        }
         var budget = (remaining: info.remaining, resetAt: clock.now + info.resetAfter)
-        if budget.remaining <= 0 {
+        // A RESUME spends none of the IDENTIFYs.
+        if budget.remaining <= 0, machine.session == nil {
             logger.warning("Discord gateway: no IDENTIFY left today; waiting for the limit to reset", metadata: ["discord.wait": "\(info.resetAfter)"])
             guard await sleepUnlessStopped(info.resetAfter) else { return }
         }
 
-        var machine = GatewayStateMachine(
-            identify: configuration.identify, backoff: configuration.backoff, handshakeTimeout: configuration.handshakeTimeout,
-            identifySpacing: configuration.identifySpacing, unitRandom: unitRandom)
         var outboxes: [GatewayStateMachine.ConnectionID: AsyncStream<Outgoing>.Continuation] = [:]
         var closing: GatewayStateMachine.ConnectionID?
+        var saving = ResumeSaving(saved: resuming, at: clock.now)
+        let (saves, saveInput) = AsyncStream.makeStream(of: GatewayResumeState?.self, bufferingPolicy: .bufferingNewest(1))
         input.yield(.machine(.start(gatewayURL: info.url)))
-        if shared.withLock({ $0.stopRequested }) { input.yield(.machine(.stop)) }
-        logger.info("Discord gateway starting")
+        if shared.withLock({ $0.stopRequested }) { input.yield(.machine(shared.withLock { $0.keepSession } ? .handOver : .stop)) }
+        logger.info("Discord gateway starting", metadata: ["discord.resuming": "\(resuming != nil)"])
 
         await withDiscardingTaskGroup { deliveries in
             await withDiscardingTaskGroup { io in
+                if let saveResume {
+                    // One save at a time, in order; a newer state waiting replaces an older one.
+                    io.addTask {
+                        for await state in saves { await saveResume(state) }
+                    }
+                }
                 loop: for await item in events {
                     let event: GatewayStateMachine.Event
                     switch item {
@@ -159,9 +196,10 @@ public final class DiscordGatewayClient: Sendable {
                     let state = machine.state
                     shared.withLock { $0.state = state }
                     note(event)
+                    let stopping = if case .stopped = state { true } else { false }
                     for action in actions {
                         switch action {
-                        case .close(let id, let code) where code == GatewayStateMachine.stopCloseCode:
+                        case .close(let id, let code) where stopping:
                             closing = id
                             outboxes[id]?.yield(.close(code: code))
                             let (clock, wait) = (clock, configuration.closeTimeout)
@@ -177,17 +215,35 @@ public final class DiscordGatewayClient: Sendable {
                             perform(action, input: input, io: &io, deliveries: &deliveries, outboxes: &outboxes)
                         }
                     }
+                    // After the actions: READY's delivery is what records the bot's user id.
+                    if saveResume != nil,
+                        let due = saving.due(resumeState(of: machine), after: event, now: clock.now, interval: configuration.resumeSaveInterval)
+                    {
+                        saveInput.yield(due)
+                    }
                     if case .closed(let id, _) = event {
                         outboxes.removeValue(forKey: id)?.finish()
                         if id == closing { break loop }
                     }
                     if case .stopped = machine.state, closing == nil { break loop }
                 }
+                saveInput.finish()
                 io.cancelAll()
             }
         }
         for outbox in outboxes.values { outbox.finish() }
+        // Last, after any save still under way (a cancelled one may not have been written):
+        // where the session ended up, or nil when it ended with this process.
+        if let saveResume { await saveResume(resumeState(of: machine)) }
         logger.info("Discord gateway stopped")
+    }
+
+    /// The machine's session with the bot's user id: whoever resumes it hears no READY, and
+    /// without the id it could not tell which messages mention the bot.
+    private func resumeState(of machine: GatewayStateMachine) -> GatewayResumeState? {
+        guard var state = machine.resumeState else { return nil }
+        state.botUserID = shared.withLock { $0.botUserID }
+        return state
     }
 
     /// `GET /gateway/bot`, tried again with backoff until it answers; nil when stopped first.
@@ -329,5 +385,30 @@ public final class DiscordGatewayClient: Sendable {
         default:
             break
         }
+    }
+}
+
+/// When the client hands the session's state to its saver.
+struct ResumeSaving: Sendable {
+    /// What was last handed over (or resumed from).
+    private var saved: GatewayResumeState?
+    private var at: Date
+
+    init(saved: GatewayResumeState?, at: Date) {
+        self.saved = saved
+        self.at = at
+    }
+
+    /// `current`, when it is to be saved now: at once when the session began, resumed or ended
+    /// (a successor must not resume a session that is gone), and a newer sequence number once
+    /// `interval` has passed since the last save. Nil when nothing is to be saved.
+    mutating func due(_ current: GatewayResumeState?, after event: GatewayStateMachine.Event, now: Date, interval: Duration) -> GatewayResumeState?? {
+        guard current != saved else { return nil }
+        var atOnce = current?.sessionID != saved?.sessionID
+        if case .received(.dispatch(let dispatch), _) = event, dispatch.name == "READY" || dispatch.name == "RESUMED" { atOnce = true }
+        guard atOnce || now >= at + interval else { return nil }
+        saved = current
+        at = now
+        return .some(current)
     }
 }

@@ -26,7 +26,11 @@ public import RelayCore
 ///   healthy (ready, and two heartbeats acknowledged, so at least one full interval up), and a
 ///   new IDENTIFY never follows another within `identifySpacing`: a gateway that closes every
 ///   connection at once cannot drive a tight loop, nor burn the 1000 IDENTIFYs a day a token has.
-/// - `stop` closes with 1000, which ends the session: the bot goes offline at once.
+/// - `stop` closes with 1000, which ends the session: the bot goes offline at once. `handOver`
+///   closes with 4000 instead, which keeps it, for another process to resume.
+/// - A machine can start from a session an earlier process saved (`restore`, from its
+///   `resumeState`): its first connection RESUMEs at the saved resume URL, and IDENTIFYs after
+///   op 9 if Discord no longer knows the session.
 ///
 /// Stale events (a timer or frame of a connection already replaced) are ignored, so the driver
 /// may report them freely.
@@ -65,6 +69,9 @@ public struct GatewayStateMachine: Sendable {
         case reconnectDue
         /// Shut down: close the connection and go offline.
         case stop
+        /// Shut down leaving the session to another process (the replica taking the gateway
+        /// over, or the next start): close with a code that keeps it resumable.
+        case handOver
     }
 
     public enum Action: Sendable, Hashable {
@@ -91,6 +98,11 @@ public struct GatewayStateMachine: Sendable {
         public var sessionID: String
         /// READY's `resume_gateway_url`, or the gateway URL when READY gave no usable one.
         public var resumeURL: String
+
+        public init(sessionID: String, resumeURL: String) {
+            self.sessionID = sessionID
+            self.resumeURL = resumeURL
+        }
     }
 
     /// The close code this machine closes with when it wants to resume (any code but 1000 and
@@ -141,6 +153,21 @@ public struct GatewayStateMachine: Sendable {
         self.unitRandom = unitRandom
     }
 
+    /// What a connection opened now would resume, for another process to continue; nil when
+    /// it would IDENTIFY.
+    public var resumeState: GatewayResumeState? {
+        guard let session, let sequence else { return nil }
+        return GatewayResumeState(sessionID: session.sessionID, sequence: sequence, resumeURL: session.resumeURL)
+    }
+
+    /// Before `.start`, continues a session another process saved: the first connection
+    /// RESUMEs it. Ignored once started.
+    public mutating func restore(_ saved: GatewayResumeState) {
+        guard state == .idle else { return }
+        session = Session(sessionID: saved.sessionID, resumeURL: saved.resumeURL)
+        sequence = saved.sequence
+    }
+
     /// The connection events flow on (handshaking or ready), if any.
     public var currentConnection: ConnectionID? {
         switch state {
@@ -180,6 +207,7 @@ public struct GatewayStateMachine: Sendable {
             guard currentConnection == id else { return [] }
             if let code, let reason = GatewayStopReason(closeCode: code) {
                 state = .stopped(reason)
+                forgetSession()
                 return [.stop(reason)]
             }
             if let code, Self.sessionEndingCloseCodes.contains(code) { forgetSession() }
@@ -189,13 +217,16 @@ public struct GatewayStateMachine: Sendable {
             guard state == .waitingToReconnect else { return [] }
             return connect()
 
-        case .stop:
+        case .stop, .handOver:
             switch state {
             case .stopped: return []
             default:
                 let current = currentConnection
                 state = .stopped(nil)
-                return current.map { [.close($0, code: Self.stopCloseCode)] } ?? []
+                let code = event == .handOver ? Self.resumeCloseCode : Self.stopCloseCode
+                // 1000 ends the session on Discord's side: nothing is left to resume.
+                if event == .stop { forgetSession() }
+                return current.map { [.close($0, code: code)] } ?? []
             }
         }
     }

@@ -20,9 +20,9 @@ public struct DiscordConfiguration: Sendable, Hashable {
     public var apiURL: String
     /// The reaction (a Unicode emoji, or a custom emoji's name) that runs a tribunal.
     public var tribunalReaction: String
-    /// `DISCORD_GATEWAY`: whether this process holds the gateway connection (when a bot token is
-    /// set). Exactly one process of a deployment should: several would answer every mention
-    /// once each.
+    /// `DISCORD_GATEWAY`: whether this process may hold the gateway connection (when a bot token
+    /// is set). Several connections would answer every mention once each, so of the replicas
+    /// that may, only the one holding the `discord.gateway` lease does; false: this one never does.
     public var gateway: Bool
     /// The gateway client's timings (tests shorten them).
     public var gatewayTimings = DiscordGatewayClient.Configuration()

@@ -88,7 +88,7 @@ public struct DiscordPlatform: ChatPlatform {
         return DiscordConnection(
             configuration: configuration, api: api, verifier: verifier,
             box: OutboxSecretBox(secret: configuration.botToken?.secret ?? context.relaySecret, purpose: "discord"), clock: context.clock,
-            logger: context.logger)
+            lease: context.connectionLease("discord.gateway"), logger: context.logger)
     }
 
     /// Replaces the application's commands with `DiscordCommands.payload()` (`PUT
@@ -138,6 +138,8 @@ struct DiscordConnection: PlatformConnection {
     let verifier: DiscordRequestVerifier?
     let box: DiscordSecretBox
     let clock: any RelayClock
+    /// Who holds the gateway among the replicas.
+    let lease: ConnectionLease
     let logger: Logger
 
     var sender: any ReplySender {
@@ -153,27 +155,27 @@ struct DiscordConnection: PlatformConnection {
         DiscordInteractionRoutes(verifier: verifier, inbound: inbound(inbox), logger: logger).add(to: router)
     }
 
+    /// The gateway, while this replica holds its lease: it resumes the session the last holder
+    /// saved, keeps saving where it is, and at shutdown leaves the session to the next holder.
+    /// Without a store to keep it in, shutting down ends the session (the bot goes offline).
     func services(inbox: any RelayInbox) -> [any Service] {
         guard configuration.gatewayEnabled, let token = configuration.botToken else { return [] }
         let inbound = inbound(inbox)
-        let client = DiscordGatewayClient(
-            token: token, api: api, configuration: configuration.gatewayTimings, clock: clock, logger: logger
-        ) { dispatch, botUserID in
-            await inbound.dispatch(dispatch, botUserID: botUserID)
-        }
-        return [DiscordGatewayService(client: client)]
-    }
-}
-
-/// The gateway as a service: connects at start, closes at shutdown.
-struct DiscordGatewayService: Service {
-    let client: DiscordGatewayClient
-
-    func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await client.run()
-        } onGracefulShutdown: {
-            client.stop()
-        }
+        let (api, timings, clock, logger) = (api, configuration.gatewayTimings, clock, logger)
+        return [
+            lease.service { grant in
+                let client = DiscordGatewayClient(
+                    token: token, api: api, configuration: timings, clock: clock, resuming: grant.state.flatMap(GatewayResumeState.init(saved:)),
+                    saveResume: { state in _ = await grant.saveState(state?.saved ?? "") }, logger: logger
+                ) { dispatch, botUserID in
+                    await inbound.dispatch(dispatch, botUserID: botUserID)
+                }
+                try await withGracefulShutdownHandler {
+                    try await client.run()
+                } onGracefulShutdown: {
+                    client.stop(keepingSession: grant.isShared)
+                }
+            }
+        ]
     }
 }

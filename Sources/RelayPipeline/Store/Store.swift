@@ -8,7 +8,7 @@ public import struct Foundation.Date
 ///
 /// One protocol for every caller; SQLite implements it today, PostgreSQL can later without
 /// touching callers. Names are stored as given (callers lower-case them).
-public protocol Store: OutboxStore, InboxStore, LedgerStore {
+public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     // MARK: Chains (per team)
     /// Inserts or replaces the chain with this team and name.
     func saveChain(_ chain: SavedChain) async throws

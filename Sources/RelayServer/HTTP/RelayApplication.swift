@@ -10,6 +10,8 @@ public import RelayPlatform
 import RheaAPI
 import ServiceLifecycle
 
+import class Foundation.ProcessInfo
+
 /// `rhea-relay serve`, assembled: the HTTP routes, the run dispatcher, the outbox worker and
 /// each configured platform. `serve` and the tests build it the same way, so what is tested is
 /// what runs.
@@ -34,11 +36,13 @@ public enum RelayApplication {
         public var close: @Sendable () async -> Void
         /// The relay's lasting secret (`RelaySecretFile`), handed to platforms.
         public var relaySecret: String?
+        /// This process among the replicas: the holder of the connection leases it takes.
+        public var replica: String
 
         public init(
             configuration: AppConfiguration, store: any Store, backend: any Tribunal, platforms: [any ChatPlatform],
             transport: HTTPTransport, clock: any RelayClock = SystemClock(), registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-            logger: Logger, close: @escaping @Sendable () async -> Void = {}, relaySecret: String? = nil
+            logger: Logger, close: @escaping @Sendable () async -> Void = {}, relaySecret: String? = nil, replica: String = RelayApplication.replicaName()
         ) {
             self.configuration = configuration
             self.store = store
@@ -50,7 +54,17 @@ public enum RelayApplication {
             self.logger = logger
             self.close = close
             self.relaySecret = relaySecret
+            self.replica = replica
         }
+    }
+
+    /// `<host>/<pid>/<8 random hex digits>`: which machine and process holds a lease, for the
+    /// operator reading the store; the random part tells a restarted process (which may get the
+    /// same pid in a container) from the one before it.
+    public static func replicaName() -> String {
+        let process = ProcessInfo.processInfo
+        let random = String(UInt32.random(in: .min ... .max), radix: 16)
+        return "\(process.hostName)/\(process.processIdentifier)/\(String(repeating: "0", count: 8 - random.count) + random)"
     }
 
     /// Builds the application from configuration: opens the store, the transport and the
@@ -81,8 +95,11 @@ public enum RelayApplication {
             let name = type(of: platform).name
             var platformLogger = logger
             platformLogger[metadataKey: "platform"] = .string(name)
+            // The store leases the connections a platform allows once, so that of the replicas
+            // sharing it one holds each (DESIGN §9).
             let context = PlatformContext(
-                transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger, relaySecret: dependencies.relaySecret)
+                transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger, relaySecret: dependencies.relaySecret,
+                leases: dependencies.store, replica: dependencies.replica, leaseTiming: configuration.connectionLease)
             return (name: name, connection: try platform.connect(context))
         }
         let readers = Dictionary(connected.compactMap { item in item.connection.reader.map { (item.name, $0) } }, uniquingKeysWith: { first, _ in first })

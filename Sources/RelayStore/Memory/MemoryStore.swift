@@ -37,6 +37,8 @@ public final class MemoryStore: Store, Sendable {
         /// The fact-check ledger by id (ids grow and are never reused).
         var ledger: [Int64: LedgerEntry] = [:]
         var nextLedgerID: Int64 = 1
+        /// Connection leases by name.
+        var leases: [ExactText: LeaseRecord] = [:]
     }
 
     /// Runs `body` on the contents, or throws ``StoreError/closed`` once the store is closed.

@@ -160,7 +160,23 @@ enum PostgresSchema {
                 "CREATE INDEX ledger_by_creation ON ledger (created_at)",
                 PostgresFunctions.finishRun,
             ]
-        )
+        ),
+        Migration(
+            version: 2,
+            statements: [
+                // Connection leases (DESIGN §9), as SQLite keeps them: one row per connection a
+                // platform allows once, taken over by one upsert whose WHERE decides who wins.
+                """
+                CREATE TABLE leases (
+                    name text COLLATE "C" PRIMARY KEY,
+                    holder text COLLATE "C",
+                    token bigint NOT NULL,
+                    expires_at double precision,
+                    state text
+                )
+                """
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -81,7 +81,8 @@ public struct SlackPlatform: ChatPlatform {
         // Admins and threads are read with the bot token; without one the relay asks nothing.
         let reader = configuration.botToken == nil ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger)
         return SlackConnection(
-            configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, clock: context.clock, logger: context.logger)
+            configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, clock: context.clock,
+            lease: context.connectionLease("slack.socket-mode"), logger: context.logger)
     }
 }
 
@@ -92,6 +93,8 @@ struct SlackConnection: PlatformConnection {
     let box: SlackSecretBox
     let reader: (any ConversationReader)?
     let clock: any RelayClock
+    /// Who holds Socket Mode among the replicas.
+    let lease: ConnectionLease
     let logger: Logger
 
     var sender: any ReplySender {
@@ -107,11 +110,21 @@ struct SlackConnection: PlatformConnection {
         SlackHTTPRoutes(verifier: SlackRequestVerifier(signingSecret: signingSecret), inbound: inbound(inbox)).add(to: router)
     }
 
+    /// Socket Mode, while this replica holds its lease. Slack gives each event to one of an
+    /// app's connections, so several replicas would not answer twice; the lease keeps the
+    /// connections on one replica all the same, as the other platforms' are, and keeps a
+    /// deployment within Slack's limit of ten connections per app however many replicas run.
     func services(inbox: any RelayInbox) -> [any Service] {
         guard let appToken = configuration.appToken else { return [] }
         let handler = SlackSocketModeHandler(inbound: inbound(inbox), logger: logger)
-        let client = SocketModeClient(appToken: appToken, web: api, clock: clock, logger: logger) { envelope in await handler.handle(envelope) }
-        return [SocketModeService(client: client)]
+        let (api, clock, logger) = (api, clock, logger)
+        return [
+            lease.service { _ in
+                // A client stays stopped once stopped: each grant gets a new one.
+                let client = SocketModeClient(appToken: appToken, web: api, clock: clock, logger: logger) { envelope in await handler.handle(envelope) }
+                try await SocketModeService(client: client).run()
+            }
+        ]
     }
 }
 

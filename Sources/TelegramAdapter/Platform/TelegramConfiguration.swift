@@ -36,8 +36,9 @@ public struct TelegramConfiguration: Sendable, Hashable {
     public var pollTimeout: Duration
     /// How long an inline query waits for its answer before a placeholder is shown instead.
     public var inlineDeadline: Duration
-    /// Whether this process polls: exactly one process of a deployment may (Telegram ends the
-    /// older of two `getUpdates` with 409).
+    /// Whether this process may poll (`TELEGRAM_POLL`). Telegram ends the older of two
+    /// `getUpdates` with 409, so of the replicas that may, only the one holding the
+    /// `telegram.poll` lease does; false: this one never does.
     public var polls: Bool
     /// How long after start the relay sends nothing, so the limits hold across a restart (the
     /// process before may have sent up to the limits in its last second). Tests make it zero.

@@ -92,7 +92,9 @@ public struct TelegramPlatform: ChatPlatform {
         let limiter = TelegramRateLimiter(quietUntil: context.clock.now + configuration.quietStart, margin: TelegramConfiguration.pacingMargin)
         let api = TelegramBotClient(
             transport: context.transport, apiURL: configuration.apiURL, token: token, limiter: limiter, clock: context.clock, logger: context.logger)
-        return TelegramConnection(configuration: configuration, api: api, log: TelegramChatLog(), clock: context.clock, logger: context.logger)
+        return TelegramConnection(
+            configuration: configuration, api: api, bot: String(token.secret.prefix { $0 != ":" }), log: TelegramChatLog(), clock: context.clock,
+            lease: context.connectionLease("telegram.poll"), logger: context.logger)
     }
 
     /// Sends the command list (`setMyCommands`, each language's), and with `request.webhookURL`
@@ -139,8 +141,12 @@ public struct TelegramPlatform: ChatPlatform {
 struct TelegramConnection: PlatformConnection {
     let configuration: TelegramConfiguration
     let api: any TelegramBotAPI
+    /// The bot's id, the token's first part (not secret: it is the bot's user id).
+    let bot: String
     let log: TelegramChatLog
     let clock: any RelayClock
+    /// Who polls among the replicas.
+    let lease: ConnectionLease
     let logger: Logger
 
     var sender: any ReplySender { TelegramReplySender(api: api, log: log, logger: logger) }
@@ -161,6 +167,7 @@ struct TelegramConnection: PlatformConnection {
 
     func services(inbox: any RelayInbox) -> [any Service] {
         guard configuration.mode == .polling, configuration.polls else { return [] }
-        return [TelegramPoller(api: api, inbound: inbound(inbox), timeout: configuration.pollTimeout, clock: clock, logger: logger)]
+        let poller = TelegramPoller(api: api, inbound: inbound(inbox), timeout: configuration.pollTimeout, bot: bot, clock: clock, logger: logger)
+        return [lease.service { grant in await poller.run(grant) }]
     }
 }

@@ -3,7 +3,11 @@ import RelayCore
 import RelayPlatform
 import ServiceLifecycle
 
-/// Long polling: `getUpdates` in a loop, as a service the server runs and stops.
+import struct Foundation.Date
+
+/// Long polling: `getUpdates` in a loop, while this replica holds the lease on it
+/// (`telegram.poll`): Telegram ends the older of two concurrent `getUpdates` with 409, so only
+/// one replica of a deployment may poll.
 ///
 /// It first removes any webhook (`deleteWebhook`, keeping pending updates), since Telegram holds
 /// updates for one or the other. Each batch is handled in order, every command committed to the
@@ -11,26 +15,36 @@ import ServiceLifecycle
 /// confirms exactly the stored ones, so a crash or a failed store leaves the rest with Telegram,
 /// and what comes again is recognised by its id. Errors back off (jittered, up to 30 s) and
 /// reset after a good answer; a graceful shutdown cancels the waiting request at once.
-struct TelegramPoller: Service {
+///
+/// The offset is also kept in the lease's state after each handled batch, before the next
+/// `getUpdates` confirms it: a replica that takes over starts where the last one stopped, and
+/// Telegram gives it none of the updates already handled, even those its predecessor died
+/// before confirming (`TelegramPollState`).
+struct TelegramPoller {
     let api: any TelegramBotAPI
     let inbound: TelegramInbound
     let timeout: Duration
+    /// The bot's id (the token's first part): an offset is only good for the bot it came from.
+    let bot: String
     let clock: any RelayClock
     let logger: Logger
 
     /// At most this many updates per request (Telegram's own maximum).
     static let batch = 100
 
-    func run() async throws {
+    /// Polls under `grant` until cancelled or a graceful shutdown.
+    func run(_ grant: LeaseGrant) async {
+        let saved = grant.state.flatMap(TelegramPollState.init(saved:)).flatMap { $0.offset(for: bot, now: clock.now) }
+        if let saved { logger.info("telegram: polling from the offset the last poller saved", metadata: ["telegram.offset": "\(saved)"]) }
         await cancelWhenGracefulShutdown {
-            await self.poll()
+            await self.poll(from: saved, grant: grant)
         }
     }
 
-    private func poll() async {
+    private func poll(from saved: Int64?, grant: LeaseGrant) async {
         var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
         var webhookRemoved = false
-        var offset: Int64?
+        var offset = saved
         while !Task.isCancelled {
             do throws(TelegramAPIError) {
                 if !webhookRemoved {
@@ -41,7 +55,10 @@ struct TelegramPoller: Service {
                 let updates = try await api.getUpdates(
                     offset: offset, limit: Self.batch, timeout: Int(timeout.components.seconds), allowedUpdates: TelegramConfiguration.allowedUpdates)
                 backoff.reset()
-                if await handle(updates, offset: &offset) == false { try? await clock.sleep(for: backoff.next()) }
+                let before = offset
+                let stored = await handle(updates, offset: &offset)
+                if let offset, offset != before { _ = await grant.saveState(TelegramPollState(bot: bot, offset: offset, savedAt: clock.now).saved) }
+                if !stored { try? await clock.sleep(for: backoff.next()) }
             } catch {
                 if Task.isCancelled { return }
                 var wait = backoff.next()
@@ -70,5 +87,44 @@ struct TelegramPoller: Service {
             offset = update.id + 1
         }
         return true
+    }
+}
+
+/// Where a poller got to, kept in the `telegram.poll` lease for the next one: the offset, the
+/// bot it belongs to, and when it was saved.
+struct TelegramPollState: Sendable, Hashable {
+    var bot: String
+    var offset: Int64
+    var savedAt: Date
+
+    /// Telegram keeps an update for 24 hours: an older offset confirms nothing still there, and
+    /// after a week without updates Telegram may number the next ones below it, which such an
+    /// offset would confirm unseen.
+    static let freshFor: Duration = .seconds(86_400)
+
+    init(bot: String, offset: Int64, savedAt: Date) {
+        self.bot = bot
+        self.offset = offset
+        self.savedAt = savedAt
+    }
+
+    /// Reads what `saved` wrote; nil for anything else.
+    init?(saved text: String) {
+        guard let json = JSONValue.parse(Array(text.utf8)), let bot = json["bot"]?.stringValue, let offset = json["offset"]?.int64,
+            let at = json["saved_at"]?.doubleValue, at.isFinite
+        else { return nil }
+        self.init(bot: bot, offset: offset, savedAt: Date(timeIntervalSince1970: at))
+    }
+
+    var saved: String {
+        let json: JSONValue = ["bot": .string(bot), "offset": .int(Int(offset)), "saved_at": .double(savedAt.timeIntervalSince1970)]
+        return String(decoding: json.encoded(), as: UTF8.self)
+    }
+
+    /// The offset to start from, when it is `bot`'s and fresh: another bot's would confirm (drop)
+    /// every update of this one numbered below it.
+    func offset(for bot: String, now: Date) -> Int64? {
+        guard self.bot == bot, now.duration(since: savedAt) < Self.freshFor else { return nil }
+        return offset
     }
 }

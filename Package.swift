@@ -414,7 +414,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RelayFuzzTests",
-            dependencies: ["RelayCore", "RelayPipeline", "RelayFuzz"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayFuzz", "RelayTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import RelayCore
 import RelayFuzz
+import RelayTestSupport
 import Testing
 
 /// The short version of `rhea-fuzz`: every decoder of untrusted input on its seeds and a few
@@ -11,9 +12,9 @@ struct DecoderFuzzTests {
     static let iterations = 3_000
 
     @Test(arguments: FuzzTargets.all.map(\.name))
-    func aShortRunDoesNotTrap(name: String) throws {
+    func aShortRunDoesNotTrap(name: String) async throws {
         let target = try #require(FuzzTargets.all.first { $0.name == name })
-        let report = Fuzzer.run(target, iterations: Self.iterations, seed: 1, mutator: Mutator(maxLength: 16 * 1024))
+        let report = try await offThePool { Fuzzer.run(target, iterations: Self.iterations, seed: 1, mutator: Mutator(maxLength: 16 * 1024)) }
         print("FUZZTIME \(name) \(report.elapsed) accepted \(report.accepted) clamped \(report.clamped)")
         #expect(report.inputs == Self.iterations)
         // The seeds are real payloads: some must be accepted, or the run mutates nothing useful.

@@ -17,7 +17,10 @@ struct StoreWritesTests {
     func withRelay(_ fakes: SlackFakes, _ body: @escaping @Sendable (RelayUnderTest, SQLiteStore) async throws -> Void) async throws {
         var logger = Logger(label: "test.store-writes")
         logger.logLevel = .warning
-        let configuration = fakes.configuration()
+        var configuration = fakes.configuration()
+        // Writes per command, not lease renewals: a run renews its lease only past a third of it,
+        // which a command slowed by a loaded machine could reach with the default 10 s.
+        configuration.runs.lease = .seconds(120)
         let runtime = try await RelayRuntime.start(configuration, logger: logger)
         let store = try #require(runtime.store as? SQLiteStore)
         let app = try RelayApplication.build(

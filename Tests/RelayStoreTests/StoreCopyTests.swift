@@ -229,7 +229,8 @@ struct StoreCopyTests {
             ledger: try await store.ledgerEntries(team: "T1"),
             outbox: try await ["e1", "e2", "e3", "e4", "e5"].asyncMap { try await store.outboxEntry(id: $0) },
             pending: try await store.pendingOutboxCount(),
-            inbox: try await store.inboxItems(ids: inbox),
+            // Claimed to be read (what a replica would run), in id order.
+            inbox: try await store.claimInbox(now: Date(), leaseUntil: Date() + 60, limit: 100).filter { inbox.contains($0.id) }.sorted { $0.id < $1.id },
             queue: try await store.inboxQueue())
     }
 }

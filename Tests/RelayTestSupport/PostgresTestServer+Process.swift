@@ -60,7 +60,7 @@ struct PostgresCluster: Sendable {
     }
 
     private func initialise(user: String) async throws {
-        let common = ["-D", dataDirectory, "--auth=scram-sha-256", "-U", user, "--pwfile=\(passwordFile)", "--encoding=UTF8", "--no-instructions"]
+        let common = ["-D", dataDirectory, "--auth=md5", "-U", user, "--pwfile=\(passwordFile)", "--encoding=UTF8", "--no-instructions"]
         do {
             try await run("initdb", common + ["--locale=C.UTF-8"], step: "initdb")
         } catch let first as PostgresTestServerError {

@@ -104,7 +104,7 @@ struct DeployFilesTests {
         let server = try await ServeProcess(environment: environment, directory: directory)
         var statuses: [String: Int] = [:]
         for probe in target.probes { statuses[probe.path] = try await server.get(probe.path).status }
-        let said = server.stop()
+        let said = await server.stop()
 
         for probe in target.probes {
             #expect(statuses[probe.path] == 200, "\(target): \(probe.at) \(probe.path) answered \(statuses[probe.path] ?? 0)")

@@ -27,19 +27,25 @@ struct ReplicaFaultTests {
         }
 
         /// SIGKILL: no graceful shutdown, leases left to lapse.
-        func kill9(_ index: Int) {
+        func kill9(_ index: Int) async {
             kill(processes[index].process.processIdentifier, SIGKILL)
-            processes[index].process.waitUntilExit()
+            await processes[index].exited()
         }
 
         func restart(_ index: Int) async throws {
             processes[index] = try await ServeProcess(environment: environment, directory: directory)
         }
 
-        func stopAll() -> String {
-            let said = processes.map { $0.stop() }.joined(separator: "\n---\n")
+        /// SIGTERM to every replica at once, waiting without blocking a thread of the tests' pool.
+        func stopAll() async -> String {
+            for replica in processes where replica.process.isRunning { replica.process.terminate() }
+            var said: [String] = []
+            for replica in processes {
+                await replica.exited(within: .seconds(30))
+                said.append(await replica.stop())
+            }
             try? FileManager.default.removeItem(at: directory)
-            return said
+            return said.joined(separator: "\n---\n")
         }
     }
 
@@ -89,7 +95,7 @@ struct ReplicaFaultTests {
                                     }
                                 }
                                 try await Task.sleep(for: .milliseconds(150))
-                                replicas.kill9(round)
+                                await replicas.kill9(round)
                                 for try await (url, ok) in group {
                                     if ok { acknowledged.append(url) } else { refused += 1 }
                                 }
@@ -102,7 +108,7 @@ struct ReplicaFaultTests {
                             try await Task.sleep(for: .milliseconds(200))
                         }
                     } catch {
-                        let said = replicas.stopAll()
+                        let said = await replicas.stopAll()
                         Issue.record("replicas said: \(said.suffix(4000))")
                         throw error
                     }
@@ -115,7 +121,7 @@ struct ReplicaFaultTests {
                         let times = slack.arrivalTimes(path: path)
                         return times.count > 1 ? times[0].duration(to: times[1]) : nil
                     }
-                    let said = replicas.stopAll()
+                    let said = await replicas.stopAll()
                     #expect(acknowledged.count >= 30, "most commands reach a live replica (refused: \(refused))")
                     #expect(unanswered.isEmpty, "\(unanswered.count) acknowledged commands lost; replicas said: \(said.suffix(3000))")
                     // A reply the platform accepted just before its replica was killed, whose mark

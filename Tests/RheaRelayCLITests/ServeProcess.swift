@@ -35,7 +35,7 @@ final class ServeProcess {
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let said = stop()
+        let said = await stop()
         throw ServeError("rhea-relay serve did not answer /healthz on port \(port): \(said)")
     }
 
@@ -46,17 +46,22 @@ final class ServeProcess {
         return (Int(response.status.code), String(buffer: body))
     }
 
-    /// Sends SIGTERM, waits for the exit (SIGKILL after 30 s), and returns what it printed on stderr.
+    /// Sends SIGTERM, waits for the exit (SIGKILL after 30 s), and returns what it printed on
+    /// stderr. It polls with `Task.sleep`: a blocking wait would hold one of the few threads every
+    /// test in the process shares, and stall their servers and deadlines meanwhile.
     @discardableResult
-    func stop() -> String {
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
+    func stop() async -> String {
+        if process.isRunning { process.terminate() }
+        await exited(within: .seconds(30))
         return (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
+    }
+
+    /// Returns once the process has exited (SIGKILL after `within`), polling.
+    func exited(within limit: Duration = .seconds(30)) async {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
     /// A port nothing listens on now.

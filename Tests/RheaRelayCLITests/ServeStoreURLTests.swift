@@ -67,7 +67,7 @@ struct ServeStoreURLTests {
                 ],
                 directory: directory)
             let ready = try await serve.get("/readyz")
-            let said = serve.stop()
+            let said = await serve.stop()
 
             #expect(ready.status == 200, "\(ready.body)\n\(said)")
             #expect(serve.process.terminationStatus == 0, "\(said)")

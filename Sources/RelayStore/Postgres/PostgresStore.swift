@@ -75,8 +75,11 @@ public final class PostgresStore: Store {
         // the database.
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(
-                on: PostgresClient.defaultEventLoopGroup.next(), configuration: connectionConfiguration(url), id: 0, logger: logger)
+            let (configuration, connectLogger) = (try connectionConfiguration(url), logger)
+            connection = try await withinDeadline(operationTimeout) {
+                try await PostgresConnection.connect(
+                    on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration, id: 0, logger: connectLogger)
+            }
         } catch {
             throw StoreError.cannotConnect(store: url.description, reason: PostgresFailure.reason(for: error))
         }
@@ -143,18 +146,30 @@ public final class PostgresStore: Store {
     static let operationTimeout: Duration = .seconds(5)
     var operationTimeout: Duration { Self.operationTimeout }
 
-    /// `body`'s result, or ``PostgresFailure/TimedOut`` once `timeout` passed (`body` is
-    /// cancelled: a wait for a connection ends at once).
+    /// `body`'s result, or ``PostgresFailure/TimedOut`` once `timeout` passed. The caller is
+    /// answered at the deadline whatever `body` does: a wait for a pooled connection ends when
+    /// `body` is cancelled, but a connection that a server which is not PostgreSQL never answers
+    /// does not, so `body` runs in a task of its own and is left to end by itself.
     static func withinDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw PostgresFailure.TimedOut(after: timeout)
+        let answer = Once<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                answer.wait(continuation)
+                let work = Task {
+                    do {
+                        answer.resume(.success(try await body()))
+                    } catch {
+                        answer.resume(.failure(error))
+                    }
+                }
+                let timer = Task {
+                    try? await Task.sleep(for: timeout)
+                    if answer.resume(.failure(PostgresFailure.TimedOut(after: timeout))) { work.cancel() }
+                }
+                answer.onResume { timer.cancel() }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            return first
+        } onCancel: {
+            answer.resume(.failure(CancellationError()))
         }
     }
 
@@ -216,6 +231,52 @@ struct PostgresTransaction {
     func query(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
         trips.add(1)
         return try await connection.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+    }
+}
+
+/// A continuation resumed by whichever comes first (the answer, the deadline, cancellation),
+/// and only by that one.
+final class Once<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var early: Result<T, any Error>?
+        var done = false
+        var onResume: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    func wait(_ continuation: CheckedContinuation<T, any Error>) {
+        let early = state.withLock { state -> Result<T, any Error>? in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func onResume(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.done { return true }
+            state.onResume = action
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Whether this call was the first.
+    @discardableResult
+    func resume(_ result: Result<T, any Error>) -> Bool {
+        let (first, continuation, action) = state.withLock { state -> (Bool, CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
+            guard !state.done else { return (false, nil, nil) }
+            state.done = true
+            if state.continuation == nil { state.early = result }
+            defer { state.continuation = nil }
+            return (true, state.continuation, state.onResume)
+        }
+        continuation?.resume(with: result)
+        action?()
+        return first
     }
 }
 

@@ -236,19 +236,6 @@ extension SQLiteStore {
     }
 }
 
-/// The judges' part of a ledger row: one JSON array.
-enum LedgerJudgesCoding {
-    static func encode(_ judges: [LedgerJudge]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(judges), as: UTF8.self)
-    }
-
-    static func decode(_ text: String) throws -> [LedgerJudge] {
-        try JSONDecoder().decode([LedgerJudge].self, from: Data(text.utf8))
-    }
-}
-
 /// A ledger entry's values, bound before the writer runs (its judges encoded as JSON).
 struct LedgerRow: Sendable {
     let binds: [SQLiteData]
@@ -297,16 +284,5 @@ extension SQLiteStore {
         try await perform("purge expired event keys") { db in
             _ = try db.query("DELETE FROM dedupe WHERE expires_at <= ?", [.date(now)])
         }
-    }
-}
-
-/// How an inbox item's event is kept in the `event` column: JSON, as parked runs always were.
-enum InboxEventCoding {
-    static func encode(_ event: Event) throws -> String {
-        String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
-    }
-
-    static func decode(_ text: String) throws -> Event {
-        try JSONDecoder().decode(Event.self, from: Data(text.utf8))
     }
 }

@@ -37,26 +37,30 @@ struct OutputSafetyPropertyTests {
         return nil
     }
 
-    @Test func aMillionStringsEscapeAndSplitSafely() {
-        var random = SplitMix64(seed: 0x5EED_0F_0D7E_57)
-        var failures: [String] = []
-        for _ in 0..<1_000_000 {
-            let text = random.text(from: Self.alphabet, tokens: 12)
+    @Test func aMillionStringsEscapeAndSplitSafely() async throws {
+        // A thread of its own: a million rounds would hold a thread of the pool every test shares.
+        let failures = try await offThePool {
+            var random = SplitMix64(seed: 0x5EED_0F_0D7E_57)
+            var failures: [String] = []
+            for _ in 0..<1_000_000 {
+                let text = random.text(from: Self.alphabet, tokens: 12)
 
-            let escaped = SlackMrkdwn.escape(text)
-            if let problem = Self.problem(in: escaped) { failures.append("escape: \(problem) in \(text.debugDescription)") }
-            // Escaping loses nothing: reading it back as Slack text gives the original.
-            if SlackIncomingText.normalize(escaped) != text { failures.append("round trip of \(text.debugDescription)") }
-            // The length limits are checked against is the escaped text's.
-            if SlackMrkdwn.escaper.escapedUTF16Count(text) != escaped.utf16.count { failures.append("escaped length of \(text.debugDescription)") }
+                let escaped = SlackMrkdwn.escape(text)
+                if let problem = Self.problem(in: escaped) { failures.append("escape: \(problem) in \(text.debugDescription)") }
+                // Escaping loses nothing: reading it back as Slack text gives the original.
+                if SlackIncomingText.normalize(escaped) != text { failures.append("round trip of \(text.debugDescription)") }
+                // The length limits are checked against is the escaped text's.
+                if SlackMrkdwn.escaper.escapedUTF16Count(text) != escaped.utf16.count { failures.append("escaped length of \(text.debugDescription)") }
 
-            let limit = 5 + random.below(24)
-            for piece in SlackTextSplitter.split(text, limit: limit) {
-                let escapedPiece = SlackMrkdwn.escape(piece)
-                if let problem = Self.problem(in: escapedPiece) { failures.append("split: \(problem) in \(text.debugDescription)") }
-                if escapedPiece.utf16.count > limit { failures.append("split over \(limit) in \(text.debugDescription)") }
+                let limit = 5 + random.below(24)
+                for piece in SlackTextSplitter.split(text, limit: limit) {
+                    let escapedPiece = SlackMrkdwn.escape(piece)
+                    if let problem = Self.problem(in: escapedPiece) { failures.append("split: \(problem) in \(text.debugDescription)") }
+                    if escapedPiece.utf16.count > limit { failures.append("split over \(limit) in \(text.debugDescription)") }
+                }
+                if failures.count > 10 { break }
             }
-            if failures.count > 10 { break }
+            return failures
         }
         #expect(failures.isEmpty, "\(failures.prefix(10).joined(separator: "\n"))")
     }

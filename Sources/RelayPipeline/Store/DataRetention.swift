@@ -7,6 +7,10 @@ public import ServiceLifecycle
 /// history older than `relay.historyDays`, and applies retention to history already stored (a
 /// user or channel that turned retention `off` loses its stored runs, one under `metadata` their
 /// texts). A failed pass is logged and counted; the next one tries again.
+///
+/// Replicas sharing a store purge one at a time: a pass first takes the `retention` lease for an
+/// interval (the same holder renews it at its next pass), and a replica that finds another
+/// holding it skips its pass. If the holder dies, another takes over within an interval.
 public final class DataRetention: Service, Sendable {
     let store: any Store
     let clock: any RelayClock
@@ -15,8 +19,14 @@ public final class DataRetention: Service, Sendable {
     let outboxKeep: Duration
     let relay: RelayConfiguration
     let logger: Logger
+    /// This process, as the lease's holder.
+    let holder: String
 
-    public init(store: any Store, clock: any RelayClock, interval: Duration, outboxKeep: Duration, relay: RelayConfiguration, logger: Logger) {
+    public init(
+        store: any Store, clock: any RelayClock, interval: Duration, outboxKeep: Duration, relay: RelayConfiguration, logger: Logger,
+        holder: String = "this process"
+    ) {
+        self.holder = holder
         self.store = store
         self.clock = clock
         self.interval = max(.seconds(1), interval)
@@ -38,6 +48,10 @@ public final class DataRetention: Service, Sendable {
     func purge() async {
         let now = clock.now
         do {
+            guard try await store.acquireLease("retention", holder: holder, until: now + interval, now: now) != nil else {
+                logger.debug("retention: another replica purges this interval")
+                return
+            }
             try await store.purgeOutbox(before: now - outboxKeep)
             try await store.purgeExpiredClaims(now: now)
             let deleted = try await store.purgeHistory(before: now - .seconds(86_400 * relay.historyDays), defaultRetention: relay.defaultRetention)

@@ -147,7 +147,7 @@ public enum RelayApplication {
         // then runs are finished or parked, then the outbox drains, then the store closes.
         let retention = DataRetention(
             store: dependencies.store, clock: dependencies.clock, interval: configuration.retentionInterval,
-            outboxKeep: configuration.delivery.keepFinished, relay: configuration.relay, logger: logger)
+            outboxKeep: configuration.delivery.keepFinished, relay: configuration.relay, logger: logger, holder: dependencies.replica)
         var services: [any Service] = [Closer(close: dependencies.close), worker, dispatcher, retention]
         services += connected.flatMap { $0.connection.services(inbox: inbox) }
         return Application(

@@ -18,9 +18,10 @@ struct StoreWritesTests {
         var logger = Logger(label: "test.store-writes")
         logger.logLevel = .warning
         var configuration = fakes.configuration()
-        // Writes per command, not lease renewals: a run renews its lease only past a third of it,
-        // which a command slowed by a loaded machine could reach with the default 10 s.
+        // Writes per command, not lease renewals: a run or a delivery renews its lease only past
+        // a third of it, which one slowed by a loaded machine could reach with the defaults.
         configuration.runs.lease = .seconds(120)
+        configuration.delivery.lease = .seconds(120)
         let runtime = try await RelayRuntime.start(configuration, logger: logger)
         let store = try #require(runtime.store as? SQLiteStore)
         let app = try RelayApplication.build(

@@ -296,7 +296,8 @@ struct FakeTelegramBotAPITests {
             }
             let group = try await callBotAPI(telegram, "sendMessage", ["chat_id": -100_777, "text": "g4"])
             #expect(group.status == 429)
-            #expect((59...60).contains(group.json["parameters"]?["retry_after"]?.intValue ?? 0))
+            // The window's remaining seconds: the sends before took a moment (seconds, on a loaded machine).
+            #expect((50...60).contains(group.json["parameters"]?["retry_after"]?.intValue ?? 0))
             #expect(telegram.maximumRate(perGroup: -100_777) == 3)
             #expect(try await callBotAPI(telegram, "sendMessage", ["chat_id": 44, "text": "a"]).status == 200)
             #expect(try await callBotAPI(telegram, "sendMessage", ["chat_id": 45, "text": "b"]).status == 200)

@@ -11,7 +11,11 @@ import Testing
 struct RetentionLeaseTests {
     @Test("While one replica holds the retention lease, another skips its pass; the holder purges at its next")
     func oneReplicaPurges() async throws {
-        let store = MemoryStore()
+        // A shared store: replicas take turns only where they share one.
+        try await withPostgresStore { store in try await Self.oneReplicaPurges(store) }
+    }
+
+    static func oneReplicaPurges(_ store: PostgresStore) async throws {
         let clock = ManualClock()
         let interval = Duration.seconds(3600)
         func retention(_ holder: String) -> DataRetention {

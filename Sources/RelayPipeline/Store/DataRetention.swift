@@ -8,7 +8,7 @@ public import ServiceLifecycle
 /// user or channel that turned retention `off` loses its stored runs, one under `metadata` their
 /// texts). A failed pass is logged and counted; the next one tries again.
 ///
-/// Replicas sharing a store purge one at a time: a pass first takes the `retention` lease for an
+/// Replicas sharing a store (``Store/isShared``) purge one at a time: a pass first takes the `retention` lease for an
 /// interval (the same holder renews it at its next pass), and a replica that finds another
 /// holding it skips its pass. If the holder dies, another takes over within an interval.
 public final class DataRetention: Service, Sendable {
@@ -48,7 +48,8 @@ public final class DataRetention: Service, Sendable {
     func purge() async {
         let now = clock.now
         do {
-            guard try await store.acquireLease("retention", holder: holder, until: now + interval, now: now) != nil else {
+            // A store of one process needs no turn (and the lease would be a write a pass need not make).
+            if store.isShared, try await store.acquireLease("retention", holder: holder, until: now + interval, now: now) == nil {
                 logger.debug("retention: another replica purges this interval")
                 return
             }

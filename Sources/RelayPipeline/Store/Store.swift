@@ -70,6 +70,10 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     /// writes never calls it.
     func watchForWork(_ wake: @escaping @Sendable (StoreWork) -> Void)
 
+    /// Whether other processes share this store (PostgreSQL): work that one replica should do for
+    /// all of them (the retention purges) then takes a lease first.
+    var isShared: Bool { get }
+
     /// Closes the store; later calls fail.
     func close() async throws
 }
@@ -78,4 +82,9 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
 public enum StoreWork: Sendable, Hashable {
     case inbox
     case outbox
+}
+
+extension Store {
+    /// A store of one process (SQLite, memory) unless it says otherwise.
+    public var isShared: Bool { false }
 }

@@ -115,6 +115,9 @@ public final class PostgresStore: Store {
         listener.watch(wake)
     }
 
+    /// Every replica shares it.
+    public var isShared: Bool { true }
+
     /// Whether cached team data can be trusted: the other replicas' writes are being heard.
     var teamCacheIsLive: Bool { listener.isLive }
 

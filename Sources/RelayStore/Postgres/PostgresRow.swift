@@ -17,11 +17,10 @@ extension PostgresRandomAccessRow {
     func text(_ column: String) throws -> String { try value(column, as: String.self, expected: "text") }
     func optionalText(_ column: String) throws -> String? { try value(column, as: String?.self, expected: "text or null") }
     func int(_ column: String) throws -> Int { try value(column, as: Int.self, expected: "an integer") }
-    func int64(_ column: String) throws -> Int64 { try value(column, as: Int64.self, expected: "an integer") }
+
     func optionalInt(_ column: String) throws -> Int? { try value(column, as: Int?.self, expected: "an integer or null") }
     func double(_ column: String) throws -> Double { try value(column, as: Double.self, expected: "a number") }
     func optionalDouble(_ column: String) throws -> Double? { try value(column, as: Double?.self, expected: "a number or null") }
     func bool(_ column: String) throws -> Bool { try value(column, as: Bool.self, expected: "a boolean") }
     func date(_ column: String) throws -> Date { Date(timeIntervalSince1970: try double(column)) }
-    func optionalDate(_ column: String) throws -> Date? { try optionalDouble(column).map(Date.init(timeIntervalSince1970:)) }
 }

@@ -11,7 +11,7 @@ extension PostgresStore {
         return try await query(
             "read the history of user \(user) in team \(team)",
             "SELECT * FROM history WHERE team = \(team) AND user_id = \(user) ORDER BY created_at DESC, id DESC LIMIT \(limit)"
-        ).map(HistoryEntry.init(postgres:))
+        ).map(HistoryEntry.init(stored:))
     }
 
     public func clearHistory(team: String, user: String) async throws -> Int {
@@ -57,17 +57,5 @@ extension PostgresStore {
             EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level.rawValue)' AND s.team = \(table).team
                 AND ((s.scope_kind = 'user' AND s.subject = \(table).user_id) OR (s.scope_kind = 'channel' AND s.subject = \(table).channel)))
             """
-    }
-}
-
-extension HistoryEntry {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            team: try row.text("team"), user: try row.text("user_id"), channel: try row.text("channel"),
-            command: try row.text("command"), commandLine: try row.optionalText("command_line"),
-            resultText: try row.optionalText("result_text"), succeeded: try row.bool("succeeded"),
-            agreement: try row.optionalDouble("agreement"), modelsAnswered: try row.optionalInt("models_answered"),
-            modelsAsked: try row.optionalInt("models_asked"), elapsed: try row.double("elapsed"),
-            createdAt: try row.date("created_at"))
     }
 }

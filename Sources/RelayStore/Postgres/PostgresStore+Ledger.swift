@@ -7,7 +7,7 @@ extension PostgresStore {
     public func ledgerEntry(team: String, id: Int64) async throws -> LedgerEntry? {
         try await query(
             "read ledger entry \(id) of team \(team)", "SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team)) AND id = \(id)"
-        ).first.map(LedgerEntry.init(postgres:))
+        ).first.map(LedgerEntry.init(stored:))
     }
 
     /// Matches claims as SQLite's FTS5 index does (``LedgerSearchQuery``): the team's entries
@@ -20,7 +20,7 @@ extension PostgresStore {
             return try await query(
                 "search the ledger of team \(team)",
                 "SELECT * FROM ledger WHERE team = \(team) ORDER BY created_at DESC, id DESC LIMIT \(limit)"
-            ).map(LedgerEntry.init(postgres:))
+            ).map(LedgerEntry.init(stored:))
         }
         guard LedgerSearchQuery.fts5(words) != nil else { return [] }
         var found: [LedgerEntry] = []
@@ -35,7 +35,7 @@ extension PostgresStore {
                 ORDER BY created_at DESC, id DESC LIMIT \(page)
                 """)
             for row in rows {
-                let entry = try LedgerEntry(postgres: row)
+                let entry = try LedgerEntry(stored: row)
                 if LedgerSearchQuery.matches(entry.claim, words: words) { found.append(entry) }
                 if found.count == limit { break }
             }
@@ -48,7 +48,7 @@ extension PostgresStore {
     public func ledgerEntries(team: String) async throws -> [LedgerEntry] {
         try await query(
             "export the ledger of team \(team)", "SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team)) ORDER BY created_at, id"
-        ).map(LedgerEntry.init(postgres:))
+        ).map(LedgerEntry.init(stored:))
     }
 
     public func markLedger(team: String, id: Int64, mark: LedgerMark) async throws -> Bool {
@@ -58,7 +58,7 @@ extension PostgresStore {
     public func recentLedger(limit: Int) async throws -> [LedgerEntry] {
         guard limit > 0 else { return [] }
         return try await query("read the newest ledger entries", "SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT \(limit)")
-            .map(LedgerEntry.init(postgres:))
+            .map(LedgerEntry.init(stored:))
     }
 
     public func clearLedger(team: String, user: String) async throws -> Int {
@@ -84,24 +84,5 @@ extension PostgresStore {
                 """)
             return aged + refused
         }
-    }
-}
-
-extension LedgerEntry {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        var mark: LedgerMark?
-        if let verdict = try row.optionalText("mark_verdict").flatMap(Verdict.init(rawValue:)), let user = try row.optionalText("marked_by"),
-            let at = try row.optionalDate("marked_at")
-        {
-            mark = LedgerMark(verdict: verdict, user: user, markedAt: at)
-        }
-        self.init(
-            id: try row.int64("id"), team: try row.text("team"), user: try row.text("user_id"), channel: try row.text("channel"),
-            origin: LedgerOrigin(rawValue: try row.text("origin")) ?? .tribunal, claim: try row.optionalText("claim"),
-            answer: try row.optionalText("answer"), verdict: try row.optionalText("verdict").flatMap(Verdict.init(rawValue:)),
-            score: try row.double("score"), scoreMeaning: ScoreMeaning(rawValue: try row.text("score_meaning")) ?? .agreement,
-            answered: try row.int("answered"), asked: try row.int("asked"), judges: try LedgerJudgesCoding.decode(try row.text("judges")),
-            backend: try row.text("backend"), promptsVersion: try row.optionalText("prompts_version"), createdAt: try row.date("created_at"),
-            mark: mark)
     }
 }

@@ -43,7 +43,7 @@ extension PostgresStore {
         var unreadable: [StoreError] = []
         for row in rows {
             do {
-                claimed.append(((try row.double("created_at"), try row.int64("seq")), try OutboxEntry(postgres: row)))
+                claimed.append(((try row.double("created_at"), try row.int64("seq")), try OutboxEntry(stored: row)))
             } catch let error as StoreError {
                 guard case .unreadableOutboxEntry = error else { throw error }
                 unreadable.append(error)
@@ -96,7 +96,7 @@ extension PostgresStore {
     }
 
     public func outboxEntry(id: String) async throws -> OutboxEntry? {
-        try await query("read outbox entry \(id)", "SELECT * FROM outbox WHERE id = \(id)").first.map(OutboxEntry.init(postgres:))
+        try await query("read outbox entry \(id)", "SELECT * FROM outbox WHERE id = \(id)").first.map(OutboxEntry.init(stored:))
     }
 
     public func pendingOutboxCount() async throws -> Int {
@@ -120,28 +120,5 @@ extension PostgresStore {
         if try await query(operation, statement).isEmpty {
             throw StoreError.operationFailed(operation: operation, reason: "no outbox entry has this id")
         }
-    }
-}
-
-extension OutboxEntry {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        let id = try row.text("id")
-        guard let state = State(rawValue: try row.text("state")) else {
-            throw UnexpectedColumnError(column: "state", expected: "pending, sent or failed")
-        }
-        let content: Content
-        do {
-            content = try OutboxContentCoding.decode(try row.text("content"))
-        } catch let error as UnexpectedColumnError {
-            throw error
-        } catch {
-            throw StoreError.unreadableOutboxEntry(id: id, reason: OutboxContentCoding.reason(for: error))
-        }
-        self.init(
-            id: id, platform: try row.text("platform"), conversation: try row.text("conversation"),
-            address: try row.text("address"), content: content, replaces: try row.optionalText("replaces"),
-            state: state, attempts: try row.int("attempts"), partsDelivered: try row.int("parts_delivered"),
-            nextAttemptAt: try row.date("next_attempt_at"), createdAt: try row.date("created_at"),
-            platformRef: try row.optionalText("platform_ref"), lastError: try row.optionalText("last_error"))
     }
 }

@@ -54,7 +54,7 @@ extension PostgresStore {
         var unreadable: [Int64] = []
         for row in rows {
             do {
-                claimed.append((try row.int64("turn"), try InboxItem(postgres: row)))
+                claimed.append((try row.int64("turn"), try InboxItem(stored: row)))
             } catch StoreError.unreadableInboxItem(let id, let reason) {
                 logger.error("an inbox item cannot be read and is removed", metadata: ["inbox.id": "\(id)", "reason": "\(reason)"])
                 unreadable.append(id)
@@ -191,23 +191,5 @@ extension PostgresStore {
 
     public func purgeExpiredClaims(now: Date) async throws {
         try await query("purge expired event keys", "DELETE FROM dedupe WHERE expires_at <= \(now.timeIntervalSince1970)")
-    }
-}
-
-extension InboxItem {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        let id = try row.int64("id")
-        let event: Event
-        do {
-            event = try InboxEventCoding.decode(try row.text("event"))
-        } catch let error as UnexpectedColumnError {
-            throw error
-        } catch {
-            throw StoreError.unreadableInboxItem(id: id, reason: OutboxContentCoding.reason(for: error))
-        }
-        self.init(
-            id: id, event: event,
-            route: ReplyRoute(platform: try row.text("platform"), conversation: try row.text("conversation"), address: try row.text("address")),
-            acceptedAt: try row.date("accepted_at"))
     }
 }

@@ -42,7 +42,7 @@ extension PostgresStore {
         try await query(
             "read command '\(name)' of team \(team)",
             "SELECT * FROM custom_commands WHERE team = \(PostgresJSON.withoutNUL(team)) AND name = \(PostgresJSON.withoutNUL(name))"
-        ).first.map(CustomCommand.init(postgres:))
+        ).first.map(CustomCommand.init(stored:))
     }
 
     public func customCommands(team: String) async throws -> [CustomCommand] {
@@ -51,7 +51,7 @@ extension PostgresStore {
         if cached, let commands = cache.customCommands(team: team) { return commands }
         let commands = try await query(
             "list the commands of team \(team)", "SELECT * FROM custom_commands WHERE team = \(PostgresJSON.withoutNUL(team)) ORDER BY name"
-        ).map(CustomCommand.init(postgres:))
+        ).map(CustomCommand.init(stored:))
         if cached { cache.setCustomCommands(commands, team: team, readAt: generation) }
         return commands
     }
@@ -68,12 +68,12 @@ extension PostgresStore {
         try await query(
             "read chain '\(name)' of team \(team)",
             "SELECT * FROM chains WHERE team = \(PostgresJSON.withoutNUL(team)) AND name = \(PostgresJSON.withoutNUL(name))"
-        ).first.map(SavedChain.init(postgres:))
+        ).first.map(SavedChain.init(stored:))
     }
 
     public func chains(team: String) async throws -> [SavedChain] {
         try await query("list the chains of team \(team)", "SELECT * FROM chains WHERE team = \(PostgresJSON.withoutNUL(team)) ORDER BY name")
-            .map(SavedChain.init(postgres:))
+            .map(SavedChain.init(stored:))
     }
 
     public func deleteChain(team: String, name: String) async throws -> Bool {
@@ -191,21 +191,5 @@ extension TeamChange {
         case .saveSettings, .saveCustomCommand, .deleteCustomCommand: true
         default: false
         }
-    }
-}
-
-extension CustomCommand {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            team: try row.text("team"), name: try row.text("name"), template: try row.text("template"),
-            creator: try row.text("creator"), createdAt: try row.date("created_at"))
-    }
-}
-
-extension SavedChain {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            team: try row.text("team"), name: try row.text("name"), source: try row.text("source"),
-            creator: try row.text("creator"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
     }
 }

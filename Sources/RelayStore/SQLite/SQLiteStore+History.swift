@@ -16,7 +16,7 @@ extension SQLiteStore {
                 ORDER BY created_at DESC, id DESC LIMIT ?
                 """,
                 [.text(team), .text(user), .integer(SQLiteInt64(limit))]
-            ).map(HistoryEntry.init(row:))
+            ).map(HistoryEntry.init(stored:))
         }
     }
 }
@@ -67,17 +67,5 @@ extension SQLiteStore {
             EXISTS (SELECT 1 FROM settings s WHERE s.retention = '\(level.rawValue)' AND s.team = \(table).team
                 AND ((s.scope_kind = 'user' AND s.subject = \(table).user) OR (s.scope_kind = 'channel' AND s.subject = \(table).channel)))
             """
-    }
-}
-
-extension HistoryEntry {
-    init(row: SQLRow) throws {
-        self.init(
-            team: try row.text("team"), user: try row.text("user"), channel: try row.text("channel"),
-            command: try row.text("command"), commandLine: row.optionalText("command_line"),
-            resultText: row.optionalText("result_text"), succeeded: try row.bool("succeeded"),
-            agreement: row.optionalDouble("agreement"), modelsAnswered: row.optionalInt("models_answered"),
-            modelsAsked: row.optionalInt("models_asked"), elapsed: try row.double("elapsed"),
-            createdAt: try row.date("created_at"))
     }
 }

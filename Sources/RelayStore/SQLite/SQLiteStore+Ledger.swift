@@ -5,7 +5,7 @@ import SQLiteNIO
 extension SQLiteStore {
     public func ledgerEntry(team: String, id: Int64) async throws -> LedgerEntry? {
         try await perform("read ledger entry \(id) of team \(team)") { db in
-            try db.query("SELECT * FROM ledger WHERE team = ? AND id = ?", [.text(team), .integer(Int(id))]).first.map(LedgerEntry.init(row:))
+            try db.query("SELECT * FROM ledger WHERE team = ? AND id = ?", [.text(team), .integer(Int(id))]).first.map(LedgerEntry.init(stored:))
         }
     }
 
@@ -26,13 +26,13 @@ extension SQLiteStore {
             } else {
                 rows = []  // words with nothing searchable in them (punctuation only) match nothing
             }
-            return try rows.map(LedgerEntry.init(row:))
+            return try rows.map(LedgerEntry.init(stored:))
         }
     }
 
     public func ledgerEntries(team: String) async throws -> [LedgerEntry] {
         try await perform("export the ledger of team \(team)") { db in
-            try db.query("SELECT * FROM ledger WHERE team = ? ORDER BY created_at, id", [.text(team)]).map(LedgerEntry.init(row:))
+            try db.query("SELECT * FROM ledger WHERE team = ? ORDER BY created_at, id", [.text(team)]).map(LedgerEntry.init(stored:))
         }
     }
 
@@ -50,7 +50,7 @@ extension SQLiteStore {
     public func recentLedger(limit: Int) async throws -> [LedgerEntry] {
         guard limit > 0 else { return [] }
         return try await perform("read the newest ledger entries") { db in
-            try db.query("SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT ?", [.integer(limit)]).map(LedgerEntry.init(row:))
+            try db.query("SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT ?", [.integer(limit)]).map(LedgerEntry.init(stored:))
         }
     }
 
@@ -78,23 +78,5 @@ extension SQLiteStore {
                 """)
             return aged + refused
         }
-    }
-}
-
-extension LedgerEntry {
-    init(row: SQLRow) throws {
-        let markVerdict = row.optionalText("mark_verdict").flatMap(Verdict.init(rawValue:))
-        var mark: LedgerMark?
-        if let markVerdict, let user = row.optionalText("marked_by"), let at = row.optionalDouble("marked_at") {
-            mark = LedgerMark(verdict: markVerdict, user: user, markedAt: Date(timeIntervalSince1970: at))
-        }
-        self.init(
-            id: Int64(try row.int("id")), team: try row.text("team"), user: try row.text("user"), channel: try row.text("channel"),
-            origin: LedgerOrigin(rawValue: try row.text("origin")) ?? .tribunal, claim: row.optionalText("claim"),
-            answer: row.optionalText("answer"), verdict: row.optionalText("verdict").flatMap(Verdict.init(rawValue:)),
-            score: try row.double("score"), scoreMeaning: ScoreMeaning(rawValue: try row.text("score_meaning")) ?? .agreement,
-            answered: try row.int("answered"), asked: try row.int("asked"), judges: try LedgerJudgesCoding.decode(try row.text("judges")),
-            backend: try row.text("backend"), promptsVersion: row.optionalText("prompts_version"), createdAt: try row.date("created_at"),
-            mark: mark)
     }
 }

@@ -105,7 +105,7 @@ extension SQLiteStore {
     /// ``StoreError/unreadableOutboxEntry(id:reason:)`` when its content cannot be decoded.
     public func outboxEntry(id: String) async throws -> OutboxEntry? {
         try await perform("read outbox entry \(id)") { db in
-            try db.query("SELECT * FROM outbox WHERE id = ?", [.text(id)]).first.map(OutboxEntry.init(row:))
+            try db.query("SELECT * FROM outbox WHERE id = ?", [.text(id)]).first.map(OutboxEntry.init(stored:))
         }
     }
 
@@ -158,7 +158,7 @@ extension SQLiteStore {
         var unreadable: [StoreError] = []
         for row in rows {
             do {
-                entries.append(try OutboxEntry(row: row))
+                entries.append(try OutboxEntry(stored: row))
             } catch let error as StoreError {
                 guard case .unreadableOutboxEntry = error else { throw error }
                 unreadable.append(error)
@@ -215,33 +215,5 @@ struct OutboxRow: Sendable {
             .integer(SQLiteInt64(entry.partsDelivered)), .date(entry.nextAttemptAt),
             .date(entry.createdAt), .text(orNull: entry.platformRef), .text(orNull: entry.lastError),
         ]
-    }
-}
-
-extension OutboxEntry {
-    /// Reads a row of the `outbox` table. Content that does not decode throws
-    /// ``StoreError/unreadableOutboxEntry(id:reason:)`` naming the entry, so callers can tell it from
-    /// a broken file (a missing or mistyped column, which throws ``UnexpectedColumnError``).
-    init(row: SQLRow) throws {
-        let id = try row.text("id")
-        let rawState = try row.text("state")
-        guard let state = State(rawValue: rawState) else {
-            throw UnexpectedColumnError(column: "state", expected: "pending, sent or failed")
-        }
-        let content: Content
-        do {
-            content = try OutboxContentCoding.decode(try row.text("content"))
-        } catch let error as UnexpectedColumnError {
-            throw error
-        } catch {
-            throw StoreError.unreadableOutboxEntry(id: id, reason: OutboxContentCoding.reason(for: error))
-        }
-        self.init(
-            id: id, platform: try row.text("platform"), conversation: try row.text("conversation"),
-            address: try row.text("address"), content: content, replaces: row.optionalText("replaces"),
-            state: state, attempts: try row.int("attempts"), partsDelivered: try row.int("parts_delivered"),
-            nextAttemptAt: try row.date("next_attempt_at"),
-            createdAt: try row.date("created_at"), platformRef: row.optionalText("platform_ref"),
-            lastError: row.optionalText("last_error"))
     }
 }

@@ -46,7 +46,7 @@ extension SQLiteStore {
                 var unreadable: [Int64] = []
                 for row in rows {
                     do {
-                        items.append(try InboxItem(row: row))
+                        items.append(try InboxItem(stored: row))
                     } catch StoreError.unreadableInboxItem(let id, let reason) {
                         logger.error("an inbox item cannot be read and is removed", metadata: ["inbox.id": "\(id)", "reason": "\(reason)"])
                         unreadable.append(id)
@@ -141,24 +141,6 @@ extension SQLiteStore {
 
     /// One process per file: nobody else writes work for this one.
     public func watchForWork(_ wake: @escaping @Sendable (StoreWork) -> Void) {}
-}
-
-extension InboxItem {
-    init(row: SQLRow) throws {
-        let id = Int64(try row.int("id"))
-        let event: Event
-        do {
-            event = try InboxEventCoding.decode(try row.text("event"))
-        } catch let error as UnexpectedColumnError {
-            throw error
-        } catch {
-            throw StoreError.unreadableInboxItem(id: id, reason: OutboxContentCoding.reason(for: error))
-        }
-        self.init(
-            id: id, event: event,
-            route: ReplyRoute(platform: try row.text("platform"), conversation: try row.text("conversation"), address: try row.text("address")),
-            acceptedAt: try row.date("accepted_at"))
-    }
 }
 
 // What a run keeps: its history row and its fact-checks, written with its end (`finishRun`) or

@@ -95,7 +95,7 @@ extension SQLiteStore {
         try await perform("read command '\(name)' of team \(team)") { db in
             try db.query(
                 "SELECT * FROM custom_commands WHERE team = ? AND name = ?", [.text(team), .text(name)]
-            ).first.map(CustomCommand.init(row:))
+            ).first.map(CustomCommand.init(stored:))
         }
     }
 
@@ -105,7 +105,7 @@ extension SQLiteStore {
         let cache = cache
         return try await perform("list the commands of team \(team)") { db in
             let commands = try db.query("SELECT * FROM custom_commands WHERE team = ? ORDER BY name", [.text(team)])
-                .map(CustomCommand.init(row:))
+                .map(CustomCommand.init(stored:))
             // Cached inside the operation: in the writer's order, so a later write's drop wins.
             cache.setCustomCommands(commands, team: team)
             return commands
@@ -123,14 +123,6 @@ extension SQLiteStore {
     static func deleteCustomCommand(team: String, name: String, _ cache: ReadCache, _ db: Database) throws -> Bool {
         cache.dropCustomCommands(team: team)
         return try !db.query("DELETE FROM custom_commands WHERE team = ? AND name = ? RETURNING name", [.text(team), .text(name)]).isEmpty
-    }
-}
-
-extension CustomCommand {
-    init(row: SQLRow) throws {
-        self.init(
-            team: try row.text("team"), name: try row.text("name"), template: try row.text("template"),
-            creator: try row.text("creator"), createdAt: try row.date("created_at"))
     }
 }
 
@@ -160,7 +152,7 @@ extension SQLiteStore {
         try await perform("read chain '\(name)' of team \(team)") { db in
             try db.query(
                 "SELECT * FROM chains WHERE team = ? AND name = ?", [.text(team), .text(name)]
-            ).first.map(SavedChain.init(row:))
+            ).first.map(SavedChain.init(stored:))
         }
     }
 
@@ -168,7 +160,7 @@ extension SQLiteStore {
     public func chains(team: String) async throws -> [SavedChain] {
         try await perform("list the chains of team \(team)") { db in
             try db.query("SELECT * FROM chains WHERE team = ? ORDER BY name", [.text(team)])
-                .map(SavedChain.init(row:))
+                .map(SavedChain.init(stored:))
         }
     }
 
@@ -179,14 +171,5 @@ extension SQLiteStore {
 
     static func deleteChain(team: String, name: String, _ db: Database) throws -> Bool {
         try !db.query("DELETE FROM chains WHERE team = ? AND name = ? RETURNING name", [.text(team), .text(name)]).isEmpty
-    }
-}
-
-extension SavedChain {
-    init(row: SQLRow) throws {
-        self.init(
-            team: try row.text("team"), name: try row.text("name"), source: try row.text("source"),
-            creator: try row.text("creator"), createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at"))
     }
 }

@@ -1,6 +1,31 @@
 import Foundation
 import Synchronization
 
+/// Where the API's per-key limits are counted: in memory for one process (`APIRateLimiter`),
+/// in the shared store for replicas (`SharedAPIRateLimiter`), so several replicas together
+/// allow a key no more than one would.
+protocol APICallLimiter: Sendable {
+    /// Counts a call by `caller` at `now` if it keeps the limits.
+    func admit(_ caller: String, now: Date) async -> APILimitDecision
+}
+
+enum APILimitDecision: Equatable {
+    case allowed
+    /// Refused; the detail says which limit, `retryAfter` when a call would next be allowed.
+    case refused(detail: String, retryAfter: Int)
+    /// The count could not be taken (the shared store did not answer): the call is refused
+    /// with 503 and may be retried, rather than let through uncounted.
+    case unavailable(retryAfter: Int)
+
+    static func minuteLimit(_ perMinute: Int, retryAfter: Int) -> Self {
+        .refused(detail: "Rate limit (\(perMinute)/min) exceeded", retryAfter: retryAfter)
+    }
+
+    static func dayLimit(_ perDay: Int, retryAfter: Int) -> Self {
+        .refused(detail: "Daily limit (\(perDay) calls) exceeded", retryAfter: retryAfter)
+    }
+}
+
 /// Calls per caller per minute and per 24 hours, sliding, as the gateway counts them (contract
 /// §1.4) — but a refusal says when to come back (`Retry-After`), which the gateway does not.
 ///
@@ -8,7 +33,7 @@ import Synchronization
 /// minute (at most 1 440 entries), so a caller costs a few kilobytes whatever the limits. Only
 /// authenticated callers get a bucket, and idle buckets are dropped, so memory follows the
 /// number of real keys and token subjects.
-final class APIRateLimiter: Sendable {
+final class APIRateLimiter: APICallLimiter {
     let perMinute: Int
     let perDay: Int
     private let buckets = Mutex<[String: Bucket]>([:])
@@ -37,14 +62,8 @@ final class APIRateLimiter: Sendable {
         }
     }
 
-    enum Decision: Equatable {
-        case allowed
-        /// Refused; the detail says which limit, `retryAfter` when a call would next be allowed.
-        case refused(detail: String, retryAfter: Int)
-    }
-
     /// Counts a call by `caller` at `now` if it is within both limits.
-    func admit(_ caller: String, now: Date) -> Decision {
+    func admit(_ caller: String, now: Date) -> APILimitDecision {
         let time = now.timeIntervalSince1970
         return buckets.withLock { buckets in
             if buckets.count > 10_000 { buckets = buckets.filter { time - $0.value.last < 86_400 } }
@@ -52,11 +71,10 @@ final class APIRateLimiter: Sendable {
             bucket.forget(before: time)
             defer { buckets[caller] = bucket }
             if bucket.minute.count >= perMinute, let oldest = bucket.minute.first {
-                return .refused(detail: "Rate limit (\(perMinute)/min) exceeded", retryAfter: Self.seconds(until: oldest + 60, from: time))
+                return .minuteLimit(perMinute, retryAfter: Self.seconds(until: oldest + 60, from: time))
             }
             if bucket.dayTotal >= perDay, let oldest = bucket.day.first {
-                return .refused(
-                    detail: "Daily limit (\(perDay) calls) exceeded", retryAfter: Self.seconds(until: Double(oldest.minute + 1) * 60 + 86_400, from: time))
+                return .dayLimit(perDay, retryAfter: Self.seconds(until: Double(oldest.minute + 1) * 60 + 86_400, from: time))
             }
             bucket.minute.append(time)
             let minute = Int(time / 60)

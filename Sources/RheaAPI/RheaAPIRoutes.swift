@@ -1,8 +1,9 @@
 import Foundation
 public import Hummingbird
-import Logging
+public import Logging
 import NIOCore
 public import RelayCore
+public import RelayPipeline
 import RelayPlatform
 
 /// The Rhea Tribunal API served by the relay (issue 13; DESIGN §5.3): `POST /keyboard/quick`,
@@ -17,7 +18,7 @@ public struct RheaAPIRoutes: Sendable {
     let tribunal: any Tribunal
     let models: [ServedModel]
     let authenticator: APIAuthenticator
-    let limiter: APIRateLimiter
+    let limiter: any APICallLimiter
     let failures: FailureReporting
     let clock: any RelayClock
     /// Names the backend in `analysis_method` (`council`, `rhea`).
@@ -30,14 +31,18 @@ public struct RheaAPIRoutes: Sendable {
 
     public init(
         settings: RheaAPISettings, tribunal: any Tribunal, models: [ServedModel], backendName: String, clock: any RelayClock,
-        failures: FailureReporting, record: (@Sendable (LedgerEntry) async -> Void)? = nil
+        failures: FailureReporting, record: (@Sendable (LedgerEntry) async -> Void)? = nil, sharedCounts: (any CallCountStore)? = nil,
+        logger: Logger = Logger(label: "rhea-relay.api")
     ) {
         self.record = record
         self.tribunal = tribunal
         self.models = models
         self.backendName = backendName
         self.authenticator = APIAuthenticator(settings)
-        self.limiter = APIRateLimiter(perMinute: settings.perMinute, perDay: settings.perDay)
+        // Replicas of a shared store count each key's calls together; one process in memory.
+        self.limiter =
+            sharedCounts.map { SharedAPIRateLimiter(store: $0, perMinute: settings.perMinute, perDay: settings.perDay, logger: logger) }
+            ?? APIRateLimiter(perMinute: settings.perMinute, perDay: settings.perDay)
         self.clock = clock
         self.failures = failures
     }
@@ -72,8 +77,14 @@ public struct RheaAPIRoutes: Sendable {
         case .success(let accepted): caller = accepted
         case .failure(let refused): return unauthorized(refused)
         }
-        if case .refused(let detail, let retryAfter) = limiter.admit(caller, now: clock.now) {
+        switch await limiter.admit(caller, now: clock.now) {
+        case .allowed: break
+        case .refused(let detail, let retryAfter):
             var response = json(.tooManyRequests, ["detail": .string(detail)])
+            response.headers[.retryAfter] = String(retryAfter)
+            return response
+        case .unavailable(let retryAfter):
+            var response = json(.serviceUnavailable, ["detail": "The rate limit could not be checked (the store did not answer). Try again shortly."])
             response.headers[.retryAfter] = String(retryAfter)
             return response
         }

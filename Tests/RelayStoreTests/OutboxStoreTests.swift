@@ -33,6 +33,20 @@ struct OutboxStoreTests {
         }
     }
 
+    @Test("A claim kept to some platforms takes only their entries, and leaves the rest to others", arguments: StoreKind.allCases)
+    func claimKeptToPlatforms(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            var telegram = Fixtures.entry("t1", conversation: "telegram:42", created: 1)
+            telegram.platform = "telegram"
+            try await store.enqueue(Fixtures.entry("s1", created: 2))
+            try await store.enqueue(telegram)
+            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, platforms: []).isEmpty)
+            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, platforms: ["slack"]).map(\.id) == ["s1"])
+            // The Slack entry is leased now; the Telegram one was left for the replica that delivers Telegram.
+            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, platforms: nil).map(\.id) == ["t1"])
+        }
+    }
+
     @Test(
         "Enqueuing an id that is already in the outbox fails and keeps the first entry",
         arguments: StoreKind.allCases)

@@ -31,12 +31,21 @@ public final class Outbox: Sendable {
         /// Conversations with entries written for a claim and not delivered yet: the end of a
         /// delivery there asks for a claim.
         var waiting: Set<String> = []
+        /// The platforms whose entries this process delivers; nil for every platform.
+        var delivering: Set<String>?
+
+        func delivers(_ platform: String) -> Bool { delivering?.contains(platform) ?? true }
     }
 
+    /// On a shared store (`Store.isShared`) this process delivers no platform until it holds
+    /// that platform's delivery lease (`OutboxWorker.deliverWhileHeld`): each platform's replies
+    /// then leave through one replica, whose pacing keeps the limits Telegram, Discord and Slack
+    /// count per bot (DESIGN §9). A store of one process delivers every platform.
     public init(store: any Store, clock: any RelayClock = SystemClock(), lease: Duration = DeliveryPolicy().lease) {
         self.store = store
         self.clock = clock
         self.lease = lease
+        if store.isShared { handoff.withLock { $0.delivering = [] } }
     }
 
     /// Writes the entry (durably) and wakes the worker.
@@ -49,7 +58,8 @@ public final class Outbox: Sendable {
     /// leaves, in one change; the replies that are their conversation's head go to the worker
     /// at once.
     public func finishRun(id: Int64, record: RunRecord = RunRecord(), replies: [OutboxEntry]) async throws {
-        let open = handoff.withLock(\.open)
+        // Replies of a platform another replica delivers are left for its claim.
+        let open = handoff.withLock { handoff in handoff.open && replies.allSatisfy { handoff.delivers($0.platform) } }
         let leaseUntil = clock.now + lease
         let handed = try await store.finishRun(id: id, record: record, replies: replies, leaseUntil: open ? leaseUntil : nil)
         guard !replies.isEmpty else { return }
@@ -92,6 +102,26 @@ public final class Outbox: Sendable {
     /// when it stops stay leased in the store: the next start drops the lease and sends them.
     func handOver(_ open: Bool) {
         handoff.withLock { $0.open = open }
+    }
+
+    /// The platforms this process delivers now: nil for every platform.
+    var deliveredPlatforms: Set<String>? {
+        handoff.withLock { $0.delivering }
+    }
+
+    /// This process delivers `platform` from now on (it took the platform's delivery lease), or
+    /// no longer (it lost or gave up the lease). Taking one asks for a claim at once.
+    func delivering(_ platform: String, _ delivers: Bool) {
+        handoff.withLock { handoff in
+            guard handoff.delivering != nil else { return }
+            if delivers {
+                handoff.delivering?.insert(platform)
+                handoff.claimWanted = true
+            } else {
+                handoff.delivering?.remove(platform)
+            }
+        }
+        wakeSignal.signal()
     }
 
     /// A claim is wanted at the next chance (no wake: the next delivery's end brings one).

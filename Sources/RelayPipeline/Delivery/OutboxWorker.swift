@@ -82,6 +82,27 @@ public final class OutboxWorker: Service, Sendable {
         await recordDepth(force: true)
     }
 
+    /// Delivers `platform`'s entries while this runs: the body of its delivery lease on a shared
+    /// store (`DeliveryLease`), so only the lease's holder sends that platform's replies.
+    ///
+    /// A new holder first keeps `quiet` (a second): the replica it takes over from may have sent
+    /// within the last second, which the limits counted per second and per chat still hold
+    /// against the bot. It returns when cancelled (the lease was lost) or at a graceful shutdown;
+    /// the shutdown stops the services in reverse, so this worker has drained by then, and only
+    /// then is the lease released.
+    public func deliverWhileHeld(_ platform: String, quiet: Duration = .seconds(1)) async {
+        do {
+            try await clock.sleep(for: quiet)
+        } catch {
+            return
+        }
+        guard !Task.isCancelled else { return }
+        logger.info("outbox: this replica delivers the platform's replies", metadata: ["platform": "\(platform)"])
+        outbox.delivering(platform, true)
+        defer { outbox.delivering(platform, false) }
+        try? await gracefulShutdown()
+    }
+
     /// Claims as many due entries as there is room for and starts delivering each.
     private func claimAndStart(in group: inout DiscardingTaskGroup) async {
         let room = policy.maxInFlight - inFlight.withLock { $0.count }
@@ -90,10 +111,13 @@ public final class OutboxWorker: Service, Sendable {
             outbox.wantClaim()
             return
         }
+        let platforms = outbox.deliveredPlatforms
+        // Delivering nothing here (no delivery lease held): nothing to claim.
+        guard platforms?.isEmpty != true else { return }
         let now = clock.now
         let entries: [OutboxEntry]
         do {
-            entries = try await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: room)
+            entries = try await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: room, platforms: platforms)
         } catch {
             logger.error("outbox: could not read the store", metadata: ["error": "\(error)"])
             return
@@ -139,7 +163,12 @@ public final class OutboxWorker: Service, Sendable {
         while clock.now < end {
             let now = clock.now
             let handed = outbox.take().ready
-            guard let entries = try? await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight) else { return }
+            let platforms = outbox.deliveredPlatforms
+            guard platforms?.isEmpty != true || !handed.isEmpty else { return }
+            guard
+                let entries = platforms?.isEmpty == true
+                    ? [] : try? await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight, platforms: platforms)
+            else { return }
             var deliverable = handed
             for entry in entries {
                 if case .parkedRun = entry.content {

@@ -11,7 +11,9 @@ public protocol OutboxStore: Sendable {
     /// oldest pending entry of each conversation is a candidate, and only when it is due
     /// (`nextAttemptAt <= now`) and not leased (no lease, or one that ended before `now`): so a
     /// conversation's replies go out one at a time and in order, even across retries.
-    func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxEntry]
+    /// `platforms`, when given, keeps the claim to those platforms' entries: a replica of a shared
+    /// store delivers only the platforms whose delivery lease it holds (DESIGN §9).
+    func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, platforms: Set<String>?) async throws -> [OutboxEntry]
     /// Delivered: state sent, the platform's message id kept for later edits (a nil one keeps
     /// what an earlier part recorded), lease dropped.
     func markSent(id: String, platformRef: String?, at: Date) async throws
@@ -30,4 +32,11 @@ public protocol OutboxStore: Sendable {
     func releaseOutboxLeases() async throws
     /// Deletes sent and failed entries created before `before` (they hold reply text).
     func purgeOutbox(before: Date) async throws
+}
+
+extension OutboxStore {
+    /// Claims due entries of every platform.
+    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxEntry] {
+        try await claimDueOutbox(now: now, leaseUntil: leaseUntil, limit: limit, platforms: nil)
+    }
 }

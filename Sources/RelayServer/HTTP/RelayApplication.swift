@@ -136,7 +136,9 @@ public enum RelayApplication {
                     } catch {
                         logger.error("ledger: an API consensus could not be recorded", metadata: ["error": "\(error)"])
                     }
-                }
+                },
+                // Replicas count each key's calls in the shared store, so the limits hold for the deployment.
+                sharedCounts: dependencies.store.isShared ? dependencies.store as? any CallCountStore : nil, logger: logger
             ).add(to: router)
         }
 
@@ -148,7 +150,11 @@ public enum RelayApplication {
         let retention = DataRetention(
             store: dependencies.store, clock: dependencies.clock, interval: configuration.retentionInterval,
             outboxKeep: configuration.delivery.keepFinished, relay: configuration.relay, logger: logger, holder: dependencies.replica)
-        var services: [any Service] = [Closer(close: dependencies.close), worker, dispatcher, retention]
+        // On a shared store, each platform's replies are sent by the holder of its delivery lease.
+        // Listed before the worker, so they stop after it: the worker drains, then the leases
+        // are released.
+        let deliveryLeases = DeliveryLease.services(platforms: connected.map(\.connection.sender.platform), worker: worker, dependencies)
+        var services: [any Service] = [Closer(close: dependencies.close)] + deliveryLeases + [worker, dispatcher, retention]
         services += connected.flatMap { $0.connection.services(inbox: inbox) }
         return Application(
             router: router,

@@ -78,4 +78,44 @@ enum PostgresFunctions {
         END
         $fn$
         """
+
+    /// One call of the served API counted for its caller (`CallCountStore.admitCall`), or refused
+    /// with the seconds until one would be allowed. Replicas counting one caller take turns on an
+    /// advisory lock keyed by it, so two cannot both take the last call of a minute. A call
+    /// leaves the minute when its second is 60 seconds past, the day when its minute is a day past.
+    static let admitCall = """
+        CREATE FUNCTION relay_admit_call(
+            p_caller text, p_now double precision, p_per_minute bigint, p_per_day bigint
+        ) RETURNS TABLE (refused text, retry_after integer) LANGUAGE plpgsql AS $fn$
+        DECLARE
+            this_second bigint := floor(p_now);
+            this_minute bigint := floor(p_now / 60);
+            in_minute bigint;
+            oldest_second bigint;
+            in_day bigint;
+            oldest_minute bigint;
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtextextended('api:' || p_caller, 0));
+            DELETE FROM api_calls_by_second WHERE caller = p_caller AND at_second <= this_second - 60;
+            DELETE FROM api_calls_by_minute WHERE caller = p_caller AND at_minute <= floor((p_now - 86400) / 60);
+            SELECT coalesce(sum(calls), 0), min(at_second) INTO in_minute, oldest_second
+                FROM api_calls_by_second WHERE caller = p_caller;
+            IF in_minute >= p_per_minute THEN
+                RETURN QUERY SELECT 'minute'::text, greatest(1, ceil(oldest_second + 60 - p_now))::integer;
+                RETURN;
+            END IF;
+            SELECT coalesce(sum(calls), 0), min(at_minute) INTO in_day, oldest_minute
+                FROM api_calls_by_minute WHERE caller = p_caller;
+            IF in_day >= p_per_day THEN
+                RETURN QUERY SELECT 'day'::text, greatest(1, ceil((oldest_minute + 1) * 60 + 86400 - p_now))::integer;
+                RETURN;
+            END IF;
+            INSERT INTO api_calls_by_second AS c VALUES (p_caller, this_second, 1)
+                ON CONFLICT (caller, at_second) DO UPDATE SET calls = c.calls + 1;
+            INSERT INTO api_calls_by_minute AS c VALUES (p_caller, this_minute, 1)
+                ON CONFLICT (caller, at_minute) DO UPDATE SET calls = c.calls + 1;
+            RETURN QUERY SELECT NULL::text, 0;
+        END
+        $fn$
+        """
 }

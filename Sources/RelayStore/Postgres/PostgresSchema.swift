@@ -177,6 +177,31 @@ enum PostgresSchema {
                 """
             ]
         ),
+        Migration(
+            version: 3,
+            statements: [
+                // The served API's calls per caller, counted for every replica (DESIGN §9): per
+                // second for the sliding minute, per minute for the sliding day. Each caller
+                // keeps at most 60 + 1 440 rows; `relay_admit_call` drops the older ones.
+                """
+                CREATE TABLE api_calls_by_second (
+                    caller text COLLATE "C" NOT NULL,
+                    at_second bigint NOT NULL,
+                    calls integer NOT NULL,
+                    PRIMARY KEY (caller, at_second)
+                )
+                """,
+                """
+                CREATE TABLE api_calls_by_minute (
+                    caller text COLLATE "C" NOT NULL,
+                    at_minute bigint NOT NULL,
+                    calls integer NOT NULL,
+                    PRIMARY KEY (caller, at_minute)
+                )
+                """,
+                PostgresFunctions.admitCall,
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

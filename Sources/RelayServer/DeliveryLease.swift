@@ -1,0 +1,42 @@
+import RelayPipeline
+import RelayPlatform
+import ServiceLifecycle
+
+/// One platform's replies leave through one replica of a shared store: the holder of the
+/// platform's delivery lease (`<platform>.delivery`, DESIGN §9).
+///
+/// Telegram (30 messages a second, one a second per chat, 20 a minute per group), Discord (its
+/// route buckets and 50 requests a second) and Slack (about one message a second per channel)
+/// count their limits per bot, not per process. Each adapter already paces exactly what one
+/// process sends; with one sender per platform that pacing is the bot's, at the cost of no
+/// round trip per message (a limiter shared through PostgreSQL would cost one per send). Runs
+/// still spread over every replica; only the sending goes through the holder, which any
+/// replica's reply reaches by its claim (woken by `relay_outbox`).
+///
+/// When the holder dies, its lease lapses and another replica takes the sending over within the
+/// connection lease's bound (10 s by default); replies wait meanwhile, none is lost.
+struct DeliveryLease: Service {
+    let platform: String
+    let lease: ConnectionLease
+    let worker: OutboxWorker
+
+    func run() async throws {
+        try await lease.run { [platform, worker] _ in await worker.deliverWhileHeld(platform) }
+    }
+
+    static func name(of platform: String) -> String { "\(platform).delivery" }
+}
+
+extension DeliveryLease {
+    /// One per platform on a shared store; none on a store of one process, which delivers every
+    /// platform itself.
+    static func services(platforms: [String], worker: OutboxWorker, _ dependencies: RelayApplication.Dependencies) -> [DeliveryLease] {
+        guard dependencies.store.isShared else { return [] }
+        return platforms.map { platform in
+            let lease = ConnectionLease(
+                name: name(of: platform), holder: dependencies.replica, store: dependencies.store, clock: dependencies.clock,
+                timing: dependencies.configuration.connectionLease, logger: dependencies.logger)
+            return DeliveryLease(platform: platform, lease: lease, worker: worker)
+        }
+    }
+}

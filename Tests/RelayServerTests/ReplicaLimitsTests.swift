@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import RelayCore
+import RelayPlatform
+import RelayServer
+import RelayStore
+import RelayTestSupport
+import RheaAPI
+import TelegramAdapter
+import Testing
+
+/// Limits a platform or the served API counts per bot or per key hold for replicas together, not
+/// for each (issue 24, point 5): three relays share one PostgreSQL store, and the fakes count what
+/// they all send.
+@Suite("Limits hold across replicas", .serialized)
+struct ReplicaLimitsTests {
+    typealias Fakes = TelegramFakes
+
+    @Test func aBurstSpreadOverThreeReplicasStaysWithinTelegramsLimits() async throws {
+        try await Self.withReplicas(3) { replicas, telegram, _ in
+            // 75 people at once, each in their own chat, their commands spread over the replicas:
+            // each replica pacing on its own would send up to 90 a second; the bot may send 30.
+            for index in 0..<75 {
+                let person = Fakes.alice + 200 + Int64(index)
+                let command = TelegramUpdates.message(
+                    updateID: 2_000 + index, messageID: 5, chat: person, chatType: "private", from: person, firstName: "P", username: "p\(index)",
+                    text: "/fix teh cat \(index)")
+                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
+            }
+            // And four to one group, one per replica in turn: one message a second in a chat.
+            for index in 0..<4 {
+                let command = TelegramUpdates.message(
+                    updateID: 2_100 + index, messageID: 90 + index, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob,
+                    firstName: "Bob", username: "bob", text: "/fix teh dog \(index)")
+                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
+            }
+            try await eventually("every command answered", safety: .seconds(60)) { telegram.messages().count == 79 }
+            #expect(telegram.calls().filter { $0.status == 429 }.isEmpty, "Telegram never had to refuse one")
+            #expect(telegram.maximumOverallRate() <= 30)
+            #expect(telegram.maximumRate(perChat: Fakes.group) <= 1)
+        }
+    }
+
+    @Test func whenTheReplicaSendingTelegramsRepliesDiesAnotherSendsThem() async throws {
+        try await Self.withReplicas(2) { replicas, telegram, database in
+            let server = try await PostgresTestServer.shared()
+            var holder: String?
+            try await eventually("a replica to take the Telegram deliveries") {
+                holder =
+                    try await server.queryStrings("SELECT holder FROM leases WHERE name = 'telegram.delivery'", database: database.name).first?.first ?? nil
+                return holder != nil
+            }
+            let (dead, live) = holder == replicas[0].name ? (replicas[0], replicas[1]) : (replicas[1], replicas[0])
+            let killed = ContinuousClock.now
+            await dead.kill()
+            let command = TelegramUpdates.message(
+                updateID: 2_200, messageID: 7, chat: Fakes.alice, chatType: "private", from: Fakes.alice, firstName: "Alice", username: "alice",
+                text: "/fix teh cat")
+            #expect(try await Self.deliver(command, to: live) == .ok)
+            try await eventually("the answer, sent by the live replica") { telegram.messages(chat: Fakes.alice).count == 1 }
+            let answered = killed.duration(to: .now)
+            // The lease lapses (2 s here), the live replica takes it at its next ask and keeps a second quiet.
+            #expect(answered < ConnectionHandoverTests.takeoverLimit + .seconds(1), "answered \(answered) after the holder died")
+            print("delivery takeover: answered \(answered) after the holder was killed")
+        }
+    }
+
+    @Test func anAPIKeysCallsAreCountedOnceForEveryReplica() async throws {
+        try await Self.withReplicas(2, api: 4) { replicas, _, _ in
+            var statuses: [Int] = []
+            for call in 0..<8 {
+                let response = try await replicas[call % 2].client.execute(
+                    uri: "/keyboard/quick", method: .post, headers: [.contentType: "application/json", HTTPField.Name("X-API-Key")!: Self.apiKey],
+                    body: ByteBuffer(string: #"{"text": "teh cat", "action": "grammar"}"#))
+                statuses.append(Int(response.status.code))
+                if response.status == .tooManyRequests {
+                    #expect(JSONValue.parse(response.body.readableBytesView)?["detail"] == "Rate limit (4/min) exceeded")
+                    #expect(response.headers[.retryAfter].flatMap { Int($0) }.map { (1...60).contains($0) } == true)
+                }
+            }
+            #expect(statuses == [200, 200, 200, 200, 429, 429, 429, 429], "four calls a minute for the key, whichever replica answers")
+        }
+    }
+
+    static let apiKey = "rk_test_key_for_replicas_000000001"
+
+    /// `count` relays on one fresh PostgreSQL database, each with its own store (its own
+    /// connections and caches, as separate processes have), Telegram by webhook.
+    static func withReplicas(
+        _ count: Int, api perMinute: Int? = nil,
+        _ body: @escaping @Sendable ([ReplicaRelay], FakeTelegramBotAPI, PostgresTestDatabase) async throws -> Void
+    ) async throws {
+        try await Fakes.with { fakes in
+            var configuration = fakes.configuration()
+            configuration.connectionLease = ReplicaRelay.fastLeases
+            if let perMinute {
+                configuration.api = RheaAPISettings(enabled: true, keyDigests: [APIKeyFile.digest(of: apiKey)], perMinute: perMinute)
+            }
+            try await PostgresTestServer.shared().withDatabase { database in
+                var (replicas, stores): ([ReplicaRelay], [PostgresStore]) = ([], [])
+                do {
+                    for index in 0..<count {
+                        stores.append(try await PostgresStore.open(url: try PostgresURL(database.url)))
+                        replicas.append(try await ReplicaRelay.start("relay-\(index)", configuration, store: stores[index]))
+                    }
+                    try await body(replicas, fakes.telegram, database)
+                } catch {
+                    for replica in replicas { await replica.kill() }
+                    for store in stores { try? await store.close() }
+                    throw error
+                }
+                for replica in replicas { await replica.stop() }
+                for store in stores { try? await store.close() }
+            }
+        }
+    }
+
+    static func deliver(_ update: JSONValue, to replica: ReplicaRelay) async throws -> HTTPResponse.Status {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        headers[TelegramWebhookRoutes.header] = Fakes.webhookSecret
+        return try await replica.client.execute(uri: "/telegram/webhook", method: .post, headers: headers, body: ByteBuffer(bytes: update.encoded()))
+            .status
+    }
+}

@@ -13,7 +13,8 @@ import RelayTestSupport
 /// secret token; the relay answers with a `sendMessage` replying to it at the fake Bot API).
 struct CommandClient: Sendable {
     let http: HTTPClient
-    let url: String
+    /// One URL per replica; a user's commands all go to the same one (`url(for:)`).
+    let urls: [String]
     let signer: SlackSigner
     let sink: ReplySink
     /// Teams to spread commands over (`T0`, `T1`…): one by default, as one workspace's users.
@@ -21,10 +22,14 @@ struct CommandClient: Sendable {
     let platform: BenchPlatform
     let discordSigner: FakeDiscordSigner
 
-    init(http: HTTPClient, port: Int, secret: String, sink: ReplySink, platform: BenchPlatform = .slack, discordSigner: FakeDiscordSigner) {
+    /// `replicas` servers listen on `port`, `port + 1`…; users are spread over them.
+    init(
+        http: HTTPClient, port: Int, replicas: Int = 1, secret: String, sink: ReplySink, platform: BenchPlatform = .slack,
+        discordSigner: FakeDiscordSigner
+    ) {
         self.http = http
         let paths: [BenchPlatform: String] = [.slack: "/slack/commands", .discord: "/discord/interactions", .telegram: "/telegram/webhook"]
-        url = "http://127.0.0.1:\(port)" + paths[platform, default: "/slack/commands"]
+        urls = (0..<max(1, replicas)).map { "http://127.0.0.1:\(port + $0)" + paths[platform, default: "/slack/commands"] }
         signer = SlackSigner(signingSecret: secret)
         self.sink = sink
         self.platform = platform
@@ -54,7 +59,7 @@ struct CommandClient: Sendable {
             "text": "ja Good morning, this is command number \(index)", "response_url": sink.url(for: index),
             "trigger_id": "trigger.\(index)", "api_app_id": "A0BENCH",
         ])
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: url(for: user))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         for (name, value) in signer.headers(body: body) { request.headers.add(name: name, value: value) }
@@ -71,7 +76,7 @@ struct CommandClient: Sendable {
             channel: String(1_100_000_000_000_100_000 + user))
         let body = String(decoding: interaction.encoded(), as: UTF8.self)
         let timestamp = String(Int(Date().timeIntervalSince1970))
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: url(for: user))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "X-Signature-Ed25519", value: discordSigner.signature(body: body, timestamp: timestamp))
@@ -89,13 +94,16 @@ struct CommandClient: Sendable {
         let update = TelegramUpdates.message(
             updateID: index + 1, messageID: index + 1, chat: person, from: person, firstName: "User \(user)", username: "user\(user)",
             text: "/translate ja Good morning, this is command number \(index)")
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: url(for: user))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "X-Telegram-Bot-Api-Secret-Token", value: TelegramSink.webhookSecret)
         request.body = .bytes(ByteBuffer(bytes: update.encoded()))
         return await execute(request)
     }
+
+    /// The replica user `user` talks to.
+    func url(for user: Int) -> String { urls[user % urls.count] }
 
     /// Telegram user (and private chat) id of simulated user `user`.
     static func telegramUser(_ user: Int) -> Int64 { 5_000_000_000 + Int64(user) }

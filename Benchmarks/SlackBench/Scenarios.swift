@@ -21,7 +21,9 @@ struct ClosedLoopScenario {
         var arrivals: Int
         var window: Duration
         var endToEnd: [Double]
+        /// Server CPU time in the window: the relays' and the store's (PostgreSQL), which is `storeCPU`.
         var cpu: Duration
+        var storeCPU: Duration
         var failed: Int
         var busy: Int
         /// Of the acknowledged commands whose reply had not come after 30 s, how many came by a
@@ -32,16 +34,17 @@ struct ClosedLoopScenario {
         var arrivalsPerSecond: Double { Double(arrivals) / window.seconds }
         /// The server's CPU time in the window over the replies that arrived in it.
         var cpuPerCommand: Double { arrivals == 0 ? .nan : cpu.seconds / Double(arrivals) }
+        var storeCPUPerCommand: Double { arrivals == 0 ? .nan : storeCPU.seconds / Double(arrivals) }
     }
 
     private final class Tally: Sendable {
         let state = Mutex<(replies: Int, arrivals: Int, e2e: [Double], failed: Int, busy: Int)>((0, 0, [], 0, 0))
         /// Acknowledged commands not answered within 30 s, and when they were sent.
         let unanswered = Mutex<[Int: ContinuousClock.Instant]>([:])
-        let cpuAtStart = Mutex<Duration?>(nil)
+        let cpuAtStart = Mutex<(all: Duration, store: Duration)?>(nil)
     }
 
-    func run(client: CommandClient, server: RelayProcess, counter: Counter) async -> Result {
+    func run(client: CommandClient, server: ServerGroup, counter: Counter) async -> Result {
         let start = ContinuousClock.now
         let windowStart = start + warmup
         let windowEnd = windowStart + window
@@ -50,7 +53,8 @@ struct ClosedLoopScenario {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 try? await Task.sleep(until: windowStart)
-                tally.cpuAtStart.withLock { $0 = server.cpuTime() }
+                let store = server.storeCPU
+                tally.cpuAtStart.withLock { $0 = (server.relayCPU + store, store) }
             }
             for user in 0..<users {
                 group.addTask {
@@ -89,7 +93,9 @@ struct ClosedLoopScenario {
                 }
             }
         }
-        let cpu = server.cpuTime() - (tally.cpuAtStart.withLock { $0 } ?? .zero)
+        let storeCPU = server.storeCPU
+        let atStart = tally.cpuAtStart.withLock { $0 } ?? (.zero, .zero)
+        let cpu = server.relayCPU + storeCPU - atStart.all
         // Late replies: delivered after the user gave up on them, or never.
         let unanswered = tally.unanswered.withLock { $0 }
         _ = await client.sink.waitForAll(unanswered.keys, timeout: .seconds(60))
@@ -97,7 +103,8 @@ struct ClosedLoopScenario {
         let late = unanswered.compactMap { index, sent in arrivals[index].map { $0 - sent } }
         return tally.state.withLock { state in
             Result(
-                replies: state.replies, arrivals: state.arrivals, window: window, endToEnd: state.e2e, cpu: cpu, failed: state.failed,
+                replies: state.replies, arrivals: state.arrivals, window: window, endToEnd: state.e2e, cpu: cpu, storeCPU: storeCPU - atStart.store,
+                failed: state.failed,
                 busy: state.busy, answeredLate: late.count, latest: late.max())
         }
     }
@@ -132,7 +139,7 @@ struct FloodScenario {
         let killed = Atomic<Bool>(false)
     }
 
-    func run(client: CommandClient, server: RelayProcess, counter: Counter) async -> Result {
+    func run(client: CommandClient, server: ServerGroup, counter: Counter) async -> Result {
         let started = ContinuousClock.now
         let cpuBefore = server.cpuTime()
         let acks = Acks()

@@ -35,6 +35,14 @@ import RelayTestSupport
 /// defaults to 3 000 updates (about 100 s of replies at 30/s), the closed loops to a 10 s warm-up
 /// and a 20 s window (a 200-user loop takes 7 s to answer its first round).
 ///
+/// With `--store postgres [--replicas N]` the servers keep their store in one PostgreSQL database
+/// (issue 24, point 10): the bench starts a PostgreSQL of its own, run as in production (fsync on)
+/// and pinned to the server's CPUs, and N `serve` processes on ports `--port`… share it, each user
+/// talking to one of them. CPU per command is the relays' and PostgreSQL's together (its share
+/// shown apart), and the round trips per command are the database's transactions over the replies
+/// (each statement the relay sends is one transaction in one round trip). No kill -9 run there:
+/// `ReplicaFaultTests` kills replicas of a shared store.
+///
 ///     swift build -c release --product rhea-relay --product slack-bench
 ///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram]
 @main
@@ -92,6 +100,12 @@ struct SlackBench: AsyncParsableCommand {
     @Flag(help: "Telegram: the fake Bot API answers 429 past Telegram's limits (default: it only records how fast messages came).")
     var telegramEnforceLimits = false
 
+    @Option(help: "Where the servers keep their store: sqlite (a file each) or postgres (one database on a PostgreSQL the bench starts).")
+    var store = BenchStore.sqlite
+
+    @Option(help: "Servers sharing the store (postgres only), on --port, --port + 1…; users are spread over them.")
+    var replicas = 1
+
     static let secret = "bench-signing-secret"
     /// The Discord application's key pair, made at start.
     static let discordSigner = FakeDiscordSigner()
@@ -99,6 +113,7 @@ struct SlackBench: AsyncParsableCommand {
 
     func run() async throws {
         if platform != .slack, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
+        if replicas < 1 || (replicas > 1 && store != .postgres) { throw ValidationError("--replicas N > 1 shares one store: use it with --store postgres.") }
         guard FileManager.default.isExecutableFile(atPath: relay) else {
             throw ValidationError("\(relay) is not built: run `swift build -c release --product rhea-relay` first.")
         }
@@ -108,14 +123,17 @@ struct SlackBench: AsyncParsableCommand {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 512)
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let postgres = store == .postgres ? try await PostgresUnderBench.start(cpus: serverCPUs) : nil
         do {
-            try await measure(http: http, sink: sink, backend: backend)
+            try await measure(http: http, sink: sink, backend: backend, postgres: postgres)
         } catch {
+            await postgres?.stop()
             try? await http.shutdown()
             await sink.stop()
             await backend.stop()
             throw error
         }
+        await postgres?.stop()
         try await http.shutdown()
         await sink.stop()
         await backend.stop()
@@ -164,11 +182,15 @@ struct SlackBench: AsyncParsableCommand {
 
     /// A client sending commands the `--platform`'s way.
     func client(http: HTTPClient, sink: ReplySink) -> CommandClient {
-        CommandClient(http: http, port: port, secret: Self.secret, sink: sink, platform: platform, discordSigner: Self.discordSigner)
+        CommandClient(http: http, port: port, replicas: replicas, secret: Self.secret, sink: sink, platform: platform, discordSigner: Self.discordSigner)
     }
 
-    func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal) async throws {
-        print("slack-bench (\(platform.rawValue)) on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store")
+    func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal, postgres: PostgresUnderBench?) async throws {
+        let storeName = postgres == nil ? "SQLite store" : "PostgreSQL store (fsync on, pinned with the server) shared by \(replicas) replica(s)"
+        print("slack-bench (\(platform.rawValue)) on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, \(storeName)")
+        func startServers(_ launch: RelayProcess.Launch) async throws -> ServerGroup {
+            try await ServerGroup.start(launch, replicas: replicas, postgres: postgres, http: http)
+        }
         if platform == .telegram {
             print(
                 "Telegram: webhook updates, one private chat per user; the fake Bot API "
@@ -182,7 +204,7 @@ struct SlackBench: AsyncParsableCommand {
 
         // Idle memory and start to ready, on a fresh store.
         let idleTelegram = try await startTelegram(sink, logger: quiet)
-        let fresh = try await RelayProcess.start(launch(backend, sink: sink, telegram: idleTelegram), http: http)
+        let fresh = try await startServers(launch(backend, sink: sink, telegram: idleTelegram))
         try await Task.sleep(for: .seconds(1))
         let idle = fresh.memoryKiB()
         let ready = fresh.startToReady
@@ -193,7 +215,7 @@ struct SlackBench: AsyncParsableCommand {
             try await Task.sleep(for: .seconds(10))
             idleCPU = String(format: ", idle CPU %.1f ms/s", (fresh.cpuTime() - before).seconds * 100)
         }
-        fresh.stop()
+        _ = await fresh.stop()
         await idleTelegram?.stop()
         print("idle RSS \(mib(idle)), start to ready \(ready.ms)\(idleCPU)")
 
@@ -204,16 +226,23 @@ struct SlackBench: AsyncParsableCommand {
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: delay / 1000)
             sink.reset()
             let telegram = try await startTelegram(sink, logger: quiet)
-            let server = try await RelayProcess.start(launch(backend, sink: sink, telegram: telegram), http: http)
+            let server = try await startServers(launch(backend, sink: sink, telegram: telegram))
             let client = self.client(http: http, sink: sink)
             let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmupSeconds), window: .seconds(windowSeconds))
                 .run(client: client, server: server, counter: counter)
-            server.stop()
+            let transactions = await server.stop()
             var line =
                 "\(count) users, backend \(Int(delay)) ms: \(String(format: "%.0f", result.repliesPerSecond)) replies/s "
                 + "(\(String(format: "%.0f", result.arrivalsPerSecond))/s arriving in the window), "
                 + "e2e p50 \(ms(percentile(result.endToEnd, 0.5))) p99 \(ms(percentile(result.endToEnd, 0.99))), "
-                + "CPU per command \(ms(result.cpuPerCommand)), failed \(result.failed), busy \(result.busy)"
+                + "CPU per command \(ms(result.cpuPerCommand))"
+                + (postgres == nil ? "" : " (PostgreSQL's \(ms(result.storeCPUPerCommand)))")
+                + ", failed \(result.failed), busy \(result.busy)"
+            if let transactions {
+                // Over the whole run (warm-up and tail too): every reply the sink received.
+                let answered = sink.counts().values.reduce(0, +)
+                line += String(format: ", PostgreSQL round trips per command %.2f", Double(transactions) / Double(max(1, answered)))
+            }
             if result.failed > 0 {
                 line +=
                     " (no reply within 30 s: \(result.failed); answered later \(result.answeredLate), the last \(result.latest?.ms ?? "-") after its command)"
@@ -230,15 +259,18 @@ struct SlackBench: AsyncParsableCommand {
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0)
             sink.reset()
             let telegram = try await startTelegram(sink, logger: quiet)
-            let server = try await RelayProcess.start(launch(backend, sink: sink, telegram: telegram), http: http)
+            let server = try await startServers(launch(backend, sink: sink, telegram: telegram))
             let client = self.client(http: http, sink: sink)
             let result = await FloodScenario(commands: flood, connections: floodConnections).run(client: client, server: server, counter: counter)
             let accepted = result.accepted
             _ = await sink.waitForAll(accepted, timeout: replyDeadline(accepted.count))
             let peak = server.peakMemoryKiB()
             let cpu = server.cpuTime() - result.cpuAtStart
-            server.stop()
+            let transactions = await server.stop()
             var line = floodLine(result, flood: flood, accepted: accepted, sink: sink, peakKiB: peak, cpu: cpu)
+            if let transactions {
+                line += String(format: ", PostgreSQL round trips per command %.2f", Double(transactions) / Double(max(1, accepted.count)))
+            }
             if let telegram {
                 line += "; " + telegram.pacing().summary
                 await telegram.stop()
@@ -246,17 +278,20 @@ struct SlackBench: AsyncParsableCommand {
             print(line)
             table.append(line)
 
-            if crash {
+            if crash && postgres != nil {
+                print("kill -9: not run on PostgreSQL (ReplicaFaultTests kills replicas of a shared store)")
+            }
+            if crash && postgres == nil {
                 sink.reset()
                 let telegram = try await startTelegram(sink, logger: quiet)
-                let first = try await RelayProcess.start(launch(backend, sink: sink, telegram: telegram), http: http)
+                let first = try await startServers(launch(backend, sink: sink, telegram: telegram))
                 let killed = await FloodScenario(commands: flood, connections: floodConnections, killAfterAcks: flood / 2)
                     .run(client: client, server: first, counter: counter)
                 // Every reply that reaches the sink before this comes from the killed process
                 // (some it sent just before dying are read after the kill).
                 let relaunched = ContinuousClock.now
                 let restarted = try await RelayProcess.start(
-                    launch(backend, sink: sink, telegram: telegram), http: http, storePath: first.storePath)
+                    launch(backend, sink: sink, telegram: telegram), http: http, storePath: first.relays[0].storePath)
                 let accepted = killed.accepted
                 _ = await sink.waitForAll(accepted, timeout: replyDeadline(accepted.count))
                 try await Task.sleep(for: .seconds(1))  // late doubles, if any, arrive
@@ -355,3 +390,5 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// Updates to `/telegram/webhook` with the secret token, answered by `sendMessage` at a fake Bot API.
     case telegram
 }
+
+extension BenchStore: ExpressibleByArgument {}

@@ -19,6 +19,9 @@ struct PostgresCluster: Sendable {
     /// Set when the tests run as root: PostgreSQL refuses to run as root, so every command goes
     /// through `runuser -u postgres` and the folder belongs to that user.
     let runuser: String?
+    /// Whether the server does the durability work a production server does (fsync, full page
+    /// writes): off for tests, on for benchmarks.
+    var durable = false
 
     var dataDirectory: String { folder + "/data" }
     var socketDirectory: String { folder + "/sock" }
@@ -80,7 +83,14 @@ struct PostgresCluster: Sendable {
     /// The server's command-line options: loopback only, its socket in our folder, and no
     /// durability work, which test data never needs.
     private func serverOptions(port: Int) -> String {
-        "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=300"
+        "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c max_connections=300"
+            + (durable ? "" : " -c fsync=off -c full_page_writes=off")
+    }
+
+    /// The postmaster's process id, from the data directory's `postmaster.pid`, while it runs.
+    var postmasterPID: Int32? {
+        guard let text = try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first.flatMap { Int32($0) }
     }
 
     /// Starts the server on a free loopback port and returns it. A port picked by binding port 0

@@ -39,11 +39,13 @@ public struct PostgresTestServer: Sendable {
         return try await start.value
     }
 
-    /// Starts a cluster of its own, for a test that stops or restarts the server.
-    public static func startPrivate() async throws -> PostgresTestServer {
+    /// Starts a cluster of its own, for a test that stops or restarts the server; `durable`
+    /// keeps fsync and full page writes on, as in production (benchmarks).
+    public static func startPrivate(durable: Bool = false) async throws -> PostgresTestServer {
         let user = "relay"
         let password = randomHex(bytes: 16)
-        let cluster = try await PostgresCluster.create(user: user, password: password)
+        var cluster = try await PostgresCluster.create(user: user, password: password)
+        cluster.durable = durable
         let port = try await cluster.startOnFreePort()
         let server = PostgresTestServer(user: user, password: password, port: port, cluster: cluster)
         // The password kept as an MD5 hash, so each connection authenticates with one hash:
@@ -53,6 +55,9 @@ public struct PostgresTestServer: Sendable {
         try await server.execute("ALTER ROLE \(user) PASSWORD 'md5\(hash)'", database: "postgres", step: "keep the password as MD5")
         return server
     }
+
+    /// The postmaster's process id while the server runs (its backends are its children).
+    public var postmasterPID: Int32? { cluster.postmasterPID }
 
     /// The URL of `database`, as the relay's `STORE_URL` takes it.
     public func url(database: String) -> String {

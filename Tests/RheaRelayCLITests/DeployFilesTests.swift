@@ -2,6 +2,7 @@ import Foundation
 import RelayPipeline
 import RelayPlatform
 import RelayServer
+import RelayTestSupport
 import Testing
 import Yams
 
@@ -11,14 +12,26 @@ import Yams
 /// Issue 13, point 5: every probe, port and environment variable named in `deploy/` is checked
 /// against what `rhea-relay serve` really serves and reads, so the files cannot drift from the
 /// server. The server is the built binary, started with each file's environment; what it read is
-/// taken from swift-configuration's own access log (`CONFIG_ACCESS_LOG_FILE`).
+/// taken from swift-configuration's own access log (`CONFIG_ACCESS_LOG_FILE`). Issue 24, item 9:
+/// the files that run several replicas (compose's `postgres` profile, the Kubernetes `replicas: 3`
+/// variant) are started the same way, on a real PostgreSQL.
 @Suite("deploy/: the files match the server", .serialized)
 struct DeployFilesTests {
     static let targets: [DeployTarget] = (try? DeployTarget.all()) ?? []
 
     @Test func everyFileIsRead() throws {
         let names = try DeployTarget.all().map(\.name)
-        #expect(names.count == 5)
+        #expect(names.count == 9)
+        #expect(
+            names == [
+                "deploy/Dockerfile", "deploy/compose.yaml", "deploy/compose.yaml (relay-1)", "deploy/compose.yaml (relay-2)",
+                "deploy/compose.yaml (relay-3)", "deploy/kubernetes/rhea-relay.yaml", "deploy/kubernetes/rhea-relay-replicas.yaml", "deploy/fly.toml",
+                "deploy/systemd/rhea-relay.service",
+            ])
+        // A manifest added to deploy/kubernetes/ cannot go unread.
+        let folder = DeployTarget.root.appendingPathComponent("deploy/kubernetes").path
+        let manifests = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }
+        #expect(Set(manifests.map { "deploy/kubernetes/" + $0 }) == Set(DeployTarget.kubernetesFiles))
     }
 
     @Test(arguments: targets)
@@ -33,11 +46,32 @@ struct DeployFilesTests {
         }
     }
 
-    @Test(arguments: targets)
+    @Test(arguments: targets.filter { $0.replicas == 1 })
     func theStoreLivesOnTheVolume(_ target: DeployTarget) throws {
         let volume = try #require(target.volume, "\(target) names no volume for the store")
         let store = try #require(target.environment["STORE_PATH"], "\(target) sets no STORE_PATH")
         #expect(store.hasPrefix(volume + "/"), "\(target): the store \(store) is not on the volume \(volume)")
+        for name in ["STORE_URL", "STORE_URL_FILE"] {
+            #expect(!target.ownVariables.contains(name), "\(target) runs one replica on SQLite but sets \(name)")
+        }
+    }
+
+    /// Several replicas share the PostgreSQL store: its URL (with the password, from which the
+    /// replicas also derive the key that seals outbox values) comes from the platform's secret
+    /// store, mounted as the file STORE_URL_FILE names or passed as STORE_URL by reference, and
+    /// never stands in the file itself.
+    @Test(arguments: targets.filter { $0.replicas > 1 })
+    func theSharedStoreURLComesFromASecret(_ target: DeployTarget) throws {
+        #expect(target.environment["STORE_URL"] == nil, "\(target) writes STORE_URL into the file")
+        if let file = target.environment["STORE_URL_FILE"] {
+            #expect(target.secretFile(at: file) != nil, "\(target): STORE_URL_FILE names \(file), where no secret is mounted")
+        } else {
+            #expect(target.secretVariables.contains("STORE_URL"), "\(target) runs \(target.replicas) replicas but no STORE_URL from a secret")
+        }
+        for line in try DeployTarget.text(target.path).split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") {
+            let url = DeployTarget.firstMatch(#"(postgres(?:ql)?://[^:/@\s]+:[^@\s]+@)"#, in: String(line))
+            #expect(url == nil, "\(target.path) holds a database password: \(line)")
+        }
     }
 
     @Test(arguments: targets.filter { $0.name != "deploy/Dockerfile" })
@@ -50,24 +84,121 @@ struct DeployFilesTests {
     }
 
     @Test func probesAreLivenessOnHealthzAndReadinessOnReadyz() {
-        let kubernetes = Self.targets.first { $0.name.contains("kubernetes") }
-        #expect(kubernetes?.probes.map(\.at) == ["livenessProbe", "readinessProbe"])
-        #expect(kubernetes?.probes.map(\.path) == ["/healthz", "/readyz"])
+        let kubernetes = Self.targets.filter { $0.name.hasPrefix("deploy/kubernetes/") }
+        #expect(kubernetes.map(\.name) == DeployTarget.kubernetesFiles)
+        for target in kubernetes {
+            #expect(target.probes.map(\.at) == ["livenessProbe", "readinessProbe"], "\(target)")
+            #expect(target.probes.map(\.path) == ["/healthz", "/readyz"], "\(target)")
+        }
         #expect(Self.targets.first { $0.name == "deploy/Dockerfile" }?.probes.map(\.path) == ["/healthz"])
     }
 
     @Test func composeCouncilAsksTheModelServerWhereItListens() throws {
-        let compose = try #require(try Yams.load(yaml: DeployTarget.text("deploy/compose.yaml")) as? [String: Any])
-        let services = try #require(compose["services"] as? [String: Any])
-        let llm = try #require(services["llm"] as? [String: Any])
+        let services = try DeployTarget.composeServices()
+        let llm = try #require(services["llm"])
         let llmPort = try #require((llm["environment"] as? [String: Any])?["LLM_PORT"] as? String)
         #expect((llm["expose"] as? [Any])?.map { "\($0)" } == [llmPort])
-        let relay = try #require((services["relay"] as? [String: Any])?["environment"] as? [String: Any])
-        let baseURLs = relay.filter { $0.key.hasPrefix("COUNCIL_") && $0.key.hasSuffix("_BASE_URL") }.map { "\($0.value)" }
-        #expect(!baseURLs.isEmpty, "compose's council asks no model")
-        for url in baseURLs { #expect(url.hasPrefix("http://llm:\(llmPort)/"), "\(url) is not the llm service's port \(llmPort)") }
-        let dependsOn = (services["relay"] as? [String: Any])?["depends_on"] as? [String: Any]
-        #expect(dependsOn?["llm"] != nil, "the relay starts before its model server")
+        let relays = try DeployTarget.composeRelays()
+        #expect(relays.count == 4)
+        for (name, relay) in relays {
+            let environment = try #require(relay["environment"] as? [String: Any])
+            let baseURLs = environment.filter { $0.key.hasPrefix("COUNCIL_") && $0.key.hasSuffix("_BASE_URL") }.map { "\($0.value)" }
+            #expect(!baseURLs.isEmpty, "\(name): compose's council asks no model")
+            for url in baseURLs { #expect(url.hasPrefix("http://llm:\(llmPort)/"), "\(name): \(url) is not the llm service's port \(llmPort)") }
+            let dependsOn = relay["depends_on"] as? [String: Any]
+            #expect(dependsOn?["llm"] != nil, "\(name) starts before its model server")
+        }
+    }
+
+    /// Issue 24, item 9: `docker compose --profile postgres up …` runs PostgreSQL and three
+    /// relays on it, each started once PostgreSQL accepts connections; without the profile,
+    /// compose runs what it ran before (one relay on SQLite, and its model server).
+    @Test func composePostgresProfileRunsThreeRelaysOnAHealthyPostgres() throws {
+        let services = try DeployTarget.composeServices()
+        let relays = try DeployTarget.composeRelays()
+        #expect(services.filter { DeployTarget.composeProfiles($0.value).isEmpty }.keys.sorted() == ["llm", "relay"])
+        let replicas = relays.filter { DeployTarget.composeProfiles($0.service) == ["postgres"] }
+        #expect(replicas.map(\.name) == ["relay-1", "relay-2", "relay-3"])
+        for (name, relay) in replicas {
+            let postgres = (relay["depends_on"] as? [String: Any])?["postgres"] as? [String: Any]
+            #expect(postgres?["condition"] as? String == "service_healthy", "\(name) may start before PostgreSQL accepts connections")
+        }
+        // Several containers cannot publish one host port: each relay its own.
+        let hostSides = relays.flatMap { ($0.service["ports"] as? [String] ?? []).map { $0.split(separator: ":").dropLast().joined(separator: ":") } }
+        #expect(hostSides.count == relays.count, "each relay publishes one port: \(hostSides)")
+        #expect(Set(hostSides).count == hostSides.count, "two relays publish the same host port: \(hostSides)")
+
+        let postgres = try #require(services["postgres"])
+        #expect(DeployTarget.composeProfiles(postgres) == ["postgres"])
+        #expect((postgres["image"] as? String)?.hasPrefix("postgres:") == true)
+        let check = ((postgres["healthcheck"] as? [String: Any])?["test"] as? [Any] ?? []).map { "\($0)" }
+        #expect(check.contains("pg_isready"), "no pg_isready healthcheck: `service_healthy` would not mean it accepts connections")
+        #expect((postgres["volumes"] as? [String] ?? []).contains { $0.hasSuffix(":/var/lib/postgresql/data") }, "the database is not on a volume")
+        let environment = postgres["environment"] as? [String: Any] ?? [:]
+        #expect(environment["POSTGRES_PASSWORD"] == nil, "the database password stands in compose.yaml")
+        let passwordFile = try #require(environment["POSTGRES_PASSWORD_FILE"] as? String)
+        #expect(
+            try DeployTarget.composeSecretFiles(of: postgres)[passwordFile] != nil, "POSTGRES_PASSWORD_FILE names \(passwordFile), where no secret is mounted")
+
+        // What the header says to run names every replica (a bare `up` would start the SQLite
+        // relay beside them), and the STORE_URL it says to write points at this service.
+        let text = try DeployTarget.text("deploy/compose.yaml")
+        let command = try #require(DeployTarget.firstMatch(#"(docker compose --profile postgres up[^\n]*)"#, in: text))
+        #expect(command.split(separator: " ").map(String.init).suffix(replicas.count) == replicas.map(\.name), "\(command)")
+        let template = try #require(DeployTarget.firstMatch(#"(postgres://[^\s'\\]+)"#, in: text))
+        let url = try #require(URLComponents(string: template.replacingOccurrences(of: "%s", with: "password")))
+        #expect(url.user == environment["POSTGRES_USER"] as? String, "\(template)")
+        #expect(url.host == "postgres", "\(template)")
+        #expect(url.path == "/" + (environment["POSTGRES_DB"] as? String ?? ""), "\(template)")
+        #expect(url.port.map { (postgres["expose"] as? [Any] ?? []).map { "\($0)" }.contains(String($0)) } == true, "\(template)")
+    }
+
+    /// Issue 24, item 9: the Kubernetes variant runs three pods on the shared store, rolls them
+    /// without ever having fewer than three ready, and a drain takes one at a time; the
+    /// single-replica file stays one pod on SQLite, replaced with Recreate.
+    @Test func kubernetesReplicasRollWithoutDroppingAReplicaAndDrainOneAtATime() throws {
+        let documents = try DeployTarget.kubernetesDocuments("deploy/kubernetes/rhea-relay-replicas.yaml")
+        #expect(!documents.contains { $0["kind"] as? String == "PersistentVolumeClaim" }, "the replicas' store is PostgreSQL: no claim")
+        let deployment = try #require(documents.first { $0["kind"] as? String == "Deployment" })
+        let spec = try #require(deployment["spec"] as? [String: Any])
+        let replicas = try #require(spec["replicas"] as? Int)
+        #expect(replicas == 3)
+        let strategy = try #require(spec["strategy"] as? [String: Any])
+        #expect(strategy["type"] as? String == "RollingUpdate")
+        // A new pod must be ready (/readyz: it takes runs) before an old one is stopped.
+        let rolling = try #require(strategy["rollingUpdate"] as? [String: Any])
+        #expect(rolling["maxUnavailable"] as? Int == 0)
+        #expect(rolling["maxSurge"] as? Int == 1)
+        let template = try #require(spec["template"] as? [String: Any])
+        let podLabels = Self.labels((template["metadata"] as? [String: Any])?["labels"])
+        #expect(Self.selects(spec["selector"], podLabels), "the Deployment's selector does not match its pods")
+        let volumes = ((template["spec"] as? [String: Any])?["volumes"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+        #expect(!volumes.contains { $0["persistentVolumeClaim"] != nil }, "a replica mounts a claim")
+
+        let budget = try #require(documents.first { $0["kind"] as? String == "PodDisruptionBudget" }, "no PodDisruptionBudget")
+        let budgetSpec = try #require(budget["spec"] as? [String: Any])
+        #expect(Self.selects(budgetSpec["selector"], podLabels), "the budget's selector does not match the relay's pods")
+        let allowed: Int? =
+            if let most = budgetSpec["maxUnavailable"] as? Int { most } else if let least = budgetSpec["minAvailable"] as? Int { replicas - least } else { nil }
+        #expect(allowed == 1, "the budget lets \(allowed.map(String.init) ?? "an unknown number") of \(replicas) pods go at once")
+
+        let service = try #require(documents.first { $0["kind"] as? String == "Service" })
+        #expect(Self.selects(["matchLabels": (service["spec"] as? [String: Any])?["selector"] ?? [:]], podLabels), "the Service selects no relay pod")
+
+        let single = try DeployTarget.kubernetesDocuments("deploy/kubernetes/rhea-relay.yaml").first { $0["kind"] as? String == "Deployment" }
+        let singleSpec = single?["spec"] as? [String: Any]
+        #expect(singleSpec?["replicas"] as? Int == 1)
+        #expect((singleSpec?["strategy"] as? [String: Any])?["type"] as? String == "Recreate")
+    }
+
+    static func labels(_ raw: Any?) -> [String: String] {
+        (raw as? [String: Any] ?? [:]).mapValues { "\($0)" }
+    }
+
+    /// Whether a selector's `matchLabels` picks pods with `labels`: it names some, all with the same values.
+    static func selects(_ selector: Any?, _ labels: [String: String]) -> Bool {
+        let match = Self.labels((selector as? [String: Any])?["matchLabels"])
+        return !match.isEmpty && match.allSatisfy { labels[$0.key] == $0.value }
     }
 
     /// Each platform names what a deployment passes it (its `deployVariables`, every secret
@@ -75,7 +206,11 @@ struct DeployFilesTests {
     /// platform added to the list cannot be forgotten in one file.
     @Test func everyFileThatPassesSecretsPassesEveryPlatformsVariables() throws {
         let passing = Self.targets.filter { !$0.secretVariables.isEmpty }
-        #expect(passing.map(\.name) == ["deploy/compose.yaml", "deploy/kubernetes/rhea-relay.yaml", "deploy/systemd/rhea-relay.service"])
+        #expect(
+            passing.map(\.name) == [
+                "deploy/compose.yaml", "deploy/compose.yaml (relay-1)", "deploy/compose.yaml (relay-2)", "deploy/compose.yaml (relay-3)",
+                "deploy/kubernetes/rhea-relay.yaml", "deploy/kubernetes/rhea-relay-replicas.yaml", "deploy/systemd/rhea-relay.service",
+            ])
         for platform in chatPlatforms {
             let names = platform.deployVariables.map(\.name)
             #expect(Set(platform.secretVariables).isSubset(of: names), "\(platform.name): a secret the deploy files do not pass")
@@ -87,6 +222,15 @@ struct DeployFilesTests {
 
     @Test(arguments: targets)
     func theRelayReadsEveryVariableAndServesEveryProbe(_ target: DeployTarget) async throws {
+        guard target.replicas > 1 else { return try await serve(target, storeURL: nil) }
+        // Replicas share PostgreSQL: the secret the platform mounts holds a test database's URL.
+        let server = try await PostgresTestServer.shared()
+        try await server.withDatabase { database in try await serve(target, storeURL: database.url) }
+    }
+
+    /// Starts the relay with the target's environment (and `storeURL` where its secret would be),
+    /// fetches every probe, stops it, and checks what it served and read.
+    func serve(_ target: DeployTarget, storeURL: String?) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rhea-deploy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -100,16 +244,28 @@ struct DeployFilesTests {
         environment["TRIBUNAL_URL"] = "http://127.0.0.1:9"
         for name in chatPlatforms.flatMap({ $0.apiURLVariables }) { environment[name] = "http://127.0.0.1:9" }
         environment["CONFIG_ACCESS_LOG_FILE"] = accessLog.path
+        if let storeURL {
+            if environment["STORE_URL_FILE"] != nil {
+                // As a secret is mounted: the URL and a line break.
+                let file = directory.appendingPathComponent("store-url")
+                try Data((storeURL + "\n").utf8).write(to: file)
+                environment["STORE_URL_FILE"] = file.path
+            }
+            if target.secretVariables.contains("STORE_URL") { environment["STORE_URL"] = storeURL }
+        }
 
         let server = try await ServeProcess(environment: environment, directory: directory)
         var statuses: [String: Int] = [:]
-        for probe in target.probes { statuses[probe.path] = try await server.get(probe.path).status }
+        for probe in target.probes { statuses[probe.path] = try await Self.status(of: probe.path, on: server) }
         let said = await server.stop()
 
         for probe in target.probes {
             #expect(statuses[probe.path] == 200, "\(target): \(probe.at) \(probe.path) answered \(statuses[probe.path] ?? 0)")
         }
         #expect(said.contains("rhea-relay serving on"), "\(target): \(said)")
+        // The store it served from: the shared PostgreSQL for replicas, else the SQLite file.
+        let store = storeURL == nil ? "(store: \(environment["STORE_PATH"] ?? "?"))" : "(store: postgres://"
+        #expect(said.contains(store), "\(target) did not serve from \(store): \(said)")
         #expect(server.process.terminationStatus == 0, "\(target): SIGTERM should stop the relay cleanly: \(said)")
 
         let read = try Self.variablesRead(accessLog)
@@ -117,6 +273,18 @@ struct DeployFilesTests {
         #expect(!read.contains("HTTP_PROT"), "a misspelt variable would not count as read")
         for name in target.ownVariables.sorted() {
             #expect(read.contains(name), "\(target) sets \(name), which rhea-relay serve never reads")
+        }
+    }
+
+    /// A probe's answer as the platform sees it once the relay has started: it probes again
+    /// while the answer is not 200 (a replica says not ready until it takes runs, which may be
+    /// a moment after /healthz first answers), here for up to 10 s.
+    static func status(of path: String, on server: ServeProcess) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let status = try await server.get(path).status
+            if status == 200 || ContinuousClock.now >= deadline { return status }
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import Yams
 
-/// What one file in `deploy/` promises about the relay it runs: the environment it gives
-/// `rhea-relay serve`, the ports and probe paths it names, where the store's volume is, and how
-/// long it lets the process stop. Read from the files as an operator's tools would read them.
+/// What one file in `deploy/` (or one relay service of compose.yaml) promises about the relay it
+/// runs: the environment it gives `rhea-relay serve`, the ports and probe paths it names, where
+/// the store is, how many replicas share it, and how long it lets the process stop. Read from the
+/// files as an operator's tools would read them.
 struct DeployTarget: Sendable, CustomStringConvertible {
     /// A port the file names, with where it says so.
     struct Port: Sendable {
@@ -32,6 +33,12 @@ struct DeployTarget: Sendable, CustomStringConvertible {
     var volume: String?
     /// Seconds the platform waits after SIGTERM before killing the process.
     var stopTimeout: Int?
+    /// How many relay processes the file runs on one store: more than one needs the shared
+    /// PostgreSQL store (`STORE_URL`), since the SQLite file has one writer.
+    var replicas = 1
+    /// Files the platform puts into the container from its secret store: the path in the
+    /// container, and which secret it holds. A path ending in `/` is a folder holding every key.
+    var secretFiles: [String: String] = [:]
     /// Whether the relay must listen on every interface (it runs in a container).
     var inContainer: Bool
 
@@ -39,15 +46,27 @@ struct DeployTarget: Sendable, CustomStringConvertible {
 
     var httpPort: Int? { environment["HTTP_PORT"].flatMap(Int.init) }
 
+    /// The file this target was read from (compose's services share one).
+    var path: String { String(name.prefix { $0 != " " }) }
+
+    /// Which secret the file at `path` in the container comes from, if the platform mounts one there.
+    func secretFile(at path: String) -> String? {
+        secretFiles[path] ?? secretFiles.first { $0.key.hasSuffix("/") && path.hasPrefix($0.key) }?.value
+    }
+
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func text(_ path: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
 
+    static let kubernetesFiles = ["deploy/kubernetes/rhea-relay.yaml", "deploy/kubernetes/rhea-relay-replicas.yaml"]
+
     static func all() throws -> [DeployTarget] {
         let image = try dockerfile()
-        return [image, try compose(image: image), try kubernetes(image: image), try fly(image: image), try systemd()]
+        return [image] + (try compose(image: image)) + (try kubernetesFiles.map { try kubernetes($0, image: image) }) + [
+            try fly(image: image), try systemd(),
+        ]
     }
 
     // MARK: Dockerfile
@@ -83,12 +102,62 @@ struct DeployTarget: Sendable, CustomStringConvertible {
 
     // MARK: compose.yaml
 
-    static func compose(image: DeployTarget) throws -> DeployTarget {
-        var target = DeployTarget(name: "deploy/compose.yaml", environment: image.environment, inContainer: true)
+    /// compose.yaml, YAML anchors and merge keys resolved (as compose resolves them).
+    static func composeFile() throws -> [String: Any] {
+        try #require(try Yams.load(yaml: text("deploy/compose.yaml")) as? [String: Any])
+    }
+
+    static func composeServices() throws -> [String: [String: Any]] {
+        let services = try #require(try composeFile()["services"] as? [String: Any])
+        return services.compactMapValues { $0 as? [String: Any] }
+    }
+
+    /// The services that run the relay: those built from deploy/Dockerfile, by name.
+    static func composeRelays() throws -> [(name: String, service: [String: Any])] {
+        try composeServices().filter { ($0.value["build"] as? [String: Any])?["dockerfile"] as? String == "deploy/Dockerfile" }
+            .sorted { $0.key < $1.key }.map { (name: $0.key, service: $0.value) }
+    }
+
+    /// The secrets a service is given as files: where each is mounted, and what it is. Only a
+    /// secret that compose reads from outside compose.yaml counts (a file, the operator's
+    /// environment, the engine's store).
+    static func composeSecretFiles(of service: [String: Any]) throws -> [String: String] {
+        let secrets = try composeFile()["secrets"] as? [String: Any] ?? [:]
+        var files: [String: String] = [:]
+        for reference in service["secrets"] as? [Any] ?? [] {
+            // Short syntax: the secret's name, at /run/secrets/NAME; long: `source` and `target`.
+            let long = reference as? [String: Any]
+            let source = long?["source"] as? String ?? "\(reference)"
+            let mountedAt = long?["target"] as? String ?? source
+            guard let definition = secrets[source] as? [String: Any],
+                let from = ["file", "environment", "external"].first(where: { definition[$0] != nil })
+            else { continue }
+            files[mountedAt.hasPrefix("/") ? mountedAt : "/run/secrets/" + mountedAt] = "compose secret \(source) (\(from) \(definition[from] ?? ""))"
+        }
+        return files
+    }
+
+    static func composeProfiles(_ service: [String: Any]) -> [String] {
+        (service["profiles"] as? [Any] ?? []).map { "\($0)" }
+    }
+
+    /// One target per relay service: `relay` (no profile, the default) is named after the file,
+    /// the others after the file and the service (`deploy/compose.yaml (relay-1)`).
+    static func compose(image: DeployTarget) throws -> [DeployTarget] {
+        let relays = try composeRelays()
+        return try relays.map { relay in
+            let sameProfiles = relays.filter { composeProfiles($0.service) == composeProfiles(relay.service) }
+            return try compose(service: relay.name, image: image, replicas: sameProfiles.count)
+        }
+    }
+
+    static func compose(service name: String, image: DeployTarget, replicas: Int) throws -> DeployTarget {
+        let label = name == "relay" ? "deploy/compose.yaml" : "deploy/compose.yaml (\(name))"
+        var target = DeployTarget(name: label, environment: image.environment, inContainer: true)
         target.volume = image.volume
-        let root = try #require(try Yams.load(yaml: text("deploy/compose.yaml")) as? [String: Any])
-        let services = try #require(root["services"] as? [String: Any])
-        let relay = try #require(services["relay"] as? [String: Any])
+        target.replicas = replicas
+        let relay = try #require(try composeServices()[name])
+        target.secretFiles = try composeSecretFiles(of: relay)
         for (name, raw) in try #require(relay["environment"] as? [String: Any]) {
             let value = "\(raw)"
             target.ownVariables.insert(name)
@@ -110,20 +179,34 @@ struct DeployTarget: Sendable, CustomStringConvertible {
 
     // MARK: Kubernetes
 
-    static func kubernetes(image: DeployTarget) throws -> DeployTarget {
-        var target = DeployTarget(name: "deploy/kubernetes/rhea-relay.yaml", environment: image.environment, inContainer: true)
+    static func kubernetesDocuments(_ path: String) throws -> [[String: Any]] {
+        try Yams.load_all(yaml: text(path)).compactMap { $0 as? [String: Any] }
+    }
+
+    static func kubernetes(_ path: String, image: DeployTarget) throws -> DeployTarget {
+        var target = DeployTarget(name: path, environment: image.environment, inContainer: true)
         var namedPorts: [String: Int] = [:]
         var mounts: [String: String] = [:]
         var serviceTargets: [Any] = []
         var claimVolume: String?
-        for case let document as [String: Any] in try Yams.load_all(yaml: text("deploy/kubernetes/rhea-relay.yaml")) {
+        // Secret volumes by name: the secret, and which key goes to which file (none: every key).
+        var secretVolumes: [String: (secret: String, items: [(key: String, path: String)])] = [:]
+        for document in try kubernetesDocuments(path) {
             let spec = document["spec"] as? [String: Any] ?? [:]
             switch document["kind"] as? String {
             case "Deployment":
                 let pod = try #require((spec["template"] as? [String: Any])?["spec"] as? [String: Any])
                 target.stopTimeout = pod["terminationGracePeriodSeconds"] as? Int
-                for case let volume as [String: Any] in pod["volumes"] as? [Any] ?? [] where volume["persistentVolumeClaim"] != nil {
-                    claimVolume = volume["name"] as? String
+                target.replicas = spec["replicas"] as? Int ?? 1
+                for case let volume as [String: Any] in pod["volumes"] as? [Any] ?? [] {
+                    guard let name = volume["name"] as? String else { continue }
+                    if volume["persistentVolumeClaim"] != nil { claimVolume = name }
+                    if let secret = volume["secret"] as? [String: Any], let secretName = secret["secretName"] as? String {
+                        let items = (secret["items"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }.compactMap { item in
+                            (item["key"] as? String).flatMap { key in (item["path"] as? String).map { (key: key, path: $0) } }
+                        }
+                        secretVolumes[name] = (secretName, items)
+                    }
                 }
                 let container = try #require((pod["containers"] as? [Any])?.first as? [String: Any])
                 for case let port as [String: Any] in container["ports"] as? [Any] ?? [] {
@@ -137,7 +220,11 @@ struct DeployTarget: Sendable, CustomStringConvertible {
                     if let value = variable["value"] { target.environment[name] = "\(value)" } else { target.secretVariables.insert(name) }
                 }
                 for case let mount as [String: Any] in container["volumeMounts"] as? [Any] ?? [] {
-                    if let name = mount["name"] as? String, let path = mount["mountPath"] as? String { mounts[name] = path }
+                    guard let name = mount["name"] as? String, let mountPath = mount["mountPath"] as? String else { continue }
+                    mounts[name] = mountPath
+                    guard let secret = secretVolumes[name] else { continue }
+                    if secret.items.isEmpty { target.secretFiles[mountPath + "/"] = "Secret \(secret.secret), every key" }
+                    for item in secret.items { target.secretFiles[mountPath + "/" + item.path] = "Secret \(secret.secret), key \(item.key)" }
                 }
                 for kind in ["livenessProbe", "readinessProbe"] {
                     let get = try #require((container[kind] as? [String: Any])?["httpGet"] as? [String: Any])

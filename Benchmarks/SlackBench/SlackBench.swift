@@ -43,7 +43,7 @@ import RelayTestSupport
 /// (each statement the relay sends is one transaction in one round trip). No kill -9 run there:
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
-///     swift build -c release --product rhea-relay --product slack-bench
+///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
 ///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram]
 @main
 struct SlackBench: AsyncParsableCommand {

@@ -20,7 +20,7 @@ enum PostgresJSON {
     /// The same for JSON text, where U+0000 is the escape `\u0000` (which `jsonb` refuses); an
     /// escaped backslash followed by `u0000` is text, and stays.
     static func withoutNUL(json: String) -> String {
-        guard json.contains("\\u0000") else { return json }
+        guard containsEscapedNUL(json) else { return json }
         var bytes = Array(json.utf8)
         var index = 0
         while index < bytes.count {
@@ -34,6 +34,23 @@ enum PostgresJSON {
             index += 2
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `json` holds `\u0000`: a scan of its bytes (every reply's JSON passes here, and
+    /// `String.contains` with a string goes through Foundation's slower search).
+    private static func containsEscapedNUL(_ json: String) -> Bool {
+        var utf8 = json.utf8.makeIterator()
+        var matched = 0
+        let pattern = Array("\\u0000".utf8)
+        while let byte = utf8.next() {
+            if byte == pattern[matched] {
+                matched += 1
+                if matched == pattern.count { return true }
+            } else {
+                matched = byte == pattern[0] ? 1 : 0
+            }
+        }
+        return false
     }
 
     /// A number as PostgreSQL's `double precision` reads it from JSON: NaN is NULL (as SQLite

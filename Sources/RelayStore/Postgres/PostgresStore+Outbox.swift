@@ -70,10 +70,11 @@ extension PostgresStore {
     }
 
     public func markSent(id: String, platformRef: String?, at: Date) async throws {
-        try await update(
-            id: id, operation: "mark outbox entry \(id) sent",
-            "UPDATE outbox SET state = 'sent', sent_at = \(at.timeIntervalSince1970), platform_ref = COALESCE(\(platformRef), platform_ref), leased_until = NULL, owner = NULL WHERE id = \(id) RETURNING id"
-        )
+        let operation = "mark outbox entry \(id) sent"
+        let statement = PostgresHotStatements.MarkSent(sentAt: at.timeIntervalSince1970, platformRef: platformRef.map { PostgresJSON.withoutNUL($0) }, id: id)
+        if try await execute(operation, statement).isEmpty {
+            throw StoreError.operationFailed(operation: operation, reason: "no outbox entry has this id")
+        }
     }
 
     public func markPartDelivered(id: String, parts: Int, platformRef: String?, nextAttemptAt: Date) async throws {

@@ -13,26 +13,12 @@ extension PostgresStore {
         var event = event
         event.eventKey = nil
         let encoded = PostgresJSON.withoutNUL(json: try InboxEventCoding.encode(event))
-        let (expires, accepted) = (expiresAt.timeIntervalSince1970, now.timeIntervalSince1970)
-        let lease = leaseUntil?.timeIntervalSince1970
-        let team = PostgresJSON.withoutNUL(event.team)
-        let rows = try await query(
-            "accept an event from \(route.platform) into the inbox",
-            """
-            WITH claim AS (
-                INSERT INTO dedupe (key, expires_at) SELECT k, \(expires) FROM (SELECT \(dedupeKey.map { PostgresJSON.withoutNUL($0) })::text AS k) AS given
-                WHERE k IS NOT NULL
-                ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE dedupe.expires_at <= \(accepted)
-                RETURNING key
-            )
-            INSERT INTO inbox (team, platform, conversation, address, event, accepted_at, leased_until, owner, turn)
-            SELECT \(team), \(route.platform), \(PostgresJSON.withoutNUL(route.conversation)), \(PostgresJSON.withoutNUL(route.address)),
-                \(encoded), \(accepted), \(lease)::double precision, CASE WHEN \(lease)::double precision IS NULL THEN NULL ELSE \(owner) END,
-                GREATEST(COALESCE((SELECT max(turn) FROM inbox WHERE team = \(team)), 0) + 1, COALESCE((SELECT min(turn) FROM inbox), 0))
-            WHERE \(dedupeKey)::text IS NULL OR EXISTS (SELECT 1 FROM claim)
-            RETURNING id
-            """)
-        return try rows.first?.int64("id")
+        let statement = PostgresHotStatements.Admit(
+            expiresAt: expiresAt.timeIntervalSince1970, dedupeKey: dedupeKey.map { PostgresJSON.withoutNUL($0) },
+            acceptedAt: now.timeIntervalSince1970, team: PostgresJSON.withoutNUL(event.team), platform: route.platform,
+            conversation: PostgresJSON.withoutNUL(route.conversation), address: PostgresJSON.withoutNUL(route.address), event: encoded,
+            leaseUntil: leaseUntil?.timeIntervalSince1970, owner: owner)
+        return try await execute("accept an event from \(route.platform) into the inbox", statement).first
     }
 
     /// Leases waiting items in turn order, `FOR UPDATE SKIP LOCKED`: replicas claiming at once
@@ -109,19 +95,20 @@ extension PostgresStore {
         let operation = "finish the run of inbox item \(id)"
         let ledgerIDs = try await newLedgerIDs(count: record.ledger.count)
         let replies = replies.map { record.numbered($0, ledgerIDs: ledgerIDs) }
-        let call = try finishCall(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
-        let rows: [PostgresRandomAccessRow]
+        let handed: Set<String>
         if record.changes.isEmpty {
-            rows = try await query(operation, call)
+            let statement = try finishStatement(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
+            handed = Set(try await execute(operation, statement).compactMap { $0 })
         } else {
+            let call = try finishCall(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
             let changes = record.changes
-            rows = try await transaction(operation) { connection in
+            let rows = try await transaction(operation) { connection in
                 for change in changes { try await Self.apply(change, connection) }
                 return try await connection.query(call)
             }
             dropCached(for: changes)
+            handed = Set(try rows.map { try $0.text("id") })
         }
-        let handed = Set(try rows.map { try $0.text("id") })
         return replies.filter { handed.contains($0.id) }
     }
 
@@ -129,13 +116,21 @@ extension PostgresStore {
         try await !query("remove inbox item \(id)", "DELETE FROM inbox WHERE id = \(id) RETURNING id").isEmpty
     }
 
-    /// The call of the schema's function for a run's end (no `id`: a record, or entries, alone).
+    /// The call of the schema's function for a run's end (no `id`: a record, or entries, alone),
+    /// prepared; `finishCall` is the same call as a plain query, for a transaction's connection.
+    func finishStatement(
+        id: Int64?, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?
+    ) throws -> PostgresHotStatements.FinishRun {
+        PostgresHotStatements.FinishRun(
+            item: id, owner: owner, history: try record.history.map { try PostgresJSON.encode(PostgresJSON.History($0)) },
+            ledger: try PostgresJSON.encode(zip(record.ledger, ledgerIDs).map { try PostgresJSON.Ledger($0, id: $1) }),
+            replies: try PostgresJSON.encode(replies.map { try PostgresJSON.Outbox($0) }), leaseUntil: leaseUntil?.timeIntervalSince1970)
+    }
+
     func finishCall(id: Int64?, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?) throws -> PostgresQuery {
-        let history = try record.history.map { try PostgresJSON.encode(PostgresJSON.History($0)) }
-        let ledger = try PostgresJSON.encode(zip(record.ledger, ledgerIDs).map { try PostgresJSON.Ledger($0, id: $1) })
-        let outbox = try PostgresJSON.encode(replies.map { try PostgresJSON.Outbox($0) })
-        let lease = leaseUntil?.timeIntervalSince1970
-        return "SELECT relay_finish_run(\(id)::bigint, \(owner), \(history)::jsonb, \(ledger)::jsonb, \(outbox)::jsonb, \(lease)) AS id"
+        let call = try finishStatement(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
+        return
+            "SELECT relay_finish_run(\(call.item)::bigint, \(call.owner), \(call.history)::jsonb, \(call.ledger)::jsonb, \(call.replies)::jsonb, \(call.leaseUntil)) AS id"
     }
 
     /// `count` fresh ledger ids, in order (none asked: no round trip).

@@ -142,6 +142,25 @@ public final class PostgresStore: Store {
         }
     }
 
+    /// Runs a prepared statement (`PostgresHotStatements`: parsed and planned once per
+    /// connection) and returns its rows decoded, as `query` does otherwise.
+    func execute<Statement: PostgresPreparedStatement>(
+        _ operation: @autoclosure () -> String, _ statement: Statement
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        guard !closed.withLock({ $0 }) else { throw StoreError.closed }
+        trips.add(1)
+        let (client, logger) = (client, logger)
+        do {
+            return try await Self.withinDeadline(operationTimeout) {
+                var rows: [Statement.Row] = []
+                for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+                return rows
+            }
+        } catch {
+            throw PostgresFailure.storeError(error, operation: operation())
+        }
+    }
+
     /// How long an operation may wait for the server. While PostgreSQL restarts, the pool keeps
     /// asking for a connection (for up to a minute before it gives up on its own): a caller
     /// gets a failure after this long instead — an adapter then answers its platform with a
@@ -153,6 +172,9 @@ public final class PostgresStore: Store {
     /// answered at the deadline whatever `body` does: a wait for a pooled connection ends when
     /// `body` is cancelled, but a connection that a server which is not PostgreSQL never answers
     /// does not, so `body` runs in a task of its own and is left to end by itself.
+    /// Every store's statements in flight, with their deadlines.
+    static let deadlines = QueryDeadlines(tick: .milliseconds(100))
+
     static func withinDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let answer = Once<T>()
         return try await withTaskCancellationHandler {
@@ -165,11 +187,10 @@ public final class PostgresStore: Store {
                         answer.resume(.failure(error))
                     }
                 }
-                let timer = Task {
-                    try? await Task.sleep(for: timeout)
+                let deadline = deadlines.add(after: timeout) {
                     if answer.resume(.failure(PostgresFailure.TimedOut(after: timeout))) { work.cancel() }
                 }
-                answer.onResume { timer.cancel() }
+                answer.onResume { deadlines.remove(deadline) }
             }
         } onCancel: {
             answer.resume(.failure(CancellationError()))

@@ -7,6 +7,7 @@ extension PostgresStore {
     /// Claims the dedupe key (when given) and inserts the item in one statement: a platform's
     /// retry that reaches another replica finds the key taken, whichever commits first. A
     /// leased item is this replica's at once; an unleased one wakes the replicas' claimers.
+    /// A platform's request waits on it: it fails after ``requestTimeout``.
     public func admit(
         _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
     ) async throws -> Int64? {
@@ -31,7 +32,7 @@ extension PostgresStore {
                 GREATEST(COALESCE((SELECT max(turn) FROM inbox WHERE team = \(team)), 0) + 1, COALESCE((SELECT min(turn) FROM inbox), 0))
             WHERE \(dedupeKey)::text IS NULL OR EXISTS (SELECT 1 FROM claim)
             RETURNING id
-            """)
+            """, within: Self.requestTimeout)
         return try rows.first?.int64("id")
     }
 
@@ -185,7 +186,7 @@ extension PostgresStore {
             INSERT INTO dedupe (key, expires_at) VALUES (\(key), \(expiresAt.timeIntervalSince1970))
             ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE dedupe.expires_at <= \(now.timeIntervalSince1970)
             RETURNING key
-            """
+            """, within: Self.requestTimeout
         ).isEmpty
     }
 

@@ -319,6 +319,8 @@ let package = Package(
                 "RelayCore", "RelayPipeline", "RelayPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // FakeTelegramBotAPI: a handler of its own in the HTTP/1 pipeline (FakePeerClosed).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

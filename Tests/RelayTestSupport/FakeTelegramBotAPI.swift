@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 public import RelayCore
@@ -17,7 +18,8 @@ import Synchronization
 ///
 /// Serves `POST` (or `GET` with query items; form bodies too) `/bot<token>/<method>` for
 /// `getMe`, `getUpdates` (long polling: waits up to `timeout` seconds, at most 50, for an update;
-/// `offset` confirms; a newer call makes a waiting one answer 409; 409 while a webhook is set;
+/// `offset` confirms; a newer call makes a waiting one answer 409 (`pollConflicts`), and one
+/// whose client closed its connection ends unanswered; 409 while a webhook is set;
 /// `allowed_updates` filters kinds as Telegram does, reactions only when asked for),
 /// `setWebhook`/`deleteWebhook`/`getWebhookInfo`, `sendMessage`/`editMessageText`/
 /// `editMessageReplyMarkup`/`deleteMessage` (HTML parse mode checked as Telegram's parser does,
@@ -95,7 +97,15 @@ public final class FakeTelegramBotAPI: Sendable {
                     state.mostPollsWaiting = max(state.mostPollsWaiting, state.pollsWaiting)
                 }
                 defer { shared.withLock { $0.pollsWaiting -= 1 } }
+                let peer = try? await context.channel.pipeline.handler(type: FakePeerClosed.self).get()
                 while true {
+                    // A poller that is gone (killed: its sockets closed) no longer polls: its
+                    // request ends unanswered, as it does for Telegram when the connection ends.
+                    if peer?.isClosed ?? !context.channel.isActive {
+                        shared.record(call, log: log)
+                        context.channel.close(promise: nil)
+                        throw FakeTelegramDropped()
+                    }
                     if let value = shared.withLock({ $0.pollStep(poll, now: .now) }) {
                         answer = value
                         break
@@ -113,6 +123,7 @@ public final class FakeTelegramBotAPI: Sendable {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             responder: responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: [FakePeerClosed()])),
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
@@ -224,8 +235,14 @@ public final class FakeTelegramBotAPI: Sendable {
     /// The ids dropped because their kind was not in `allowed_updates`, as Telegram never sends them.
     public var filteredUpdateIDs: [Int] { state.withLock { $0.filtered } }
     /// The most `getUpdates` calls that were ever waiting at once: more than 1 means two
-    /// pollers overlapped (Telegram ends the older with 409).
+    /// pollers overlapped (Telegram ends the older with 409). A call whose client closed its
+    /// connection (a killed poller) stops waiting then.
     public var mostConcurrentPolls: Int { state.withLock { $0.mostPollsWaiting } }
+    /// Every `getUpdates` answered 409 "terminated by other getUpdates request": each one a
+    /// poll still open when a newer one came, that is two pollers at once.
+    public var pollConflicts: [RecordedTelegramCall] {
+        calls("getUpdates").filter { $0.status == 409 && $0.response?["description"]?.stringValue?.contains("terminated by other") == true }
+    }
     /// The `offset` of every `getUpdates` call, in order (nil when not given).
     public var offsets: [Int?] { state.withLock { $0.offsets } }
     /// The last `offset` given to `getUpdates`.
@@ -421,6 +438,27 @@ struct FakeTelegramContext: RequestContext {
 
 /// Thrown after a scripted `.drop` closed the connection.
 struct FakeTelegramDropped: Error {}
+
+/// Notes when a client closes its side of the connection, or the connection ends, so that a
+/// waiting `getUpdates` ends with its poller. The server allows half-closed connections, so a
+/// client's FIN (a killed process's sockets closing) leaves the channel active: only this
+/// event tells.
+final class FakePeerClosed: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = Never
+    private let closed = Atomic<Bool>(false)
+
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed? = event as? ChannelEvent { closed.store(true, ordering: .releasing) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed.store(true, ordering: .releasing)
+        context.fireChannelInactive()
+    }
+}
 
 /// Starts a `FakeTelegramBotAPI`, runs `body` with it and stops it, also when `body` throws.
 public func withFakeTelegramBotAPI<T>(

@@ -37,7 +37,8 @@ public struct RecordedTelegramCall: Sendable, Hashable {
     public var headers: [String: String]
     /// When the request arrived.
     public var arrived: ContinuousClock.Instant
-    /// The HTTP status answered; nil when the connection was dropped.
+    /// The HTTP status answered; nil when the connection was dropped (by a scripted `.drop`,
+    /// or by the client while its `getUpdates` waited).
     public var status: Int?
     /// The JSON answered (`{"ok":…}`); nil when dropped or when the answer was not JSON.
     public var response: JSONValue?

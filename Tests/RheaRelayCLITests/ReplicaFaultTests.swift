@@ -1,8 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import Glibc
-import NIOCore
-import NIOHTTP1
 import RelayTestSupport
 import Testing
 
@@ -10,59 +6,9 @@ import Testing
 /// several replicas, with faults an operator meets: a replica killed with SIGKILL.
 @Suite("Replicas on PostgreSQL: faults end to end", .serialized)
 struct ReplicaFaultTests {
-    static let signingSecret = "8f742231b10e8888abcd99yyyzzz85a5"
-
-    /// Replicas on one database, pointed at the fakes.
-    final class Replicas {
-        let environment: [String: String]
-        let directory: URL
-        var processes: [ServeProcess]
-
-        init(count: Int, environment: [String: String]) async throws {
-            self.environment = environment
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("rhea-replicas-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            processes = []
-            for _ in 0..<count { processes.append(try await ServeProcess(environment: environment, directory: directory)) }
-        }
-
-        /// SIGKILL: no graceful shutdown, leases left to lapse.
-        func kill9(_ index: Int) async {
-            kill(processes[index].process.processIdentifier, SIGKILL)
-            await processes[index].exited()
-        }
-
-        func restart(_ index: Int) async throws {
-            processes[index] = try await ServeProcess(environment: environment, directory: directory)
-        }
-
-        /// SIGTERM to every replica at once, waiting without blocking a thread of the tests' pool.
-        func stopAll() async -> String {
-            for replica in processes where replica.process.isRunning { replica.process.terminate() }
-            var said: [String] = []
-            for replica in processes {
-                await replica.exited(within: .seconds(30))
-                said.append(await replica.stop())
-            }
-            try? FileManager.default.removeItem(at: directory)
-            return said.joined(separator: "\n---\n")
-        }
-    }
-
     /// A signed slash command to one replica; true when it was acknowledged (HTTP 200).
     static func slashCommand(port: Int, text: String, responseURL: String, channel: String) async -> Bool {
-        let body = SlackPayloads.slashCommand(
-            command: "/translate", text: text, responseURL: responseURL, team: "T0FAULT", channel: channel, user: "U0FAULT",
-            // Slack gives each command a trigger id of its own; the relay dedupes by it.
-            triggerID: "trigger-\(UUID().uuidString)")
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/slack/commands")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        for (name, value) in SlackSigner(signingSecret: signingSecret).headers(body: body) { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(string: body))
-        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(5)) else { return false }
-        _ = try? await response.body.collect(upTo: 1 << 20)
-        return response.status == .ok
+        await ServeReplicas.slashCommand(port: port, text: text, responseURL: responseURL, channel: channel)?.status == 200
     }
 
     @Test func everyAcknowledgedCommandIsAnsweredWhileEachReplicaIsKilledOnce() async throws {
@@ -72,10 +18,10 @@ struct ReplicaFaultTests {
                 await tribunal.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0.3)
                 try await withFakeSlackWebAPI { slack in
                     let environment = [
-                        "STORE_URL": database.url, "TRIBUNAL_URL": tribunal.url, "SLACK_SIGNING_SECRET": Self.signingSecret,
+                        "STORE_URL": database.url, "TRIBUNAL_URL": tribunal.url, "SLACK_SIGNING_SECRET": ServeReplicas.signingSecret,
                         "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.botToken, "LOG_LEVEL": "warning",
                     ]
-                    let replicas = try await Replicas(count: 3, environment: environment)
+                    let replicas = try await ServeReplicas(count: 3, environment: environment)
                     var acknowledged: [String] = []
                     var refused = 0
                     do {

@@ -40,8 +40,8 @@ final class ServeProcess {
     }
 
     /// GETs a path on the server.
-    func get(_ path: String) async throws -> (status: Int, body: String) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(2))
+    func get(_ path: String, timeout: TimeAmount = .seconds(2)) async throws -> (status: Int, body: String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: timeout)
         let body = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: body))
     }

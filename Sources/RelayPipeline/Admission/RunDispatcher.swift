@@ -315,7 +315,7 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             logger.notice("a run's command was taken over by another process while it ran; its result is dropped", metadata: ["inbox.id": "\(item.id)"])
         } catch {
             logger.error(
-                "could not store a reply in the outbox; the command runs again at the next start",
+                "could not store a reply in the outbox; the command runs again once its lease lapses",
                 metadata: ["platform": "\(route.platform)", "error": "\(error)"])
         }
         RelayMetrics.runDuration(clock.now.duration(since: started), command: command)

@@ -142,15 +142,19 @@ public final class OutboxWorker: Service, Sendable {
     private func renewLeases() async {
         let now = clock.now
         let until = now + policy.lease
-        let ids = inFlight.withLock { leases -> [String] in
-            let due = leases.filter { $0.value < now + policy.renewal * 2 }.map(\.key)
-            for id in due { leases[id] = until }
+        let due = inFlight.withLock { leases -> [String: Date] in
+            let due = leases.filter { $0.value < now + policy.renewal * 2 }
+            for id in due.keys { leases[id] = until }
             return due
         }
-        guard !ids.isEmpty else { return }
+        guard !due.isEmpty else { return }
         do {
-            try await store.renewLeases(inbox: [], outbox: ids, until: until)
+            try await store.renewLeases(inbox: [], outbox: Array(due.keys), until: until)
         } catch {
+            // The store keeps the leases as they were, and `finish` goes by them.
+            inFlight.withLock { leases in
+                for (id, end) in due where leases[id] == until { leases[id] = end }
+            }
             logger.error("outbox: could not renew the leases of deliveries in flight", metadata: ["error": "\(error)"])
         }
     }
@@ -257,12 +261,27 @@ public final class OutboxWorker: Service, Sendable {
         await finish(entry) { try await store.reschedule(id: entry.id, attempts: attempts, nextAttemptAt: next, lastError: reason) }
     }
 
-    /// Writes an outcome; a store failure is logged (the lease then lapses and the entry is tried again).
+    /// Writes an outcome. A write that fails (the store restarting) is tried again, a little
+    /// apart, while more than a third of the entry's lease is left — room for one more write
+    /// the store gives up on — since an outcome left unwritten has the entry delivered again once
+    /// its lease lapses: a reply the platform took would reach the person twice. Past that the
+    /// failure is logged, and the lease left to lapse (the entry is tried again).
     private func finish(_ entry: OutboxEntry, _ write: () async throws -> Void) async {
-        do {
-            try await write()
-        } catch {
-            logger.error("outbox: could not record a delivery outcome", metadata: ["entry": "\(entry.id)", "error": "\(error)"])
+        var pause: Duration = .milliseconds(250)
+        while true {
+            do {
+                try await write()
+                return
+            } catch {
+                let leasedUntil = inFlight.withLock { $0[entry.id] }
+                guard let leasedUntil, !Task.isCancelled, clock.now + pause + policy.renewal < leasedUntil else {
+                    logger.error("outbox: could not record a delivery outcome", metadata: ["entry": "\(entry.id)", "error": "\(error)"])
+                    return
+                }
+                logger.warning("outbox: could not record a delivery outcome; trying again", metadata: ["entry": "\(entry.id)", "error": "\(error)"])
+                try? await clock.sleep(for: pause)
+                pause = min(pause * 2, .seconds(2))
+            }
         }
     }
 

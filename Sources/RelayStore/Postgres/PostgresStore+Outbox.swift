@@ -103,7 +103,8 @@ extension PostgresStore {
     }
 
     public func pendingOutboxCount() async throws -> Int {
-        try await query("count pending outbox entries", "SELECT count(*) AS count FROM outbox WHERE state = 'pending'").first?.int("count") ?? 0
+        try await query("count pending outbox entries", "SELECT count(*) AS count FROM outbox WHERE state = 'pending'", within: Self.requestTimeout)
+            .first?.int("count") ?? 0
     }
 
     /// Drops the leases this replica holds. Other replicas' leases are theirs until they lapse:

@@ -7,6 +7,7 @@ extension PostgresStore {
     /// Claims the dedupe key (when given) and inserts the item in one statement: a platform's
     /// retry that reaches another replica finds the key taken, whichever commits first. A
     /// leased item is this replica's at once; an unleased one wakes the replicas' claimers.
+    /// A platform's request waits on it: it fails after ``requestTimeout``.
     public func admit(
         _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
     ) async throws -> Int64? {
@@ -18,7 +19,7 @@ extension PostgresStore {
             acceptedAt: now.timeIntervalSince1970, team: PostgresJSON.withoutNUL(event.team), platform: route.platform,
             conversation: PostgresJSON.withoutNUL(route.conversation), address: PostgresJSON.withoutNUL(route.address), event: encoded,
             leaseUntil: leaseUntil?.timeIntervalSince1970, owner: owner)
-        return try await execute("accept an event from \(route.platform) into the inbox", statement).first
+        return try await execute("accept an event from \(route.platform) into the inbox", statement, within: Self.requestTimeout).first
     }
 
     /// Leases waiting items in turn order, `FOR UPDATE SKIP LOCKED`: replicas claiming at once
@@ -180,7 +181,7 @@ extension PostgresStore {
             INSERT INTO dedupe (key, expires_at) VALUES (\(key), \(expiresAt.timeIntervalSince1970))
             ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE dedupe.expires_at <= \(now.timeIntervalSince1970)
             RETURNING key
-            """
+            """, within: Self.requestTimeout
         ).isEmpty
     }
 

@@ -127,14 +127,17 @@ public final class PostgresStore: Store {
     // MARK: Access to the server
 
     /// Runs one statement and returns its rows, turning a failure into a
-    /// ``StoreError/operationFailed(operation:reason:)`` that names `operation`.
+    /// ``StoreError/operationFailed(operation:reason:)`` that names `operation`; failing after
+    /// `timeout` when the server does not answer.
     @discardableResult
-    func query(_ operation: @autoclosure () -> String, _ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
+    func query(
+        _ operation: @autoclosure () -> String, _ query: PostgresQuery, within timeout: Duration = operationTimeout
+    ) async throws -> [PostgresRandomAccessRow] {
         guard !closed.withLock({ $0 }) else { throw StoreError.closed }
         trips.add(1)
         let (client, logger) = (client, logger)
         do {
-            return try await Self.withinDeadline(operationTimeout) {
+            return try await Self.withinDeadline(timeout) {
                 try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
             }
         } catch {
@@ -145,13 +148,13 @@ public final class PostgresStore: Store {
     /// Runs a prepared statement (`PostgresHotStatements`: parsed and planned once per
     /// connection) and returns its rows decoded, as `query` does otherwise.
     func execute<Statement: PostgresPreparedStatement>(
-        _ operation: @autoclosure () -> String, _ statement: Statement
+        _ operation: @autoclosure () -> String, _ statement: Statement, within timeout: Duration = operationTimeout
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         guard !closed.withLock({ $0 }) else { throw StoreError.closed }
         trips.add(1)
         let (client, logger) = (client, logger)
         do {
-            return try await Self.withinDeadline(operationTimeout) {
+            return try await Self.withinDeadline(timeout) {
                 var rows: [Statement.Row] = []
                 for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
                 return rows
@@ -167,6 +170,12 @@ public final class PostgresStore: Store {
     /// retryable status rather than acknowledging what it could not store.
     static let operationTimeout: Duration = .seconds(5)
     var operationTimeout: Duration { Self.operationTimeout }
+    /// How long a statement that a platform's request waits on may take: admitting an event
+    /// (with its dedupe key) and the readiness probe's count. Slack wants its answer within 3 s
+    /// and the probes in `deploy/` give up after 3, so while PostgreSQL is away a command is
+    /// refused in time for the person to read "send it again" (an event gets its 500 before
+    /// Slack stops waiting, and is retried), and `/readyz` answers 503 rather than nothing.
+    static let requestTimeout: Duration = .seconds(2)
 
     /// `body`'s result, or ``PostgresFailure/TimedOut`` once `timeout` passed. The caller is
     /// answered at the deadline whatever `body` does: a wait for a pooled connection ends when

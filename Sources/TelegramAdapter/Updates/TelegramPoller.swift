@@ -20,6 +20,16 @@ import struct Foundation.Date
 /// `getUpdates` confirms it: a replica that takes over starts where the last one stopped, and
 /// Telegram gives it none of the updates already handled, even those its predecessor died
 /// before confirming (`TelegramPollState`).
+///
+/// At a handover two polls are never open at once, so the new holder polls at once instead of
+/// waiting out its predecessor's poll timeout: a replica that loses the lease has its poll
+/// cancelled, and its connection closed, `margin` before the lease can pass to another; a
+/// graceful stop cancels the poll before the lease is released; a killed replica's connection
+/// closes with the process (`TelegramPollingFaultTests`: no 409 across a SIGKILL and a SIGTERM).
+/// Were Telegram still to hold a dead poller's request, the successor's `getUpdates` would end it
+/// with a 409 no one reads, and what that request was handed was never confirmed, so it comes
+/// again. Only a replica frozen for longer than its lease (a paused VM) meets a 409 itself: it
+/// backs off, and its lease's watch stops it.
 struct TelegramPoller {
     let api: any TelegramBotAPI
     let inbound: TelegramInbound

@@ -33,17 +33,17 @@ struct OutboxStoreTests {
         }
     }
 
-    @Test("A claim kept to some platforms takes only their entries, and leaves the rest to others", arguments: StoreKind.allCases)
-    func claimKeptToPlatforms(kind: StoreKind) async throws {
+    @Test("A claim that leaves some platforms out takes only the others' entries", arguments: StoreKind.allCases)
+    func claimLeavesPlatformsOut(kind: StoreKind) async throws {
         try await withStore(kind) { store in
             var telegram = Fixtures.entry("t1", conversation: "telegram:42", created: 1)
             telegram.platform = "telegram"
             try await store.enqueue(Fixtures.entry("s1", created: 2))
             try await store.enqueue(telegram)
-            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, platforms: []).isEmpty)
-            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, platforms: ["slack"]).map(\.id) == ["s1"])
+            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, excluding: ["slack", "telegram"]).isEmpty)
+            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, excluding: ["telegram"]).map(\.id) == ["s1"])
             // The Slack entry is leased now; the Telegram one was left for the replica that delivers Telegram.
-            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, platforms: nil).map(\.id) == ["t1"])
+            #expect(try await store.claimDueOutbox(now: instant(60), leaseUntil: instant(120), limit: 10, excluding: []).map(\.id) == ["t1"])
         }
     }
 

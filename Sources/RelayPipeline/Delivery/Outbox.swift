@@ -31,21 +31,20 @@ public final class Outbox: Sendable {
         /// Conversations with entries written for a claim and not delivered yet: the end of a
         /// delivery there asks for a claim.
         var waiting: Set<String> = []
-        /// The platforms whose entries this process delivers; nil for every platform.
-        var delivering: Set<String>?
+        /// Platforms this process delivers only while it holds their delivery lease (a shared
+        /// store's platforms whose limits count per bot), and those whose lease it holds now.
+        var leased: Set<String> = []
+        var held: Set<String> = []
 
-        func delivers(_ platform: String) -> Bool { delivering?.contains(platform) ?? true }
+        /// The platforms whose entries this process leaves to the replica holding their lease.
+        var excluded: Set<String> { leased.subtracting(held) }
+        func delivers(_ platform: String) -> Bool { !leased.contains(platform) || held.contains(platform) }
     }
 
-    /// On a shared store (`Store.isShared`) this process delivers no platform until it holds
-    /// that platform's delivery lease (`OutboxWorker.deliverWhileHeld`): each platform's replies
-    /// then leave through one replica, whose pacing keeps the limits Telegram, Discord and Slack
-    /// count per bot (DESIGN §9). A store of one process delivers every platform.
     public init(store: any Store, clock: any RelayClock = SystemClock(), lease: Duration = DeliveryPolicy().lease) {
         self.store = store
         self.clock = clock
         self.lease = lease
-        if store.isShared { handoff.withLock { $0.delivering = [] } }
     }
 
     /// Writes the entry (durably) and wakes the worker.
@@ -104,21 +103,26 @@ public final class Outbox: Sendable {
         handoff.withLock { $0.open = open }
     }
 
-    /// The platforms this process delivers now: nil for every platform.
-    var deliveredPlatforms: Set<String>? {
-        handoff.withLock { $0.delivering }
+    /// The platforms whose entries this process leaves to another replica now.
+    var excludedPlatforms: Set<String> {
+        handoff.withLock { $0.excluded }
     }
 
-    /// This process delivers `platform` from now on (it took the platform's delivery lease), or
-    /// no longer (it lost or gave up the lease). Taking one asks for a claim at once.
-    func delivering(_ platform: String, _ delivers: Bool) {
+    /// From now on `platform`'s entries are delivered here only while this process holds its
+    /// delivery lease (`OutboxWorker.deliverWhileHeld`). Set before the worker starts.
+    func deliverUnderLease(_ platform: String) {
+        handoff.withLock { _ = $0.leased.insert(platform) }
+    }
+
+    /// This process holds `platform`'s delivery lease from now on, or no longer (it lost or gave
+    /// it up). Taking one asks for a claim at once.
+    func holdsLease(of platform: String, _ holds: Bool) {
         handoff.withLock { handoff in
-            guard handoff.delivering != nil else { return }
-            if delivers {
-                handoff.delivering?.insert(platform)
+            if holds {
+                handoff.held.insert(platform)
                 handoff.claimWanted = true
             } else {
-                handoff.delivering?.remove(platform)
+                handoff.held.remove(platform)
             }
         }
         wakeSignal.signal()

@@ -82,6 +82,12 @@ public final class OutboxWorker: Service, Sendable {
         await recordDepth(force: true)
     }
 
+    /// From now on `platform`'s entries are delivered here only while `deliverWhileHeld` runs:
+    /// called for each such platform before the worker starts.
+    public func deliverOnlyUnderLease(_ platform: String) {
+        outbox.deliverUnderLease(platform)
+    }
+
     /// Delivers `platform`'s entries while this runs: the body of its delivery lease on a shared
     /// store (`DeliveryLease`), so only the lease's holder sends that platform's replies.
     ///
@@ -98,8 +104,8 @@ public final class OutboxWorker: Service, Sendable {
         }
         guard !Task.isCancelled else { return }
         logger.info("outbox: this replica delivers the platform's replies", metadata: ["platform": "\(platform)"])
-        outbox.delivering(platform, true)
-        defer { outbox.delivering(platform, false) }
+        outbox.holdsLease(of: platform, true)
+        defer { outbox.holdsLease(of: platform, false) }
         try? await gracefulShutdown()
     }
 
@@ -111,13 +117,10 @@ public final class OutboxWorker: Service, Sendable {
             outbox.wantClaim()
             return
         }
-        let platforms = outbox.deliveredPlatforms
-        // Delivering nothing here (no delivery lease held): nothing to claim.
-        guard platforms?.isEmpty != true else { return }
         let now = clock.now
         let entries: [OutboxEntry]
         do {
-            entries = try await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: room, platforms: platforms)
+            entries = try await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: room, excluding: outbox.excludedPlatforms)
         } catch {
             logger.error("outbox: could not read the store", metadata: ["error": "\(error)"])
             return
@@ -167,11 +170,9 @@ public final class OutboxWorker: Service, Sendable {
         while clock.now < end {
             let now = clock.now
             let handed = outbox.take().ready
-            let platforms = outbox.deliveredPlatforms
-            guard platforms?.isEmpty != true || !handed.isEmpty else { return }
             guard
-                let entries = platforms?.isEmpty == true
-                    ? [] : try? await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight, platforms: platforms)
+                let entries = try? await store.claimDueOutbox(
+                    now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight, excluding: outbox.excludedPlatforms)
             else { return }
             var deliverable = handed
             for entry in entries {

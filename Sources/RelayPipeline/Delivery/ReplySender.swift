@@ -32,5 +32,13 @@ public protocol ReplySender: Sendable {
     /// Time to keep between this send and the previous one to the same conversation (Slack:
     /// about one `chat.postMessage` a second per channel; a `response_url` has no such limit).
     func minimumInterval(for entry: OutboxEntry) -> Duration
+    /// Whether the platform counts its limits per bot (messages a second, per chat, route
+    /// buckets), so that replicas sharing a store send its replies from one of them, the holder
+    /// of its delivery lease (DESIGN §9). True unless a sender says otherwise.
+    var limitsCountPerBot: Bool { get }
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
+}
+
+extension ReplySender {
+    public var limitsCountPerBot: Bool { true }
 }

@@ -11,9 +11,9 @@ public protocol OutboxStore: Sendable {
     /// oldest pending entry of each conversation is a candidate, and only when it is due
     /// (`nextAttemptAt <= now`) and not leased (no lease, or one that ended before `now`): so a
     /// conversation's replies go out one at a time and in order, even across retries.
-    /// `platforms`, when given, keeps the claim to those platforms' entries: a replica of a shared
-    /// store delivers only the platforms whose delivery lease it holds (DESIGN §9).
-    func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, platforms: Set<String>?) async throws -> [OutboxEntry]
+    /// Entries of the `excluding` platforms are left to others: a replica of a shared store
+    /// sends a platform whose limits count per bot only while it holds its delivery lease (DESIGN §9).
+    func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, excluding: Set<String>) async throws -> [OutboxEntry]
     /// Delivered: state sent, the platform's message id kept for later edits (a nil one keeps
     /// what an earlier part recorded), lease dropped.
     func markSent(id: String, platformRef: String?, at: Date) async throws
@@ -37,6 +37,6 @@ public protocol OutboxStore: Sendable {
 extension OutboxStore {
     /// Claims due entries of every platform.
     public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxEntry] {
-        try await claimDueOutbox(now: now, leaseUntil: leaseUntil, limit: limit, platforms: nil)
+        try await claimDueOutbox(now: now, leaseUntil: leaseUntil, limit: limit, excluding: [])
     }
 }

@@ -150,10 +150,11 @@ public enum RelayApplication {
         let retention = DataRetention(
             store: dependencies.store, clock: dependencies.clock, interval: configuration.retentionInterval,
             outboxKeep: configuration.delivery.keepFinished, relay: configuration.relay, logger: logger, holder: dependencies.replica)
-        // On a shared store, each platform's replies are sent by the holder of its delivery lease.
+        // On a shared store, the replies of a platform whose limits count per bot are sent by the
+        // holder of its delivery lease.
         // Listed before the worker, so they stop after it: the worker drains, then the leases
         // are released.
-        let deliveryLeases = DeliveryLease.services(platforms: connected.map(\.connection.sender.platform), worker: worker, dependencies)
+        let deliveryLeases = DeliveryLease.services(senders: connected.map(\.connection.sender), worker: worker, dependencies)
         var services: [any Service] = [Closer(close: dependencies.close)] + deliveryLeases + [worker, dispatcher, retention]
         services += connected.flatMap { $0.connection.services(inbox: inbox) }
         return Application(

@@ -42,7 +42,7 @@ extension MemoryStore {
     /// A conversation's candidate is its oldest pending entry (by `createdAt`, then enqueue order),
     /// whether or not that one is due or leased: while it waits, the conversation's later entries
     /// wait behind it.
-    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, platforms: Set<String>?) throws -> [OutboxEntry] {
+    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, excluding: Set<String>) throws -> [OutboxEntry] {
         guard limit > 0 else { return [] }
         let (now, leaseUntil) = (now.asKeptBySQLite, leaseUntil.asKeptBySQLite)
         return try withOpenContents { contents throws(StoreError) in
@@ -57,7 +57,7 @@ extension MemoryStore {
             }
             let claimed = heads.values
                 .filter { $0.entry.nextAttemptAt <= now && ($0.leasedUntil.map { $0 < now } ?? true) }
-                .filter { platforms?.contains($0.entry.platform) ?? true }
+                .filter { !excluding.contains($0.entry.platform) }
                 .sorted { $0.precedes($1) }
                 .prefix(limit)
             for record in claimed {

@@ -21,10 +21,10 @@ extension PostgresStore {
     ///
     /// An entry whose content this rhea-relay cannot decode is marked failed and logged, as
     /// SQLiteStore does.
-    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, platforms: Set<String>?) async throws -> [OutboxEntry] {
+    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, excluding: Set<String>) async throws -> [OutboxEntry] {
         guard limit > 0 else { return [] }
         let (at, until) = (now.timeIntervalSince1970, leaseUntil.timeIntervalSince1970)
-        let (every, only) = (platforms == nil, (platforms ?? []).sorted().map { PostgresJSON.withoutNUL($0) })
+        let excluded = excluding.sorted().map { PostgresJSON.withoutNUL($0) }
         let rows = try await query(
             "claim due outbox entries",
             """
@@ -34,7 +34,7 @@ extension PostgresStore {
             ), due AS (
                 SELECT o.id FROM outbox o JOIN heads USING (id)
                 WHERE o.state = 'pending' AND o.next_attempt_at <= \(at) AND (o.leased_until IS NULL OR o.leased_until < \(at))
-                    AND (\(every) OR o.platform = ANY(\(only)))
+                    AND NOT (o.platform = ANY(\(excluded)))
                 ORDER BY o.created_at, o.seq LIMIT \(limit)
                 FOR UPDATE OF o SKIP LOCKED
             )
@@ -63,7 +63,7 @@ extension PostgresStore {
         // The failed heads uncovered their conversations' next entries; the readable ones
         // claimed stay leased to this call.
         if entries.count < limit {
-            entries += try await claimDueOutbox(now: now, leaseUntil: leaseUntil, limit: limit - entries.count, platforms: platforms)
+            entries += try await claimDueOutbox(now: now, leaseUntil: leaseUntil, limit: limit - entries.count, excluding: excluding)
             entries.sort { $0.createdAt < $1.createdAt }
         }
         return entries

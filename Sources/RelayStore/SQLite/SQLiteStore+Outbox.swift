@@ -47,18 +47,18 @@ extension SQLiteStore {
     /// An entry whose content this rhea-relay cannot decode is marked failed, with the reason in
     /// its `lastError`, and logged; it is not returned. Otherwise one unreadable entry would stop
     /// every claim, and its conversation for good.
-    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, platforms: Set<String>?) async throws -> [OutboxEntry] {
+    public func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, excluding: Set<String>) async throws -> [OutboxEntry] {
         // SQLite reads a negative LIMIT as "no limit"; a caller asking for none should get none.
         guard limit > 0 else { return [] }
         // The steps are static: the body runs in the writer's drain, not on this store.
         let logger = logger
         return try await perform("claim due outbox entries") { db in
             // One operation, so one savepoint: it is applied whole or not at all.
-            var claimed = try Self.dueHeads(now: now, limit: limit, platforms: platforms, db)
+            var claimed = try Self.dueHeads(now: now, limit: limit, excluding: excluding, db)
             while !claimed.unreadable.isEmpty {
                 try Self.markUnreadable(claimed.unreadable, db, logger: logger)
                 // The failed heads uncovered their conversations' next entries: select again.
-                claimed = try Self.dueHeads(now: now, limit: limit, platforms: platforms, db)
+                claimed = try Self.dueHeads(now: now, limit: limit, excluding: excluding, db)
             }
             try Self.lease(claimed.entries.map(\.id), until: leaseUntil, db)
             return claimed.entries
@@ -138,11 +138,10 @@ extension SQLiteStore {
     /// Every conversation's oldest pending entry that is due and not leased, oldest first, split
     /// into the entries that decode and the unreadable ones.
     private static func dueHeads(
-        now: Date, limit: Int, platforms: Set<String>?, _ db: Database
+        now: Date, limit: Int, excluding: Set<String>, _ db: Database
     ) throws -> (entries: [OutboxEntry], unreadable: [StoreError]) {
-        // The platforms as a JSON array (json_each reads it), or NULL for every platform.
-        let only: SQLiteData =
-            platforms.flatMap { JSONValue.array($0.sorted().map(JSONValue.string)).serialized() }.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null
+        // The platforms left out, as a JSON array (json_each reads it).
+        let excluded = JSONValue.array(excluding.sorted().map(JSONValue.string)).serialized().map { String(decoding: $0, as: UTF8.self) } ?? "[]"
         // The window numbers each conversation's pending entries in delivery order; only the first
         // is a candidate, and the due/lease filters apply after numbering so that an entry waiting
         // for its retry still holds back the entries behind it.
@@ -153,11 +152,11 @@ extension SQLiteStore {
                 FROM outbox WHERE state = 'pending'
             )
             WHERE position = 1 AND next_attempt_at <= ? AND (leased_until IS NULL OR leased_until < ?)
-                AND (? IS NULL OR platform IN (SELECT value FROM json_each(?)))
+                AND platform NOT IN (SELECT value FROM json_each(?))
             ORDER BY created_at, seq
             LIMIT ?
             """,
-            [.date(now), .date(now), only, only, .integer(SQLiteInt64(limit))])
+            [.date(now), .date(now), .text(excluded), .integer(SQLiteInt64(limit))])
         var entries: [OutboxEntry] = []
         var unreadable: [StoreError] = []
         for row in rows {

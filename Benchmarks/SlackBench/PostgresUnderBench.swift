@@ -54,16 +54,6 @@ struct PostgresUnderBench: Sendable {
         return .seconds(Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
-    /// Transactions committed or rolled back in `database` (each of the relay's statements is one,
-    /// sent in one round trip). Read after the relays closed their connections: a backend's
-    /// counts reach the statistics at the latest when it exits.
-    func transactions(in database: PostgresTestDatabase) async throws -> Int {
-        try await Task.sleep(for: .milliseconds(500))
-        let rows = try await server.queryStrings(
-            "SELECT (xact_commit + xact_rollback)::text FROM pg_stat_database WHERE datname = '\(database.name)'", database: "postgres")
-        return Int(rows.first?.first.flatMap { $0 } ?? "") ?? 0
-    }
-
     func stop() async {
         try? await server.stop()
     }

@@ -39,8 +39,8 @@ import RelayTestSupport
 /// (issue 24, point 10): the bench starts a PostgreSQL of its own, run as in production (fsync on)
 /// and pinned to the server's CPUs, and N `serve` processes on ports `--port`… share it, each user
 /// talking to one of them. CPU per command is the relays' and PostgreSQL's together (its share
-/// shown apart), and the round trips per command are the database's transactions over the replies
-/// (each statement the relay sends is one transaction in one round trip). No kill -9 run there:
+/// shown apart), and the round trips per command are the statements the relays sent (their
+/// `relay_store_round_trips_total`) over the replies. No kill -9 run there:
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
 ///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
@@ -230,7 +230,7 @@ struct SlackBench: AsyncParsableCommand {
             let client = self.client(http: http, sink: sink)
             let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmupSeconds), window: .seconds(windowSeconds))
                 .run(client: client, server: server, counter: counter)
-            let transactions = await server.stop()
+            let roundTrips = await server.stop()
             var line =
                 "\(count) users, backend \(Int(delay)) ms: \(String(format: "%.0f", result.repliesPerSecond)) replies/s "
                 + "(\(String(format: "%.0f", result.arrivalsPerSecond))/s arriving in the window), "
@@ -238,10 +238,10 @@ struct SlackBench: AsyncParsableCommand {
                 + "CPU per command \(ms(result.cpuPerCommand))"
                 + (postgres == nil ? "" : " (PostgreSQL's \(ms(result.storeCPUPerCommand)))")
                 + ", failed \(result.failed), busy \(result.busy)"
-            if let transactions {
+            if let roundTrips {
                 // Over the whole run (warm-up and tail too): every reply the sink received.
                 let answered = sink.counts().values.reduce(0, +)
-                line += String(format: ", PostgreSQL round trips per command %.2f", Double(transactions) / Double(max(1, answered)))
+                line += String(format: ", PostgreSQL round trips per command %.2f", Double(roundTrips) / Double(max(1, answered)))
             }
             if result.failed > 0 {
                 line +=
@@ -266,10 +266,10 @@ struct SlackBench: AsyncParsableCommand {
             _ = await sink.waitForAll(accepted, timeout: replyDeadline(accepted.count))
             let peak = server.peakMemoryKiB()
             let cpu = server.cpuTime() - result.cpuAtStart
-            let transactions = await server.stop()
+            let roundTrips = await server.stop()
             var line = floodLine(result, flood: flood, accepted: accepted, sink: sink, peakKiB: peak, cpu: cpu)
-            if let transactions {
-                line += String(format: ", PostgreSQL round trips per command %.2f", Double(transactions) / Double(max(1, accepted.count)))
+            if let roundTrips {
+                line += String(format: ", PostgreSQL round trips per command %.2f", Double(roundTrips) / Double(max(1, accepted.count)))
             }
             if let telegram {
                 line += "; " + telegram.pacing().summary

@@ -227,7 +227,11 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         let room = state.withLock { state -> Int in
             state.claimWanted = false
             guard state.starting else { return 0 }
-            let room = max(0, limits.maxInFlight - state.room)
+            // At most a batch: the slots a claim reserves are closed to new arrivals while it is
+            // out, which are then written to wait; on a shared store each such item wakes every
+            // replica's claim, which reserved all its room in turn, and so on. A full batch
+            // claims again at once.
+            let room = min(max(0, limits.maxInFlight - state.room), Self.claimBatch)
             state.reserved += room
             return room
         }
@@ -256,7 +260,14 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         }
         recordDepth()
         for item in fresh { launch(item) }
+        if claimed.count == room, (left ?? 1) > 0 {
+            state.withLock { $0.claimWanted = true }
+            claimSignal.signal()
+        }
     }
+
+    /// The most items one claim takes.
+    static let claimBatch = 32
 
     /// Extends the leases of the runs in flight that would end before the next renewal has a turn
     /// to spare: a run shorter than a third of a lease costs no renewal.

@@ -1,3 +1,4 @@
+import CoreMetrics
 public import Logging
 import NIOCore
 import NIOSSL
@@ -316,8 +317,14 @@ final class Once<T: Sendable>: Sendable {
 /// Statements sent, counted across tasks.
 final class RoundTrips: Sendable {
     private let value = Atomic<Int>(0)
+    /// The same count in `/metrics` (`relay_store_round_trips_total`): what `slack-bench --store
+    /// postgres` divides by the commands answered.
+    private let metric = Counter(label: "relay_store_round_trips_total")
 
-    func add(_ count: Int) { value.add(count, ordering: .relaxed) }
+    func add(_ count: Int) {
+        value.add(count, ordering: .relaxed)
+        metric.increment(by: count)
+    }
 
     var count: Int { value.load(ordering: .relaxed) }
 }

@@ -47,6 +47,37 @@ struct OutboxStoreTests {
         }
     }
 
+    @Test("Marks sent at once are each kept, and one for an unknown id fails alone", arguments: StoreKind.allCases)
+    func concurrentMarks(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let entries = (0..<40).map { Fixtures.entry("m\($0)", conversation: "slack:T1:C\($0)", created: Double($0)) }
+            for entry in entries { try await store.enqueue(entry) }
+            let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for (index, entry) in entries.enumerated() {
+                    group.addTask {
+                        try await store.markSent(id: entry.id, platformRef: "ts.\(index)", at: instant(100))
+                        return false
+                    }
+                }
+                group.addTask {
+                    do {
+                        try await store.markSent(id: "no-such-entry", platformRef: nil, at: instant(100))
+                        return false
+                    } catch {
+                        return true
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(failures == 1)
+            #expect(try await store.pendingOutboxCount() == 0)
+            for (index, entry) in entries.enumerated() {
+                let stored = try await store.outboxEntry(id: entry.id)
+                #expect(stored?.state == .sent && stored?.platformRef == "ts.\(index)")
+            }
+        }
+    }
+
     @Test(
         "Enqueuing an id that is already in the outbox fails and keeps the first entry",
         arguments: StoreKind.allCases)

@@ -1,6 +1,6 @@
 import PostgresNIO
 
-/// The three statements every command costs (admission, a run's end, a delivery's mark), as
+/// The three statements every command costs (admission, a run's end, delivery marks), as
 /// prepared statements: each connection parses and plans them once, where the server otherwise
 /// spent as much on parsing and planning them as on running them. Types are named, so a NULL
 /// bound the first time does not leave a parameter's type to guesswork.
@@ -71,24 +71,25 @@ enum PostgresHotStatements {
         func decodeRow(_ row: PostgresRow) throws -> String? { try row.decode(String?.self) }
     }
 
-    /// `OutboxStore.markSent`: the entry's id when it exists.
+    /// `OutboxStore.markSent` for several entries at once (`MarkSentBatcher`): the ids found.
+    /// An empty reference stands for none (arrays here hold no NULLs; no platform's id is empty).
     struct MarkSent: PostgresPreparedStatement {
-        static let name = "relay_mark_sent_v1"
+        static let name = "relay_mark_sent_v2"
         static let sql = """
-            UPDATE outbox SET state = 'sent', sent_at = $1, platform_ref = COALESCE($2, platform_ref), leased_until = NULL, owner = NULL
-            WHERE id = $3 RETURNING id
+            UPDATE outbox SET state = 'sent', sent_at = u.sent_at, platform_ref = COALESCE(NULLIF(u.ref, ''), outbox.platform_ref),
+                leased_until = NULL, owner = NULL
+            FROM unnest($1::text[], $2::float8[], $3::text[]) AS u(id, sent_at, ref)
+            WHERE outbox.id = u.id RETURNING outbox.id
             """
-        static let bindingDataTypes: [PostgresDataType] = [.float8, .text, .text]
+        static let bindingDataTypes: [PostgresDataType] = [.textArray, .float8Array, .textArray]
 
-        let sentAt: Double
-        let platformRef: String?
-        let id: String
+        let marks: [MarkSentBatcher.Mark]
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 3)
-            bindings.append(sentAt)
-            bindings.append(platformRef)
-            bindings.append(id)
+            bindings.append(marks.map(\.id))
+            bindings.append(marks.map(\.sentAt))
+            bindings.append(marks.map { $0.platformRef ?? "" })
             return bindings
         }
 

@@ -7,7 +7,7 @@ extension PostgresStore {
     /// Writes a new entry as given; an id already in the outbox is refused (ids are idempotency
     /// keys), across replicas too.
     public func enqueue(_ entry: OutboxEntry) async throws {
-        let row = try PostgresJSON.encode([PostgresJSON.Outbox(entry)])
+        let row = PostgresJSON.encode([try PostgresJSON.Outbox(entry)])
         try await query(
             "enqueue outbox entry \(entry.id)", "SELECT relay_finish_run(NULL, \(owner), NULL, '[]'::jsonb, \(row)::jsonb, NULL)")
     }
@@ -69,12 +69,14 @@ extension PostgresStore {
         return entries
     }
 
+    /// Marks that arrive while one is being written go together in the next statement.
     public func markSent(id: String, platformRef: String?, at: Date) async throws {
         let operation = "mark outbox entry \(id) sent"
-        let statement = PostgresHotStatements.MarkSent(sentAt: at.timeIntervalSince1970, platformRef: platformRef.map { PostgresJSON.withoutNUL($0) }, id: id)
-        if try await execute(operation, statement).isEmpty {
-            throw StoreError.operationFailed(operation: operation, reason: "no outbox entry has this id")
+        let mark = MarkSentBatcher.Mark(id: id, sentAt: at.timeIntervalSince1970, platformRef: platformRef.map { PostgresJSON.withoutNUL($0) })
+        let found = try await marks.mark(mark) { [self] batch in
+            Set(try await execute("mark \(batch.count) outbox entries sent", PostgresHotStatements.MarkSent(marks: batch)))
         }
+        guard found else { throw StoreError.operationFailed(operation: operation, reason: "no outbox entry has this id") }
     }
 
     public func markPartDelivered(id: String, parts: Int, platformRef: String?, nextAttemptAt: Date) async throws {

@@ -123,9 +123,9 @@ extension PostgresStore {
         id: Int64?, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?
     ) throws -> PostgresHotStatements.FinishRun {
         PostgresHotStatements.FinishRun(
-            item: id, owner: owner, history: try record.history.map { try PostgresJSON.encode(PostgresJSON.History($0)) },
-            ledger: try PostgresJSON.encode(zip(record.ledger, ledgerIDs).map { try PostgresJSON.Ledger($0, id: $1) }),
-            replies: try PostgresJSON.encode(replies.map { try PostgresJSON.Outbox($0) }), leaseUntil: leaseUntil?.timeIntervalSince1970)
+            item: id, owner: owner, history: record.history.map { PostgresJSON.encode(PostgresJSON.History($0).json) },
+            ledger: PostgresJSON.encode(try zip(record.ledger, ledgerIDs).map { try PostgresJSON.Ledger($0, id: $1) }),
+            replies: PostgresJSON.encode(try replies.map { try PostgresJSON.Outbox($0) }), leaseUntil: leaseUntil?.timeIntervalSince1970)
     }
 
     func finishCall(id: Int64?, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?) throws -> PostgresQuery {

@@ -36,6 +36,7 @@ public final class PostgresStore: Store {
     let client: PostgresClient
     let logger: Logger
     let cache = ReadCache()
+    let marks = MarkSentBatcher()
     private let runTask: Task<Void, Never>
     private let listener = PostgresListener()
     private let listenTask: Task<Void, Never>

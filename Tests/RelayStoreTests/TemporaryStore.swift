@@ -41,15 +41,19 @@ func withStore(_ kind: StoreKind, _ body: (any Store) async throws -> Void) asyn
 /// store and drops the database.
 func withPostgresStore(_ body: (PostgresStore) async throws -> Void) async throws {
     try await PostgresTestServer.shared().withDatabase { database in
-        let store = try await PostgresStore.open(url: try PostgresURL(database.url))
-        do {
-            try await body(store)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await withClosing(try await PostgresStore.open(url: try PostgresURL(database.url)), body)
     }
+}
+
+/// Runs `body` with `store`, then closes it, also when `body` throws.
+func withClosing<S: Store>(_ store: S, _ body: (S) async throws -> Void) async throws {
+    do {
+        try await body(store)
+    } catch {
+        try? await store.close()
+        throw error
+    }
+    try await store.close()
 }
 
 /// A folder of its own under the temporary directory, so tests running in parallel never share a file.
@@ -73,14 +77,7 @@ struct TemporaryFolder {
 /// Runs `body` with a freshly opened store on its own file, then closes the store and removes the file.
 func withTemporaryStore(_ body: (SQLiteStore) async throws -> Void) async throws {
     try await withTemporaryFolder { folder in
-        let store = try await SQLiteStore.open(path: folder.path("relay.sqlite"))
-        do {
-            try await body(store)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await withClosing(try await SQLiteStore.open(path: folder.path("relay.sqlite")), body)
     }
 }
 

@@ -53,11 +53,7 @@ struct PostgresRestartTests {
         let database = try await server.createDatabase()
         try await withFakeRheaTribunal { tribunal in
             try await withFakeSlackWebAPI { slack in
-                let environment = [
-                    "STORE_URL": database.url, "TRIBUNAL_URL": tribunal.url, "SLACK_SIGNING_SECRET": ServeReplicas.signingSecret,
-                    "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.botToken, "LOG_LEVEL": "warning",
-                ]
-                let replicas = try await ServeReplicas(count: 2, environment: environment)
+                let replicas = try await ServeReplicas.slack(2, database: database, tribunal: tribunal, slack: slack)
                 var sent = 0
                 /// Each command's response URL, by what its acknowledgement said.
                 var outcomes: [(phase: String, url: String, outcome: Outcome, elapsed: Duration?)] = []

@@ -22,11 +22,7 @@ struct ReplicaEventsTests {
                 // A run long enough that the retries arrive while the first is running.
                 await tribunal.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0.5)
                 try await withFakeSlackWebAPI { slack in
-                    let environment = [
-                        "STORE_URL": database.url, "TRIBUNAL_URL": tribunal.url, "SLACK_SIGNING_SECRET": ServeReplicas.signingSecret,
-                        "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.botToken, "LOG_LEVEL": "warning",
-                    ]
-                    let replicas = try await ServeReplicas(count: 2, environment: environment)
+                    let replicas = try await ServeReplicas.slack(2, database: database, tribunal: tribunal, slack: slack)
                     let ports = replicas.processes.map(\.port)
                     let ((statuses, channels), _) = try await replicas.run {
                         var statuses: [Int?] = []

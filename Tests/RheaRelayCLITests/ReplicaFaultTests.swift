@@ -17,11 +17,7 @@ struct ReplicaFaultTests {
                 // Runs take a while, so a kill finds some in flight.
                 await tribunal.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0.3)
                 try await withFakeSlackWebAPI { slack in
-                    let environment = [
-                        "STORE_URL": database.url, "TRIBUNAL_URL": tribunal.url, "SLACK_SIGNING_SECRET": ServeReplicas.signingSecret,
-                        "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.botToken, "LOG_LEVEL": "warning",
-                    ]
-                    let replicas = try await ServeReplicas(count: 3, environment: environment)
+                    let replicas = try await ServeReplicas.slack(3, database: database, tribunal: tribunal, slack: slack)
                     var acknowledged: [String] = []
                     var refused = 0
                     do {

@@ -18,6 +18,18 @@ final class ServeReplicas {
     let directory: URL
     var processes: [ServeProcess]
 
+    /// Replicas of a Slack app on `database`, answering through the fake backend and Web API.
+    static func slack(
+        _ count: Int, database: PostgresTestDatabase, tribunal: FakeRheaTribunal, slack: FakeSlackWebAPI
+    ) async throws -> ServeReplicas {
+        try await ServeReplicas(
+            count: count,
+            environment: [
+                "STORE_URL": database.url, "TRIBUNAL_URL": tribunal.url, "SLACK_SIGNING_SECRET": signingSecret,
+                "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.botToken, "LOG_LEVEL": "warning",
+            ])
+    }
+
     init(count: Int, environment: [String: String]) async throws {
         var environment = environment
         environment["HTTP_ADMIN_TOKEN"] = Self.adminToken

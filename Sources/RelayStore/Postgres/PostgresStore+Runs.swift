@@ -96,20 +96,8 @@ extension PostgresStore {
         let operation = "finish the run of inbox item \(id)"
         let ledgerIDs = try await newLedgerIDs(count: record.ledger.count)
         let replies = replies.map { record.numbered($0, ledgerIDs: ledgerIDs) }
-        let handed: Set<String>
-        if record.changes.isEmpty {
-            let statement = try finishStatement(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
-            handed = Set(try await execute(operation, statement).compactMap { $0 })
-        } else {
-            let call = try finishCall(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
-            let changes = record.changes
-            let rows = try await transaction(operation) { connection in
-                for change in changes { try await Self.apply(change, connection) }
-                return try await connection.query(call)
-            }
-            dropCached(for: changes)
-            handed = Set(try rows.map { try $0.text("id") })
-        }
+        let statement = try finishStatement(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
+        let handed = try await finish(operation, statement, changes: record.changes)
         return replies.filter { handed.contains($0.id) }
     }
 
@@ -117,8 +105,7 @@ extension PostgresStore {
         try await !query("remove inbox item \(id)", "DELETE FROM inbox WHERE id = \(id) RETURNING id").isEmpty
     }
 
-    /// The call of the schema's function for a run's end (no `id`: a record, or entries, alone),
-    /// prepared; `finishCall` is the same call as a plain query, for a transaction's connection.
+    /// The call of the schema's function for a run's end (no `id`: a record, or entries, alone).
     func finishStatement(
         id: Int64?, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?
     ) throws -> PostgresHotStatements.FinishRun {
@@ -128,10 +115,16 @@ extension PostgresStore {
             replies: PostgresJSON.encode(try replies.map { try PostgresJSON.Outbox($0) }), leaseUntil: leaseUntil?.timeIntervalSince1970)
     }
 
-    func finishCall(id: Int64?, record: RunRecord, ledgerIDs: [Int64], replies: [OutboxEntry], leaseUntil: Date?) throws -> PostgresQuery {
-        let call = try finishStatement(id: id, record: record, ledgerIDs: ledgerIDs, replies: replies, leaseUntil: leaseUntil)
-        return
-            "SELECT relay_finish_run(\(call.item)::bigint, \(call.owner), \(call.history)::jsonb, \(call.ledger)::jsonb, \(call.replies)::jsonb, \(call.leaseUntil)) AS id"
+    /// Runs `call` alone, or after the run's team-data changes in one transaction; returns the
+    /// ids of the replies leased to this replica.
+    func finish(_ operation: String, _ call: PostgresHotStatements.FinishRun, changes: [TeamChange]) async throws -> Set<String> {
+        guard !changes.isEmpty else { return Set(try await execute(operation, call).compactMap { $0 }) }
+        let handed = try await transaction(operation) { connection in
+            for change in changes { try await Self.apply(change, connection) }
+            return try await connection.execute(call)
+        }
+        dropCached(for: changes)
+        return Set(handed.compactMap { $0 })
     }
 
     /// `count` fresh ledger ids, in order (none asked: no round trip).
@@ -153,17 +146,8 @@ extension PostgresStore {
     public func record(_ run: RunRecord) async throws -> [Int64] {
         let operation = "record a run in team \(run.history?.team ?? run.ledger.first?.team ?? "")"
         let ledgerIDs = try await newLedgerIDs(count: run.ledger.count)
-        let call = try finishCall(id: nil, record: run, ledgerIDs: ledgerIDs, replies: [], leaseUntil: nil)
-        if run.changes.isEmpty {
-            try await query(operation, call)
-        } else {
-            let changes = run.changes
-            try await transaction(operation) { connection in
-                for change in changes { try await Self.apply(change, connection) }
-                try await connection.query(call)
-            }
-            dropCached(for: changes)
-        }
+        let call = try finishStatement(id: nil, record: run, ledgerIDs: ledgerIDs, replies: [], leaseUntil: nil)
+        _ = try await finish(operation, call, changes: run.changes)
         return ledgerIDs
     }
 

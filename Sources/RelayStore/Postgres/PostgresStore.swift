@@ -267,6 +267,13 @@ struct PostgresTransaction {
         trips.add(1)
         return try await connection.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
     }
+
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] {
+        trips.add(1)
+        var rows: [Statement.Row] = []
+        for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+        return rows
+    }
 }
 
 /// A continuation resumed by whichever comes first (the answer, the deadline, cancellation),

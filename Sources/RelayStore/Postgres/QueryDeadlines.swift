@@ -28,10 +28,12 @@ final class QueryDeadlines: Sendable {
     func add(after timeout: Duration, expire: @escaping @Sendable () -> Void) -> Int {
         let deadline = ContinuousClock.now + timeout
         let (id, start) = state.withLock { state in
-            defer { state.next += 1 }
-            state.waiting[state.next] = Waiting(deadline: deadline, expire: expire)
-            defer { state.looping = true }
-            return (state.next, !state.looping)
+            let id = state.next
+            state.next += 1
+            state.waiting[id] = Waiting(deadline: deadline, expire: expire)
+            let start = !state.looping
+            state.looping = true
+            return (id, start)
         }
         if start { Task { await self.loop() } }
         return id

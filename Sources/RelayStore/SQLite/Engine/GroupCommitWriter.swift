@@ -124,12 +124,7 @@ final class GroupCommitWriter: Sendable {
     /// transaction's).
     private func write(_ jobs: [Job]) {
         guard !jobs.isEmpty else { return }
-        do {
-            try database.execute("BEGIN IMMEDIATE")
-        } catch {
-            for job in jobs { job.fail(error) }
-            return
-        }
+        guard begin(jobs) else { return }
         var finishes: [@Sendable ((any Error)?) -> Void] = []
         finishes.reserveCapacity(jobs.count)
         for job in jobs {
@@ -150,14 +145,20 @@ final class GroupCommitWriter: Sendable {
         commit(jobs.count, finishes)
     }
 
-    /// One transaction for `jobs`, each in a savepoint; then every caller is told.
-    private func writeInSavepoints(_ jobs: [Job]) {
+    /// Opens the write transaction; when SQLite refuses, every job is told why and false returned.
+    private func begin(_ jobs: [Job]) -> Bool {
         do {
             try database.execute("BEGIN IMMEDIATE")
+            return true
         } catch {
             for job in jobs { job.fail(error) }
-            return
+            return false
         }
+    }
+
+    /// One transaction for `jobs`, each in a savepoint; then every caller is told.
+    private func writeInSavepoints(_ jobs: [Job]) {
+        guard begin(jobs) else { return }
         var finishes: [@Sendable ((any Error)?) -> Void] = []
         finishes.reserveCapacity(jobs.count)
         // Set when the transaction can no longer be used; the jobs after it are not run.

@@ -150,6 +150,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Matrix: a bot account on a homeserver, over the client-server API (/sync long polling,
+        // m.notice replies sent under transaction ids).
+        .target(
+            name: "MatrixAdapter",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // HTTPMethod, for the client's requests.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The sync service.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Telegram: the Bot API client and its rate limiter, webhook and long-polling updates,
         // inline mode, HTML rendering and command registration. Knows Telegram and RelayCore, no
         // other platform.
@@ -229,7 +246,7 @@ let package = Package(
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "TerminalAdapter",
+                "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "TerminalAdapter",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -397,11 +414,19 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "MatrixAdapterTests",
+            dependencies: [
+                "MatrixAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayPlatform",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "RelayServerTests",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI",
                 "SlackAdapter",
-                "DiscordAdapter", "TelegramAdapter",
+                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

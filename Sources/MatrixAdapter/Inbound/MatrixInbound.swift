@@ -1,0 +1,156 @@
+import Logging
+import RelayCore
+import RelayPipeline
+import RelayPlatform
+
+/// What the adapter does with each timeline event: a command or a mention becomes an `Event` and
+/// a `MatrixAddress` handed to the relay's inbox; the tribunal reaction runs `/tribunal` on its
+/// message, and 👍/👎 on a fact-check marks it. Invitations are joined (or declined), and an
+/// encrypted room is told once that the bot cannot read it. Never waits for a model: answers
+/// follow through the outbox.
+///
+/// The dedupe key of everything it submits is the event's id, so a batch synced again after a
+/// crash runs once.
+struct MatrixInbound: Sendable {
+    let inbox: any RelayInbox
+    let api: any MatrixAPI
+    let identity: MatrixIdentity
+    let configuration: MatrixConfiguration
+    let logger: Logger
+
+    /// Handles one timeline event of `room`. Throws only when something to run could not be
+    /// stored: the syncer then asks for the batch again.
+    func handle(_ event: JSONValue, room: String, me: String) async throws {
+        guard let id = event["event_id"]?.stringValue, let sender = event["sender"]?.stringValue, sender != me else { return }
+        switch event["type"]?.stringValue {
+        case "m.room.message":
+            try await message(event, id: id, sender: sender, room: room, me: me)
+        case "m.reaction":
+            try await reaction(event, id: id, sender: sender, room: room, me: me)
+        default:
+            return
+        }
+    }
+
+    // MARK: - Messages
+
+    private func message(_ event: JSONValue, id: String, sender: String, room: String, me: String) async throws {
+        let content = event["content"] ?? [:]
+        let relation = content["m.relates_to"]
+        // Only what people type: not other bots' notices (which must never be answered, so bots
+        // cannot loop), not edits (the command already ran), not images or files.
+        guard content["msgtype"]?.stringValue == "m.text", relation?["rel_type"]?.stringValue != "m.replace",
+            let rawBody = content["body"]?.stringValue
+        else { return }
+        let repliedID = relation?["m.in_reply_to"]?["event_id"]?.stringValue
+        let body = repliedID == nil ? rawBody : MatrixText.withoutReplyFallback(rawBody)
+        let known = await identity.current()
+        let mention = MatrixMention(
+            user: me, displayName: known?.displayName, mentionedUsers: content["m.mentions"]?["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            formattedBody: content["formatted_body"]?.stringValue)
+        guard let line = MatrixCommandLine.line(body, mention: mention, isReply: repliedID != nil) else { return }
+        let thread = relation?["rel_type"]?.stringValue == "m.thread" ? relation?["event_id"]?.stringValue : nil
+        var repliedTo: String?
+        // In a thread, clients set `m.in_reply_to` to the latest event as a fallback: only a
+        // reply the person chose (`is_falling_back` false) is one.
+        let chosenReply = thread == nil || relation?["is_falling_back"]?.boolValue != true
+        if let repliedID, chosenReply { repliedTo = await text(of: repliedID, room: room) }
+        let team = MatrixAddress.team(room: room)
+        let relayEvent = Event(
+            platform: MatrixPlatform.name, team: team, channel: room, thread: thread, user: sender, userName: MatrixID.localpart(of: sender), text: line,
+            repliedTo: repliedTo, eventKey: "event:\(id)")
+        try await submit(relayEvent, address: MatrixAddress(team: team, room: room, user: sender, replyTo: id, thread: thread), me: me)
+    }
+
+    /// The plain text of an event the bot can read, without its own reply fallback; nil when it
+    /// cannot be fetched or has no text.
+    private func text(of eventID: String, room: String) async -> String? {
+        do throws(MatrixAPIError) {
+            let event = try await api.event(room: room, id: eventID)
+            guard let body = event["content"]?["body"]?.stringValue else { return nil }
+            return event["content"]?["m.relates_to"]?["m.in_reply_to"] == nil ? body : MatrixText.withoutReplyFallback(body)
+        } catch {
+            logger.notice("matrix: could not read the message a command replies to", metadata: ["reason": "\(error.reason)"])
+            return nil
+        }
+    }
+
+    /// Submits `event`; a refusal for being one too many is answered at once, and "typing…" shows
+    /// while the models work.
+    private func submit(_ event: Event, address: MatrixAddress, me: String) async throws {
+        let submission = try await inbox.submit(event, route: address.route)
+        if let busy = submission.busyMessage {
+            try? await inbox.post(.error(busy), route: address.route)
+        } else if case .accepted = submission {
+            // Cosmetic, so never waited for.
+            Task { [api] in try? await api.typing(room: address.room, user: me, on: true) }
+        }
+    }
+
+    // MARK: - Reactions
+
+    private func reaction(_ event: JSONValue, id: String, sender: String, room: String, me: String) async throws {
+        guard let relation = event["content"]?["m.relates_to"], relation["rel_type"]?.stringValue == "m.annotation",
+            let target = relation["event_id"]?.stringValue, let key = relation["key"]?.stringValue
+        else { return }
+        let team = MatrixAddress.team(room: room)
+        let address = MatrixAddress(team: team, room: room, user: sender, replyTo: target)
+        var line: String?
+        var repliedTo: String?
+        if MatrixText.bare(key) == MatrixText.bare(configuration.tribunalReaction) {
+            guard let text = await text(of: target, room: room) else {
+                try? await inbox.post(
+                    .error("I cannot read that message (it may be encrypted or gone). Reply to it with !tribunal instead."), route: address.route)
+                return
+            }
+            line = "/tribunal"
+            repliedTo = text
+        } else if let right = LedgerReference.mark(fromEmoji: key) {
+            guard let reacted = try? await api.event(room: room, id: target), reacted["sender"]?.stringValue == me,
+                let body = reacted["content"]?["body"]?.stringValue, let ledger = LedgerReference.id(in: body)
+            else { return }
+            line = LedgerReference.markCommand(ledger, right: right)
+        }
+        guard let line else { return }
+        let relayEvent = Event(
+            platform: MatrixPlatform.name, team: team, channel: room, user: sender, userName: MatrixID.localpart(of: sender), text: line,
+            repliedTo: repliedTo, eventKey: "event:\(id)")
+        try await submit(relayEvent, address: address, me: me)
+    }
+
+    // MARK: - Rooms
+
+    /// Accepts an invitation (from an allowed server) or declines it. False when the homeserver
+    /// could not be reached (the batch is asked for again); a refusal is final.
+    func invited(to room: String, state: [JSONValue], me: String) async -> Bool {
+        let invite = state.last { $0["type"]?.stringValue == "m.room.member" && $0["state_key"]?.stringValue == me }
+        let inviter = invite?["sender"]?.stringValue
+        let accept = configuration.acceptsInvite(from: inviter)
+        do throws(MatrixAPIError) {
+            if accept { try await api.join(room: room) } else { try await api.leave(room: room) }
+            logger.info(
+                accept ? "matrix: joined a room on invitation" : "matrix: declined an invitation from a server not in MATRIX_ALLOWED_SERVERS",
+                metadata: ["matrix.room": "\(room)", "matrix.inviter": "\(inviter ?? "?")"])
+            return true
+        } catch {
+            logger.warning("matrix: could not answer an invitation", metadata: ["reason": "\(error.reason)"])
+            return !error.isRetryable
+        }
+    }
+
+    /// Says once, in the room, that the bot cannot read it: it does not do end-to-end encryption.
+    /// Once for good: the outbox keeps the key.
+    func encrypted(room: String) async {
+        let text =
+            "This room is end-to-end encrypted, and Rhea Relay cannot read encrypted messages, so it will not answer here. "
+            + "Invite it to a room without encryption (encryption is chosen when a room is made and cannot be turned off)."
+        var notice = Reply.info(text, title: "Rhea Relay cannot read this room")
+        notice.isPrivate = false
+        let address = MatrixAddress(team: MatrixAddress.team(room: room), room: room, user: "")
+        do {
+            _ = try await inbox.post(notice, route: address.route, onceAs: "matrix:encrypted:\(room)", replacing: nil)
+        } catch {
+            logger.warning("matrix: could not queue the note about an encrypted room", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Logging
+import RelayCore
+import RelayPlatform
+import ServiceLifecycle
+
+/// `/sync` long polling, while this replica holds the `matrix.sync` lease: one syncing process
+/// per bot, so each event is read once.
+///
+/// The position (`next_batch`) is kept in the lease's state after each handled batch, and only
+/// then: a restart, or a replica taking over, starts from the last batch handled, so nothing is
+/// missed, and what a crash makes come again is recognised by its event id (the inbox's dedupe
+/// key). The very first sync of a bot starts from now: it reads the rooms' state, not their
+/// history, so old commands are not run. Errors back off (jittered, up to 30 s) and reset after
+/// a good answer; a graceful shutdown cancels the waiting request at once.
+struct MatrixSyncer {
+    let api: any MatrixAPI
+    let inbound: MatrixInbound
+    let identity: MatrixIdentity
+    let timeout: Duration
+    let clock: any RelayClock
+    let logger: Logger
+
+    /// Only what the relay reads: messages, reactions and encrypted events in the timeline, and
+    /// whether a room is encrypted; no presence, receipts, typing or account data.
+    static let filter =
+        #"{"presence":{"types":[]},"account_data":{"types":[]},"room":{"timeline":{"limit":100,"types":["m.room.message","m.reaction","m.room.encrypted"]},"state":{"types":["m.room.encryption"]},"ephemeral":{"types":[]},"account_data":{"types":[]}}}"#
+
+    /// Syncs under `grant` until cancelled or a graceful shutdown.
+    func run(_ grant: LeaseGrant) async {
+        await cancelWhenGracefulShutdown {
+            await self.sync(grant: grant)
+        }
+    }
+
+    private func sync(grant: LeaseGrant) async {
+        var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
+        var me: String?
+        var since: String?
+        while !Task.isCancelled {
+            // Who the bot is comes first: its own events are told apart by it, and a position
+            // saved for another account means nothing to this one.
+            if me == nil {
+                guard let known = await identity.current() else {
+                    try? await clock.sleep(for: backoff.next())
+                    continue
+                }
+                me = known.user
+                since = grant.state.flatMap(MatrixSyncState.init(saved:)).flatMap { $0.user == known.user ? $0.since : nil }
+                logger.info("matrix: syncing", metadata: ["matrix.user": "\(known.user)", "matrix.resumed": "\(since != nil)"])
+            }
+            guard let user = me else { continue }
+            do throws(MatrixAPIError) {
+                let first = since == nil
+                let answer = try await api.sync(since: since, timeout: first ? .zero : timeout, filter: Self.filter)
+                backoff.reset()
+                guard let next = answer["next_batch"]?.stringValue, !next.isEmpty else {
+                    throw .malformed(endpoint: "sync", reason: "no next_batch")
+                }
+                if await handle(answer, me: user, history: first) {
+                    since = next
+                    _ = await grant.saveState(MatrixSyncState(user: user, since: next).saved)
+                } else {
+                    try? await clock.sleep(for: backoff.next())
+                }
+            } catch {
+                if Task.isCancelled { return }
+                var wait = backoff.next()
+                if case .rateLimited(_, let retryAfter) = error { wait = max(wait, retryAfter) }
+                logger.warning("matrix: sync failed; trying again", metadata: ["reason": "\(error.reason)", "matrix.retry_in": "\(wait)"])
+                try? await clock.sleep(for: wait)
+            }
+        }
+    }
+
+    /// Handles one sync answer: invitations, then each joined room's news. False when something
+    /// to run could not be stored (the batch is asked for again). `history`: the first sync,
+    /// whose timelines are the past, not news.
+    private func handle(_ answer: JSONValue, me: String, history: Bool) async -> Bool {
+        for (room, invite) in answer["rooms"]?["invite"]?.objectValue ?? [:] {
+            guard await inbound.invited(to: room, state: invite["invite_state"]?["events"]?.arrayValue ?? [], me: me) else { return false }
+        }
+        for (room, joined) in answer["rooms"]?["join"]?.objectValue ?? [:] {
+            let timeline = joined["timeline"]?["events"]?.arrayValue ?? []
+            let state = joined["state"]?["events"]?.arrayValue ?? []
+            if (state + timeline).contains(where: { $0["type"]?.stringValue == "m.room.encryption" || $0["type"]?.stringValue == "m.room.encrypted" }) {
+                await inbound.encrypted(room: room)
+            }
+            guard !history else { continue }
+            for event in timeline {
+                do {
+                    try await inbound.handle(event, room: room, me: me)
+                } catch {
+                    logger.error("matrix: could not store an event; the batch will be asked for again", metadata: ["error": "\(error)"])
+                    return false
+                }
+            }
+        }
+        return true
+    }
+}
+
+/// Where a syncer got to, kept in the `matrix.sync` lease for the next one: the position and
+/// the account it belongs to.
+struct MatrixSyncState: Sendable, Hashable {
+    var user: String
+    var since: String
+
+    init(user: String, since: String) {
+        self.user = user
+        self.since = since
+    }
+
+    /// Reads what `saved` wrote; nil for anything else.
+    init?(saved text: String) {
+        guard let json = JSONValue.parse(Array(text.utf8)), let user = json["user"]?.stringValue, let since = json["since"]?.stringValue, !since.isEmpty
+        else { return nil }
+        self.init(user: user, since: since)
+    }
+
+    var saved: String {
+        String(decoding: JSONValue.object(["user": .string(user), "since": .string(since)]).encoded(), as: UTF8.self)
+    }
+}

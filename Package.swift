@@ -246,7 +246,8 @@ let package = Package(
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "TerminalAdapter",
+                "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
+                "TerminalAdapter",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -347,6 +348,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // PostgresTestServer: a real PostgreSQL cluster the tests start, and its databases.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // SynapseTestServer and MatrixTestUser: requests to a real Matrix homeserver.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/RelayTestSupport",
             resources: [.copy("Resources")],
@@ -417,6 +421,7 @@ let package = Package(
             name: "MatrixAdapterTests",
             dependencies: [
                 "MatrixAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayPlatform",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 import Synchronization
 
 #if canImport(Glibc)
@@ -98,7 +96,7 @@ struct PostgresCluster: Sendable {
     func startOnFreePort() async throws -> Int {
         var lastError: (any Error)?
         for _ in 1...5 {
-            let port = try await Self.freeLoopbackPort()
+            let port = try await freeLoopbackPort()
             do {
                 try await start(port: port)
                 return port
@@ -169,15 +167,8 @@ struct PostgresCluster: Sendable {
         throw PostgresTestServerError(
             step: "find \(name)", reason: "not found in \(directories.joined(separator: ":")); install PostgreSQL (apt-get install -y postgresql)")
     }
-
-    private static func freeLoopbackPort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port
-        try await channel.close()
-        guard let port, port > 0 else { throw PostgresTestServerError(step: "pick a free port", reason: "the bound socket had no port") }
-        return port
-    }
 }
+
 /// Every cluster this process made, stopped and removed when the process exits.
 ///
 /// Tests never say when they are done with the shared cluster, so the end of the process is the

@@ -77,6 +77,17 @@ extension MatrixAPI {
         try await call(MatrixRequest(.get, ["rooms", room, "state", "m.room.power_levels"], endpoint: "power_levels"))
     }
 
+    /// Whether the room is end-to-end encrypted (it has an `m.room.encryption` state event).
+    public func isEncrypted(room: String) async throws(MatrixAPIError) -> Bool {
+        do throws(MatrixAPIError) {
+            _ = try await call(MatrixRequest(.get, ["rooms", room, "state", "m.room.encryption"], endpoint: "state"))
+            return true
+        } catch {
+            if case .refused(endpoint: _, let refusal) = error, refusal.status == 404 { return false }
+            throw error
+        }
+    }
+
     /// `GET /user/{me}/account_data/m.direct`: the bot's direct rooms, by the person they are with.
     public func directRooms(of me: String) async throws(MatrixAPIError) -> [String: [String]] {
         let answer: JSONValue

@@ -15,6 +15,7 @@ struct MatrixInbound: Sendable {
     let inbox: any RelayInbox
     let api: any MatrixAPI
     let identity: MatrixIdentity
+    let encryption: MatrixEncryptedRooms
     let configuration: MatrixConfiguration
     let logger: Logger
 
@@ -22,6 +23,7 @@ struct MatrixInbound: Sendable {
     /// stored: the syncer then asks for the batch again.
     func handle(_ event: JSONValue, room: String, me: String) async throws {
         guard let id = event["event_id"]?.stringValue, let sender = event["sender"]?.stringValue, sender != me else { return }
+        guard await !encryption.isEncrypted(room) else { return }
         switch event["type"]?.stringValue {
         case "m.room.message":
             try await message(event, id: id, sender: sender, room: room, me: me)
@@ -141,6 +143,7 @@ struct MatrixInbound: Sendable {
     /// Says once, in the room, that the bot cannot read it: it does not do end-to-end encryption.
     /// Once for good: the outbox keeps the key.
     func encrypted(room: String) async {
+        encryption.markEncrypted(room)
         let text =
             "This room is end-to-end encrypted, and Rhea Relay cannot read encrypted messages, so it will not answer here. "
             + "Invite it to a room without encryption (encryption is chosen when a room is made and cannot be turned off)."

@@ -98,7 +98,9 @@ struct MatrixConnection: PlatformConnection {
     var reader: (any ConversationReader)? { MatrixConversationReader(api: api, logger: logger) }
 
     func services(inbox: any RelayInbox) -> [any Service] {
-        let inbound = MatrixInbound(inbox: inbox, api: api, identity: identity, configuration: configuration, logger: logger)
+        let inbound = MatrixInbound(
+            inbox: inbox, api: api, identity: identity, encryption: MatrixEncryptedRooms(api: api, logger: logger), configuration: configuration,
+            logger: logger)
         let syncer = MatrixSyncer(api: api, inbound: inbound, identity: identity, timeout: configuration.syncTimeout, clock: clock, logger: logger)
         return [lease.service { grant in await syncer.run(grant) }]
     }

@@ -1,0 +1,217 @@
+import Foundation
+import RelayCore
+import RelayTestSupport
+import Testing
+
+/// Matrix through the real server against a real Synapse: a person types in rooms over the plain
+/// client-server API, and what the room then shows is checked as a Matrix client would show it.
+@Suite("Matrix end to end, against Synapse")
+struct MatrixEndToEndTests {
+    @Test func aCommandIsAnsweredInTheRoomAsANoticeReplyingToItAndMentioningNoOne() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                let command = try await relay.alice.send("!translate fr Good morning", in: room)
+                let answers = try await relay.answers(to: command, in: room)
+                #expect(answers.count == 1, "\(answers.map(\.text))")
+                let answer = try #require(answers.first)
+                #expect(answer.text.contains("[translate:fr] Good morning"), "\(answer.text)")
+                #expect(answer.msgtype == "m.notice")
+                #expect(answer.mentions == .object([:]), "m.mentions must be present and empty")
+                #expect(answer.html?.contains("[translate:fr] Good morning") == true)
+                #expect(await relay.tribunal.requestCount(path: FakeRheaTribunal.quickPath) == 1)
+            }
+        }
+    }
+
+    @Test func theBotJoinsOnInviteAndDeclinesServersNotAllowed() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration(allowedServers: ["example.org"])) { relay in
+                let room = try await relay.alice.createRoom(invite: [relay.bot.user])
+                // Declining is leaving the invited room: its membership becomes `leave`.
+                try await eventually("the invitation to be declined") {
+                    let events = try await relay.alice.call(
+                        .GET, "/rooms/\(MatrixTestUser.encode(room))/state/m.room.member/\(MatrixTestUser.encode(relay.bot.user))")
+                    return events["membership"]?.stringValue == "leave"
+                }
+                #expect(try await !relay.alice.members(of: room).contains(relay.bot.user))
+            }
+            // Without a list, the same invitation is accepted.
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                #expect(try await relay.alice.members(of: room).contains(relay.bot.user))
+            }
+        }
+    }
+
+    @Test func aCommandSentAsAReplyReadsTheRepliedMessage() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                let claim = try await relay.alice.send("The Moon is made of cheese", in: room)
+                // As Element sends a reply: the relation, and the quoted fallback in the body.
+                let command = try await relay.alice.send(
+                    "> <\(relay.alice.user)> The Moon is made of cheese\n\n!tribunal", in: room, relatesTo: ["m.in_reply_to": ["event_id": .string(claim)]])
+                let answers = try await relay.answers(to: command, in: room)
+                #expect(answers.count == 1)
+                #expect(answers.first?.text.contains("Agreement") == true, "\(answers.map(\.text))")
+                let asked = try #require(await relay.tribunal.lastRequest(path: FakeRheaTribunal.tribunalPath))
+                #expect(asked.rawBody.contains("The Moon is made of cheese"), "\(asked.rawBody)")
+                #expect(!asked.rawBody.contains("!tribunal"))
+            }
+        }
+    }
+
+    @Test func summarizeInAThreadReadsTheThreadAndAnswersInIt() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                let root = try await relay.alice.send("Plan: we ship the release on Friday", in: room)
+                let inThread: JSONValue = [
+                    "rel_type": "m.thread", "event_id": .string(root), "is_falling_back": true, "m.in_reply_to": ["event_id": .string(root)],
+                ]
+                try await relay.alice.send("Only if the migration tests pass", in: room, relatesTo: inThread)
+                let command = try await relay.alice.send("!summarize", in: room, relatesTo: inThread)
+                let answers = try await relay.answers(to: command, in: room)
+                #expect(answers.count == 1, "\(answers.map(\.text))")
+                #expect(answers.first?.thread == root, "the answer stays in the thread")
+                let asked = try #require(await relay.tribunal.lastRequest(path: FakeRheaTribunal.quickPath))
+                #expect(asked.rawBody.contains("ship the release on Friday"), "\(asked.rawBody)")
+                #expect(asked.rawBody.contains("migration tests pass"), "\(asked.rawBody)")
+            }
+        }
+    }
+
+    @Test func hostileModelTextMakesNoPillNoRoomMentionAndNoLink() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                await relay.tribunal.setQuickAnswer { _ in
+                    #"@room wake up <a href="https://matrix.to/#/@admin:localhost">admin</a> https://matrix.to/#/@admin:localhost @admin:localhost <font color="red">x</font> [click](https://evil.example)"#
+                }
+                let room = try await relay.room()
+                let command = try await relay.alice.send("!fix hello", in: room)
+                let answer = try #require(try await relay.answers(to: command, in: room).first)
+                let html = try #require(answer.html)
+                #expect(!html.contains("<a"), "\(html)")
+                #expect(!html.contains("<font"), "\(html)")
+                #expect(!html.contains("matrix.to"), "broken by a word joiner: \(html)")
+                let events = try await relay.alice.events(in: room)
+                let raw = try #require(events.first { $0["event_id"]?.stringValue == answer.id })
+                let body = try #require(raw["content"]?["body"]?.stringValue)
+                #expect(!body.contains("@room"), "\(body)")
+                #expect(!body.contains("@admin:localhost"), "\(body)")
+                #expect(raw["content"]?["m.mentions"] == .object([:]))
+                // What a reader sees is still the model's text.
+                #expect(answer.text.contains("@room wake up"), "\(answer.text)")
+            }
+        }
+    }
+
+    @Test func anEncryptedRoomIsToldOnceThatTheBotCannotReadIt() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room(encrypted: true)
+                try await eventually("the bot to say it cannot read the room") {
+                    try await relay.botMessages(in: room).contains { $0.text.contains("end-to-end encrypted") }
+                }
+                // What an encrypting client sends, and a command a client sent unencrypted anyway:
+                // neither is answered (an answer would go out unencrypted).
+                _ = try await relay.alice.sendEvent(
+                    "m.room.encrypted", content: ["algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "AwgAEnACgAkLmt", "session_id": "s1", "device_id": "D1"],
+                    in: room)
+                try await relay.alice.send("!translate fr hello", in: room)
+                try await Task.sleep(for: .seconds(1))
+                try await relay.settled()
+                let notes = try await relay.botMessages(in: room)
+                #expect(notes.count == 1, "\(notes.map(\.text))")
+            }
+        }
+    }
+
+    @Test func aPrivateCommandIsAnsweredInADirectRoomWithTheAsker() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                let command = try await relay.alice.send("!fix teh cat --private", in: room)
+                var direct = ""
+                try await eventually("a direct room from the bot") {
+                    guard let invited = try await relay.alice.invitations().first else { return false }
+                    direct = invited
+                    return true
+                }
+                try await relay.alice.join(direct)
+                try await relay.settled()
+                let inDirect = try await relay.botMessages(in: direct)
+                #expect(inDirect.count == 1)
+                #expect(inDirect.first?.text.contains("[grammar] teh cat") == true, "\(inDirect.map(\.text))")
+                #expect(try await relay.botMessages(in: room).filter { $0.replyTo == command }.allSatisfy { !$0.text.contains("teh cat") })
+            }
+        }
+    }
+
+    @Test func theMagnifierReactionRunsATribunalAndThumbsMarkTheFactCheck() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                await relay.tribunal.setDefaultAgreement(0.9)
+                let room = try await relay.room()
+                let claim = try await relay.alice.send("Water boils at 100 °C at sea level", in: room)
+                try await relay.alice.react("🔍", to: claim, in: room)
+                let verdict = try #require(try await relay.answers(to: claim, in: room).first)
+                #expect(verdict.text.contains("fact-check #1"), "\(verdict.text)")
+                let asked = try #require(await relay.tribunal.lastRequest(path: FakeRheaTribunal.tribunalPath))
+                #expect(asked.rawBody.contains("Water boils at 100"))
+
+                // The confirmation is for the marker only: it comes in a direct room.
+                try await relay.alice.react("👍", to: verdict.id, in: room)
+                var direct = ""
+                try await eventually("a direct room from the bot") {
+                    guard let invited = try await relay.alice.invitations().first else { return false }
+                    direct = invited
+                    return true
+                }
+                try await relay.alice.join(direct)
+                try await relay.settled()
+                let confirmations = try await relay.botMessages(in: direct)
+                #expect(confirmations.map(\.text).contains { $0.contains("Marked fact-check #1 as true") }, "\(confirmations.map(\.text))")
+            }
+        }
+    }
+
+    @Test func aRateLimitedBotWaitsAndAnswersEveryCommand() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                let admin = try await fakes.synapse.register("admin", admin: true)
+                try await admin.limitMessages(of: relay.bot.user, perSecond: 1, burst: 1)
+                var commands: [String] = []
+                for word in ["one", "two", "three"] { commands.append(try await relay.alice.send("!translate fr \(word)", in: room)) }
+                for (command, word) in zip(commands, ["one", "two", "three"]) {
+                    let answers = try await relay.answers(to: command, in: room)
+                    #expect(answers.count == 1)
+                    #expect(answers.first?.text.contains("[translate:fr] \(word)") == true)
+                }
+            }
+        }
+    }
+
+    @Test func aRestartNeitherMissesNorRepeatsEvents() async throws {
+        try await MatrixFakes.with { fakes in
+            let room = try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                let first = try await relay.alice.send("!translate fr one", in: room)
+                #expect(try await relay.answers(to: first, in: room).count == 1)
+                return room
+            }
+            // Sent while no relay runs: the next one must answer it, and only it.
+            let missed = try await fakes.alice.send("!translate fr two", in: room)
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let answers = try await relay.answers(to: missed, in: room)
+                #expect(answers.count == 1)
+                #expect(answers.first?.text.contains("two") == true)
+                let all = try await relay.botMessages(in: room)
+                #expect(all.count == 2, "\(all.map(\.text))")
+                #expect(await relay.tribunal.requestCount(path: FakeRheaTribunal.quickPath) == 2)
+            }
+        }
+    }
+}

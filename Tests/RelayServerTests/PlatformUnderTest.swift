@@ -18,6 +18,9 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Updates POSTed to the webhook with the secret token, in a group; answered as a reply to the
     /// command's message (progress edited into the result), private results in the asker's chat.
     case telegram
+    /// `!cmd …` typed in a room on a real Synapse; answered as a notice replying to the command
+    /// (progress edited into the result), private results in a direct room with the asker.
+    case matrix
     var testDescription: String { rawValue }
 }
 
@@ -88,6 +91,10 @@ func withPlatform<T: Sendable>(_ kind: PlatformKind, _ body: @escaping @Sendable
     case .telegram:
         try await TelegramFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in try await body(TelegramUnderTest(relay: relay)) }
+        }
+    case .matrix:
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in try await body(MatrixUnderTest(relay: relay, room: try await relay.room())) }
         }
     }
 }

@@ -14,7 +14,9 @@ import ServiceLifecycle
 public struct MatrixPlatform: ChatPlatform {
     public static let name = "matrix"
     public static let secretVariables = ["MATRIX_ACCESS_TOKEN"]
+    /// The homeserver's URL goes with the token: a token is only good on its own homeserver.
     public static let deployVariables = [DeployVariable("MATRIX_ACCESS_TOKEN"), DeployVariable("MATRIX_HOMESERVER_URL", example: "https://matrix.example.org")]
+    public static let apiURLVariables = ["MATRIX_HOMESERVER_URL"]
 
     public let configuration: MatrixConfiguration
 

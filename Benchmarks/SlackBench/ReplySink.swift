@@ -63,16 +63,7 @@ final class ReplySink: Sendable {
         router.patch("api/v10/webhooks/:application/:token/messages/@original", use: discordReply)
         router.post("api/v10/webhooks/:application/:token", use: discordReply)
         router.post("api/v10/channels/:channel/messages", use: discordReply)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }, logger: logger)
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else { throw BenchError("the reply sink did not start") }
+        let (port, task) = try await startLoopbackApp(router, name: "reply sink", logger: logger)
         let sink = ReplySink(port: port, task: task)
         box.withLock { $0 = sink }
         return sink

@@ -133,14 +133,7 @@ struct MatrixEndToEndTests {
             try await fakes.withRelay(fakes.configuration()) { relay in
                 let room = try await relay.room()
                 let command = try await relay.alice.send("!fix teh cat --private", in: room)
-                var direct = ""
-                try await eventually("a direct room from the bot") {
-                    guard let invited = try await relay.alice.invitations().first else { return false }
-                    direct = invited
-                    return true
-                }
-                try await relay.alice.join(direct)
-                try await relay.settled()
+                let direct = try await relay.joinDirectRoom()
                 let inDirect = try await relay.botMessages(in: direct)
                 #expect(inDirect.count == 1)
                 #expect(inDirect.first?.text.contains("[grammar] teh cat") == true, "\(inDirect.map(\.text))")
@@ -163,14 +156,7 @@ struct MatrixEndToEndTests {
 
                 // The confirmation is for the marker only: it comes in a direct room.
                 try await relay.alice.react("👍", to: verdict.id, in: room)
-                var direct = ""
-                try await eventually("a direct room from the bot") {
-                    guard let invited = try await relay.alice.invitations().first else { return false }
-                    direct = invited
-                    return true
-                }
-                try await relay.alice.join(direct)
-                try await relay.settled()
+                let direct = try await relay.joinDirectRoom()
                 let confirmations = try await relay.botMessages(in: direct)
                 #expect(confirmations.map(\.text).contains { $0.contains("Marked fact-check #1 as true") }, "\(confirmations.map(\.text))")
             }

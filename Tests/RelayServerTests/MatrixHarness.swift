@@ -80,6 +80,20 @@ struct MatrixRelay: Sendable {
         return room
     }
 
+    /// The direct room the bot opened with alice (for a private answer), once she has joined it
+    /// and the relay is idle again.
+    func joinDirectRoom() async throws -> String {
+        var direct = ""
+        try await eventually("a direct room from the bot") {
+            guard let invited = try await alice.invitations().first else { return false }
+            direct = invited
+            return true
+        }
+        try await alice.join(direct)
+        try await settled()
+        return direct
+    }
+
     /// Waits until no run is in flight and the outbox is empty.
     func settled() async throws {
         try await eventually("the relay to be idle (no run in flight, outbox empty)") {

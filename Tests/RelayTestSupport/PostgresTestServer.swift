@@ -23,20 +23,11 @@ public struct PostgresTestServer: Sendable {
     /// The host the server listens on: loopback only.
     public var host: String { "127.0.0.1" }
 
-    private static let sharedStart = Mutex<Task<PostgresTestServer, any Error>?>(nil)
+    private static let sharedStart = SharedStart<PostgresTestServer>()
 
-    /// The test process's shared cluster, started on the first call. Concurrent first calls
-    /// wait for the same start; a failed start fails every caller the same way rather than
-    /// trying again for each test.
+    /// The test process's shared cluster, started on the first call (`SharedStart`).
     public static func shared() async throws -> PostgresTestServer {
-        let start = sharedStart.withLock { slot in
-            if let slot { return slot }
-            // Unstructured, so a cancelled first caller does not cancel the start others wait for.
-            let task = Task { try await startPrivate() }
-            slot = task
-            return task
-        }
-        return try await start.value
+        try await sharedStart.value { try await startPrivate() }
     }
 
     /// Starts a cluster of its own, for a test that stops or restarts the server; `durable`

@@ -21,17 +21,11 @@ public enum PythonPeers {
     /// The modules that must import for the environment to count as ready.
     static let modules = ["synapse", "mattermostdriver"]
 
-    private static let ready = Mutex<Task<String, any Error>?>(nil)
+    private static let ready = SharedStart<String>()
 
     /// The environment's folder, made on the first call if needed.
     public static func venv() async throws -> String {
-        let task = ready.withLock { slot in
-            if let slot { return slot }
-            let task = Task { try await prepare() }
-            slot = task
-            return task
-        }
-        return try await task.value
+        try await ready.value { try await prepare() }
     }
 
     /// The environment's `python`.

@@ -27,18 +27,11 @@ public struct SynapseTestServer: Sendable {
     let sharedSecret: String
     let folder: String
 
-    private static let sharedStart = Mutex<Task<SynapseTestServer, any Error>?>(nil)
+    private static let sharedStart = SharedStart<SynapseTestServer>()
 
-    /// The test process's shared homeserver, started on the first call; a failed start fails
-    /// every caller the same way.
+    /// The test process's shared homeserver, started on the first call (`SharedStart`).
     public static func shared() async throws -> SynapseTestServer {
-        let start = sharedStart.withLock { slot in
-            if let slot { return slot }
-            let task = Task { try await startPrivate() }
-            slot = task
-            return task
-        }
-        return try await start.value
+        try await sharedStart.value { try await startPrivate() }
     }
 
     /// Starts a homeserver of its own.

@@ -1,0 +1,18 @@
+import Hummingbird
+import Logging
+
+/// Runs `router` as an HTTP server on a free loopback port, in the background: the port, and the
+/// task to cancel to stop it. `name` says which server did not start.
+func startLoopbackApp(_ router: Router<BasicRequestContext>, name: String, logger: Logger) async throws -> (port: Int, task: Task<Void, any Error>) {
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+        onServerRunning: { channel in
+            continuation.yield(channel.localAddress?.port ?? 0)
+            continuation.finish()
+        }, logger: logger)
+    let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+    var iterator = ports.makeAsyncIterator()
+    guard let port = await iterator.next(), port > 0 else { throw BenchError("the \(name) did not start") }
+    return (port, task)
+}

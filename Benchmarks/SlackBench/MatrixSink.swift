@@ -1,0 +1,151 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RelayCore
+import Synchronization
+
+/// A homeserver for a `--platform matrix` run: the client-server calls the relay makes, answered
+/// in process, so what the run measures is the relay's own cost (a real Synapse, the tests' peer,
+/// would take the load generator's core for itself).
+///
+/// Commands are events the bench puts in the next `/sync` answer (`post(_:user:)`): each user types
+/// in a room of their own, and command `index`'s event id is `$cmd<index>`. The relay answers with
+/// a `PUT …/send/m.room.message/{txnId}` replying to it (`m.in_reply_to`), which is handed to the
+/// `ReplySink`; a repeated transaction id is answered with the event it already made, as a
+/// homeserver does, and counted once. `/sync` is a long poll: it answers as soon as events wait,
+/// else after its timeout.
+final class MatrixSink: Sendable {
+    private struct State {
+        var pending: [String: [JSONValue]] = [:]
+        var batch = 0
+        var sent: [String: String] = [:]
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    static let bot = "@relay:bench"
+    static let token = "syt_bench_matrix_token"
+
+    private let state = Mutex(State())
+    private let task: Task<Void, any Error>
+    /// Where accepted replies are recorded.
+    private let replies: ReplySink
+    let port: Int
+
+    private init(port: Int, task: Task<Void, any Error>, replies: ReplySink) {
+        self.port = port
+        self.task = task
+        self.replies = replies
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// The server's environment for this homeserver.
+    var environment: [String: String] { ["MATRIX_HOMESERVER_URL": url, "MATRIX_ACCESS_TOKEN": Self.token] }
+
+    /// The room user `user` types in.
+    static func room(for user: Int) -> String { "!room\(user):bench" }
+
+    /// Puts command `index`, typed by `user`, in the next `/sync` answer.
+    func post(_ index: Int, user: Int, text: String) {
+        let event: JSONValue = [
+            "type": "m.room.message", "event_id": .string("$cmd\(index)"), "sender": .string("@user\(user):bench"),
+            "origin_server_ts": .int(Int(Date().timeIntervalSince1970 * 1000)), "content": ["msgtype": "m.text", "body": .string(text)],
+        ]
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.pending[Self.room(for: user), default: []].append(event)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    static func start(forwardingTo sink: ReplySink, logger: Logger) async throws -> MatrixSink {
+        let box = Mutex<MatrixSink?>(nil)
+        let router = Router()
+        let json: @Sendable (JSONValue) -> Response = { value in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.encoded())))
+        }
+        router.get("_matrix/client/v3/account/whoami") { _, _ in json(["user_id": .string(bot)]) }
+        router.get("_matrix/client/v3/profile/:user/displayname") { _, _ in json(["displayname": "Relay"]) }
+        router.get("_matrix/client/v3/rooms/:room/state/m.room.encryption") { _, _ in
+            Response(
+                status: .notFound, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"errcode":"M_NOT_FOUND","error":"Event not found."}"#)))
+        }
+        router.put("_matrix/client/v3/rooms/:room/typing/:user") { _, _ in json([:]) }
+        router.get("_matrix/client/v3/sync") { request, _ in
+            guard let sink = box.withLock({ $0 }) else { return json([:]) }
+            let timeout = request.uri.queryParameters.get("timeout").flatMap { Int($0) } ?? 0
+            return json(await sink.sync(timeout: .milliseconds(min(timeout, 30_000))))
+        }
+        router.put("_matrix/client/v3/rooms/:room/send/:type/:txn") { request, context in
+            let arrived = ContinuousClock.now
+            let body = try await request.body.collect(upTo: 1 << 20)
+            guard let sink = box.withLock({ $0 }), let txn = context.parameters.get("txn") else { return json([:]) }
+            let content = JSONValue.parse(body.readableBytesView)
+            let (event, isNew) = sink.state.withLock { state -> (String, Bool) in
+                if let known = state.sent[txn] { return (known, false) }
+                let event = "$reply\(state.sent.count)"
+                state.sent[txn] = event
+                return (event, true)
+            }
+            if isNew, let command = content?["m.relates_to"]?["m.in_reply_to"]?["event_id"]?.stringValue, command.hasPrefix("$cmd"),
+                let index = Int(command.dropFirst(4))
+            {
+                sink.replies.arrived(index, at: arrived, busy: content?["body"]?.stringValue?.contains("ahead of you") ?? false)
+            }
+            return json(["event_id": .string(event)])
+        }
+        let (port, task) = try await startLoopbackApp(router, name: "Matrix homeserver", logger: logger)
+        let matrix = MatrixSink(port: port, task: task, replies: sink)
+        box.withLock { $0 = matrix }
+        return matrix
+    }
+
+    /// The next `/sync` answer: the events waiting, at once, or none after `timeout`.
+    private func sync(timeout: Duration) async -> JSONValue {
+        if state.withLock({ $0.pending.isEmpty }), timeout > .zero {
+            let timer = Task {
+                try await Task.sleep(for: timeout)
+                self.wake()
+            }
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if !state.pending.isEmpty { return true }
+                    state.waiter?.resume()
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+            timer.cancel()
+        }
+        let (rooms, batch) = take()
+        var join: [String: JSONValue] = [:]
+        for (room, events) in rooms { join[room] = ["timeline": ["events": .array(events), "limited": false]] }
+        return ["next_batch": .string("s\(batch)"), "rooms": ["join": .object(join)]]
+    }
+
+    private func take() -> ([String: [JSONValue]], Int) {
+        state.withLock { state in
+            let rooms = state.pending
+            state.pending = [:]
+            state.batch += 1
+            return (rooms, state.batch)
+        }
+    }
+
+    private func wake() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
+    }
+
+    func stop() async {
+        wake()
+        task.cancel()
+        _ = await task.result
+    }
+}

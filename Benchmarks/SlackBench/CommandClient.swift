@@ -10,7 +10,8 @@ import RelayTestSupport
 /// an application command interaction signed with Ed25519, each with its own interaction
 /// token, whose `@original` the relay edits at the sink), or as Telegram would (the same command
 /// typed in a private chat with the bot, as a `message` update POSTed to the webhook with its
-/// secret token; the relay answers with a `sendMessage` replying to it at the fake Bot API).
+/// secret token; the relay answers with a `sendMessage` replying to it at the fake Bot API), or
+/// as Matrix would (typed in a room, read by the relay's `/sync` from a `MatrixSink`).
 struct CommandClient: Sendable {
     let http: HTTPClient
     /// One URL per replica; a user's commands all go to the same one (`url(for:)`).
@@ -21,11 +22,13 @@ struct CommandClient: Sendable {
     var teams = 1
     let platform: BenchPlatform
     let discordSigner: FakeDiscordSigner
+    /// The homeserver commands are typed at (`--platform matrix`).
+    let matrix: MatrixSink?
 
     /// `replicas` servers listen on `port`, `port + 1`…; users are spread over them.
     init(
         http: HTTPClient, port: Int, replicas: Int = 1, secret: String, sink: ReplySink, platform: BenchPlatform = .slack,
-        discordSigner: FakeDiscordSigner
+        discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil
     ) {
         self.http = http
         let paths: [BenchPlatform: String] = [.slack: "/slack/commands", .discord: "/discord/interactions", .telegram: "/telegram/webhook"]
@@ -34,6 +37,7 @@ struct CommandClient: Sendable {
         self.sink = sink
         self.platform = platform
         self.discordSigner = discordSigner
+        self.matrix = matrix
     }
 
     /// The ack's outcome: the HTTP status, or nil when the connection failed (a killed server).
@@ -51,6 +55,7 @@ struct CommandClient: Sendable {
         switch platform {
         case .discord: return await sendInteraction(index, user: user)
         case .telegram: return await sendUpdate(index, user: user)
+        case .matrix: return typeInRoom(index, user: user)
         case .slack: break
         }
         let body = Self.form([
@@ -100,6 +105,15 @@ struct CommandClient: Sendable {
         request.headers.add(name: "X-Telegram-Bot-Api-Secret-Token", value: TelegramSink.webhookSecret)
         request.body = .bytes(ByteBuffer(bytes: update.encoded()))
         return await execute(request)
+    }
+
+    /// Command `index` typed by `user` in their room: it waits at the homeserver for the relay's
+    /// next `/sync`, so there is no acknowledgement to wait for (the "ack" is the hand-over).
+    func typeInRoom(_ index: Int, user: Int) -> Ack {
+        let sent = ContinuousClock.now
+        guard let matrix else { return Ack(sent: sent, acked: sent, status: nil, body: "") }
+        matrix.post(index, user: user, text: "!translate ja Good morning, this is command number \(index)")
+        return Ack(sent: sent, acked: .now, status: 200, body: "")
     }
 
     /// The replica user `user` talks to.

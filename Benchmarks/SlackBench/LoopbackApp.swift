@@ -16,3 +16,13 @@ func startLoopbackApp(_ router: Router<BasicRequestContext>, name: String, logge
     guard let port = await iterator.next(), port > 0 else { throw BenchError("the \(name) did not start") }
     return (port, task)
 }
+
+/// A platform's own server that a relay talks to during a run (a fake Bot API, a homeserver):
+/// what the relay is started with to reach it, and a line about what it saw.
+protocol PlatformPeer: Sendable {
+    /// The relay's environment for this server.
+    var environment: [String: String] { get }
+    /// What the server saw, for the run's line; nil when nothing to say.
+    var summary: String? { get }
+    func stop() async
+}

@@ -9,17 +9,20 @@ import Synchronization
 /// in process, so what the run measures is the relay's own cost (a real Synapse, the tests' peer,
 /// would take the load generator's core for itself).
 ///
-/// Commands are events the bench puts in the next `/sync` answer (`post(_:user:)`): each user types
-/// in a room of their own, and command `index`'s event id is `$cmd<index>`. The relay answers with
+/// Commands are events the bench adds to the timeline (`post(_:user:text:)`): each user types in a
+/// room of their own, and command `index`'s event id is `$cmd<index>`. A `/sync` answers the events
+/// after its `since` position, so a relay restarted after a kill reads again what its predecessor
+/// took but never stored, as from a homeserver. The relay answers with
 /// a `PUT …/send/m.room.message/{txnId}` replying to it (`m.in_reply_to`), which is handed to the
 /// `ReplySink`; a repeated transaction id is answered with the event it already made, as a
 /// homeserver does, and counted once. `/sync` is a long poll: it answers as soon as events wait,
 /// else after its timeout.
-final class MatrixSink: Sendable {
+final class MatrixSink: PlatformPeer {
     private struct State {
-        var pending: [String: [JSONValue]] = [:]
-        var batch = 0
+        /// Every event typed, in order, with its room: a sync answers those after its `since`.
+        var timeline: [(room: String, event: JSONValue)] = []
         var sent: [String: String] = [:]
+        var repeats = 0
         var waiter: CheckedContinuation<Void, Never>?
     }
 
@@ -43,6 +46,12 @@ final class MatrixSink: Sendable {
     /// The server's environment for this homeserver.
     var environment: [String: String] { ["MATRIX_HOMESERVER_URL": url, "MATRIX_ACCESS_TOKEN": Self.token] }
 
+    /// Replies sent again under a transaction id already used (a homeserver shows them once).
+    var summary: String? {
+        let repeats = state.withLock { $0.repeats }
+        return "homeserver saw \(repeats) repeated transaction ids"
+    }
+
     /// The room user `user` types in.
     static func room(for user: Int) -> String { "!room\(user):bench" }
 
@@ -53,7 +62,7 @@ final class MatrixSink: Sendable {
             "origin_server_ts": .int(Int(Date().timeIntervalSince1970 * 1000)), "content": ["msgtype": "m.text", "body": .string(text)],
         ]
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.pending[Self.room(for: user), default: []].append(event)
+            state.timeline.append((Self.room(for: user), event))
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -77,7 +86,8 @@ final class MatrixSink: Sendable {
         router.get("_matrix/client/v3/sync") { request, _ in
             guard let sink = box.withLock({ $0 }) else { return json([:]) }
             let timeout = request.uri.queryParameters.get("timeout").flatMap { Int($0) } ?? 0
-            return json(await sink.sync(timeout: .milliseconds(min(timeout, 30_000))))
+            let since = request.uri.queryParameters.get("since").flatMap { Int($0.dropFirst()) }
+            return json(await sink.sync(since: since, timeout: .milliseconds(min(timeout, 30_000))))
         }
         router.put("_matrix/client/v3/rooms/:room/send/:type/:txn") { request, context in
             let arrived = ContinuousClock.now
@@ -85,7 +95,10 @@ final class MatrixSink: Sendable {
             guard let sink = box.withLock({ $0 }), let txn = context.parameters.get("txn") else { return json([:]) }
             let content = JSONValue.parse(body.readableBytesView)
             let (event, isNew) = sink.state.withLock { state -> (String, Bool) in
-                if let known = state.sent[txn] { return (known, false) }
+                if let known = state.sent[txn] {
+                    state.repeats += 1
+                    return (known, false)
+                }
                 let event = "$reply\(state.sent.count)"
                 state.sent[txn] = event
                 return (event, true)
@@ -103,16 +116,19 @@ final class MatrixSink: Sendable {
         return matrix
     }
 
-    /// The next `/sync` answer: the events waiting, at once, or none after `timeout`.
-    private func sync(timeout: Duration) async -> JSONValue {
-        if state.withLock({ $0.pending.isEmpty }), timeout > .zero {
+    /// The `/sync` answer after position `since` (`s<N>`: the first N events): the events since,
+    /// at once when there are some, else after `timeout` (or sooner, when one is typed). A first
+    /// sync (no `since`) starts from now, as a homeserver's does for a new client's timeline.
+    private func sync(since: Int?, timeout: Duration) async -> JSONValue {
+        guard let since else { return ["next_batch": .string("s\(state.withLock { $0.timeline.count })")] }
+        if state.withLock({ $0.timeline.count <= since }), timeout > .zero {
             let timer = Task {
                 try await Task.sleep(for: timeout)
                 self.wake()
             }
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Bool in
-                    if !state.pending.isEmpty { return true }
+                    if state.timeline.count > since { return true }
                     state.waiter?.resume()
                     state.waiter = continuation
                     return false
@@ -121,19 +137,11 @@ final class MatrixSink: Sendable {
             }
             timer.cancel()
         }
-        let (rooms, batch) = take()
-        var join: [String: JSONValue] = [:]
-        for (room, events) in rooms { join[room] = ["timeline": ["events": .array(events), "limited": false]] }
-        return ["next_batch": .string("s\(batch)"), "rooms": ["join": .object(join)]]
-    }
-
-    private func take() -> ([String: [JSONValue]], Int) {
-        state.withLock { state in
-            let rooms = state.pending
-            state.pending = [:]
-            state.batch += 1
-            return (rooms, state.batch)
-        }
+        let (news, end) = state.withLock { state in (Array(state.timeline.dropFirst(since)), state.timeline.count) }
+        var rooms: [String: [JSONValue]] = [:]
+        for (room, event) in news { rooms[room, default: []].append(event) }
+        let join = rooms.mapValues { events -> JSONValue in ["timeline": ["events": .array(events), "limited": false]] }
+        return ["next_batch": .string("s\(end)"), "rooms": ["join": .object(join)]]
     }
 
     private func wake() {

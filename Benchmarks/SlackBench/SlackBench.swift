@@ -35,6 +35,12 @@ import RelayTestSupport
 /// defaults to 3 000 updates (about 100 s of replies at 30/s), the closed loops to a 10 s warm-up
 /// and a 20 s window (a 200-user loop takes 7 s to answer its first round).
 ///
+/// With `--platform matrix` each command is `!translate ja …` typed in the user's room at an
+/// in-process homeserver (`MatrixSink`), read by the relay's `/sync` long poll and answered by a
+/// `PUT …/send/m.room.message/{txnId}` replying to it: what is measured is the relay's cost per
+/// command over the client-server API (a real Synapse, the tests' peer, would need a core of its
+/// own). There is no acknowledgement: a command's "ack" is its hand-over to the homeserver.
+///
 /// With `--store postgres [--replicas N]` the servers keep their store in one PostgreSQL database
 /// (issue 24, point 10): the bench starts a PostgreSQL of its own, run as in production (fsync on)
 /// and pinned to the server's CPUs, and N `serve` processes on ports `--port`… share it, each user
@@ -44,7 +50,7 @@ import RelayTestSupport
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
 ///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram]
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,7 +58,8 @@ struct SlackBench: AsyncParsableCommand {
 
     @Option(
         help:
-            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions) or telegram (webhook updates).")
+            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates) or matrix (room messages read by /sync)."
+    )
     var platform = BenchPlatform.slack
 
     @Option(help: "Closed-loop runs, comma-separated users@backend-ms (empty: none).")
@@ -158,14 +165,18 @@ struct SlackBench: AsyncParsableCommand {
         platform == .telegram ? .seconds(max(120, 60 + count / 20)) : .seconds(120)
     }
 
-    /// A fake Bot API for one server's lifetime (nil unless `--platform telegram`).
-    func startTelegram(_ sink: ReplySink, logger: Logger) async throws -> TelegramSink? {
-        guard platform == .telegram else { return nil }
-        return try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, logger: logger)
+    /// The platform's own server for one relay's lifetime: a fake Bot API for `--platform
+    /// telegram`, a homeserver for `matrix`; nil for the platforms the reply sink plays.
+    func startPeer(_ sink: ReplySink, logger: Logger) async throws -> (any PlatformPeer)? {
+        switch platform {
+        case .telegram: try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, logger: logger)
+        case .matrix: try await MatrixSink.start(forwardingTo: sink, logger: logger)
+        case .slack, .discord: nil
+        }
     }
 
-    func launch(_ backend: FakeRheaTribunal, sink: ReplySink, telegram: TelegramSink? = nil, extra: [String: String] = [:]) -> RelayProcess.Launch {
-        var platformEnvironment: [String: String] = telegram?.environment ?? [:]
+    func launch(_ backend: FakeRheaTribunal, sink: ReplySink, peer: (any PlatformPeer)? = nil, extra: [String: String] = [:]) -> RelayProcess.Launch {
+        var platformEnvironment: [String: String] = peer?.environment ?? [:]
         if platform == .discord {
             // As "Discord in 10 minutes" deploys it, on a replica without the gateway: the bot
             // token also keys the box that seals interaction tokens in the outbox, so answers
@@ -181,8 +192,10 @@ struct SlackBench: AsyncParsableCommand {
     }
 
     /// A client sending commands the `--platform`'s way.
-    func client(http: HTTPClient, sink: ReplySink) -> CommandClient {
-        CommandClient(http: http, port: port, replicas: replicas, secret: Self.secret, sink: sink, platform: platform, discordSigner: Self.discordSigner)
+    func client(http: HTTPClient, sink: ReplySink, peer: (any PlatformPeer)?) -> CommandClient {
+        CommandClient(
+            http: http, port: port, replicas: replicas, secret: Self.secret, sink: sink, platform: platform, discordSigner: Self.discordSigner,
+            matrix: peer as? MatrixSink)
     }
 
     func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal, postgres: PostgresUnderBench?) async throws {
@@ -203,8 +216,8 @@ struct SlackBench: AsyncParsableCommand {
         let flood = floodCommands
 
         // Idle memory and start to ready, on a fresh store.
-        let idleTelegram = try await startTelegram(sink, logger: quiet)
-        let fresh = try await startServers(launch(backend, sink: sink, telegram: idleTelegram))
+        let idlePeer = try await startPeer(sink, logger: quiet)
+        let fresh = try await startServers(launch(backend, sink: sink, peer: idlePeer))
         try await Task.sleep(for: .seconds(1))
         let idle = fresh.memoryKiB()
         let ready = fresh.startToReady
@@ -216,7 +229,7 @@ struct SlackBench: AsyncParsableCommand {
             idleCPU = String(format: ", idle CPU %.1f ms/s", (fresh.cpuTime() - before).seconds * 100)
         }
         _ = await fresh.stop()
-        await idleTelegram?.stop()
+        await idlePeer?.stop()
         print("idle RSS \(mib(idle)), start to ready \(ready.ms)\(idleCPU)")
 
         for run in users.split(separator: ",") {
@@ -225,9 +238,9 @@ struct SlackBench: AsyncParsableCommand {
             let delay = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: delay / 1000)
             sink.reset()
-            let telegram = try await startTelegram(sink, logger: quiet)
-            let server = try await startServers(launch(backend, sink: sink, telegram: telegram))
-            let client = self.client(http: http, sink: sink)
+            let peer = try await startPeer(sink, logger: quiet)
+            let server = try await startServers(launch(backend, sink: sink, peer: peer))
+            let client = self.client(http: http, sink: sink, peer: peer)
             let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmupSeconds), window: .seconds(windowSeconds))
                 .run(client: client, server: server, counter: counter)
             let roundTrips = await server.stop()
@@ -247,9 +260,9 @@ struct SlackBench: AsyncParsableCommand {
                 line +=
                     " (no reply within 30 s: \(result.failed); answered later \(result.answeredLate), the last \(result.latest?.ms ?? "-") after its command)"
             }
-            if let telegram {
-                line += "; " + telegram.pacing().summary
-                await telegram.stop()
+            if let peer {
+                if let summary = peer.summary { line += "; " + summary }
+                await peer.stop()
             }
             print(line)
             table.append(line)
@@ -258,9 +271,9 @@ struct SlackBench: AsyncParsableCommand {
         if flood > 0 {
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0)
             sink.reset()
-            let telegram = try await startTelegram(sink, logger: quiet)
-            let server = try await startServers(launch(backend, sink: sink, telegram: telegram))
-            let client = self.client(http: http, sink: sink)
+            let peer = try await startPeer(sink, logger: quiet)
+            let server = try await startServers(launch(backend, sink: sink, peer: peer))
+            let client = self.client(http: http, sink: sink, peer: peer)
             let result = await FloodScenario(commands: flood, connections: floodConnections).run(client: client, server: server, counter: counter)
             let accepted = result.accepted
             _ = await sink.waitForAll(accepted, timeout: replyDeadline(accepted.count))
@@ -271,9 +284,9 @@ struct SlackBench: AsyncParsableCommand {
             if let roundTrips {
                 line += String(format: ", PostgreSQL round trips per command %.2f", Double(roundTrips) / Double(max(1, accepted.count)))
             }
-            if let telegram {
-                line += "; " + telegram.pacing().summary
-                await telegram.stop()
+            if let peer {
+                if let summary = peer.summary { line += "; " + summary }
+                await peer.stop()
             }
             print(line)
             table.append(line)
@@ -283,15 +296,15 @@ struct SlackBench: AsyncParsableCommand {
             }
             if crash && postgres == nil {
                 sink.reset()
-                let telegram = try await startTelegram(sink, logger: quiet)
-                let first = try await startServers(launch(backend, sink: sink, telegram: telegram))
+                let peer = try await startPeer(sink, logger: quiet)
+                let first = try await startServers(launch(backend, sink: sink, peer: peer))
                 let killed = await FloodScenario(commands: flood, connections: floodConnections, killAfterAcks: flood / 2)
-                    .run(client: client, server: first, counter: counter)
+                    .run(client: self.client(http: http, sink: sink, peer: peer), server: first, counter: counter)
                 // Every reply that reaches the sink before this comes from the killed process
                 // (some it sent just before dying are read after the kill).
                 let relaunched = ContinuousClock.now
                 let restarted = try await RelayProcess.start(
-                    launch(backend, sink: sink, telegram: telegram), http: http, storePath: first.relays[0].storePath)
+                    launch(backend, sink: sink, peer: peer), http: http, storePath: first.relays[0].storePath)
                 let accepted = killed.accepted
                 _ = await sink.waitForAll(accepted, timeout: replyDeadline(accepted.count))
                 try await Task.sleep(for: .seconds(1))  // late doubles, if any, arrive
@@ -305,9 +318,9 @@ struct SlackBench: AsyncParsableCommand {
                     + "\(busy) answered busy, lost \(lost), doubled beyond the window \(doubled.beyond) "
                     + "(in the window, answered once before the kill and once after: \(doubled.inWindow)), "
                     + "restart to ready \(restarted.startToReady.ms)"
-                if let telegram {
-                    line += "; " + telegram.pacing().summary
-                    await telegram.stop()
+                if let peer {
+                    if let summary = peer.summary { line += "; " + summary }
+                    await peer.stop()
                 }
                 print(line)
                 table.append(line)
@@ -358,7 +371,7 @@ struct SlackBench: AsyncParsableCommand {
         let idle = server.peakMemoryKiB()
         let scenario = SlowConnectionScenario(connections: slow, interval: .seconds(slowInterval), giveUpAfter: .seconds(120), commands: 50)
         let started = ContinuousClock.now
-        let client = self.client(http: http, sink: sink)
+        let client = self.client(http: http, sink: sink, peer: nil)
         let result = try await scenario.run(port: port, client: client)
         let peak = server.peakMemoryKiB()
         server.stop()
@@ -389,6 +402,9 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     case discord
     /// Updates to `/telegram/webhook` with the secret token, answered by `sendMessage` at a fake Bot API.
     case telegram
+    /// `!translate …` typed in a room, read by the relay's `/sync` from an in-process homeserver,
+    /// answered by a `PUT …/send` under a transaction id (`MatrixSink`).
+    case matrix
 }
 
 extension BenchStore: ExpressibleByArgument {}

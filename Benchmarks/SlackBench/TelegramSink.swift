@@ -14,7 +14,7 @@ import Synchronization
 /// what is measured is the relay's own pacing, and `pacing()` reports how closely it kept to the
 /// limits as the fake saw the calls arrive. With `enforcing`, a send past a limit is answered 429
 /// with `retry_after`, as Telegram would, and `pacing()` counts those.
-final class TelegramSink: Sendable {
+final class TelegramSink: PlatformPeer {
     let api: FakeTelegramBotAPI
     private let pump: Task<Void, Never>
 
@@ -67,6 +67,9 @@ final class TelegramSink: Sendable {
                 + "\(refused) answered 429, \(chatActions) chat actions"
         }
     }
+
+    /// How the relay kept to Telegram's limits, for the run's line.
+    var summary: String? { pacing().summary }
 
     func pacing() -> Pacing {
         let sends = api.calls("sendMessage") + api.calls("editMessageText")

@@ -44,6 +44,25 @@ struct MatrixEndToEndTests {
         }
     }
 
+    @Test func aMentionOfTheBotFactChecksTheWordsAfterIt() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                // As Element sends a pill: the display name in the body, a link in the HTML, and
+                // the bot in `m.mentions`.
+                let name = MatrixTestUser.localpart(relay.bot.user)
+                let command = try await relay.alice.send(
+                    "\(name): the Moon is made of cheese", in: room,
+                    formatted: #"<a href="https://matrix.to/#/\#(relay.bot.user)">\#(name)</a>: the Moon is made of cheese"#, mentions: [relay.bot.user])
+                let answers = try await relay.answers(to: command, in: room)
+                #expect(answers.count == 1)
+                let asked = try #require(await relay.tribunal.lastRequest(path: FakeRheaTribunal.tribunalPath))
+                #expect(asked.rawBody.contains("the Moon is made of cheese"), "\(asked.rawBody)")
+                #expect(!asked.rawBody.contains(name), "the mention is not part of the claim: \(asked.rawBody)")
+            }
+        }
+    }
+
     @Test func aCommandSentAsAReplyReadsTheRepliedMessage() async throws {
         try await MatrixFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in

@@ -93,6 +93,9 @@ public struct MatrixTestUser: Sendable {
         return json
     }
 
+    /// `ada-1a2b` of `@ada-1a2b:localhost`.
+    public static func localpart(_ user: String) -> String { String(user.dropFirst().prefix { $0 != ":" }) }
+
     /// A room or event id as one path segment.
     public static func encode(_ id: String) -> String {
         id.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"))

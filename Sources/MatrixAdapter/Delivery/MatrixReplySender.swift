@@ -82,7 +82,8 @@ public struct MatrixReplySender: ReplySender {
             reference = Self.reference(room: room, event: event)
         }
         guard part == messages.count - 1 else { return .partDelivered(platformRef: reference) }
-        if inPlace, let me = await identity.current()?.user { try? await api.typing(room: room, user: me, on: false) }
+        // "typing…" was shown where the command was, wherever the answer went.
+        if let me = await identity.current()?.user { try? await api.typing(room: address.room, user: me, on: false) }
         return .sent(platformRef: part == 0 ? reference : nil)
     }
 

@@ -1,4 +1,5 @@
 import DiscordAdapter
+import MattermostAdapter
 import RelayPlatform
 import SlackAdapter
 import TelegramAdapter
@@ -11,4 +12,5 @@ let chatPlatforms: [any ChatPlatform.Type] = [
     SlackPlatform.self,
     DiscordPlatform.self,
     TelegramPlatform.self,
+    MattermostPlatform.self,
 ]

@@ -348,6 +348,8 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // FakeMattermost closes its websockets with a close code.
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 // RawConnection: a TCP client that sends what no HTTP client would.
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -18,6 +18,9 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Updates POSTed to the webhook with the secret token, in a group; answered as a reply to the
     /// command's message (progress edited into the result), private results in the asker's chat.
     case telegram
+    /// A slash command POSTed with its token; answered by the bot through REST v4 (a chain's
+    /// progress post patched into the result), private answers at the `response_url` (ephemeral).
+    case mattermost
     var testDescription: String { rawValue }
 }
 
@@ -88,6 +91,10 @@ func withPlatform<T: Sendable>(_ kind: PlatformKind, _ body: @escaping @Sendable
     case .telegram:
         try await TelegramFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in try await body(TelegramUnderTest(relay: relay)) }
+        }
+    case .mattermost:
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in try await body(MattermostUnderTest(relay: relay)) }
         }
     }
 }

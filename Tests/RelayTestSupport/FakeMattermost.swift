@@ -302,6 +302,19 @@ public final class FakeMattermost: Sendable {
         return post.id
     }
 
+    /// Sends the `posted` event of an existing post again, as a reconnecting client may see it twice.
+    public func rebroadcast(_ postID: String) async throws {
+        let found = state.withLock { state -> (FakeMattermostPost, String)? in
+            guard let post = state.posts[postID] else { return nil }
+            return (post, state.channels[post.channelID] ?? "")
+        }
+        guard let (post, team) = found else { return }
+        let data: JSONValue = [
+            "channel_type": "O", "post": .string(String(decoding: post.json.encoded(), as: UTF8.self)), "sender_name": "@alice", "team_id": .string(team),
+        ]
+        try await sockets.broadcast("posted", data: data, channel: post.channelID)
+    }
+
     /// `user` puts `emoji` (its name: `mag`, `+1`) on post `postID`; every authenticated websocket
     /// gets `reaction_added`.
     public func react(_ emoji: String, to postID: String, user: String = FakeMattermost.alice) async throws {

@@ -60,22 +60,27 @@ public enum MattermostMarkdown {
     /// zero-width space after `@` undone. For reading the relay's own posts back (a fact-check's
     /// number under a 👍) and for tests.
     public static func unescape(_ text: String) -> String {
+        // By scalars throughout: a combining mark after `;` must not hide an entity.
+        let scalars = Array(text.unicodeScalars)
+        let entities: [([Unicode.Scalar], Unicode.Scalar)] = [("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")].map { (Array($0.0.unicodeScalars), $0.1) }
         var out = String.UnicodeScalarView()
-        var escaped = false
-        for scalar in text.unicodeScalars {
-            if escaped {
-                out.append(scalar)
-                escaped = false
-            } else if scalar == "\\" {
-                escaped = true
-            } else if scalar == "\u{200B}", out.last == "@" {
-                continue
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\\", index + 1 < scalars.count {
+                out.append(scalars[index + 1])
+                index += 2
+            } else if scalar == "\u{200B}", out.last == "@", index > 0, scalars[index - 1] == "@" {
+                index += 1
+            } else if scalar == "&", let (entity, character) = entities.first(where: { scalars[index...].starts(with: $0.0) }) {
+                out.append(character)
+                index += entity.count
             } else {
                 out.append(scalar)
+                index += 1
             }
         }
-        return String(out).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        return String(out)
     }
 
     /// The scalar ranges of web addresses, which stay as they are.

@@ -1,3 +1,4 @@
+import Foundation
 public import RelayCore
 
 /// Renders replies and progress as Mattermost posts (Markdown).
@@ -20,7 +21,9 @@ public enum MattermostRenderer {
     public static func render(_ reply: Reply, limit: Int = MattermostLimits.postRunes) -> [String] {
         let isError = reply.kind == .error
         var titleLine: String?
-        if let title = reply.title, !title.isEmpty {
+        // On one line and trimmed: `**` closes only after a non-space, and never across lines.
+        let title = oneLine(reply.title ?? "").trimmingCharacters(in: .whitespaces)
+        if !title.isEmpty {
             titleLine = "**" + MattermostMarkdown.escape(splitter.truncate((isError ? errorPrefix : "") + title, limit: titleLimit)) + "**"
         }
         let body = (isError && titleLine == nil ? errorPrefix : "") + reply.body

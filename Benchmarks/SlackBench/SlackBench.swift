@@ -44,7 +44,7 @@ import RelayTestSupport
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
 ///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram]
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|mattermost]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,7 +52,8 @@ struct SlackBench: AsyncParsableCommand {
 
     @Option(
         help:
-            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions) or telegram (webhook updates).")
+            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates) or mattermost (slash commands with their token, answered through REST v4)."
+    )
     var platform = BenchPlatform.slack
 
     @Option(help: "Closed-loop runs, comma-separated users@backend-ms (empty: none).")
@@ -166,6 +167,14 @@ struct SlackBench: AsyncParsableCommand {
 
     func launch(_ backend: FakeRheaTribunal, sink: ReplySink, telegram: TelegramSink? = nil, extra: [String: String] = [:]) -> RelayProcess.Launch {
         var platformEnvironment: [String: String] = telegram?.environment ?? [:]
+        if platform == .mattermost {
+            // As "Mattermost in 10 minutes" deploys it with the bot, on a replica without the
+            // websocket: slash commands checked by their token, answers posted through REST v4.
+            platformEnvironment = [
+                "MATTERMOST_COMMAND_TOKENS": CommandClient.mattermostCommandToken, "MATTERMOST_URL": sink.mattermostURL,
+                "MATTERMOST_BOT_TOKEN": "benchbottoken0000000000001", "MATTERMOST_WEBSOCKET": "false",
+            ]
+        }
         if platform == .discord {
             // As "Discord in 10 minutes" deploys it, on a replica without the gateway: the bot
             // token also keys the box that seals interaction tokens in the outbox, so answers
@@ -389,6 +398,9 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     case discord
     /// Updates to `/telegram/webhook` with the secret token, answered by `sendMessage` at a fake Bot API.
     case telegram
+    /// Slash commands to `/mattermost/commands` with their token, answered by the bot's
+    /// `POST /api/v4/posts` at the sink (which plays Mattermost's REST API).
+    case mattermost
 }
 
 extension BenchStore: ExpressibleByArgument {}

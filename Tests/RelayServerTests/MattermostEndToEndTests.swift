@@ -111,6 +111,22 @@ struct MattermostEndToEndTests {
         }
     }
 
+    @Test func aMentionsErrorIsPostedInItsThreadWhenTheBotMayNotPostEphemerally() async throws {
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in
+                _ = try #require(await relay.mattermost.nextAuthenticatedSocket())
+                relay.mattermost.allowsEphemeralPosts = false
+                let mention = try await relay.mattermost.post("@rhea translate", channel: Self.channel)
+                let answer = try #require(await relay.mattermost.next("POST /posts"))
+                try await relay.settled()
+                #expect(relay.mattermost.requests("POST /posts/ephemeral").count == 1, "tried privately first")
+                #expect(answer["root_id"]?.stringValue == mention)
+                let text = MattermostMarkdown.unescape(answer["message"]?.stringValue ?? "")
+                #expect(text.contains("⚠️"), "\(text)")
+            }
+        }
+    }
+
     @Test func theBotsOwnPostsAndARepeatedPostAreNotAnsweredTwice() async throws {
         try await MattermostFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in

@@ -174,6 +174,9 @@ public final class FakeMattermost: Sendable {
                 user: user, via: "POST /posts")
             return created.map { (201, $0.json) }
         case ("POST", 2, "posts") where rest[1] == "ephemeral":
+            guard state.ephemeralAllowed else {
+                return .failure(.init(status: 403, id: "api.context.permissions.app_error", message: "You do not have the appropriate permissions."))
+            }
             guard let target = body?["user_id"]?.stringValue, !target.isEmpty else {
                 return .failure(.badRequest("api.context.invalid_body_param.app_error", "Invalid or missing user_id in request body."))
             }
@@ -252,6 +255,12 @@ public final class FakeMattermost: Sendable {
             state.channels[channel] = team
             if forbidden { state.forbidden.insert(channel) } else { state.forbidden.remove(channel) }
         }
+    }
+
+    /// Whether the bot may make ephemeral posts (`create_post_ephemeral`); by default it may.
+    public var allowsEphemeralPosts: Bool {
+        get { state.withLock { $0.ephemeralAllowed } }
+        set { state.withLock { $0.ephemeralAllowed = newValue } }
     }
 
     /// The next `count` API calls answer 429 `limit exceeded`, announcing a reset in `reset` seconds.

@@ -60,6 +60,9 @@ struct FakeMattermostState: Sendable {
     var teams: [String: String] = [:]
     /// Channels where the bot may not post (403).
     var forbidden: Set<String> = []
+    /// Whether `POST /posts/ephemeral` is allowed (it needs `create_post_ephemeral`, by default
+    /// a system admin's); false answers 403.
+    var ephemeralAllowed = true
     /// `response_url`s: hook id → (channel, user, uses, issued).
     var hooks: [String: (channel: String, user: String, uses: Int, issued: Date)] = [:]
     var commands: [FakeMattermostCommand] = []

@@ -78,7 +78,8 @@ public struct MattermostReplySender: ReplySender {
         guard part < messages.count else { return .sent(platformRef: nil) }
         let situation = MattermostRoute.Situation(
             address: address, part: part, progressID: canPost ? progressID : nil, canPost: canPost, hasResponseURL: responseURL != nil, now: clock.now)
-        let routes = reply.isPrivate ? MattermostRoute.forPrivatePart(situation) : MattermostRoute.forPublicPart(situation)
+        let routes =
+            reply.isPrivate ? MattermostRoute.forPrivatePart(situation, isResult: reply.kind == .result) : MattermostRoute.forPublicPart(situation)
         let outcome = await send(messages[part], routes: routes, address: address, responseURL: responseURL)
         guard case .sent(let id) = outcome else { return outcome }
         let isLast = part == messages.count - 1
@@ -172,9 +173,13 @@ enum MattermostRoute: Sendable, Hashable {
     }
 
     /// A private part: the `response_url` as ephemeral (it needs no permission), else an
-    /// ephemeral post by the bot.
-    static func forPrivatePart(_ situation: Situation) -> [MattermostRoute] {
+    /// ephemeral post by the bot (which needs `create_post_ephemeral`, by default a system
+    /// admin's). An error or help that neither takes (a mention's, where the bot lacks the
+    /// permission) is posted in the thread instead: it says only what was typed wrong, and is
+    /// better seen than lost. A private *result* never is.
+    static func forPrivatePart(_ situation: Situation, isResult: Bool) -> [MattermostRoute] {
         (situation.responseURLUsable ? [.responseURL(.ephemeral)] : []) + (situation.canPost ? [.ephemeralPost] : [])
+            + (situation.canPost && !isResult ? [.post] : [])
     }
 }
 

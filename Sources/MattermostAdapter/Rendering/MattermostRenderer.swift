@@ -3,8 +3,8 @@ public import RelayCore
 
 /// Renders replies and progress as Mattermost posts (Markdown).
 ///
-/// A reply is its title in bold, the answer, then the agreement line, its caveat, one line per
-/// dissenting model and the notes. Every piece of model or user text is escaped
+/// A reply is its title in bold, the answer, then one line per dissenting model, the agreement
+/// line, its caveat and the notes. Every piece of model or user text is escaped
 /// (`MattermostMarkdown`); the only markup is the renderer's own bold title. A long reply
 /// becomes several posts, in order, each within `MattermostLimits.postRunes` once escaped: the
 /// title opens the first, the tail closes the last. Buttons are not rendered: Mattermost's
@@ -29,11 +29,14 @@ public enum MattermostRenderer {
         let body = (isError && titleLine == nil ? errorPrefix : "") + reply.body
         var tail: [String] = []
         if let footer = reply.footer {
-            tail.append(footer.summary)
-            if let caveat = footer.caveat { tail.append(caveat) }
+            // The agreement line after the dissent lines, as on Telegram and Discord: the last
+            // `fact-check #N` in a post is then the relay's, never one a model quoted, so a 👍
+            // marks the right one.
             for dissent in footer.dissent {
                 tail.append("Dissent · \(oneLine(dissent.model))\(dissent.verdict.map { " (\($0.rawValue))" } ?? ""): \(oneLine(dissent.reason))")
             }
+            tail.append(footer.summary)
+            if let caveat = footer.caveat { tail.append(caveat) }
         }
         tail += reply.notes.map { "· " + oneLine($0) }
 

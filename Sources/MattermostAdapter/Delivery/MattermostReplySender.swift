@@ -17,10 +17,6 @@ public import RelayPlatform
 /// - 429s wait `X-Ratelimit-Reset`, 5xx and timeouts are retried (`PlatformCallError`).
 public struct MattermostReplySender: ReplySender {
     public let platform = MattermostPlatform.name
-    /// Between two REST posts to one channel: Mattermost's limiter, when an admin turns it on,
-    /// allows 10 a second per user by default; staying under it avoids the 429.
-    static let restInterval: Duration = .milliseconds(100)
-
     let api: any MattermostAPI
     let canPost: Bool
     let box: OutboxSecretBox
@@ -35,13 +31,12 @@ public struct MattermostReplySender: ReplySender {
         self.logger = logger
     }
 
-    /// A slash command's first answer at its `response_url` is not paced; REST posts are.
-    public func minimumInterval(for entry: OutboxEntry) -> Duration {
-        guard case .reply = entry.content, entry.replaces == nil, entry.partsDelivered == 0, !canPost,
-            MattermostAddress.decode(entry.address)?.sealedResponseURL != nil
-        else { return Self.restInterval }
-        return .zero
-    }
+    /// No pacing between sends: Mattermost limits nothing per channel. Its limiter (off unless an
+    /// admin turns it on; 10 a second with bursts of 100 by default) counts per user or address,
+    /// that is per bot: its 429 holds the conversation back for `X-Ratelimit-Reset` seconds, the
+    /// one rate-limit layer. (Measured: 100 ms between one channel's posts capped a closed loop
+    /// of 32 users at 317 replies/s, with a p50 of 100 ms that was only that wait.)
+    public func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }
 
     public func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         guard let address = MattermostAddress.decode(entry.address) else {

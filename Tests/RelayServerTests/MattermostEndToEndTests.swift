@@ -111,6 +111,23 @@ struct MattermostEndToEndTests {
         }
     }
 
+    @Test func aDroppedWebsocketIsReconnectedAndAnsweredAgain() async throws {
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in
+                _ = try #require(await relay.mattermost.nextAuthenticatedSocket())
+                await relay.mattermost.closeWebsockets()
+                // The first backoff delay is about a second; then the challenge again.
+                _ = try #require(await relay.mattermost.nextAuthenticatedSocket())
+                _ = try await relay.mattermost.post("@rhea translate fr again", channel: Self.channel)
+                let answer = try #require(await relay.mattermost.next("POST /posts"))
+                let text = answer["message"]?.stringValue ?? ""
+                #expect(text.contains("again"), "\(answer)")
+                #expect(relay.mattermost.requests("GET /users/me").count == 1, "who the bot is is asked once")
+                try await relay.settled()
+            }
+        }
+    }
+
     @Test func aMentionsErrorIsPostedInItsThreadWhenTheBotMayNotPostEphemerally() async throws {
         try await MattermostFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in

@@ -332,6 +332,9 @@ public final class FakeMattermost: Sendable {
         try await sockets.broadcast("reaction_added", data: ["reaction": .string(String(decoding: reaction.encoded(), as: UTF8.self))], channel: channel)
     }
 
+    /// Closes every websocket (a restart of the server, a dropped network), the server staying up.
+    public func closeWebsockets() async { await sockets.closeAll() }
+
     /// Waits until a websocket is authenticated (nil after a safety limit).
     public func nextAuthenticatedSocket() async -> RecordedRequest? { await log.next(FakeMattermostSockets.authenticated) }
 }

@@ -332,6 +332,9 @@ public final class FakeMattermost: Sendable {
         try await sockets.broadcast("reaction_added", data: ["reaction": .string(String(decoding: reaction.encoded(), as: UTF8.self))], channel: channel)
     }
 
+    /// How many websockets are open and authenticated now.
+    public var authenticatedSocketCount: Int { sockets.authenticatedCount }
+
     /// Closes every websocket (a restart of the server, a dropped network), the server staying up.
     public func closeWebsockets() async { await sockets.closeAll() }
 

@@ -111,6 +111,24 @@ struct MattermostEndToEndTests {
         }
     }
 
+    @Test func aBareMentionInAThreadFactChecksTheThread() async throws {
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in
+                _ = try #require(await relay.mattermost.nextAuthenticatedSocket())
+                let root = try await relay.mattermost.post("The Eiffel Tower is in Berlin", channel: Self.channel)
+                _ = try await relay.mattermost.post("@rhea", channel: Self.channel, rootID: root)
+                let answer = try #require(await relay.mattermost.next("POST /posts"))
+                try await relay.settled()
+                #expect(answer["root_id"]?.stringValue == root)
+                let asked = await relay.tribunal.requests(path: FakeRheaTribunal.tribunalPath)
+                #expect(asked.count == 1)
+                let prompt = asked.first?["prompt"]?.stringValue ?? ""
+                #expect(prompt.contains("The Eiffel Tower is in Berlin"), "the thread was read: \(prompt)")
+                #expect(!prompt.contains("@rhea"), "without the mention that asked")
+            }
+        }
+    }
+
     @Test func aDroppedWebsocketIsReconnectedAndAnsweredAgain() async throws {
         try await MattermostFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in

@@ -6,6 +6,7 @@ import RelayHTTP
 import RelayPipeline
 public import RelayPlatform
 import ServiceLifecycle
+import Synchronization
 
 /// Mattermost, as the server composes it: reads the `mattermost.*` section, and when connected
 /// serves `/mattermost/commands` (with command tokens), holds the websocket under the
@@ -185,24 +186,44 @@ struct MattermostConnection: PlatformConnection {
 }
 
 /// Reads threads for the relay (`/summarize` in a thread, a bare mention in one).
-struct MattermostConversationReader: ConversationReader {
+final class MattermostConversationReader: ConversationReader {
     let api: any MattermostAPI
     let logger: Logger
+    /// The bot (`GET /users/me`), asked once: its posts and the posts that mention it are
+    /// requests and answers, not the thread's content.
+    private let bot = Mutex<MattermostUser?>(nil)
+
+    init(api: any MattermostAPI, logger: Logger) {
+        self.api = api
+        self.logger = logger
+    }
 
     /// Mattermost roles are not read: team admins are not told apart (chains and commands can
     /// still be changed by their creators).
     func isAdmin(_ event: Event) async -> Bool { false }
 
-    /// The thread's messages, oldest first, without the post that asked (its key is `post:<id>`).
+    /// The thread's messages, oldest first, without the bot's posts and those that mention it
+    /// (the one that asked among them); empty when it cannot be read.
     func threadMessages(_ event: Event, limit: Int) async -> [String] {
-        guard let thread = event.thread else { return [] }
+        guard let thread = event.thread, limit > 0 else { return [] }
         do throws(MattermostAPIError) {
-            let asking = event.eventKey.flatMap { $0.hasPrefix("post:") ? String($0.dropFirst(5)) : nil }
-            let posts = try await api.thread(of: thread).filter { $0.id != asking && $0.type.isEmpty && !$0.message.isEmpty }
+            let bot = try await identity()
+            let mention = "@" + bot.username.lowercased()
+            let posts = try await api.thread(of: thread).filter { post in
+                post.type.isEmpty && post.userID != bot.id && !post.message.isEmpty
+                    && !post.message.lowercased().split(whereSeparator: \.isWhitespace).contains { $0.hasPrefix(mention) }
+            }
             return posts.suffix(limit).map(\.message)
         } catch {
             logger.warning("mattermost: could not read a thread", metadata: ["reason": "\(error.reason)"])
             return []
         }
+    }
+
+    private func identity() async throws(MattermostAPIError) -> MattermostUser {
+        if let known = bot.withLock({ $0 }) { return known }
+        let user = try await api.me()
+        bot.withLock { $0 = user }
+        return user
     }
 }

@@ -7,18 +7,20 @@ import RelayCore
 /// Mattermost has no `allowed_mentions`: the server notifies whoever a post's *raw text*
 /// mentions, and the web app turns `~channel`, `#tag` and `@user` into links after Markdown.
 /// So, scalar by scalar (never by `Character`, which a combining mark could glue to a `<`):
-/// - `\ * _ ~ ` | # [ ]` get a backslash (Mattermost's Markdown honours exactly these escapes,
-///   not `\<` or `\&`): no emphasis, code, table, heading, strike-through or masked link;
-/// - `<`, `>` and `&` become `&lt;`, `&gt;`, `&amp;`, which render as the characters: no HTML,
+/// - `\ * _ ~ ` | # [ ]` get a backslash, which Markdown shows as the character: no emphasis,
+///   code, table, heading, strike-through or masked link;
+/// - `<`, `>` and `&` become `&lt;`, `&gt;`, `&amp;`, which render as the characters in every
+///   client (a backslash before `<` is not honoured by all of Mattermost's renderers): no HTML,
 ///   no `<https://…>` autolink, no blockquote, and no Slack-style `<url|text>` or `<!channel>`,
 ///   which Mattermost translates in command responses before Markdown (`skip_slack_parsing` is
 ///   set as well, but the escaping does not rely on it);
 /// - an `@` that starts a word is followed by a zero-width space (U+200B): `@channel`, `@all`,
-///   `@here` and `@someone` are then no mention for the server or the web app. An `@` inside a
-///   word (`ada@example.com`) mentions no one and is left alone, as is everything inside a web
-///   address (`http://` or `https://` up to the first space or `<`), where an escape would break
-///   the link that Mattermost makes of it; the address's trailing `. , : ; " ' ) ]` are escaped
-///   as usual.
+///   `@here` and `@someone` are then no mention for the server or the web app. The `@` of an
+///   e-mail address (a word character before it, a dotted domain after: `ada@example.com`)
+///   mentions no one and is left alone, as is everything inside a web address (`http://` or
+///   `https://` up to the first space or character of `< > & \ ` [ ] |`), where an escape would
+///   break the link Mattermost makes of it; the trailing `. , : ; " ' ) ]` that Mattermost leaves
+///   out of a link are treated as text after it.
 public enum MattermostMarkdown {
     /// The escape of each special scalar outside web addresses (`@` only at a word's start).
     static let replacements: [Unicode.Scalar: String] = [

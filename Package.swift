@@ -326,7 +326,7 @@ let package = Package(
         // `rhea-fuzz` (`swift run -c release rhea-fuzz`) and, briefly, by the tests.
         .target(
             name: "RelayFuzz",
-            dependencies: ["RelayCore", "RelayPipeline", "RelayTribunal", "RheaAPI", "SlackAdapter", "RelayTestSupport"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayTribunal", "RheaAPI", "SlackAdapter", "MattermostAdapter", "RelayTestSupport"],
             resources: [.copy("Seeds")],
             swiftSettings: strict
         ),

@@ -188,6 +188,29 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Mattermost: slash commands (token-checked) answered at their response_url or through
+        // REST v4, mentions and reactions over the websocket, Markdown rendering, command
+        // registration. Knows Mattermost and RelayCore, no other platform.
+        .target(
+            name: "MattermostAdapter",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform",
+                // Constant-time comparison of slash-command tokens (by their SHA-256).
+                .product(name: "Crypto", package: "swift-crypto"),
+                // The slash-command route and HTTPResponseError.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The websocket (`/api/v4/websocket`) and its close codes.
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // HTTPHeaders and HTTPMethod, for the REST client's requests.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
         .target(
@@ -247,7 +270,7 @@ let package = Package(
             name: "rhea-relay",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
-                "TerminalAdapter",
+                "MattermostAdapter", "TerminalAdapter",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -320,7 +343,7 @@ let package = Package(
         // `rhea-fuzz` (`swift run -c release rhea-fuzz`) and, briefly, by the tests.
         .target(
             name: "RelayFuzz",
-            dependencies: ["RelayCore", "RelayPipeline", "RelayTribunal", "RheaAPI", "SlackAdapter", "RelayTestSupport"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayTribunal", "RheaAPI", "SlackAdapter", "MattermostAdapter", "RelayTestSupport"],
             resources: [.copy("Seeds")],
             swiftSettings: strict
         ),
@@ -342,6 +365,8 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // FakeMattermost closes its websockets with a close code.
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 // RawConnection: a TCP client that sends what no HTTP client would.
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -427,11 +452,22 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "MattermostAdapterTests",
+            dependencies: [
+                "MattermostAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayPlatform",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "RelayServerTests",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI",
                 "SlackAdapter",
-                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
+                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

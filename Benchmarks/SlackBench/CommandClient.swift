@@ -31,7 +31,9 @@ struct CommandClient: Sendable {
         discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil
     ) {
         self.http = http
-        let paths: [BenchPlatform: String] = [.slack: "/slack/commands", .discord: "/discord/interactions", .telegram: "/telegram/webhook"]
+        let paths: [BenchPlatform: String] = [
+            .slack: "/slack/commands", .discord: "/discord/interactions", .telegram: "/telegram/webhook", .mattermost: "/mattermost/commands",
+        ]
         urls = (0..<max(1, replicas)).map { "http://127.0.0.1:\(port + $0)" + paths[platform, default: "/slack/commands"] }
         signer = SlackSigner(signingSecret: secret)
         self.sink = sink
@@ -56,6 +58,7 @@ struct CommandClient: Sendable {
         case .discord: return await sendInteraction(index, user: user)
         case .telegram: return await sendUpdate(index, user: user)
         case .matrix: return typeInRoom(index, user: user)
+        case .mattermost: return await sendMattermostCommand(index, user: user)
         case .slack: break
         }
         let body = Self.form([
@@ -114,6 +117,27 @@ struct CommandClient: Sendable {
         guard let matrix else { return Ack(sent: sent, acked: sent, status: nil, body: "") }
         matrix.post(index, user: user, text: "!translate ja Good morning, this is command number \(index)")
         return Ack(sent: sent, acked: .now, status: 200, body: "")
+    }
+
+    /// The slash command's token the relay is started with (`MATTERMOST_COMMAND_TOKENS`).
+    static let mattermostCommandToken = "benchcommandtoken000000001"
+
+    /// Command `index` as a Mattermost slash command from user `user` in their own channel: the
+    /// form Mattermost POSTs, its token in `Authorization: Token …` and the `token` field. The
+    /// relay answers with the bot's post, which the sink reads the command's number from.
+    func sendMattermostCommand(_ index: Int, user: Int) async -> Ack {
+        let body = Self.form([
+            "channel_id": "benchchannel\(String(format: "%014d", user))", "channel_name": "bench", "command": "/translate",
+            "response_url": sink.url(for: index), "team_domain": "bench", "team_id": "benchteam00000000000000001",
+            "text": "ja Good morning, this is command number \(index)", "token": Self.mattermostCommandToken, "trigger_id": "trigger\(index)",
+            "user_id": "benchuser\(String(format: "%017d", user))", "user_name": "user\(user)",
+        ])
+        var request = HTTPClientRequest(url: url(for: user))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Authorization", value: "Token \(Self.mattermostCommandToken)")
+        request.body = .bytes(ByteBuffer(string: body))
+        return await execute(request)
     }
 
     /// The replica user `user` talks to.

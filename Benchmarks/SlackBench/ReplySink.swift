@@ -28,6 +28,8 @@ final class ReplySink: Sendable {
     }
 
     func url(for index: Int) -> String { "http://127.0.0.1:\(port)/r/\(index)" }
+    /// `MATTERMOST_URL` for the relay: the sink plays Mattermost's REST API (`POST /api/v4/posts`).
+    var mattermostURL: String { "http://127.0.0.1:\(port)" }
     /// `DISCORD_API_URL` for the relay: the sink plays Discord's REST API.
     var discordAPIURL: String { "http://127.0.0.1:\(port)/api/v10" }
 
@@ -63,6 +65,21 @@ final class ReplySink: Sendable {
         router.patch("api/v10/webhooks/:application/:token/messages/@original", use: discordReply)
         router.post("api/v10/webhooks/:application/:token", use: discordReply)
         router.post("api/v10/channels/:channel/messages", use: discordReply)
+        // Mattermost: the bot's post (201, the post as JSON); the command's number is read from
+        // the answer, "[translate:ja] Good morning, this is command number N".
+        router.post("api/v4/posts") { request, _ -> Response in
+            let arrived = ContinuousClock.now
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let message = String(buffer: body)
+            if let range = message.range(of: "command number "), let index = Int(message[range.upperBound...].prefix { $0.isNumber }),
+                let sink = box.withLock({ $0 })
+            {
+                sink.arrived(index, at: arrived)
+            }
+            return Response(
+                status: .created, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"id":"benchpost0000000000000001","channel_id":"benchchannel","message":"ok"}"#)))
+        }
         let (port, task) = try await startLoopbackApp(router, name: "reply sink", logger: logger)
         let sink = ReplySink(port: port, task: task)
         box.withLock { $0 = sink }

@@ -50,7 +50,7 @@ import RelayTestSupport
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
 ///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix]
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix|mattermost]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,7 +58,7 @@ struct SlackBench: AsyncParsableCommand {
 
     @Option(
         help:
-            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates) or matrix (room messages read by /sync)."
+            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates), matrix (room messages read by /sync) or mattermost (slash commands with their token, answered through REST v4)."
     )
     var platform = BenchPlatform.slack
 
@@ -171,12 +171,20 @@ struct SlackBench: AsyncParsableCommand {
         switch platform {
         case .telegram: try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, logger: logger)
         case .matrix: try await MatrixSink.start(forwardingTo: sink, logger: logger)
-        case .slack, .discord: nil
+        case .slack, .discord, .mattermost: nil
         }
     }
 
     func launch(_ backend: FakeRheaTribunal, sink: ReplySink, peer: (any PlatformPeer)? = nil, extra: [String: String] = [:]) -> RelayProcess.Launch {
         var platformEnvironment: [String: String] = peer?.environment ?? [:]
+        if platform == .mattermost {
+            // As "Mattermost in 10 minutes" deploys it with the bot, on a replica without the
+            // websocket: slash commands checked by their token, answers posted through REST v4.
+            platformEnvironment = [
+                "MATTERMOST_COMMAND_TOKENS": CommandClient.mattermostCommandToken, "MATTERMOST_URL": sink.mattermostURL,
+                "MATTERMOST_BOT_TOKEN": "benchbottoken0000000000001", "MATTERMOST_WEBSOCKET": "false",
+            ]
+        }
         if platform == .discord {
             // As "Discord in 10 minutes" deploys it, on a replica without the gateway: the bot
             // token also keys the box that seals interaction tokens in the outbox, so answers
@@ -405,6 +413,9 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// `!translate …` typed in a room, read by the relay's `/sync` from an in-process homeserver,
     /// answered by a `PUT …/send` under a transaction id (`MatrixSink`).
     case matrix
+    /// Slash commands to `/mattermost/commands` with their token, answered by the bot's
+    /// `POST /api/v4/posts` at the sink (which plays Mattermost's REST API).
+    case mattermost
 }
 
 extension BenchStore: ExpressibleByArgument {}

@@ -1,4 +1,5 @@
 import Foundation
+import MattermostAdapter
 import RelayCore
 import RelayPipeline
 import RelayTestSupport
@@ -10,7 +11,7 @@ import SlackAdapter
 /// mutated from. Each runs the calls production makes on an untrusted body: decode, then map to
 /// what the relay uses (an `Event`, a `QuickResult`, a `ConsensusResult`…).
 public enum FuzzTargets {
-    public static let all: [FuzzTarget] = slack + rhea + council + rheaAPI + [outbox]
+    public static let all: [FuzzTarget] = slack + mattermost + rhea + council + rheaAPI + [outbox]
 
     /// The targets named in `names` (all when empty); nil names the first unknown one.
     public static func select(_ names: [String]) -> Result<[FuzzTarget], UnknownTarget> {
@@ -29,6 +30,37 @@ public enum FuzzTargets {
             "unknown fuzz target \"\(name)\"; known: \(FuzzTargets.all.map(\.name).joined(separator: ", "))"
         }
     }
+
+    // MARK: Mattermost
+
+    static let mattermost: [FuzzTarget] = [
+        FuzzTarget(
+            name: "mattermost.slash-command", summary: "HTTP slash command: the form's fields, the command, then its relay event",
+            seeds: [
+                "channel_id=c1&channel_name=town-square&command=%2Ftranslate&response_url=https%3A%2F%2Fchat.example.com%2Fhooks%2Fcommands%2Fh1"
+                    + "&team_domain=crew&team_id=t1&text=fr+Good+morning&token=tok&trigger_id=tr1&user_id=u1&user_name=alice",
+                "channel_id=c1&command=%2Frhea&team_id=t1&text=tribunal+%3C%21channel%3E+%40all+%E2%80%AE&user_id=u1&token=t%26k",
+            ].map { Array($0.utf8) },
+            run: { body in
+                guard let fields = MattermostSlashCommand.formFields(body), let command = try? MattermostSlashCommand(form: fields) else { return false }
+                _ = command.relayEvent()
+                return true
+            }),
+        FuzzTarget(
+            name: "mattermost.websocket", summary: "A websocket frame after hello: posted and reaction_added, whose payloads are JSON strings",
+            seeds: [
+                #"{"event":"posted","data":{"channel_type":"O","team_id":"t1","post":"{\"id\":\"p1\",\"user_id\":\"u1\",\"channel_id\":\"c1\",\"root_id\":\"\",\"message\":\"@rhea translate fr hi\"}"},"seq":1}"#,
+                #"{"event":"reaction_added","data":{"reaction":"{\"user_id\":\"u1\",\"post_id\":\"p1\",\"emoji_name\":\"mag\",\"create_at\":1}"},"broadcast":{"channel_id":"c1"},"seq":2}"#,
+                #"{"status":"FAIL","seq_reply":1,"error":{"id":"api.web_socket_router.not_authenticated.app_error"}}"#,
+            ].map { Array($0.utf8) },
+            run: { body in
+                var session = MattermostSocketSession()
+                _ = session.receive(#"{"event":"hello","data":{},"seq":0}"#)
+                guard case .event(let event) = session.receive(String(decoding: body, as: UTF8.self)) else { return false }
+                if case .posted(let post, _, _) = event { _ = MattermostRenderer.render(Reply(kind: .result, title: post.userID, body: post.message)) }
+                return true
+            }),
+    ]
 
     // MARK: Slack
 

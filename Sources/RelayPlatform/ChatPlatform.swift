@@ -65,8 +65,9 @@ public struct RegistrationRequest: Sendable, Hashable {
     /// The relay's public base URL (`--url`), where the platform should send requests:
     /// `https://relay.example.com`, unchecked.
     public var publicURL: String?
-    /// One place to register in rather than everywhere (`--guild`): a server's or a workspace's
-    /// id, where commands show at once; nil for everywhere.
+    /// One place to register in rather than everywhere (`--guild` for a Discord server,
+    /// `--team` for a Mattermost team): its id, where commands show at once; nil for everywhere
+    /// (a platform that cannot register everywhere says what to do instead).
     public var scope: String?
     /// The URL the platform should post updates to (`--webhook`); nil leaves how it delivers
     /// them as it is.

@@ -1,5 +1,6 @@
 import DiscordAdapter
 import MatrixAdapter
+import MattermostAdapter
 import RelayPlatform
 import SlackAdapter
 import TelegramAdapter
@@ -13,4 +14,5 @@ let chatPlatforms: [any ChatPlatform.Type] = [
     DiscordPlatform.self,
     TelegramPlatform.self,
     MatrixPlatform.self,
+    MattermostPlatform.self,
 ]

@@ -7,7 +7,7 @@ import RelayServer
 /// `register` (`registerPlatform(named:with:among:logger:)`). The options are the same for every
 /// platform; each reads those it needs and says when one is missing: a platform told where to
 /// send requests takes `--url` (Slack prints its app manifest), one that registers commands
-/// through its API may take `--guild` (Discord), one that can push updates `--webhook`
+/// through its API may take `--guild` (Discord) or `--team` (Mattermost), one that can push updates `--webhook`
 /// (Telegram).
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,6 +23,9 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Register in this one server only (its id), where commands appear at once (Discord).")
     var guild: String?
 
+    @Option(name: .long, help: "Register in this one team (its id, or the name in its URL) (Mattermost). Same as --guild for Discord.")
+    var team: String?
+
     @Option(
         name: .long,
         help: "The relay's webhook URL, e.g. https://relay.example.com/telegram/webhook, for a platform that can push updates (Telegram; else it polls).")
@@ -32,8 +35,13 @@ struct RegisterCommand: AsyncParsableCommand {
     var config: String?
 
     func run() async throws {
+        if guild != nil, team != nil {
+            writeErr("rhea-relay: pass --guild (Discord) or --team (Mattermost), not both: each names the one place to register in.")
+            throw ExitCode(2)
+        }
         let configuration = try await loadConfiguration(file: config)
-        let request = RegistrationRequest(publicURL: url, scope: guild, webhookURL: webhook)
+        // --guild and --team are one concept, the one place to register in, named as each platform names it.
+        let request = RegistrationRequest(publicURL: url, scope: guild ?? team, webhookURL: webhook)
         let logger = Logger(label: "rhea-relay.register", factory: { _ in SwiftLogNoOpLogHandler() })
         do {
             let lines = try await registerPlatform(named: platform, with: request, among: configuration.platforms, logger: logger)

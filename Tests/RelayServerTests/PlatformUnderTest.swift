@@ -21,6 +21,9 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `!cmd …` typed in a room on a real Synapse; answered as a notice replying to the command
     /// (progress edited into the result), private results in a direct room with the asker.
     case matrix
+    /// A slash command POSTed with its token; answered by the bot through REST v4 (a chain's
+    /// progress post patched into the result), private answers at the `response_url` (ephemeral).
+    case mattermost
     var testDescription: String { rawValue }
 }
 
@@ -95,6 +98,10 @@ func withPlatform<T: Sendable>(_ kind: PlatformKind, _ body: @escaping @Sendable
     case .matrix:
         try await MatrixFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in try await body(MatrixUnderTest(relay: relay, room: try await relay.room())) }
+        }
+    case .mattermost:
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in try await body(MattermostUnderTest(relay: relay)) }
         }
     }
 }

@@ -74,3 +74,16 @@ public enum PythonPeers {
         throw ChildProcessError(step: "prepare the Python peers", reason: "exit status \(result.status)", output: tail(result.output, lines: 20))
     }
 }
+
+extension PythonPeers {
+    /// Runs `script` (Python source, written to a temporary file) with the environment's python
+    /// and `arguments`, within `timeout`: its exit status and output (stdout and stderr together).
+    public static func run(script: String, arguments: [String] = [], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+        let python = try await python()
+        let directory = FileManager.default.temporaryDirectory.path
+        let file = directory + "/rhea-peer-\(UUID().uuidString).py"
+        try Data(script.utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try await runProcess([python, file] + arguments, in: directory, timeout: timeout, step: "python \(file)")
+    }
+}

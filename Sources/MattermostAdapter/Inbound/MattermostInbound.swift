@@ -1,0 +1,161 @@
+import Foundation
+public import Logging
+public import RelayCore
+public import RelayPipeline
+public import RelayPlatform
+
+/// What the adapter does with each inbound payload: turn it into an `Event` and a
+/// `MattermostAddress`, and hand it to the relay's inbox. Never waits for a model.
+///
+/// The tenant (`Event.team`) is the Mattermost team: each team of a Mattermost server keeps its
+/// own chains, commands and settings, as each Slack workspace does. A direct message belongs to
+/// no team: its tenant is its person (`dm:<user id>`).
+public struct MattermostInbound: Sendable {
+    let inbox: any RelayInbox
+    let api: any MattermostAPI
+    let box: OutboxSecretBox
+    let configuration: MattermostConfiguration
+    let clock: any RelayClock
+    let logger: Logger
+
+    public init(
+        inbox: any RelayInbox, api: any MattermostAPI, box: OutboxSecretBox, configuration: MattermostConfiguration, clock: any RelayClock = SystemClock(),
+        logger: Logger
+    ) {
+        self.inbox = inbox
+        self.api = api
+        self.box = box
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// A slash command: accepted into the inbox, answered later. Returns the acknowledgement:
+    /// "⏳ Working on it…" once stored, or why not (busy, the store failed), ephemeral.
+    public func slashCommand(_ command: MattermostSlashCommand) async -> JSONValue {
+        let sealed = command.responseURL.map(box.seal)
+        let address = MattermostAddress(
+            team: command.teamID, channel: command.channelID, user: command.userID, sealedResponseURL: sealed,
+            responseURLExpiresAt: sealed == nil ? nil : clock.now + MattermostAddress.responseURLLifetime)
+        let refusal: String
+        do {
+            let submission = try await inbox.submit(command.relayEvent(), route: address.route)
+            guard let busy = submission.busyMessage else { return MattermostCommandResponse.workingOnIt() }
+            refusal = busy
+        } catch {
+            logger.error("mattermost: could not accept a slash command", metadata: ["error": "\(error)"])
+            refusal = "Rhea Relay could not accept this command just now (it could not store it). Nothing was run; please send it again."
+        }
+        return MattermostCommandResponse.refused(refusal)
+    }
+
+    /// A websocket event, from the connection that holds the lease. `bot` is the bot account.
+    public func socketEvent(_ event: MattermostSocketEvent, bot: MattermostUser) async {
+        do {
+            switch event {
+            case .posted(let post, let channelType, let teamID):
+                try await posted(post, channelType: channelType, teamID: teamID, bot: bot)
+            case .reactionAdded(let reaction):
+                try await reactionAdded(reaction, bot: bot)
+            }
+        } catch {
+            logger.error("mattermost: could not accept a websocket event", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A post mentioning the bot (or any post in a direct message with it) runs its command in
+    /// the post's thread. The bot's own posts, other integrations' and system messages are
+    /// ignored. The dedupe key is the post id, so a post seen twice (a reconnect) runs once.
+    func posted(_ post: MattermostPost, channelType: String, teamID: String, bot: MattermostUser) async throws {
+        guard post.userID != bot.id, post.type.isEmpty, !post.fromIntegration else { return }
+        let isDirect = channelType == "D"
+        guard let line = Self.commandLine(post.message, botUsername: bot.username, isDirect: isDirect, inThread: !post.rootID.isEmpty) else { return }
+        let team = isDirect || teamID.isEmpty ? "dm:\(post.userID)" : teamID
+        let event = Event(
+            platform: MattermostPlatform.name, team: team, channel: post.channelID, thread: post.threadRoot, user: post.userID, text: line,
+            eventKey: "post:\(post.id)")
+        let address = MattermostAddress(team: team, channel: post.channelID, user: post.userID, rootID: post.threadRoot)
+        try await submit(event, address: address)
+    }
+
+    /// The command line a post asks for, or nil when it is not for the relay.
+    ///
+    /// `@bot translate fr hi` runs that command; `@bot` with other words fact-checks them;
+    /// `@bot` alone in a thread fact-checks the thread (the relay reads it). In a direct message
+    /// the mention is optional, and a leading `/` is kept.
+    static func commandLine(_ message: String, botUsername: String, isDirect: Bool, inThread: Bool) -> String? {
+        let mention = "@" + botUsername.lowercased()
+        let words = message.split(whereSeparator: \.isWhitespace)
+        let mentioned = !botUsername.isEmpty && words.contains { Self.isMention($0, of: mention) }
+        guard mentioned || isDirect else { return nil }
+        let rest = words.filter { !Self.isMention($0, of: mention) }.joined(separator: " ")
+        if rest.isEmpty { return inThread ? "/tribunal" : (isDirect ? nil : "/help") }
+        if let first = rest.split(separator: " ").first, CommandTable.spec(named: String(first.drop { $0 == "/" }).lowercased()) != nil {
+            return "/" + rest.drop { $0 == "/" }
+        }
+        return "/tribunal " + rest
+    }
+
+    /// `@rhea`, `@rhea,` or `@rhea:` (any case).
+    private static func isMention(_ word: Substring, of mention: String) -> Bool {
+        var word = word.lowercased()
+        while let last = word.last, [",", ":", ".", "!", "?"].contains(last) { word.removeLast() }
+        return word == mention
+    }
+
+    /// 🔍 on a post runs a tribunal on it, in its thread; 👍/👎 on one of the relay's own
+    /// fact-checks marks the ledger for whoever reacted.
+    func reactionAdded(_ reaction: MattermostReaction, bot: MattermostUser) async throws {
+        guard reaction.userID != bot.id else { return }
+        let mark = Self.marks(reaction.emojiName)
+        guard reaction.emojiName == configuration.tribunalReaction || mark != nil else { return }
+        let post: MattermostPost
+        do throws(MattermostAPIError) {
+            post = try await api.post(id: reaction.postID)
+        } catch {
+            logger.warning("mattermost: could not read the post a reaction was put on", metadata: ["reason": "\(error.reason)"])
+            return
+        }
+        let key = "reaction:\(reaction.postID):\(reaction.userID):\(reaction.emojiName):\(reaction.createAt)"
+        let team = await teamOf(channel: post.channelID, fallbackUser: reaction.userID)
+        let address = MattermostAddress(team: team, channel: post.channelID, user: reaction.userID, rootID: post.threadRoot)
+        if reaction.emojiName == configuration.tribunalReaction {
+            let claim = post.userID == bot.id ? MattermostMarkdown.unescape(post.message) : post.message
+            let event = Event(
+                platform: MattermostPlatform.name, team: team, channel: post.channelID, thread: post.threadRoot, user: reaction.userID, text: "/tribunal",
+                repliedTo: claim.trimmingCharacters(in: .whitespacesAndNewlines), eventKey: key)
+            try await submit(event, address: address)
+        } else if let right = mark, post.userID == bot.id, let id = LedgerReference.id(in: MattermostMarkdown.unescape(post.message)) {
+            let event = Event(
+                platform: MattermostPlatform.name, team: team, channel: post.channelID, thread: post.threadRoot, user: reaction.userID,
+                text: LedgerReference.markCommand(id, right: right), eventKey: key)
+            try await submit(event, address: address)
+        }
+    }
+
+    /// The tenant of a reaction's channel, which its event does not name (`GET /channels/{id}`):
+    /// its team, or the person for a direct or group message (no team).
+    private func teamOf(channel: String, fallbackUser: String) async -> String {
+        do throws(MattermostAPIError) {
+            return try await api.channelTeam(channel) ?? "dm:\(fallbackUser)"
+        } catch {
+            logger.warning("mattermost: could not read a channel's team", metadata: ["reason": "\(error.reason)"])
+            return "dm:\(fallbackUser)"
+        }
+    }
+
+    /// 👍 (`+1`, `thumbsup`) → right, 👎 (`-1`, `thumbsdown`) → wrong; nil for other emoji.
+    static func marks(_ emoji: String) -> Bool? {
+        switch emoji {
+        case "+1", "thumbsup": true
+        case "-1", "thumbsdown": false
+        default: nil
+        }
+    }
+
+    /// Submits `event`; a refusal for being one too many is answered at once.
+    private func submit(_ event: Event, address: MattermostAddress) async throws {
+        let submission = try await inbox.submit(event, route: address.route)
+        if let busy = submission.busyMessage { try? await inbox.post(.error(busy), route: address.route) }
+    }
+}

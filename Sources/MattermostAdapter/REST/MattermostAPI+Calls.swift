@@ -1,0 +1,132 @@
+public import RelayCore
+public import RelayPlatform
+
+/// A post as the adapter reads it (REST answers and websocket `posted` events alike).
+public struct MattermostPost: Sendable, Hashable {
+    public var id: String
+    public var userID: String
+    public var channelID: String
+    /// The thread's first post, when this one is a reply; empty otherwise.
+    public var rootID: String
+    public var message: String
+    /// Empty for a person's post; `system_…` for the server's own.
+    public var type: String
+    public var createAt: Int64
+    /// Posted by an integration (a bot or a webhook): never answered, so two bots cannot loop.
+    public var fromIntegration: Bool
+
+    public init(json: JSONValue) {
+        id = json["id"]?.stringValue ?? ""
+        userID = json["user_id"]?.stringValue ?? ""
+        channelID = json["channel_id"]?.stringValue ?? ""
+        rootID = json["root_id"]?.stringValue ?? ""
+        message = json["message"]?.stringValue ?? ""
+        type = json["type"]?.stringValue ?? ""
+        createAt = Int64(json["create_at"]?.intValue ?? 0)
+        let props = json["props"]
+        fromIntegration =
+            props?["from_bot"]?.stringValue == "true" || props?["from_webhook"]?.stringValue == "true"
+            || props?["from_bot"]?.boolValue == true
+    }
+
+    /// The thread to answer in: this post's thread, or a new one under it.
+    public var threadRoot: String { rootID.isEmpty ? id : rootID }
+}
+
+/// The bot account, from `GET /users/me`.
+public struct MattermostUser: Sendable, Hashable {
+    public var id: String
+    public var username: String
+}
+
+extension MattermostAPI {
+    /// `GET /users/me`: who the bot token belongs to.
+    public func me() async throws(MattermostAPIError) -> MattermostUser {
+        let answer = try await send(MattermostRequest(.api(method: "GET", path: "/users/me", label: "GET /users/me")))
+        guard let id = answer["id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: "GET /users/me", reason: "no user id") }
+        return MattermostUser(id: id, username: answer["username"]?.stringValue ?? "")
+    }
+
+    /// `POST /posts` (201): a post in `channel`, in the thread of `rootID` when given; its id.
+    @discardableResult
+    public func createPost(channel: String, message: String, rootID: String?) async throws(MattermostAPIError) -> String {
+        var body: [String: JSONValue] = ["channel_id": .string(channel), "message": .string(message)]
+        if let rootID, !rootID.isEmpty { body["root_id"] = .string(rootID) }
+        let answer = try await send(MattermostRequest(.api(method: "POST", path: "/posts", label: "POST /posts"), body: .object(body)))
+        return try Self.postID(answer, endpoint: "POST /posts")
+    }
+
+    /// `PUT /posts/{id}/patch`: replaces the message of a post the bot made.
+    public func patchPost(id: String, message: String) async throws(MattermostAPIError) {
+        let path = "/posts/\(try Self.segment(id, endpoint: "PUT /posts/{id}/patch"))/patch"
+        _ = try await send(MattermostRequest(.api(method: "PUT", path: path, label: "PUT /posts/{id}/patch"), body: ["message": .string(message)]))
+    }
+
+    /// `POST /posts/ephemeral` (201): a post only `user` sees.
+    public func createEphemeralPost(user: String, channel: String, message: String, rootID: String?) async throws(MattermostAPIError) {
+        var post: [String: JSONValue] = ["channel_id": .string(channel), "message": .string(message)]
+        if let rootID, !rootID.isEmpty { post["root_id"] = .string(rootID) }
+        let body: JSONValue = ["user_id": .string(user), "post": .object(post)]
+        _ = try await send(MattermostRequest(.api(method: "POST", path: "/posts/ephemeral", label: "POST /posts/ephemeral"), body: body))
+    }
+
+    /// `GET /posts/{id}`.
+    public func post(id: String) async throws(MattermostAPIError) -> MattermostPost {
+        let path = "/posts/\(try Self.segment(id, endpoint: "GET /posts/{id}"))"
+        let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /posts/{id}")))
+        let post = MattermostPost(json: answer)
+        guard !post.id.isEmpty else { throw .malformed(endpoint: "GET /posts/{id}", reason: "no post id") }
+        return post
+    }
+
+    /// `GET /posts/{id}/thread`: the thread's posts, oldest first.
+    public func thread(of id: String) async throws(MattermostAPIError) -> [MattermostPost] {
+        let path = "/posts/\(try Self.segment(id, endpoint: "GET /posts/{id}/thread"))/thread"
+        let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /posts/{id}/thread")))
+        let posts = (answer["posts"]?.objectValue ?? [:]).values.map(MattermostPost.init(json:))
+        return posts.sorted { ($0.createAt, $0.id) < ($1.createAt, $1.id) }
+    }
+
+    /// `GET /channels/{id}`: the team a channel belongs to; nil for a direct or group message.
+    public func channelTeam(_ id: String) async throws(MattermostAPIError) -> String? {
+        let path = "/channels/\(try Self.segment(id, endpoint: "GET /channels/{id}"))"
+        let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /channels/{id}")))
+        return answer["team_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `POST /api/v4/commands` (201): a custom slash command; returns the token Mattermost made for it.
+    public func createCommand(_ body: JSONValue) async throws(MattermostAPIError) -> String {
+        let answer = try await send(MattermostRequest(.api(method: "POST", path: "/commands", label: "POST /commands"), body: body))
+        guard let token = answer["token"]?.stringValue, !token.isEmpty else { throw .malformed(endpoint: "POST /commands", reason: "no token") }
+        return token
+    }
+
+    /// `GET /teams/name/{name}`: a team's id from its name (the one in its URL).
+    public func teamID(named name: String) async throws(MattermostAPIError) -> String {
+        let path = "/teams/name/\(try Self.segment(name, endpoint: "GET /teams/name/{name}"))"
+        let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /teams/name/{name}")))
+        guard let id = answer["id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: "GET /teams/name/{name}", reason: "no team id") }
+        return id
+    }
+
+    /// POSTs a command response (`{"response_type","text"}`) to a slash command's `response_url`.
+    public func respond(to responseURL: String, body: JSONValue) async throws(MattermostAPIError) {
+        _ = try await send(MattermostRequest(.responseURL(responseURL), body: body))
+    }
+
+    static func postID(_ answer: JSONValue, endpoint: String) throws(MattermostAPIError) -> String {
+        guard let id = answer["id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: endpoint, reason: "no post id") }
+        return id
+    }
+
+    /// An id or name as one path segment: letters, digits, `-` and `_` only, so nothing from
+    /// outside can reach another route.
+    static func segment(_ value: String, endpoint: String) throws(MattermostAPIError) -> String {
+        guard (1...64).contains(value.utf8.count),
+            value.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+            })
+        else { throw .invalidRequest(endpoint: endpoint, reason: "not a Mattermost id") }
+        return value
+    }
+}

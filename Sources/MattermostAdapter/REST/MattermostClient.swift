@@ -1,0 +1,168 @@
+import AsyncHTTPClient
+import Foundation
+public import Logging
+import NIOCore
+import NIOHTTP1
+public import RelayCore
+public import RelayHTTP
+public import RelayPlatform
+
+/// Why a Mattermost call failed: the shared platform-call error with Mattermost's refusals.
+/// Its `endpoint` is a route template (`POST /posts`) or `response_url`; never a token or a URL.
+public typealias MattermostAPIError = PlatformCallError<MattermostRefusal>
+
+/// Mattermost said no: its error JSON `{"id","message","request_id","status_code"}` with a 4xx.
+public struct MattermostRefusal: PlatformRefusal {
+    public static let platform = "Mattermost"
+
+    /// Mattermost's error id (`api.context.session_expired.app_error`), sanitised and bounded, or
+    /// `http_<status>` when the body had none.
+    public var id: String
+    public var status: Int
+
+    public init(id: String, status: Int) {
+        self.id = id
+        self.status = status
+    }
+
+    public var label: String { id }
+
+    public var reason: String {
+        switch status {
+        case 401: "\(id) (the token was refused: check MATTERMOST_BOT_TOKEN)"
+        case 403: "\(id) (the bot may not do this here: is it a member of the channel, with the permission?)"
+        case 404: "\(id) (not found, or expired)"
+        case 413: "\(id) (the message is too long)"
+        default: id
+        }
+    }
+
+    /// A 408 may pass.
+    public var isTransient: Bool { status == 408 }
+}
+
+/// Mattermost's REST v4 as the adapter sees it: one primitive, typed helpers in extensions
+/// (`MattermostAPI+Posts.swift`), so a test double implements a single method.
+public protocol MattermostAPI: Sendable {
+    /// Sends `request` and returns the answer's JSON (`{}` for an empty or non-JSON 2xx body).
+    /// - Throws: `MattermostAPIError` for every failure; its `deliveryOutcome` says whether to retry.
+    func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> JSONValue
+}
+
+/// One call: a REST route under `/api/v4` with the bot token, or a `response_url` (which is
+/// its own credential). Its descriptions never show a token or a URL.
+public struct MattermostRequest: Sendable, Hashable, CustomStringConvertible {
+    public enum Destination: Sendable, Hashable {
+        /// `method` `/api/v4` + `path`; `label` names the route for logs (`POST /posts`).
+        case api(method: String, path: String, label: String)
+        /// A slash command's `response_url` (`/hooks/commands/{id}`): POSTed without a token.
+        case responseURL(String)
+    }
+
+    public var destination: Destination
+    public var body: JSONValue?
+
+    public init(_ destination: Destination, body: JSONValue? = nil) {
+        self.destination = destination
+        self.body = body
+    }
+
+    public var label: String {
+        switch destination {
+        case .api(_, _, let label): label
+        case .responseURL: "response_url"
+        }
+    }
+
+    public var description: String { "MattermostRequest(\(label))" }
+}
+
+/// `MattermostAPI` over HTTP, on the relay's one transport.
+///
+/// Reads answers the way Mattermost means them: 2xx is success; 429 (`limit exceeded`, plain
+/// text) is a rate limit for `X-Ratelimit-Reset` seconds (else `Retry-After`, else 1 s); 5xx a
+/// server error; any other status a refusal with the error JSON's `id`.
+public struct MattermostClient: MattermostAPI {
+    static let timeout: Duration = .seconds(15)
+    static let maxResponseBytes = 8 * 1024 * 1024
+
+    let transport: HTTPTransport
+    let serverURL: String?
+    let botToken: MattermostToken?
+    let logger: Logger
+
+    public init(transport: HTTPTransport, serverURL: String?, botToken: MattermostToken?, logger: Logger) {
+        self.transport = transport
+        self.serverURL = serverURL
+        self.botToken = botToken
+        self.logger = logger
+    }
+
+    public func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> JSONValue {
+        let label = request.label
+        var http: HTTPClientRequest
+        switch request.destination {
+        case .api(let method, let path, _):
+            guard let serverURL, let botToken else {
+                throw .invalidRequest(endpoint: label, reason: "MATTERMOST_URL and MATTERMOST_BOT_TOKEN are not both set")
+            }
+            http = HTTPClientRequest(url: serverURL + "/api/v4" + path)
+            http.method = HTTPMethod(rawValue: method)
+            http.headers.add(name: "Authorization", value: "Bearer \(botToken.secret)")
+        case .responseURL(let url):
+            let lowered = url.lowercased()
+            guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
+                throw .invalidRequest(endpoint: label, reason: "the response_url is not an http(s) URL")
+            }
+            http = HTTPClientRequest(url: url)
+            http.method = .POST
+        }
+        http.headers.add(name: "Accept", value: "application/json")
+        http.headers.add(name: "User-Agent", value: "rhea-relay")
+        if let body = request.body {
+            guard let bytes = body.serialized() else { throw .invalidRequest(endpoint: label, reason: "the body holds a number JSON cannot express") }
+            http.headers.add(name: "Content-Type", value: "application/json")
+            http.body = .bytes(ByteBuffer(bytes: bytes))
+        }
+        let answer: HTTPAnswer
+        do throws(HTTPFailure) {
+            answer = try await transport.exchange(http, timeout: Self.timeout, maxBodyBytes: Self.maxResponseBytes)
+        } catch {
+            throw MattermostAPIError(error, endpoint: label)
+        }
+        return try Self.interpret(answer, endpoint: label).get()
+    }
+
+    /// What an answer means (see the type's documentation).
+    static func interpret(_ answer: HTTPAnswer, endpoint: String) -> Result<JSONValue, MattermostAPIError> {
+        let json = JSONValue.parse(answer.body)
+        switch answer.status {
+        case 200..<300:
+            return .success(json ?? [:])
+        case 429:
+            return .failure(.rateLimited(endpoint: endpoint, retryAfter: rateLimitReset(answer.headers) ?? .seconds(1)))
+        case 500...:
+            return .failure(.server(endpoint: endpoint, status: answer.status))
+        default:
+            let id = json?["id"]?.stringValue.map(sanitized) ?? "http_\(answer.status)"
+            return .failure(.refused(endpoint: endpoint, MattermostRefusal(id: id, status: answer.status)))
+        }
+    }
+
+    /// How long a 429 asks to wait: `X-Ratelimit-Reset` (seconds until the window resets), else
+    /// `Retry-After`; read and clamped by `RetryAfter`, like every platform's.
+    static func rateLimitReset(_ headers: HTTPHeaders) -> Duration? {
+        if let reset = headers.first(name: "X-Ratelimit-Reset").flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
+            return RetryAfter.clamp(seconds: reset, source: "mattermost")
+        }
+        return RetryAfter.parse(headers.first(name: "Retry-After"), source: "mattermost")
+    }
+
+    /// An error id as Mattermost spells them (`[a-z0-9_.]`), cut short: a proxy's body must not
+    /// put arbitrary text into logs or metric labels.
+    static func sanitized(_ id: String) -> String {
+        let kept = id.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "." }
+        let text = String(String.UnicodeScalarView(kept.prefix(96)))
+        return text.isEmpty ? "unknown_error" : text
+    }
+}

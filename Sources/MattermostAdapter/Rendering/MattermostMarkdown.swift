@@ -1,0 +1,154 @@
+import Foundation
+import RelayCore
+
+/// Escaping of model and user text for Mattermost's Markdown, so it shows as written and can
+/// ping no one.
+///
+/// Mattermost has no `allowed_mentions`: the server notifies whoever a post's *raw text*
+/// mentions, and the web app turns `~channel`, `#tag` and `@user` into links after Markdown.
+/// So, scalar by scalar (never by `Character`, which a combining mark could glue to a `<`):
+/// - `\ * _ ~ ` | # [ ]` get a backslash, which Markdown shows as the character: no emphasis,
+///   code, table, heading, strike-through or masked link;
+/// - `<`, `>` and `&` become `&lt;`, `&gt;`, `&amp;`, which render as the characters in every
+///   client (a backslash before `<` is not honoured by all of Mattermost's renderers): no HTML,
+///   no `<https://…>` autolink, no blockquote, and no Slack-style `<url|text>` or `<!channel>`,
+///   which Mattermost translates in command responses before Markdown (`skip_slack_parsing` is
+///   set as well, but the escaping does not rely on it);
+/// - an `@` that starts a word is followed by a zero-width space (U+200B): `@channel`, `@all`,
+///   `@here` and `@someone` are then no mention for the server or the web app. The `@` of an
+///   e-mail address (a word character before it, a dotted domain after: `ada@example.com`)
+///   mentions no one and is left alone, as is everything inside a web address (`http://` or
+///   `https://` up to the first space or character of `< > & \ ` [ ] |`), where an escape would
+///   break the link Mattermost makes of it; the trailing `. , : ; " ' ) ]` that Mattermost leaves
+///   out of a link are treated as text after it.
+public enum MattermostMarkdown {
+    /// The escape of each special scalar outside web addresses (`@` only at a word's start).
+    static let replacements: [Unicode.Scalar: String] = [
+        "\\": "\\\\", "*": "\\*", "_": "\\_", "~": "\\~", "`": "\\`", "|": "\\|", "#": "\\#", "[": "\\[", "]": "\\]",
+        "<": "&lt;", ">": "&gt;", "&": "&amp;", "@": "@\u{200B}",
+    ]
+    /// Escapes everything: the upper bound of an escaped length, which splitting counts.
+    static let escaper = ScalarEscaper(replacements)
+    /// Characters Mattermost drops from the end of an autolinked address.
+    static let addressTail: Set<Unicode.Scalar> = [".", ",", ":", ";", "\"", "'", ")", "]"]
+
+    /// `text` with every Markdown-significant scalar escaped (see the type's documentation).
+    public static func escape(_ text: some StringProtocol) -> String {
+        guard text.utf8.contains(where: { $0 < 0x80 && replacements[Unicode.Scalar($0)] != nil }) else { return String(text) }
+        let scalars = Array(text.unicodeScalars)
+        let kept = addressRanges(in: scalars)
+        var out = String.UnicodeScalarView()
+        var rangeIndex = 0
+        for (index, scalar) in scalars.enumerated() {
+            while rangeIndex < kept.count, kept[rangeIndex].upperBound <= index { rangeIndex += 1 }
+            let inAddress = rangeIndex < kept.count && kept[rangeIndex].contains(index)
+            if inAddress || (scalar == "@" && isInEmailAddress(scalars, at: index)) {
+                out.append(scalar)
+            } else if let replacement = replacements[scalar] {
+                out.append(contentsOf: replacement.unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// The longest `text` can be once escaped, in Unicode scalars (Mattermost's "runes").
+    static func maximumEscapedLength(_ text: some StringProtocol) -> Int {
+        text.unicodeScalars.reduce(0) { $0 + (replacements[$1].map { $0.unicodeScalars.count } ?? 1) }
+    }
+
+    /// What a reader sees of escaped text: backslash escapes, the three entities and the
+    /// zero-width space after `@` undone. For reading the relay's own posts back (a fact-check's
+    /// number under a 👍) and for tests.
+    public static func unescape(_ text: String) -> String {
+        // By scalars throughout: a combining mark after `;` must not hide an entity.
+        let scalars = Array(text.unicodeScalars)
+        let entities: [([Unicode.Scalar], Unicode.Scalar)] = [("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")].map { (Array($0.0.unicodeScalars), $0.1) }
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\\", index + 1 < scalars.count {
+                out.append(scalars[index + 1])
+                index += 2
+            } else if scalar == "\u{200B}", out.last == "@", index > 0, scalars[index - 1] == "@" {
+                index += 1
+            } else if scalar == "&", let (entity, character) = entities.first(where: { scalars[index...].starts(with: $0.0) }) {
+                out.append(character)
+                index += entity.count
+            } else {
+                out.append(scalar)
+                index += 1
+            }
+        }
+        return String(out)
+    }
+
+    /// The scalar ranges of web addresses, which stay as they are.
+    static func addressRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var index = 0
+        while index < scalars.count {
+            guard scalars[index] == "h" || scalars[index] == "H", index == 0 || !isWordScalar(scalars[index - 1]),
+                let hostStart = schemeEnd(in: scalars, at: index), hostStart < scalars.count, isASCIIAlphanumeric(scalars[hostStart])
+            else {
+                index += 1
+                continue
+            }
+            var end = hostStart
+            while end < scalars.count, isAddressScalar(scalars[end]) { end += 1 }
+            var linked = end
+            while linked > hostStart, addressTail.contains(scalars[linked - 1]) { linked -= 1 }
+            ranges.append(index..<linked)
+            index = end
+        }
+        return ranges
+    }
+
+    private static func schemeEnd(in scalars: [Unicode.Scalar], at index: Int) -> Int? {
+        for scheme in ["https://", "http://"] {
+            let pattern = Array(scheme.unicodeScalars)
+            guard index + pattern.count <= scalars.count else { continue }
+            if zip(scalars[index..<(index + pattern.count)], pattern).allSatisfy({ lowercased($0) == $1 }) { return index + pattern.count }
+        }
+        return nil
+    }
+
+    /// Printable ASCII except `<`, `>`, `&`, backslash, backtick, `[`, `]` and `|`: what an
+    /// address keeps unescaped. A shorter address only means more escapes, never fewer.
+    private static func isAddressScalar(_ scalar: Unicode.Scalar) -> Bool {
+        (0x21...0x7E).contains(scalar.value) && !["<", ">", "&", "\\", "`", "[", "]", "|"].contains(scalar)
+    }
+
+    /// Whether the `@` at `index` is an e-mail address's: a word character before it, and after
+    /// it a domain with a dot (`ada@example.com`). Anything else (`x@channel`, `@here`) is
+    /// neutralised, whatever the server's mention parser would make of it.
+    static func isInEmailAddress(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        guard index > 0, isWordScalar(scalars[index - 1]) else { return false }
+        var end = index + 1
+        var sawDot = false
+        while end < scalars.count, isASCIIAlphanumeric(scalars[end]) || scalars[end] == "-" || scalars[end] == "." {
+            if scalars[end] == ".", end > index + 1, end + 1 < scalars.count, isASCIIAlphanumeric(scalars[end + 1]) { sawDot = true }
+            end += 1
+        }
+        return sawDot
+    }
+
+    /// A letter or digit (any script) or `.`, `_`, `-`, `+`: what an e-mail address's local part
+    /// ends with.
+    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || [".", "_", "-", "+"].contains(scalar)
+    }
+
+    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        default: false
+        }
+    }
+
+    private static func lowercased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
+    }
+}

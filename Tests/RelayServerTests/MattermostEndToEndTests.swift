@@ -92,6 +92,26 @@ struct MattermostEndToEndTests {
         }
     }
 
+    @Test func onlyTeamAdminsChangeAChannelsSettings() async throws {
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                relay.mattermost.addChannel(Self.channel)
+                func answer(_ text: String) async throws -> String {
+                    let responseURL = relay.mattermost.makeResponseURL(channel: Self.channel)
+                    _ = try await relay.slashCommand("/rhea", text: text, channel: Self.channel, responseURL: responseURL)
+                    try await relay.settled()
+                    let texts = relay.botPosts(channel: Self.channel).map { MattermostMarkdown.unescape($0.message) }
+                    return texts.last ?? ""
+                }
+                let refused = try await answer("settings channel tier mid")
+                #expect(refused.contains("Only team admins"), "\(refused)")
+                relay.mattermost.makeTeamAdmin(FakeMattermost.alice)
+                let changed = try await answer("settings channel tier cheap")
+                #expect(changed.contains("This channel's tier is now cheap"), "\(changed)")
+            }
+        }
+    }
+
     @Test func aMentionRunsItsCommandInTheThreadAndAClaimIsFactChecked() async throws {
         try await MattermostFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in

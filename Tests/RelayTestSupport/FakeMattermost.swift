@@ -203,6 +203,12 @@ public final class FakeMattermost: Sendable {
                 return .failure(.notFound("app.channel.get.existing.app_error", "Unable to find the existing channel."))
             }
             return .success((200, ["id": .string(rest[1]), "team_id": .string(team), "type": .string(team.isEmpty ? "D" : "O")]))
+        case ("GET", 4, "teams") where rest[2] == "members":
+            guard state.teams.values.contains(rest[1]) else { return .failure(.notFound("app.team.get.find.app_error", "Unable to find the existing team.")) }
+            let roles = state.teamAdmins.contains(rest[3]) ? "team_user team_admin" : "team_user"
+            return .success((200, ["team_id": .string(rest[1]), "user_id": .string(rest[3]), "roles": .string(roles)]))
+        case ("GET", 2, "users"):
+            return .success((200, ["id": .string(rest[1]), "username": .string(state.usernames[rest[1]] ?? ""), "roles": "system_user"]))
         case ("GET", 3, "teams") where rest[1] == "name":
             guard let id = state.teams[rest[2]] else {
                 return .failure(.notFound("app.team.get_by_name.missing.app_error", "Unable to find the existing team."))
@@ -255,6 +261,11 @@ public final class FakeMattermost: Sendable {
             state.channels[channel] = team
             if forbidden { state.forbidden.insert(channel) } else { state.forbidden.remove(channel) }
         }
+    }
+
+    /// Gives `user` the `team_admin` role in every team.
+    public func makeTeamAdmin(_ user: String) {
+        state.withLock { _ = $0.teamAdmins.insert(user) }
     }
 
     /// Whether the bot may make ephemeral posts (`create_post_ephemeral`); by default it may.

@@ -58,6 +58,8 @@ struct FakeMattermostState: Sendable {
     /// Channels by id: their team ("" for a direct message).
     var channels: [String: String] = [:]
     var teams: [String: String] = [:]
+    /// Users with `team_admin` in every team.
+    var teamAdmins: Set<String> = []
     /// Channels where the bot may not post (403).
     var forbidden: Set<String> = []
     /// Whether `POST /posts/ephemeral` is allowed (it needs `create_post_ephemeral`, by default

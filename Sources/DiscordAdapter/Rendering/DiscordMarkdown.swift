@@ -30,15 +30,16 @@ public enum DiscordMarkdown {
     static let escaper = ScalarEscaper(replacements)
     /// Left as they are inside a web address.
     static let keptInAddresses: Set<Unicode.Scalar> = ["_", "*", "~", "#"]
-    /// Characters Discord drops from the end of a link.
-    static let addressTail: Set<Unicode.Scalar> = [".", ",", ":", ";", "\"", "'", ")", "]"]
+    /// Web addresses, as Discord links them: printable ASCII except `<` (stricter than Discord,
+    /// which also takes non-ASCII; a shorter address only means more escapes).
+    static let addresses = WebAddresses(isAddressScalar: { (0x21...0x7E).contains($0.value) && $0 != "<" })
 
     /// `text` with every markdown-significant scalar escaped (see the type's documentation).
     public static func escape(_ text: some StringProtocol) -> String {
         // Most text has no special scalar: returned as it is.
         guard text.utf8.contains(where: { $0 < 0x80 && replacements[Unicode.Scalar($0)] != nil }) else { return String(text) }
         let scalars = Array(text.unicodeScalars)
-        let kept = addressRanges(in: scalars)
+        let kept = addresses.ranges(in: scalars)
         var out = String.UnicodeScalarView()
         var rangeIndex = 0
         for (index, scalar) in scalars.enumerated() {
@@ -58,51 +59,4 @@ public enum DiscordMarkdown {
         escaper.escapedUTF16Count(text)
     }
 
-    /// The scalar ranges of web addresses whose `_ * ~ #` stay as they are.
-    static func addressRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var index = 0
-        while index < scalars.count {
-            guard scalars[index] == "h" || scalars[index] == "H", index == 0 || !isASCIIAlphanumeric(scalars[index - 1]),
-                let hostStart = schemeEnd(in: scalars, at: index), hostStart < scalars.count, isASCIIAlphanumeric(scalars[hostStart])
-            else {
-                index += 1
-                continue
-            }
-            var end = hostStart
-            while end < scalars.count, isAddressScalar(scalars[end]) { end += 1 }
-            var linked = end
-            while linked > hostStart, addressTail.contains(scalars[linked - 1]) { linked -= 1 }
-            ranges.append(index..<linked)
-            index = end
-        }
-        return ranges
-    }
-
-    /// Where the host starts when `http://` or `https://` (any case) begins at `index`.
-    private static func schemeEnd(in scalars: [Unicode.Scalar], at index: Int) -> Int? {
-        for scheme in ["https://", "http://"] {
-            let pattern = Array(scheme.unicodeScalars)
-            guard index + pattern.count <= scalars.count else { continue }
-            if zip(scalars[index..<(index + pattern.count)], pattern).allSatisfy({ lowercased($0) == $1 }) { return index + pattern.count }
-        }
-        return nil
-    }
-
-    /// Printable ASCII except `<`: what a link may hold (stricter than Discord, which also takes
-    /// non-ASCII; a shorter address only means more escapes).
-    private static func isAddressScalar(_ scalar: Unicode.Scalar) -> Bool {
-        (0x21...0x7E).contains(scalar.value) && scalar != "<"
-    }
-
-    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        default: false
-        }
-    }
-
-    private static func lowercased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
-        (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
-    }
 }

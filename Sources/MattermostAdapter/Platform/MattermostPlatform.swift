@@ -198,9 +198,18 @@ final class MattermostConversationReader: ConversationReader {
         self.logger = logger
     }
 
-    /// Mattermost roles are not read: team admins are not told apart (chains and commands can
-    /// still be changed by their creators).
-    func isAdmin(_ event: Event) async -> Bool { false }
+    /// A direct message's person administers their own tenant; in a team, its admins
+    /// (`team_admin`) and the server's (`system_admin`) do. Asked only when a command changes
+    /// team settings; false when Mattermost cannot be asked.
+    func isAdmin(_ event: Event) async -> Bool {
+        if event.team.hasPrefix("dm:") { return true }
+        do throws(MattermostAPIError) {
+            return try await api.administers(team: event.team, user: event.user)
+        } catch {
+            logger.notice("mattermost: could not tell whether a user administers a team", metadata: ["reason": "\(error.reason)"])
+            return false
+        }
+    }
 
     /// The thread's messages, oldest first, without the bot's posts and those that mention it
     /// (the one that asked among them); empty when it cannot be read.

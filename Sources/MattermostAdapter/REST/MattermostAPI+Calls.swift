@@ -94,6 +94,22 @@ extension MattermostAPI {
         return answer["team_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// `GET /teams/{team}/members/{user}` and `GET /users/{user}`: whether the user administers
+    /// the team (`team_admin`) or the whole server (`system_admin`).
+    public func administers(team: String, user: String) async throws(MattermostAPIError) -> Bool {
+        let memberLabel = "GET /teams/{id}/members/{id}"
+        let memberPath = "/teams/\(try Self.segment(team, endpoint: memberLabel))/members/\(try Self.segment(user, endpoint: memberLabel))"
+        let member = try await send(MattermostRequest(.api(method: "GET", path: memberPath, label: memberLabel)))
+        if Self.roles(member).contains("team_admin") { return true }
+        let userPath = "/users/\(try Self.segment(user, endpoint: "GET /users/{id}"))"
+        return Self.roles(try await send(MattermostRequest(.api(method: "GET", path: userPath, label: "GET /users/{id}")))).contains("system_admin")
+    }
+
+    /// A member's or user's `roles`, a space-separated list.
+    static func roles(_ answer: JSONValue) -> [Substring] {
+        (answer["roles"]?.stringValue ?? "").split(separator: " ")
+    }
+
     /// `POST /api/v4/commands` (201): a custom slash command; returns the token Mattermost made for it.
     public func createCommand(_ body: JSONValue) async throws(MattermostAPIError) -> String {
         let answer = try await send(MattermostRequest(.api(method: "POST", path: "/commands", label: "POST /commands"), body: body))

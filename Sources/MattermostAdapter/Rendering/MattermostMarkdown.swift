@@ -29,14 +29,16 @@ public enum MattermostMarkdown {
     ]
     /// Escapes everything: the upper bound of an escaped length, which splitting counts.
     static let escaper = ScalarEscaper(replacements)
-    /// Characters Mattermost drops from the end of an autolinked address.
-    static let addressTail: Set<Unicode.Scalar> = [".", ",", ":", ";", "\"", "'", ")", "]"]
+    /// Web addresses, as Mattermost autolinks them: printable ASCII except `< > & \ ` [ ] |`
+    /// (a shorter address only means more escapes, never fewer), not after a word's scalar.
+    static let addresses = WebAddresses(
+        isAddressScalar: { (0x21...0x7E).contains($0.value) && !["<", ">", "&", "\\", "`", "[", "]", "|"].contains($0) }, continuesWord: isWordScalar)
 
     /// `text` with every Markdown-significant scalar escaped (see the type's documentation).
     public static func escape(_ text: some StringProtocol) -> String {
         guard text.utf8.contains(where: { $0 < 0x80 && replacements[Unicode.Scalar($0)] != nil }) else { return String(text) }
         let scalars = Array(text.unicodeScalars)
-        let kept = addressRanges(in: scalars)
+        let kept = addresses.ranges(in: scalars)
         var out = String.UnicodeScalarView()
         var rangeIndex = 0
         for (index, scalar) in scalars.enumerated() {
@@ -85,42 +87,6 @@ public enum MattermostMarkdown {
         return String(out)
     }
 
-    /// The scalar ranges of web addresses, which stay as they are.
-    static func addressRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var index = 0
-        while index < scalars.count {
-            guard scalars[index] == "h" || scalars[index] == "H", index == 0 || !isWordScalar(scalars[index - 1]),
-                let hostStart = schemeEnd(in: scalars, at: index), hostStart < scalars.count, isASCIIAlphanumeric(scalars[hostStart])
-            else {
-                index += 1
-                continue
-            }
-            var end = hostStart
-            while end < scalars.count, isAddressScalar(scalars[end]) { end += 1 }
-            var linked = end
-            while linked > hostStart, addressTail.contains(scalars[linked - 1]) { linked -= 1 }
-            ranges.append(index..<linked)
-            index = end
-        }
-        return ranges
-    }
-
-    private static func schemeEnd(in scalars: [Unicode.Scalar], at index: Int) -> Int? {
-        for scheme in ["https://", "http://"] {
-            let pattern = Array(scheme.unicodeScalars)
-            guard index + pattern.count <= scalars.count else { continue }
-            if zip(scalars[index..<(index + pattern.count)], pattern).allSatisfy({ lowercased($0) == $1 }) { return index + pattern.count }
-        }
-        return nil
-    }
-
-    /// Printable ASCII except `<`, `>`, `&`, backslash, backtick, `[`, `]` and `|`: what an
-    /// address keeps unescaped. A shorter address only means more escapes, never fewer.
-    private static func isAddressScalar(_ scalar: Unicode.Scalar) -> Bool {
-        (0x21...0x7E).contains(scalar.value) && !["<", ">", "&", "\\", "`", "[", "]", "|"].contains(scalar)
-    }
-
     /// Whether the `@` at `index` is an e-mail address's: a word character before it, and after
     /// it a domain with a dot (`ada@example.com`). Anything else (`x@channel`, `@here`) is
     /// neutralised, whatever the server's mention parser would make of it.
@@ -128,8 +94,8 @@ public enum MattermostMarkdown {
         guard index > 0, isWordScalar(scalars[index - 1]) else { return false }
         var end = index + 1
         var sawDot = false
-        while end < scalars.count, isASCIIAlphanumeric(scalars[end]) || scalars[end] == "-" || scalars[end] == "." {
-            if scalars[end] == ".", end > index + 1, end + 1 < scalars.count, isASCIIAlphanumeric(scalars[end + 1]) { sawDot = true }
+        while end < scalars.count, WebAddresses.isASCIIAlphanumeric(scalars[end]) || scalars[end] == "-" || scalars[end] == "." {
+            if scalars[end] == ".", end > index + 1, end + 1 < scalars.count, WebAddresses.isASCIIAlphanumeric(scalars[end + 1]) { sawDot = true }
             end += 1
         }
         return sawDot
@@ -141,14 +107,4 @@ public enum MattermostMarkdown {
         scalar.properties.isAlphabetic || scalar.properties.numericType != nil || [".", "_", "-", "+"].contains(scalar)
     }
 
-    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        default: false
-        }
-    }
-
-    private static func lowercased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
-        (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
-    }
 }

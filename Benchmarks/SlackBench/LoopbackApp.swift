@@ -24,5 +24,12 @@ protocol PlatformPeer: Sendable {
     var environment: [String: String] { get }
     /// What the server saw, for the run's line; nil when nothing to say.
     var summary: String? { get }
+    /// Waits (bounded) until the relay is connected to it, so no command of the run arrives
+    /// before the relay listens; at once for a server the relay only calls.
+    func connected() async
     func stop() async
+}
+
+extension PlatformPeer {
+    func connected() async {}
 }

@@ -24,6 +24,8 @@ final class MatrixSink: PlatformPeer {
         var sent: [String: String] = [:]
         var repeats = 0
         var waiter: CheckedContinuation<Void, Never>?
+        /// Whether a relay has made its first sync (which starts its timeline from now).
+        var synced = false
     }
 
     static let bot = "@relay:bench"
@@ -120,7 +122,13 @@ final class MatrixSink: PlatformPeer {
     /// at once when there are some, else after `timeout` (or sooner, when one is typed). A first
     /// sync (no `since`) starts from now, as a homeserver's does for a new client's timeline.
     private func sync(since: Int?, timeout: Duration) async -> JSONValue {
-        guard let since else { return ["next_batch": .string("s\(state.withLock { $0.timeline.count })")] }
+        guard let since else {
+            let now = state.withLock { state in
+                state.synced = true
+                return state.timeline.count
+            }
+            return ["next_batch": .string("s\(now)")]
+        }
         if state.withLock({ $0.timeline.count <= since }), timeout > .zero {
             let timer = Task {
                 try await Task.sleep(for: timeout)
@@ -142,6 +150,13 @@ final class MatrixSink: PlatformPeer {
         for (room, event) in news { rooms[room, default: []].append(event) }
         let join = rooms.mapValues { events -> JSONValue in ["timeline": ["events": .array(events), "limited": false]] }
         return ["next_batch": .string("s\(end)"), "rooms": ["join": .object(join)]]
+    }
+
+    /// Waits until a relay has made its first sync: a command typed before it would be history
+    /// to the relay, as to any new Matrix client, and never answered.
+    func connected() async {
+        let end = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < end, !state.withLock({ $0.synced }) { try? await Task.sleep(for: .milliseconds(10)) }
     }
 
     private func wake() {

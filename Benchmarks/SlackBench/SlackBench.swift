@@ -248,6 +248,7 @@ struct SlackBench: AsyncParsableCommand {
             sink.reset()
             let peer = try await startPeer(sink, logger: quiet)
             let server = try await startServers(launch(backend, sink: sink, peer: peer))
+            await peer?.connected()
             let client = self.client(http: http, sink: sink, peer: peer)
             let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmupSeconds), window: .seconds(windowSeconds))
                 .run(client: client, server: server, counter: counter)
@@ -281,6 +282,7 @@ struct SlackBench: AsyncParsableCommand {
             sink.reset()
             let peer = try await startPeer(sink, logger: quiet)
             let server = try await startServers(launch(backend, sink: sink, peer: peer))
+            await peer?.connected()
             let client = self.client(http: http, sink: sink, peer: peer)
             let result = await FloodScenario(commands: flood, connections: floodConnections).run(client: client, server: server, counter: counter)
             let accepted = result.accepted
@@ -306,6 +308,7 @@ struct SlackBench: AsyncParsableCommand {
                 sink.reset()
                 let peer = try await startPeer(sink, logger: quiet)
                 let first = try await startServers(launch(backend, sink: sink, peer: peer))
+                await peer?.connected()
                 let killed = await FloodScenario(commands: flood, connections: floodConnections, killAfterAcks: flood / 2)
                     .run(client: self.client(http: http, sink: sink, peer: peer), server: first, counter: counter)
                 // Every reply that reaches the sink before this comes from the killed process

@@ -140,6 +140,21 @@ struct TelegramButtonsAndInlineTests {
         }
     }
 
+    @Test func anInlineAnswerCannotPingAnyoneInTheSendersName() async throws {
+        try await Fakes.with { fakes in
+            await fakes.tribunal.setQuickAnswer { _ in "ask @durov or tg://user?id=1 or TG://user?id=2" }
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let query = relay.telegram.issueInlineQuery(from: Fakes.alice, query: "fr Good morning")
+                #expect(try await relay.deliver(query).status == .ok)
+                try await eventually("the inline answer") { !relay.telegram.inlineAnswers.isEmpty }
+                let card = try #require(relay.telegram.inlineAnswers.first?.results.first)
+                let text = try #require(card["input_message_content"]?["message_text"]?.stringValue)
+                #expect(!text.contains("@durov") && !text.lowercased().contains("tg://"), "\(text.debugDescription)")
+                #expect(text.replacing("\u{2060}", with: "") == "ask @durov or tg://user?id=1 or TG://user?id=2")
+            }
+        }
+    }
+
     @Test func hostileModelTextCannotMakeLinksTagsOrMentions() async throws {
         let hostile =
             #"<a href="https://evil.example">https://bank.example</a> <b>bold</b> &amp; &lt;tg-spoiler> @everyone "#
@@ -151,7 +166,8 @@ struct TelegramButtonsAndInlineTests {
                 try await relay.settled()
                 #expect(relay.telegram.calls("sendMessage").allSatisfy { $0.errorDescription == nil })
                 let reply = try #require(relay.telegram.messages(chat: Fakes.alice).first)
-                #expect(reply.text.contains(hostile), "the model's text is shown as text: \(reply.text)")
+                #expect(reply.text.replacing("\u{2060}", with: "").contains(hostile), "the model's text is shown as text: \(reply.text)")
+                #expect(!reply.text.contains("@everyone"), "an invisible word joiner breaks the mention: \(reply.text)")
                 #expect(reply.entities.allSatisfy { ["bold", "italic"].contains($0.type) }, "\(reply.entities)")
                 #expect(reply.entities("text_link").isEmpty)
             }

@@ -88,7 +88,8 @@ struct TelegramOutputSafetyPropertyTests {
     static let alphabet: [String] = [
         "<", ">", "&", "\"", "'", "/", "=", ";", "#", " ", "\n", "a", "Z", "7", "<b>", "</b>", "<i>", "</i>", "<a href=\"tg://user?id=1\">",
         "</a>", "<tg-spoiler>", "<pre>", "<code>", "<blockquote expandable>", "&amp;", "&lt;", "&gt;", "&quot;", "&#60;", "&#x3C;", "&am", "&",
-        "https://evil.example", "tg://user?id=1", "@admin", "/start", "fact-check #9",
+        "https://evil.example", "tg://user?id=1", "@admin", "/start", "fact-check #9", "@durov", "@Ab_c9", "TG://user?id=42", "tg:", "//",
+        "[Pavel](tg://user?id=1)", "@", "_", "9",
         "\u{600}", "\u{605}", "\u{110BD}", "\u{D4A}",  // Prepend
         "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}",  // Extend, ZWJ, selectors
         "\u{200E}", "\u{202E}", "\u{2066}",  // direction marks
@@ -96,7 +97,20 @@ struct TelegramOutputSafetyPropertyTests {
     ]
 
     static func nonWhitespace(_ text: String) -> [Unicode.Scalar] {
-        text.unicodeScalars.filter { !$0.properties.isWhitespace }
+        text.unicodeScalars.filter { !$0.properties.isWhitespace && $0 != "\u{2060}" }
+    }
+
+    /// The shapes Telegram pings or links a person by, unbroken, in a message's parsed text: `@`
+    /// before a name character (a username mention) and `tg://` (a mention by id).
+    static func pings(in text: String) -> [String] {
+        let scalars = Array(text.unicodeScalars)
+        var found: [String] = []
+        for (index, scalar) in scalars.enumerated() where scalar == "@" && index + 1 < scalars.count {
+            let next = scalars[index + 1]
+            if next == "_" || next.properties.isAlphabetic || next.properties.numericType != nil { found.append("@" + String(next)) }
+        }
+        if text.lowercased().contains("tg://") { found.append("tg://") }
+        return found
     }
 
     @Test func aHundredThousandStringsEscapeAndSplitSafely() {
@@ -108,9 +122,11 @@ struct TelegramOutputSafetyPropertyTests {
             switch TelegramHTMLReader.parse(escaped) {
             case .failure(let problem): failures.append("escape: \(problem) in \(text.debugDescription) → \(escaped.debugDescription)")
             case .success(let parsed):
-                if parsed.text != text { failures.append("round trip of \(text.debugDescription)") }
+                if Self.nonWhitespace(parsed.text) != Self.nonWhitespace(text) { failures.append("round trip of \(text.debugDescription)") }
+                let pings = Self.pings(in: parsed.text)
+                if !pings.isEmpty { failures.append("pings \(pings) from \(text.debugDescription)") }
                 if !parsed.bold.isEmpty || !parsed.italic.isEmpty { failures.append("a tag from \(text.debugDescription)") }
-                if parsed.length != TelegramHTML.parsedLength(of: text) { failures.append("parsed length of \(text.debugDescription)") }
+                if parsed.length > TelegramHTML.parsedLength(of: text) { failures.append("parsed length over the bound of \(text.debugDescription)") }
             }
 
             let limit = 2 + random.below(30)
@@ -151,6 +167,8 @@ struct TelegramOutputSafetyPropertyTests {
                 case .failure(let problem): failures.append("\(problem) in a reply to \(body.debugDescription)")
                 case .success(let parsed):
                     if parsed.length > TelegramLimits.messageText { failures.append("\(parsed.length) units in a reply to \(body.debugDescription)") }
+                    let pings = Self.pings(in: parsed.text)
+                    if !pings.isEmpty { failures.append("pings \(pings) in a reply to \(body.debugDescription)") }
                     if index == 0, parsed.bold.first.map(Self.nonWhitespace) != Self.nonWhitespace(title) {
                         failures.append("title \(title.debugDescription) shown as \(parsed.bold)")
                     }
@@ -210,8 +228,8 @@ struct TelegramOutputSafetyPropertyTests {
     ])
     func gluedAttacksAreEscaped(text: String) throws {
         let escaped = TelegramHTML.escape(text)
-        #expect(try TelegramHTMLReader.parse(escaped).get().text == text)
+        #expect(try TelegramHTMLReader.parse(escaped).get().text.replacing("\u{2060}", with: "") == text)
         let rendered = try TelegramHTMLReader.parse(TelegramRenderer.render(Reply(kind: .result, body: text))[0].text).get()
-        #expect(rendered.text == text && rendered.bold.isEmpty && rendered.italic.isEmpty)
+        #expect(rendered.text.replacing("\u{2060}", with: "") == text && rendered.bold.isEmpty && rendered.italic.isEmpty)
     }
 }

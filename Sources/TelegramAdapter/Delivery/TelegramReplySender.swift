@@ -154,11 +154,12 @@ public struct TelegramReplySender: ReplySender {
         return address.chat
     }
 
-    /// What a person reads of a rendered message: tags dropped, the three entities undone.
+    /// What a person reads of a rendered message: tags dropped, the three entities undone, the
+    /// invisible joiners that break mentions removed.
     static func plainText(_ html: String) -> String {
         var out = ""
         var inTag = false
-        for character in html {
+        for character in html.replacingOccurrences(of: "\u{2060}", with: "") {
             if character == "<" {
                 inTag = true
             } else if character == ">" && inTag {

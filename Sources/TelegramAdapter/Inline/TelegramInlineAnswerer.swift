@@ -131,9 +131,15 @@ public final class TelegramInlineAnswerer: Sendable {
     /// One article that inserts the answer; an error is a card that says what went wrong and
     /// inserts nothing useful by accident (its own words).
     static func cards(for reply: Reply, request: TelegramInlineRequest) -> [JSONValue] {
-        let text = TelegramInlineLimits.truncated(reply.body)
+        // Defanged before it is cut: the person sends it as their own words, where an `@name` or a
+        // `tg://` from the model would ping someone in their name.
+        let text = TelegramInlineLimits.truncated(TelegramHTML.defanged(reply.body))
         guard reply.kind == .result, !text.isEmpty else {
-            return [article(id: "error", title: "Could not answer", description: String(reply.body.prefix(200)), text: reply.body)]
+            return [
+                article(
+                    id: "error", title: "Could not answer", description: String(reply.body.prefix(200)),
+                    text: TelegramInlineLimits.truncated(TelegramHTML.defanged(reply.body)))
+            ]
         }
         return [article(id: "result", title: reply.title ?? request.title, description: String(text.prefix(200)), text: text)]
     }

@@ -297,15 +297,55 @@ public enum TelegramHTML {
     /// stands for, so the length to split by is the raw UTF-16 count.
     static let splitter = EscapedTextSplitter { parsedLength(of: $0) }
 
-    /// `text` with every `&`, `<` and `>` replaced with `&amp;`, `&lt;`, `&gt;`.
+    /// `text` defanged (`defanged(_:)`), then with every `&`, `<` and `>` replaced with `&amp;`,
+    /// `&lt;`, `&gt;`.
     public static func escape(_ text: some StringProtocol) -> String {
-        escaper.escape(text)
+        escaper.escape(defanged(text))
     }
 
-    /// How long `escape(text)` is in Telegram's unit: the UTF-16 count of the text after entity
-    /// parsing, which is `text` itself (`&lt;` parses back to the `<` it replaced).
+    /// At least how long `escape(text)` is in Telegram's unit: the UTF-16 count of the text after
+    /// entity parsing, which is `text` itself (`&lt;` parses back to the `<` it replaced), and one
+    /// unit for each `@` and `:`, each of which `defanged(_:)` may follow with a joiner. Counted
+    /// without looking at neighbours, so that the length of a text is the sum of its pieces'
+    /// (what the splitter needs): a piece that ends in `@` may be followed by a name in the next.
     public static func parsedLength(of text: some StringProtocol) -> Int {
-        text.utf16.count
+        text.utf16.count + text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "@") || $1 == UInt8(ascii: ":") ? 1 : 0) }
+    }
+
+    /// Invisible; breaks the shapes Telegram turns into mentions and links.
+    static let joiner: Unicode.Scalar = "\u{2060}"
+
+    /// `text` that can ping no one: Telegram makes a mention of `@username` in any parse mode and a
+    /// link of `tg://user?id=…` (a mention by id) wherever they stand, so a word joiner (U+2060,
+    /// invisible) goes after every `@` that a name character follows, and between `tg:` and `//`.
+    /// Escaping then keeps out `<a href="tg://…">`, the third shape. What a reader sees is the
+    /// same text.
+    public static func defanged(_ text: some StringProtocol) -> String {
+        // Most text has neither `@` nor `tg:`: returned as it is, without decoding.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: ":") }) else { return String(text) }
+        var out = String.UnicodeScalarView()
+        let scalars = Array(text.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
+            out.append(scalar)
+            if breaks(after: index, in: scalars) { out.append(joiner) }
+        }
+        return String(out)
+    }
+
+    /// Whether a joiner goes after `scalars[index]`: an `@` before a name character (letters,
+    /// digits, `_`), or the `:` of `tg:` before `//` (any case).
+    private static func breaks(after index: Int, in scalars: [Unicode.Scalar]) -> Bool {
+        guard index + 1 < scalars.count else { return false }
+        let next = scalars[index + 1]
+        switch scalars[index] {
+        case "@":
+            return next == "_" || next.properties.isAlphabetic || next.properties.numericType != nil
+        case ":":
+            guard index >= 2, index + 2 < scalars.count, next == "/", scalars[index + 2] == "/" else { return false }
+            return (scalars[index - 2] == "t" || scalars[index - 2] == "T") && (scalars[index - 1] == "g" || scalars[index - 1] == "G")
+        default:
+            return false
+        }
     }
 
     /// Raw `text` in pieces of at most `limit` parsed units each (escape every piece afterwards:

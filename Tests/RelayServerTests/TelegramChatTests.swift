@@ -34,6 +34,29 @@ struct TelegramChatTests {
         }
     }
 
+    @Test func aCommandAddressedByNameWaitsUntilTheBotKnowsItsName() async throws {
+        try await Fakes.with { fakes in
+            // Telegram cannot say who the bot is for the first two updates.
+            fakes.telegram.failNext("getMe", times: 2, with: .server(status: 502))
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let other = relay.message("/translate@OtherBot fr hi", update: 3000, id: 3000, chat: Fakes.group)
+                let ours = relay.message("/translate@\(FakeTelegramBotAPI.defaultBotUsername) fr hi", update: 3001, id: 3001, chat: Fakes.group)
+                // Neither runs while the name is unknown: both wait with Telegram.
+                #expect(try await relay.deliver(other).status == .serviceUnavailable)
+                #expect(try await relay.deliver(ours).status == .serviceUnavailable)
+                #expect(await relay.tribunal.requestCount(path: FakeRheaTribunal.quickPath) == 0)
+                // Delivered again once `getMe` answers: another bot's is left alone, ours runs once.
+                #expect(try await relay.deliver(other).status == .ok)
+                #expect(try await relay.deliver(ours).status == .ok)
+                try await relay.settled()
+                #expect(await relay.tribunal.requestCount(path: FakeRheaTribunal.quickPath) == 1)
+                let answers = relay.telegram.messages(chat: Fakes.group).filter { $0.replyToMessageID == 3001 }
+                #expect(answers.count == 1 && answers.first?.text.contains("[translate:fr] hi") == true, "\(answers.map(\.text))")
+                #expect(relay.telegram.messages(chat: Fakes.group).allSatisfy { $0.replyToMessageID != 3000 })
+            }
+        }
+    }
+
     @Test func startInAPrivateChatShowsHelp() async throws {
         try await Fakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in

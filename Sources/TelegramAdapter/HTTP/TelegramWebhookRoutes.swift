@@ -45,6 +45,9 @@ public struct TelegramWebhookRoutes: Sendable {
             }
             do {
                 try await inbound.handle(update)
+            } catch let error as TelegramBotNameUnknown {
+                logger.notice("telegram: an update names a bot, and this bot's name is not known yet; Telegram will deliver it again")
+                return Self.json(["error": .string("\(error)")], status: .serviceUnavailable)
             } catch {
                 logger.error("telegram: could not store an update; Telegram will deliver it again", metadata: ["error": "\(error)"])
                 return Self.json(["error": "the update could not be stored; deliver it again"], status: .internalServerError)

@@ -49,6 +49,10 @@ public struct TelegramInbound: Sendable {
             let byRelay = replied.fromBot && replied.fromID == me?.id
             log.record(chat: message.chat.id, .init(id: replied.id, text: text, author: nil, fromRelay: byRelay))
         }
+        // Whether `/cmd@Name` or `@Name` is this bot is known only once `getMe` has answered: until
+        // then such a message waits with Telegram (not confirmed, so it comes again), rather than
+        // be run for another bot or dropped.
+        if me == nil, Self.namesABot(message) { throw TelegramBotNameUnknown() }
         guard let line = Self.commandLine(message, botUsername: me?.username) else { return }
         var event = Event(
             platform: TelegramPlatform.name, team: TelegramAddress.team(chat: message.chat, user: from.id), channel: String(message.chat.id),
@@ -107,6 +111,13 @@ public struct TelegramInbound: Sendable {
             return "/" + rest.drop { $0 == "/" }
         }
         return "/tribunal " + rest
+    }
+
+    /// Whether the message addresses a bot by name: a `/cmd@Name`, or in a group a mention.
+    static func namesABot(_ message: TelegramIncomingMessage) -> Bool {
+        let text = message.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("/") { return text.prefix { !$0.isWhitespace }.contains("@") }
+        return message.chat.isGroup && message.entities.contains { $0.type == "mention" }
     }
 
     /// Whether a command sent as a reply reads from the replied-to message on, not just it.
@@ -228,6 +239,11 @@ public struct TelegramInbound: Sendable {
     static func bare(_ emoji: String) -> String {
         String(String.UnicodeScalarView(emoji.unicodeScalars.filter { !(0xFE00...0xFE0F).contains($0.value) && !(0x1F3FB...0x1F3FF).contains($0.value) }))
     }
+}
+
+/// A message names a bot, and which one this is cannot be told yet (`getMe` has not answered).
+struct TelegramBotNameUnknown: Error, CustomStringConvertible {
+    var description: String { "the bot's username is not known yet (getMe has not answered); the update waits with Telegram" }
 }
 
 /// The recent messages of each chat that the bot has seen or sent, in memory and bounded.

@@ -90,6 +90,10 @@ struct TelegramPoller {
             }
             do {
                 try await inbound.handle(update)
+            } catch let error as TelegramBotNameUnknown {
+                logger.notice(
+                    "telegram: an update names a bot, and this bot's name is not known yet; it will be asked for again", metadata: ["reason": "\(error)"])
+                return false
             } catch {
                 logger.error("telegram: could not store an update; it will be asked for again", metadata: ["error": "\(error)"])
                 return false

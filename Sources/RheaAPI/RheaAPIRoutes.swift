@@ -271,7 +271,7 @@ public struct RheaAPIRoutes: Sendable {
         case .rejected: status = .badRequest
         default: status = .badGateway
         }
-        var response = json(status, ["detail": .string(error.userMessage)])
+        var response = json(status, ["detail": .string(error.apiMessage)])
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }

@@ -96,6 +96,15 @@ struct RelayCommandTests {
         }
     }
 
+    @Test func aLongUnknownCommandNameIsEchoedCutAt64Characters() async throws {
+        try await RelayHarness.with { relay in
+            let name = String(repeating: "x", count: 500)
+            let reply = await relay.send("/\(name) hello")
+            #expect(reply.kind == .error)
+            #expect(reply.body == "Unknown command `/\(String(repeating: "x", count: 64))…`. Type `/help` for the list of commands.")
+        }
+    }
+
     @Test func unknownCommandsSuggestTheClosest() async throws {
         try await RelayHarness.with { relay in
             let reply = await relay.send("/tribnal x")

@@ -325,6 +325,8 @@ struct RheaAPITests {
             let detail = try #require(body?["detail"]?.stringValue)
             #expect(!detail.hasPrefix("Error:"))
             #expect(!detail.contains("10.1.2.3") && !detail.contains("127.0.0.1") && !detail.contains("exploded"))
+            // Advice in the API's terms: a client has fields, not a chat command's flags.
+            #expect(detail.contains("the request's `tier` field") && !detail.contains("--"), "\(detail)")
             let id = try #require(detail.firstMatch(of: /error id ([0-9A-Z]{4}-[0-9A-Z]{2})/)?.1)
             #expect(api.logs.text.contains("error id \(id)"), "the details wait in the log under the same id")
 

@@ -216,8 +216,16 @@ public struct CommandParser: Sendable {
         }
     }
 
+    /// The longest unknown command name echoed whole.
+    static let echoedNameLimit = 64
+
     /// "Unknown command /transalte. Did you mean /translate?"
     package static func unknownCommandMessage(_ word: String, customCommands: Set<String>) -> String {
+        // A name is echoed whole up to 64 characters: past that it is no typo of a command (and
+        // a pasted paragraph would fill the reply), so it is cut and nothing is suggested.
+        guard word.count <= Self.echoedNameLimit else {
+            return "Unknown command `/\(word.prefix(Self.echoedNameLimit))…`. Type `/help` for the list of commands."
+        }
         let candidates = CommandTable.all.flatMap { [$0.name] + $0.aliases } + customCommands.sorted()
         let best =
             candidates

@@ -39,6 +39,25 @@ public enum TribunalError: Error, Sendable, Hashable {
         return "\(summary) (error id \(errorID)). \(advice); if it keeps failing, give the id to an admin."
     }
 
+    /// The same for a client of the served Rhea API, whose advice names the request's fields,
+    /// never a chat command's flags (`--tier`); with the error id when the failure was logged.
+    public var apiMessage: String {
+        if case .reported(let report) = self {
+            return "\(report.error.summary) (error id \(report.id)). \(report.error.apiAdvice); if it keeps failing, give the id to an admin."
+        }
+        return "\(summary). \(apiAdvice)"
+    }
+
+    /// `advice`, in the served API's terms.
+    var apiAdvice: String {
+        switch self {
+        case .rejected: "Try shorter or simpler text, or another tier (the request's `tier` field)"
+        case .providerFailed: "Try again, or ask for another tier (the request's `tier` field)"
+        case .reported(let report): report.error.apiAdvice
+        default: advice
+        }
+    }
+
     /// What failed, in the user's terms, without a full stop.
     var summary: String {
         switch self {

@@ -1,4 +1,5 @@
 import RelayCore
+import RelayTestSupport
 import Testing
 
 @testable import TelegramAdapter
@@ -154,5 +155,26 @@ struct TelegramRenderingTests {
         #expect(message.buttons.isEmpty)
         let long = TelegramRenderer.render(RunProgress(completed: 1, total: 2, block: String(repeating: "&", count: 5000)))
         #expect((try? TelegramHTMLReader.parse(long.text).get().length).map { $0 <= TelegramLimits.messageText } == true)
+    }
+}
+
+/// The relay's own words on Telegram: `code` spans shown as code, never as literal backticks.
+@Suite("Telegram: the relay's own words")
+struct TelegramRelayTextTests {
+    @Test func anErrorShowsItsCodeSpansAsCodeWithoutBackticks() throws {
+        let reply = Reply.error("Unknown command `/transalte <b>`. Did you mean `/translate`? Type `/help` for the list of commands.")
+        let message = try #require(TelegramRenderer.render(reply).first)
+        #expect(!message.text.contains("`"), "\(message.text)")
+        let parsed = try FakeTelegramHTML.parse(message.text)
+        #expect(parsed.text == "⚠️ Unknown command /transalte <b>. Did you mean /translate? Type /help for the list of commands.")
+        #expect(parsed.entities.filter { $0.type == "code" }.count == 3, "\(parsed.entities)")
+        #expect(parsed.entities.allSatisfy { $0.type == "code" }, "what was typed stays text, even inside a span")
+    }
+
+    @Test func aModelsBackticksAndAnUnpairedOneStayAsWritten() throws {
+        let result = try #require(TelegramRenderer.render(Reply(kind: .result, body: "use `ls` here")).first)
+        #expect(try FakeTelegramHTML.parse(result.text).text == "use `ls` here")
+        let unpaired = try #require(TelegramRenderer.render(Reply.error("a `b` c ` d")).first)
+        #expect(try FakeTelegramHTML.parse(unpaired.text).text == "⚠️ a b c ` d")
     }
 }

@@ -53,7 +53,9 @@ public enum TelegramRenderer {
             pieces += TelegramHTML.split(last, limit: pieceLimit - tailLength)
         }
 
-        var drafts = pieces.map(TelegramHTMLSegment.plain)
+        // A model's answer is shown as written; the relay's own words (errors, help) set their
+        // `code` spans apart.
+        var drafts = pieces.map(reply.kind == .result ? TelegramHTMLSegment.plain : TelegramHTMLSegment.relayText)
         if let title {
             if drafts.isEmpty { drafts = [title] } else { drafts[0] = title.joined(drafts[0], separator: "\n") }
         }
@@ -135,6 +137,28 @@ struct TelegramHTMLSegment: Hashable {
     /// Raw text, escaped.
     static func plain(_ raw: String) -> TelegramHTMLSegment {
         TelegramHTMLSegment(html: TelegramHTML.escape(raw), length: TelegramHTML.parsedLength(of: raw))
+    }
+
+    /// The relay's own words (an error, help) with their `code` spans in `<code>`, as the other
+    /// platforms show them, rather than as literal backticks; a backtick without its pair stays
+    /// as it is. Everything is escaped, inside the spans too: a span may quote what was typed.
+    static func relayText(_ raw: String) -> TelegramHTMLSegment {
+        let parts = raw.split(separator: "`", omittingEmptySubsequences: false)
+        guard parts.count >= 3 else { return plain(raw) }
+        var html = ""
+        var length = 0
+        for (index, part) in parts.enumerated() {
+            let inSpan = index % 2 == 1
+            if inSpan && index == parts.count - 1 {
+                // The last backtick has no pair: it stays, with what follows it.
+                html += "`" + TelegramHTML.escape(part)
+                length += 1 + TelegramHTML.parsedLength(of: part)
+            } else {
+                html += inSpan ? "<code>" + TelegramHTML.escape(part) + "</code>" : TelegramHTML.escape(part)
+                length += TelegramHTML.parsedLength(of: part)
+            }
+        }
+        return TelegramHTMLSegment(html: html, length: length)
     }
 
     /// Raw text, escaped, in bold (the tags count nothing).

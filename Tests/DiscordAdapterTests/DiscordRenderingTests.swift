@@ -133,6 +133,10 @@ struct DiscordRenderingTests {
             ("https://_x_ and xhttps://a.b/_c_", #"https://\_x\_ and xhttps://a.b/\_c\_"#),
             ("back\\slash", #"back\\slash"#),
             ("\u{600}<@1>\u{301}", "\u{600}\\<@\u{200B}1\\>\u{301}"),
+            // An `@` in an e-mail or web address is left whole; a mass mention never is.
+            ("mail ada@example.com, see https://mastodon.social/@ada", "mail ada@example.com, see https://mastodon.social/@ada"),
+            ("x@everyone.com and https://a.b/@here", "x@\u{200B}everyone.com and https://a.b/@\u{200B}here"),
+            ("a@..b and @ada", "a@\u{200B}..b and @\u{200B}ada"),
         ] as [(String, String)])
     func escaping(input: String, expected: String) {
         #expect(DiscordMarkdown.escape(input) == expected)

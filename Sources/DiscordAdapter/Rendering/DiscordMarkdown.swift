@@ -11,7 +11,8 @@ import RelayCore
 ///   emphasis, code, spoiler, quote, heading (`#`, `-#`), masked link, or `<@…>`, `<@!…>`,
 ///   `<@&…>`, `<#…>`, `<t:…>`, `</cmd:id>`, `<:emoji:id>` survives;
 /// - `@` is followed by a zero-width space (U+200B), as discord.py does: `@everyone` and `@here`
-///   then never read as mentions, even where markdown escapes are not honoured;
+///   then never read as mentions, even where markdown escapes are not honoured — except inside a
+///   web address or an e-mail address (`ada@example.com`), which it would break;
 /// - inside a web address (`http://` or `https://`, then a letter or digit, up to the first
 ///   character that is not printable ASCII or is `<`), `_ * ~ #` are left alone: Discord links
 ///   the whole address and does not format inside it, and an escape there would break the link
@@ -30,6 +31,13 @@ public enum DiscordMarkdown {
     static let escaper = ScalarEscaper(replacements)
     /// Left as they are inside a web address.
     static let keptInAddresses: Set<Unicode.Scalar> = ["_", "*", "~", "#"]
+
+    /// Whether the `@` at `index` starts `@everyone` or `@here` (any case): broken even inside
+    /// an address, where no one reads it as one but it looks like one.
+    static func isMassMention(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        let next = String(String.UnicodeScalarView(scalars[(index + 1)...].prefix(8))).lowercased()
+        return next.hasPrefix("everyone") || next.hasPrefix("here")
+    }
     /// Web addresses, as Discord links them: printable ASCII except `<` (stricter than Discord,
     /// which also takes non-ASCII; a shorter address only means more escapes).
     static let addresses = WebAddresses(isAddressScalar: { (0x21...0x7E).contains($0.value) && $0 != "<" })
@@ -45,7 +53,11 @@ public enum DiscordMarkdown {
         for (index, scalar) in scalars.enumerated() {
             while rangeIndex < kept.count, kept[rangeIndex].upperBound <= index { rangeIndex += 1 }
             let inAddress = rangeIndex < kept.count && kept[rangeIndex].contains(index)
-            if let replacement = replacements[scalar], !(inAddress && keptInAddresses.contains(scalar)) {
+            let asWritten =
+                scalar == "@"
+                ? (inAddress || WebAddresses.isInEmailAddress(scalars, at: index)) && !Self.isMassMention(scalars, at: index)
+                : inAddress && keptInAddresses.contains(scalar)
+            if let replacement = replacements[scalar], !asWritten {
                 out.append(contentsOf: replacement.unicodeScalars)
             } else {
                 out.append(scalar)

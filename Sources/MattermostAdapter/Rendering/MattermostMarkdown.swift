@@ -32,7 +32,8 @@ public enum MattermostMarkdown {
     /// Web addresses, as Mattermost autolinks them: printable ASCII except `< > & \ ` [ ] |`
     /// (a shorter address only means more escapes, never fewer), not after a word's scalar.
     static let addresses = WebAddresses(
-        isAddressScalar: { (0x21...0x7E).contains($0.value) && !["<", ">", "&", "\\", "`", "[", "]", "|"].contains($0) }, continuesWord: isWordScalar)
+        isAddressScalar: { (0x21...0x7E).contains($0.value) && !["<", ">", "&", "\\", "`", "[", "]", "|"].contains($0) },
+        continuesWord: WebAddresses.isWordScalar)
 
     /// `text` with every Markdown-significant scalar escaped (see the type's documentation).
     public static func escape(_ text: some StringProtocol) -> String {
@@ -44,7 +45,7 @@ public enum MattermostMarkdown {
         for (index, scalar) in scalars.enumerated() {
             while rangeIndex < kept.count, kept[rangeIndex].upperBound <= index { rangeIndex += 1 }
             let inAddress = rangeIndex < kept.count && kept[rangeIndex].contains(index)
-            if inAddress || (scalar == "@" && isInEmailAddress(scalars, at: index)) {
+            if inAddress || (scalar == "@" && WebAddresses.isInEmailAddress(scalars, at: index)) {
                 out.append(scalar)
             } else if let replacement = replacements[scalar] {
                 out.append(contentsOf: replacement.unicodeScalars)
@@ -85,26 +86,6 @@ public enum MattermostMarkdown {
             }
         }
         return String(out)
-    }
-
-    /// Whether the `@` at `index` is an e-mail address's: a word character before it, and after
-    /// it a domain with a dot (`ada@example.com`). Anything else (`x@channel`, `@here`) is
-    /// neutralised, whatever the server's mention parser would make of it.
-    static func isInEmailAddress(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
-        guard index > 0, isWordScalar(scalars[index - 1]) else { return false }
-        var end = index + 1
-        var sawDot = false
-        while end < scalars.count, WebAddresses.isASCIIAlphanumeric(scalars[end]) || scalars[end] == "-" || scalars[end] == "." {
-            if scalars[end] == ".", end > index + 1, end + 1 < scalars.count, WebAddresses.isASCIIAlphanumeric(scalars[end + 1]) { sawDot = true }
-            end += 1
-        }
-        return sawDot
-    }
-
-    /// A letter or digit (any script) or `.`, `_`, `-`, `+`: what an e-mail address's local part
-    /// ends with.
-    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || [".", "_", "-", "+"].contains(scalar)
     }
 
 }

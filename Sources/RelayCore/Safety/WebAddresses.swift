@@ -49,6 +49,27 @@ public struct WebAddresses: Sendable {
         return nil
     }
 
+    /// Whether the `@` at `index` is an e-mail address's: a word character before it, and after
+    /// it a domain with a dot (`ada@example.com`). Anything else (`x@channel`, `@here`) is a
+    /// mention's shape, which a platform's escaper neutralises.
+    public static func isInEmailAddress(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        // A domain starts with a letter or digit (`a@..b` is none).
+        guard index > 0, isWordScalar(scalars[index - 1]), index + 1 < scalars.count, isASCIIAlphanumeric(scalars[index + 1]) else { return false }
+        var end = index + 1
+        var sawDot = false
+        while end < scalars.count, isASCIIAlphanumeric(scalars[end]) || scalars[end] == "-" || scalars[end] == "." {
+            if scalars[end] == ".", end > index + 1, end + 1 < scalars.count, isASCIIAlphanumeric(scalars[end + 1]) { sawDot = true }
+            end += 1
+        }
+        return sawDot
+    }
+
+    /// A letter or digit (any script) or `.`, `_`, `-`, `+`: what an e-mail address's local part
+    /// ends with, and what a link does not start after.
+    public static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil || [".", "_", "-", "+"].contains(scalar)
+    }
+
     public static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true

@@ -15,9 +15,10 @@ final class MatrixDirectRooms: Sendable {
         self.identity = identity
     }
 
-    /// Whether `room` is the bot's direct room with `user`.
+    /// Whether `room` is the bot's direct room with `user`: asked of the homeserver only until
+    /// that room is known, not for every private answer.
     func isDirect(_ room: String, with user: String) async throws(MatrixAPIError) -> Bool {
-        if known.withLock({ $0[user] }) == room { return true }
+        if let direct = known.withLock({ $0[user] }) { return direct == room }
         guard let me = await identity.current()?.user else { throw .unreachable(endpoint: "whoami", reason: "the bot's user id is not known yet") }
         return try await api.directRooms(of: me)[user]?.contains(room) == true
     }

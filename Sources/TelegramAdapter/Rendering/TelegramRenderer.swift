@@ -345,8 +345,9 @@ public enum TelegramHTML {
     /// Escaping then keeps out `<a href="tg://…">`, the third shape. What a reader sees is the
     /// same text.
     public static func defanged(_ text: some StringProtocol) -> String {
-        // Most text has neither `@` nor `tg:`: returned as it is, without decoding.
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: ":") }) else { return String(text) }
+        // Most text has neither `@` nor `://` (a footer's `Verdict: true` has a colon): returned as
+        // it is, without decoding.
+        guard mayNeedJoiners(text) else { return String(text) }
         var out = String.UnicodeScalarView()
         let scalars = Array(text.unicodeScalars)
         for (index, scalar) in scalars.enumerated() {
@@ -354,6 +355,19 @@ public enum TelegramHTML {
             if breaks(after: index, in: scalars) { out.append(joiner) }
         }
         return String(out)
+    }
+
+    /// Whether `text` has an `@` or a `://`, the only places a joiner can go.
+    private static func mayNeedJoiners(_ text: some StringProtocol) -> Bool {
+        var colon = false
+        var slash = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "@") { return true }
+            if slash && byte == UInt8(ascii: "/") { return true }
+            slash = colon && byte == UInt8(ascii: "/")
+            colon = byte == UInt8(ascii: ":")
+        }
+        return false
     }
 
     /// Whether a joiner goes after `scalars[index]`: an `@` before a name character (letters,

@@ -42,6 +42,11 @@ final class RecordingSender: ReplySender {
     private let log = RequestLog<Delivery>()
     /// Holds a delivery whose reply body is held, until released: "in flight" as a state.
     let gate = FakeGate()
+    /// When each conversation's next message can go, and any message at all: the platform's
+    /// limits as `wait(before:now:)` and `platformWait(now:)` report them.
+    let turns = Mutex<(conversations: [String: Date], platform: Date?)>(([:], nil))
+    /// Deliveries in progress now, and the most at once.
+    private let active = Mutex<(now: Int, most: Int)>((0, 0))
 
     /// `script` answers deliveries in the order they come; `scripts` per conversation first.
     init(
@@ -57,7 +62,23 @@ final class RecordingSender: ReplySender {
 
     func minimumInterval(for entry: OutboxEntry) -> Duration { interval }
 
+    func wait(before entry: OutboxEntry, now: Date) -> Duration {
+        turns.withLock { $0.conversations[entry.conversation].map { max(.zero, $0.duration(since: now)) } ?? .zero }
+    }
+
+    func platformWait(now: Date) -> Duration {
+        turns.withLock { $0.platform.map { max(.zero, $0.duration(since: now)) } ?? .zero }
+    }
+
+    /// The most deliveries that were in progress at once.
+    var mostAtOnce: Int { active.withLock { $0.most } }
+
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
+        active.withLock { active in
+            active.now += 1
+            active.most = max(active.most, active.now)
+        }
+        defer { active.withLock { $0.now -= 1 } }
         log.append(Delivery(entry: entry, earlier: earlier, at: clock.now), key: "")
         if let body = entry.replyBody { await gate.pass(body) }
         let scripted = scripts.withLock { scripts -> DeliveryOutcome? in

@@ -203,8 +203,8 @@ struct OutboxWorkerTests {
             for text in ["a", "b", "c"] { try await outbox.enqueue(outbox.reply(text)) }
             let sender = RecordingSender(clock: clock, minimumInterval: .milliseconds(200))
             try await whileRunning(worker(outbox, sender)) {
-                // Idle is the worker's poll and the next entry's pacing wait, both asleep.
-                try await advance(clock, by: .milliseconds(50), idleSleepers: 2, until: "three sends") { sender.deliveries.count >= 3 }
+                // Idle is the worker's one wait: until its poll, or the next entry's turn when sooner.
+                try await advance(clock, by: .milliseconds(50), idleSleepers: 1, until: "three sends") { sender.deliveries.count >= 3 }
             }
             let deliveries = sender.deliveries
             // Within a microsecond: clock instants are `Date`s, whose Double loses a little.

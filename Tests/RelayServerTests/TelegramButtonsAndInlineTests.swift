@@ -143,7 +143,8 @@ struct TelegramButtonsAndInlineTests {
     @Test func anInlineAnswerCannotPingAnyoneInTheSendersName() async throws {
         try await Fakes.with { fakes in
             await fakes.tribunal.setQuickAnswer { _ in "ask @durov or tg://user?id=1 or TG://user?id=2" }
-            try await fakes.withRelay(fakes.configuration()) { relay in
+            // A deadline a busy test machine cannot miss: past it the card would be a placeholder.
+            try await fakes.withRelay(fakes.configuration(inlineDeadline: .seconds(20))) { relay in
                 let query = relay.telegram.issueInlineQuery(from: Fakes.alice, query: "fr Good morning")
                 #expect(try await relay.deliver(query).status == .ok)
                 try await eventually("the inline answer") { !relay.telegram.inlineAnswers.isEmpty }

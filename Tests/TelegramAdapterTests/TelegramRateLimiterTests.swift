@@ -114,6 +114,33 @@ struct TelegramRateLimiterTests {
         #expect(Self.granted(limiter, chat: 200, at: clock.now) == .seconds(1))
     }
 
+    /// What the outbox asks before it starts a delivery: the wait a booking would get, with
+    /// nothing booked by asking.
+    @Test func askingWhenAMessageCouldGoPredictsTheBookingAndBooksNothing() {
+        let clock = ManualClock()
+        let limiter = TelegramRateLimiter()
+        #expect(limiter.wait(chat: Self.privateChat, now: clock.now) == .zero)
+        #expect(limiter.wait(chat: Self.privateChat, now: clock.now) == .zero, "asking booked nothing")
+        _ = Self.granted(limiter, chat: Self.privateChat, at: clock.now)
+        #expect(limiter.wait(chat: Self.privateChat, now: clock.now) == .seconds(1))
+        #expect(limiter.wait(chat: 7, now: clock.now) == .zero, "another chat can go")
+        #expect(limiter.overallWait(now: clock.now) == .zero)
+        // Twenty-nine more fill the second: now every chat waits for the window.
+        for chat in 100..<129 { _ = Self.granted(limiter, chat: Int64(chat), at: clock.now) }
+        #expect(limiter.overallWait(now: clock.now) == .seconds(1))
+        #expect(limiter.wait(chat: 7, now: clock.now) == .seconds(1))
+        #expect(Self.granted(limiter, chat: 7, at: clock.now) == .seconds(1), "as predicted")
+        // A group's minute and a 429's pause are read too.
+        for _ in 0..<20 {
+            clock.advance(by: .seconds(2))
+            _ = Self.granted(limiter, chat: Self.group, at: clock.now)
+        }
+        clock.advance(by: .seconds(2))
+        #expect(limiter.wait(chat: Self.group, now: clock.now) == .seconds(20))
+        limiter.pause(chat: Self.privateChat, until: clock.now + .seconds(30))
+        #expect(limiter.wait(chat: Self.privateChat, now: clock.now) == .seconds(30))
+    }
+
     @Test func idleChatsAreForgotten() {
         let clock = ManualClock()
         let limiter = TelegramRateLimiter()

@@ -22,9 +22,12 @@ public final class Outbox: Sendable {
         /// Whether a worker takes replies in memory: from after it dropped the leases of an earlier
         /// process (a lease taken before that would be dropped too) until it stops.
         var open = false
-        /// Replies leased at their run's end, waiting for the worker to start them, and until when.
+        /// Replies leased at their run's end, waiting for the worker to queue them, and until when.
         var ready: [OutboxEntry] = []
         var readyLeasedUntil: Date = .distantFuture
+        /// Platforms whose share of the worker's queue is full: their replies wait in the store
+        /// for a claim rather than being handed over.
+        var full: Set<String> = []
         /// Entries may be due in the store: the worker should claim (set at first, so a start
         /// claims what an earlier process left).
         var claimWanted = true
@@ -58,7 +61,9 @@ public final class Outbox: Sendable {
     /// at once.
     public func finishRun(id: Int64, record: RunRecord = RunRecord(), replies: [OutboxEntry]) async throws {
         // Replies of a platform another replica delivers are left for its claim.
-        let open = handoff.withLock { handoff in handoff.open && replies.allSatisfy { handoff.delivers($0.platform) } }
+        let open = handoff.withLock { handoff in
+            handoff.open && replies.allSatisfy { handoff.delivers($0.platform) && !handoff.full.contains($0.platform) }
+        }
         let leaseUntil = clock.now + lease
         let handed = try await store.finishRun(id: id, record: record, replies: replies, leaseUntil: open ? leaseUntil : nil)
         guard !replies.isEmpty else { return }
@@ -101,6 +106,11 @@ public final class Outbox: Sendable {
     /// when it stops stay leased in the store: the next start drops the lease and sends them.
     func handOver(_ open: Bool) {
         handoff.withLock { $0.open = open }
+    }
+
+    /// The platforms whose share of the worker's queue is full now.
+    func full(_ platforms: Set<String>) {
+        handoff.withLock { $0.full = platforms }
     }
 
     /// The platforms whose entries this process leaves to another replica now.

@@ -10,6 +10,12 @@ import Synchronization
 /// (logged and counted). Entries of one conversation go one at a time and in order (the store
 /// hands out only a conversation's oldest pending entry); conversations go in parallel.
 ///
+/// Replies handed over at a run's end and entries claimed from the store wait in one queue,
+/// oldest first (`DeliveryQueue`), and take one of `maxInFlight` slots only when they can be
+/// sent: an entry whose conversation or platform must wait (pacing, the platform's limits)
+/// stays queued, holding no slot, while younger ones that can go are started. So a paced
+/// platform under overload neither starves another platform nor its own older replies.
+///
 /// At start it drops leases left by a previous process, so whatever was stored but not
 /// confirmed is sent again. On graceful shutdown it stops claiming, lets deliveries in flight
 /// finish, then delivers what is already due for up to `drainTimeout`. Every decision by time
@@ -26,6 +32,10 @@ public final class OutboxWorker: Service, Sendable {
     /// The entries being delivered, with when their leases end: how many (room for claims), and
     /// whose leases to renew.
     private let inFlight = Mutex([String: Date]())
+    /// Entries leased here and not started yet.
+    private let queue: Mutex<DeliveryQueue>
+    /// Platforms a wanted claim left in the store for lack of room: claimed for once they have it.
+    private let deferredClaims = Mutex(Set<String>())
     private let depthCheckedAt = Mutex(Date.distantPast)
 
     /// `parkedRuns` receives runs parked at the last shutdown, to run them again.
@@ -38,6 +48,7 @@ public final class OutboxWorker: Service, Sendable {
         self.policy = policy
         self.parkedRuns = parkedRuns
         self.logger = logger
+        queue = Mutex(DeliveryQueue(capacity: policy.queueCapacity, claimBatch: Self.claimBatch))
     }
 
     var store: any Store { outbox.store }
@@ -57,21 +68,29 @@ public final class OutboxWorker: Service, Sendable {
                 var lastClaim = Date.distantPast
                 var lastRenewal = clock.now
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    let (ready, readyLeasedUntil, claimWanted) = outbox.take()
-                    for entry in ready { start(entry, handed: true, leasedUntil: readyLeasedUntil, in: &group) }
+                    claimIfRoomCame()
+                    let (handed, handedLeasedUntil, claimWanted) = outbox.take()
+                    outbox.full(
+                        queue.withLock { queue in
+                            queue.add(handed, handed: true, leasedUntil: handedLeasedUntil)
+                            return queue.full
+                        })
                     let now = clock.now
                     // A claim reads the whole pending outbox: only when something may be there
                     // that was not handed over, and at each poll (retries coming due, other writers).
                     if claimWanted || now >= lastClaim + policy.pollInterval {
                         lastClaim = now
-                        await claimAndStart(in: &group)
+                        await claim()
                     }
+                    let nextStart = startReady(in: &group)
                     if now >= lastRenewal + policy.renewal {
                         lastRenewal = now
                         await renewLeases()
                     }
                     await recordDepth()
-                    await outbox.wakeSignal.wait(until: min(lastClaim + policy.pollInterval, lastRenewal + policy.renewal), clock: clock)
+                    var wake = min(lastClaim + policy.pollInterval, lastRenewal + policy.renewal)
+                    if let nextStart { wake = min(wake, nextStart) }
+                    await outbox.wakeSignal.wait(until: wake, clock: clock)
                 }
             }
         } onGracefulShutdown: {
@@ -109,33 +128,78 @@ public final class OutboxWorker: Service, Sendable {
         try? await gracefulShutdown()
     }
 
-    /// Claims as many due entries as there is room for and starts delivering each.
-    private func claimAndStart(in group: inout DiscardingTaskGroup) async {
-        let room = policy.maxInFlight - inFlight.withLock { $0.count }
-        guard room > 0 else {
-            // Asked again when a delivery ends.
-            outbox.wantClaim()
-            return
+    /// Claims due entries into the queue, leaving in the store the platforms whose share of the
+    /// queue has too little room: each claim reads the pending outbox, so a full platform
+    /// draining one entry at a time (paced) is not worth a claim per entry.
+    private func claim() async {
+        let crowded = queue.withLock(\.notWorthAClaim)
+        deferredClaims.withLock { $0 = crowded }
+        guard !crowded.isEmpty, Set(senders.keys).isSubset(of: crowded) else { return await claim(excluding: crowded) }
+    }
+
+    /// A claim is wanted when a platform it left in the store has room now.
+    private func claimIfRoomCame() {
+        let crowded = queue.withLock(\.notWorthAClaim)
+        let roomCame = deferredClaims.withLock { deferred in
+            defer { deferred.formIntersection(crowded) }
+            return !deferred.isSubset(of: crowded)
         }
+        if roomCame { outbox.wantClaim() }
+    }
+
+    private func claim(excluding crowded: Set<String>) async {
+        let limit = Self.claimBatch * 4
         let now = clock.now
         let entries: [OutboxEntry]
         do {
-            entries = try await store.claimDueOutbox(now: now, leaseUntil: now + policy.lease, limit: room, excluding: outbox.excludedPlatforms)
+            entries = try await store.claimDueOutbox(
+                now: now, leaseUntil: now + policy.lease, limit: limit, excluding: outbox.excludedPlatforms.union(crowded))
         } catch {
             logger.error("outbox: could not read the store", metadata: ["error": "\(error)"])
             return
         }
         // A full claim may have left due entries behind.
-        if entries.count == room { outbox.wantClaim() }
-        for entry in entries { start(entry, handed: false, leasedUntil: now + policy.lease, in: &group) }
+        if entries.count == limit { outbox.wantClaim() }
+        outbox.full(
+            queue.withLock { queue in
+                queue.add(entries, handed: false, leasedUntil: now + policy.lease)
+                return queue.full
+            })
     }
 
-    private func start(_ entry: OutboxEntry, handed: Bool, leasedUntil: Date, in group: inout DiscardingTaskGroup) {
-        inFlight.withLock { $0[entry.id] = leasedUntil }
+    /// The smallest claim worth a read of the store for a platform with entries queued.
+    static let claimBatch = 32
+
+    /// Starts the oldest queued entries that can be sent now, as many as there are free slots;
+    /// returns when the first entry left waiting can go.
+    private func startReady(in group: inout DiscardingTaskGroup) -> Date? {
+        let slots = policy.maxInFlight - inFlight.withLock { $0.count }
+        let now = clock.now
+        let (ready, nextAt, left) = queue.withLock { queue in
+            let taken = queue.takeReady(
+                limit: slots, now: now, platformWait: { self.senders[$0]?.platformWait(now: now) ?? .zero },
+                wait: { entry in
+                    // Parked runs are not messages; an entry of a platform not running fails at once.
+                    if case .parkedRun = entry.content { return .zero }
+                    guard let sender = self.senders[entry.platform] else { return .zero }
+                    return max(self.pacer.wait(entry.conversation, now: now), sender.wait(before: entry, now: now))
+                })
+            return (taken.ready, taken.nextAt, queue.full)
+        }
+        outbox.full(left)
+        for item in ready { start(item, in: &group) }
+        return nextAt
+    }
+
+    private func start(_ item: DeliveryQueue.Item, in group: inout DiscardingTaskGroup) {
+        let entry = item.entry
+        inFlight.withLock { $0[entry.id] = item.leasedUntil }
         group.addTask {
             let stillPending = await self.deliver(entry)
             self.inFlight.withLock { _ = $0.removeValue(forKey: entry.id) }
-            self.outbox.attempted(entry, handed: handed, stillPending: stillPending)
+            self.outbox.attempted(entry, handed: item.handed, stillPending: stillPending)
+            // A slot is free: the next queued entry that can go takes it.
+            if !self.queue.withLock(\.isEmpty) { self.outbox.wakeSignal.signal() }
         }
     }
 
@@ -145,19 +209,23 @@ public final class OutboxWorker: Service, Sendable {
     private func renewLeases() async {
         let now = clock.now
         let until = now + policy.lease
+        let deadline = now + policy.renewal * 2
         let due = inFlight.withLock { leases -> [String: Date] in
-            let due = leases.filter { $0.value < now + policy.renewal * 2 }
+            let due = leases.filter { $0.value < deadline }
             for id in due.keys { leases[id] = until }
             return due
         }
-        guard !due.isEmpty else { return }
+        // Queued entries are leased too: another process must not claim them while they wait here.
+        let queuedDue = queue.withLock { $0.extendLeases(endingBefore: deadline, to: until) }
+        guard !due.isEmpty || !queuedDue.isEmpty else { return }
         do {
-            try await store.renewLeases(inbox: [], outbox: Array(due.keys), until: until)
+            try await store.renewLeases(inbox: [], outbox: Array(due.keys) + Array(queuedDue.keys), until: until)
         } catch {
             // The store keeps the leases as they were, and `finish` goes by them.
             inFlight.withLock { leases in
                 for (id, end) in due where leases[id] == until { leases[id] = end }
             }
+            queue.withLock { $0.restoreLeases(queuedDue, ifStill: until) }
             logger.error("outbox: could not renew the leases of deliveries in flight", metadata: ["error": "\(error)"])
         }
     }
@@ -167,9 +235,11 @@ public final class OutboxWorker: Service, Sendable {
     private func drain() async {
         let end = clock.now + policy.drainTimeout
         var parked: Set<String> = []
+        var queued = queue.withLock { $0.removeAll() }.map(\.entry)
         while clock.now < end {
             let now = clock.now
-            let handed = outbox.take().ready
+            let handed = queued + outbox.take().ready
+            queued = []
             guard
                 let entries = try? await store.claimDueOutbox(
                     now: now, leaseUntil: now + policy.lease, limit: policy.maxInFlight, excluding: outbox.excludedPlatforms)
@@ -208,6 +278,8 @@ public final class OutboxWorker: Service, Sendable {
             await finish(entry) { try await store.markFailed(id: entry.id, attempts: entry.attempts, lastError: "no \(entry.platform) adapter is configured") }
             return false
         }
+        // Started when the conversation's turn had come (`startReady`): no wait here, but for a
+        // drain at shutdown.
         let wait = pacer.reserve(entry.conversation, interval: sender.minimumInterval(for: entry), now: clock.now)
         if wait > .zero { try? await clock.sleep(for: wait) }
 
@@ -318,6 +390,7 @@ public struct DeliveryPolicy: Sendable, Hashable {
     /// Time between looks at the outbox when nothing woke the worker.
     public var pollInterval: Duration
     /// Deliveries in flight at once (across conversations; one per conversation at a time).
+    /// An entry waiting for its turn (pacing, the platform's limits) holds no slot.
     public var maxInFlight: Int
     /// How long delivered and failed entries are kept (they hold reply text) before purging.
     public var keepFinished: Duration
@@ -342,6 +415,10 @@ public struct DeliveryPolicy: Sendable, Hashable {
 extension DeliveryPolicy {
     /// How often the leases of deliveries in flight are renewed.
     var renewal: Duration { lease / 3 }
+    /// Entries of one platform leased here waiting for a slot or their turn, at most: four
+    /// slots' worth, enough for a paced platform's backlog of a few seconds; the rest wait in
+    /// the store.
+    var queueCapacity: Int { max(64, maxInFlight * 4) }
 }
 
 /// Spaces the sends of one conversation (Slack allows about one message per second per
@@ -351,6 +428,14 @@ extension DeliveryPolicy {
 /// Time comes from the caller (the worker's clock), so tests decide it.
 final class ConversationPacer: Sendable {
     private let next = Mutex<[String: Date]>([:])
+
+    /// How long until the conversation's next send may go, without taking the slot.
+    func wait(_ conversation: String, now: Date) -> Duration {
+        next.withLock { slots in
+            guard let slot = slots[conversation], slot > now else { return .zero }
+            return slot.duration(since: now)
+        }
+    }
 
     /// Takes the conversation's next send slot; returns how long to wait before using it.
     func reserve(_ conversation: String, interval: Duration, now: Date) -> Duration {

@@ -1,5 +1,7 @@
 import RelayCore
 
+public import struct Foundation.Date
+
 /// What became of one delivery attempt.
 public enum DeliveryOutcome: Sendable, Hashable {
     /// The platform accepted it; `platformRef` identifies the posted message (Slack `ts`) if any.
@@ -36,9 +38,20 @@ public protocol ReplySender: Sendable {
     /// buckets), so that replicas sharing a store send its replies from one of them, the holder
     /// of its delivery lease (DESIGN §9). True unless a sender says otherwise.
     var limitsCountPerBot: Bool { get }
+    /// How long until `entry` can be sent without waiting on the platform's own limits (per
+    /// chat, per bot), without booking anything: zero when it can go now. The worker leaves an
+    /// entry that must wait in its queue, holding no delivery slot, and starts others meanwhile;
+    /// a sender that paces inside `deliver` would hold a slot for the whole wait.
+    func wait(before entry: OutboxEntry, now: Date) -> Duration
+    /// How long until any entry of this platform can be sent (a limit across the whole bot),
+    /// zero when that depends on the entry. Asked once per look at the queue, so a long queue of
+    /// one platform that must wait costs no look at each entry.
+    func platformWait(now: Date) -> Duration
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
 }
 
 extension ReplySender {
     public var limitsCountPerBot: Bool { true }
+    public func wait(before entry: OutboxEntry, now: Date) -> Duration { .zero }
+    public func platformWait(now: Date) -> Duration { .zero }
 }

@@ -117,6 +117,38 @@ public final class TelegramRateLimiter: Sendable {
         }
     }
 
+    /// How long until a message to `chat` would be booked, without booking it (zero: now): for
+    /// the outbox, which leaves a message that must wait queued rather than waiting in a slot.
+    public func wait(chat: Int64, now: Date) -> Duration {
+        let now = Self.nanoseconds(now)
+        let groupWindow = Self.nanoseconds(Self.groupWindow + margin)
+        return state.withLock { state in
+            let record = state.chats[chat] ?? Chat()
+            var earliest = max(now, record.nextSlot, record.pausedUntil, quietUntil)
+            let recent = record.recent.filter { $0 > now - groupWindow }
+            if chat < 0, recent.count >= groupPerMinute {
+                earliest = max(earliest, recent[recent.count - groupPerMinute] + groupWindow)
+            }
+            return Duration.nanoseconds(overallSlot(from: earliest, in: state, now: now) - now)
+        }
+    }
+
+    /// How long until a message to any chat would be booked (the overall limit, the quiet
+    /// start), without booking it.
+    public func overallWait(now: Date) -> Duration {
+        let now = Self.nanoseconds(now)
+        return state.withLock { state in
+            Duration.nanoseconds(overallSlot(from: max(now, quietUntil), in: state, now: now) - now)
+        }
+    }
+
+    /// The earliest instant from `start` the overall limit allows, reading the bookings only.
+    private func overallSlot(from start: Int64, in state: State, now: Int64) -> Int64 {
+        let globalWindow = Self.nanoseconds(Self.globalWindow + margin)
+        let current = state.sends.drop { $0 <= now - globalWindow }
+        return Self.earliestSlot(from: start, among: Array(current), limit: globalPerSecond, window: globalWindow)
+    }
+
     /// Holds `chat` until `until` (Telegram's `retry_after` after a 429): no instant before it
     /// is booked, and `pausedUntil` tells callers already booked earlier to stand down.
     public func pause(chat: Int64, until: Date) {

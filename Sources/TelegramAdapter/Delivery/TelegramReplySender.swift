@@ -17,11 +17,14 @@ public struct TelegramReplySender: ReplySender {
     let api: any TelegramBotAPI
     let log: TelegramChatLog
     let logger: Logger
+    /// The client's limiter, read (never booked) to tell the outbox when a message can go.
+    let limiter: TelegramRateLimiter?
 
-    public init(api: any TelegramBotAPI, log: TelegramChatLog, logger: Logger) {
+    public init(api: any TelegramBotAPI, log: TelegramChatLog, logger: Logger, limiter: TelegramRateLimiter? = nil) {
         self.api = api
         self.log = log
         self.logger = logger
+        self.limiter = limiter
     }
 
     public func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }

@@ -93,7 +93,8 @@ public struct TelegramPlatform: ChatPlatform {
         let api = TelegramBotClient(
             transport: context.transport, apiURL: configuration.apiURL, token: token, limiter: limiter, clock: context.clock, logger: context.logger)
         return TelegramConnection(
-            configuration: configuration, api: api, bot: String(token.secret.prefix { $0 != ":" }), log: TelegramChatLog(), clock: context.clock,
+            configuration: configuration, api: api, limiter: limiter, bot: String(token.secret.prefix { $0 != ":" }), log: TelegramChatLog(),
+            clock: context.clock,
             lease: context.connectionLease("telegram.poll"), logger: context.logger)
     }
 
@@ -141,6 +142,8 @@ public struct TelegramPlatform: ChatPlatform {
 struct TelegramConnection: PlatformConnection {
     let configuration: TelegramConfiguration
     let api: any TelegramBotAPI
+    /// The client's limiter, shared with the sender so the outbox can ask when a message can go.
+    let limiter: TelegramRateLimiter
     /// The bot's id, the token's first part (not secret: it is the bot's user id).
     let bot: String
     let log: TelegramChatLog
@@ -149,7 +152,7 @@ struct TelegramConnection: PlatformConnection {
     let lease: ConnectionLease
     let logger: Logger
 
-    var sender: any ReplySender { TelegramReplySender(api: api, log: log, logger: logger) }
+    var sender: any ReplySender { TelegramReplySender(api: api, log: log, logger: logger, limiter: limiter) }
 
     var reader: (any ConversationReader)? { TelegramConversationReader(api: api, log: log, logger: logger) }
 

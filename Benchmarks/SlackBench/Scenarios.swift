@@ -30,6 +30,12 @@ struct ClosedLoopScenario {
         /// minute after the run, and the latest of those after its command was sent.
         var answeredLate: Int
         var latest: Duration?
+        /// The longest any acknowledged command waited for its reply, in the window or not
+        /// (a user who gave up after 30 s counts with the reply's real arrival).
+        var longestWait: Duration?
+        /// How long after the load's end (every user stopped: answered, or gave up) the last
+        /// reply arrived; zero when every reply came within the load.
+        var lastAfterLoad: Duration
         var repliesPerSecond: Double { Double(replies) / window.seconds }
         var arrivalsPerSecond: Double { Double(arrivals) / window.seconds }
         /// The server's CPU time in the window over the replies that arrived in it.
@@ -42,6 +48,8 @@ struct ClosedLoopScenario {
         /// Acknowledged commands not answered within 30 s, and when they were sent.
         let unanswered = Mutex<[Int: ContinuousClock.Instant]>([:])
         let cpuAtStart = Mutex<(all: Duration, store: Duration)?>(nil)
+        /// Every acknowledged command and when it was sent, for the longest wait.
+        let sent = Mutex<[Int: ContinuousClock.Instant]>([:])
     }
 
     func run(client: CommandClient, server: ServerGroup, counter: Counter) async -> Result {
@@ -70,6 +78,7 @@ struct ClosedLoopScenario {
                             tally.state.withLock { $0.busy += 1 }
                             continue
                         }
+                        tally.sent.withLock { $0[index] = ack.sent }
                         let answered = await client.sink.reply(index, timeout: .seconds(30))
                         let arrived = client.sink.arrivals()[index]
                         // Telegram: "busy" comes as the reply.
@@ -93,6 +102,7 @@ struct ClosedLoopScenario {
                 }
             }
         }
+        let loadEnded = ContinuousClock.now
         let storeCPU = server.storeCPU
         let atStart = tally.cpuAtStart.withLock { $0 } ?? (.zero, .zero)
         let cpu = server.relayCPU + storeCPU - atStart.all
@@ -101,11 +111,14 @@ struct ClosedLoopScenario {
         _ = await client.sink.waitForAll(unanswered.keys, timeout: .seconds(60))
         let arrivals = client.sink.arrivals()
         let late = unanswered.compactMap { index, sent in arrivals[index].map { $0 - sent } }
+        let waits = tally.sent.withLock { $0 }.compactMap { index, sent in arrivals[index].map { $0 - sent } }
+        let lastArrival = arrivals.values.max() ?? loadEnded
         return tally.state.withLock { state in
             Result(
                 replies: state.replies, arrivals: state.arrivals, window: window, endToEnd: state.e2e, cpu: cpu, storeCPU: storeCPU - atStart.store,
                 failed: state.failed,
-                busy: state.busy, answeredLate: late.count, latest: late.max())
+                busy: state.busy, answeredLate: late.count, latest: late.max(), longestWait: waits.max(),
+                lastAfterLoad: lastArrival > loadEnded ? lastArrival - loadEnded : .zero)
         }
     }
 }

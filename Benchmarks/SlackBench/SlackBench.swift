@@ -260,6 +260,7 @@ struct SlackBench: AsyncParsableCommand {
                 + "CPU per command \(ms(result.cpuPerCommand))"
                 + (postgres == nil ? "" : " (PostgreSQL's \(ms(result.storeCPUPerCommand)))")
                 + ", failed \(result.failed), busy \(result.busy)"
+                + ", longest wait \(result.longestWait?.ms ?? "-"), last reply \(result.lastAfterLoad.ms) after the load's end"
             if let roundTrips {
                 // Over the whole run (warm-up and tail too): every reply the sink received.
                 let answered = sink.counts().values.reduce(0, +)

@@ -43,7 +43,7 @@ final class RecordingSender: ReplySender {
     /// Holds a delivery whose reply body is held, until released: "in flight" as a state.
     let gate = FakeGate()
     /// When each conversation's next message can go, and any message at all: the platform's
-    /// limits as `wait(before:now:)` and `platformWait(now:)` report them.
+    /// limits as `takeTurn(for:now:)` and `platformWait(now:)` report them.
     let turns = Mutex<(conversations: [String: Date], platform: Date?)>(([:], nil))
     /// Deliveries in progress now, and the most at once.
     private let active = Mutex<(now: Int, most: Int)>((0, 0))
@@ -62,7 +62,7 @@ final class RecordingSender: ReplySender {
 
     func minimumInterval(for entry: OutboxEntry) -> Duration { interval }
 
-    func wait(before entry: OutboxEntry, now: Date) -> Duration {
+    func takeTurn(for entry: OutboxEntry, now: Date) -> Duration {
         turns.withLock { $0.conversations[entry.conversation].map { max(.zero, $0.duration(since: now)) } ?? .zero }
     }
 

@@ -141,6 +141,26 @@ struct TelegramRateLimiterTests {
         #expect(limiter.wait(chat: Self.privateChat, now: clock.now) == .seconds(30))
     }
 
+    /// The outbox takes a message's turn before it starts the delivery; the send then uses that
+    /// turn instead of booking (and waiting for) another.
+    @Test func aTurnTakenAheadIsUsedByTheSendAndNeverBookedTwice() {
+        let clock = ManualClock()
+        let limiter = TelegramRateLimiter()
+        #expect(limiter.takeTurnIfNow(chat: Self.privateChat, now: clock.now) == .zero)
+        // Taken: another message to the chat must wait its second.
+        #expect(limiter.takeTurnIfNow(chat: Self.privateChat, now: clock.now) == .seconds(1), "nothing booked when it must wait")
+        #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now + .milliseconds(50)) == .zero, "the send uses the taken turn")
+        #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now + .milliseconds(50)) == .milliseconds(950))
+        // Thirty turns fill the overall second: the thirty-first must wait, and nothing is booked for it.
+        for chat in 100..<130 { #expect(limiter.takeTurnIfNow(chat: Int64(chat), now: clock.now + .seconds(5)) == .zero) }
+        #expect(limiter.takeTurnIfNow(chat: 7, now: clock.now + .seconds(5)) == .seconds(1))
+        #expect(limiter.overallWait(now: clock.now + .seconds(5)) == .seconds(1))
+        // A turn its send never used is dropped after two seconds, not kept for a later message.
+        clock.advance(by: .seconds(10))
+        #expect(Self.granted(limiter, chat: 100, at: clock.now) == .zero)
+        #expect(Self.granted(limiter, chat: 100, at: clock.now) == .seconds(1))
+    }
+
     @Test func idleChatsAreForgotten() {
         let clock = ManualClock()
         let limiter = TelegramRateLimiter()

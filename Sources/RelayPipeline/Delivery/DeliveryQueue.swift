@@ -60,6 +60,7 @@ struct DeliveryQueue {
 
     /// Takes out, oldest first, up to `limit` entries that `wait` says can go now (a zero wait);
     /// returns them and the earliest instant one left behind can go (nil when none waits).
+    /// `wait` is asked only while there is room, so an entry it answers zero for is taken.
     ///
     /// `wait` answers for one entry; `platformWait` for every entry of a platform at once (a
     /// limit across the whole bot), asked once per platform, so a long queue of one paced

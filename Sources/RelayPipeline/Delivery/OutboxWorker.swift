@@ -182,7 +182,10 @@ public final class OutboxWorker: Service, Sendable {
                     // Parked runs are not messages; an entry of a platform not running fails at once.
                     if case .parkedRun = entry.content { return .zero }
                     guard let sender = self.senders[entry.platform] else { return .zero }
-                    return max(self.pacer.wait(entry.conversation, now: now), sender.wait(before: entry, now: now))
+                    // The conversation's own pacing first: the sender's turn is taken only for an
+                    // entry that starts.
+                    let paced = self.pacer.wait(entry.conversation, now: now)
+                    return paced > .zero ? paced : sender.takeTurn(for: entry, now: now)
                 })
             return (taken.ready, taken.nextAt, queue.full)
         }

@@ -38,11 +38,12 @@ public protocol ReplySender: Sendable {
     /// buckets), so that replicas sharing a store send its replies from one of them, the holder
     /// of its delivery lease (DESIGN §9). True unless a sender says otherwise.
     var limitsCountPerBot: Bool { get }
-    /// How long until `entry` can be sent without waiting on the platform's own limits (per
-    /// chat, per bot), without booking anything: zero when it can go now. The worker leaves an
+    /// Asked right before the worker would start `entry`: zero when the platform's own limits
+    /// (per chat, per bot) let it go now — the sender then takes that turn, so `deliver` sends
+    /// without waiting — else how long until it could, with nothing taken. The worker leaves an
     /// entry that must wait in its queue, holding no delivery slot, and starts others meanwhile;
-    /// a sender that paces inside `deliver` would hold a slot for the whole wait.
-    func wait(before entry: OutboxEntry, now: Date) -> Duration
+    /// a sender that paced inside `deliver` would hold a slot for the whole wait.
+    func takeTurn(for entry: OutboxEntry, now: Date) -> Duration
     /// How long until any entry of this platform can be sent (a limit across the whole bot),
     /// zero when that depends on the entry. Asked once per look at the queue, so a long queue of
     /// one platform that must wait costs no look at each entry.
@@ -52,6 +53,6 @@ public protocol ReplySender: Sendable {
 
 extension ReplySender {
     public var limitsCountPerBot: Bool { true }
-    public func wait(before entry: OutboxEntry, now: Date) -> Duration { .zero }
+    public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration { .zero }
     public func platformWait(now: Date) -> Duration { .zero }
 }

@@ -53,6 +53,9 @@ public final class TelegramRateLimiter: Sendable {
         var pausedUntil = Int64.min
         /// Booked instants in the last `groupWindow`, oldest first (groups only).
         var recent: [Int64] = []
+        /// An instant booked ahead of the send (`takeTurnIfNow`), which the send's own `reserve`
+        /// takes instead of booking another.
+        var taken: Int64?
     }
 
     private struct State {
@@ -93,6 +96,10 @@ public final class TelegramRateLimiter: Sendable {
         let globalWindow = Self.nanoseconds(Self.globalWindow + margin)
         let isGroup = chat < 0
         return state.withLock { state in
+            if let taken = state.chats[chat]?.taken {
+                state.chats[chat]?.taken = nil
+                if taken >= now - Self.nanoseconds(Self.takenTurnLasts) { return .granted(wait: .nanoseconds(max(0, taken - now))) }
+            }
             sweepIfDue(&state, now: now)
             // Instants this old cannot share a window with one at `now` or later.
             state.sends.removeFirst(state.sends.prefix { $0 <= now - globalWindow }.count)
@@ -116,6 +123,21 @@ public final class TelegramRateLimiter: Sendable {
             return .granted(wait: wait)
         }
     }
+
+    /// For the outbox, before it starts a delivery: when a message to `chat` may go now, books
+    /// that instant and returns zero — the send's own `reserve` then takes it, so the message
+    /// neither waits nor is booked twice; otherwise books nothing and returns how long until it
+    /// could go. A turn not used within `takenTurnLasts` (the delivery failed before sending) is
+    /// dropped by the next `reserve` for the chat.
+    public func takeTurnIfNow(chat: Int64, now: Date) -> Duration {
+        guard case .granted = reserve(chat: chat, now: now, maxWait: .zero) else { return wait(chat: chat, now: now) }
+        let now = Self.nanoseconds(now)
+        state.withLock { state in state.chats[chat]?.taken = now }
+        return .zero
+    }
+
+    /// How long a turn taken ahead waits for its send.
+    static let takenTurnLasts: Duration = .seconds(2)
 
     /// How long until a message to `chat` would be booked, without booking it (zero: now): for
     /// the outbox, which leaves a message that must wait queued rather than waiting in a slot.

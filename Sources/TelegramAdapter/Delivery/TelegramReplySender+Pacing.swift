@@ -2,16 +2,17 @@ public import Foundation
 public import RelayPipeline
 
 /// The outbox asks before it starts a delivery whether Telegram's limits let the message go now
-/// (`TelegramRateLimiter`, read without booking). A message that must wait stays in the outbox's
-/// queue and holds no delivery slot; the client books its instant when the send is made.
+/// (`TelegramRateLimiter.takeTurnIfNow`): if so the instant is booked then, and the send takes
+/// it without waiting; a message that must wait stays in the outbox's queue, holding no
+/// delivery slot, and nothing is booked for it.
 extension TelegramReplySender {
     public func platformWait(now: Date) -> Duration {
         limiter?.overallWait(now: now) ?? .zero
     }
 
-    public func wait(before entry: OutboxEntry, now: Date) -> Duration {
+    public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration {
         guard let limiter, let address = TelegramAddress.decode(entry.address) else { return .zero }
-        return limiter.wait(chat: Self.pacedChat(of: entry, address: address), now: now)
+        return limiter.takeTurnIfNow(chat: Self.pacedChat(of: entry, address: address), now: now)
     }
 
     /// The chat the entry's next message goes to: a private result of a group's command goes to

@@ -25,6 +25,7 @@ struct DeliveryQueue {
     /// draining one entry at a time (paced) is claimed for again only after several.
     let claimBatch: Int
     private(set) var items: [Item] = []
+    private var ids: Set<String> = []
     private var counts: [String: Int] = [:]
 
     init(capacity: Int, claimBatch: Int) {
@@ -43,9 +44,7 @@ struct DeliveryQueue {
 
     /// Adds entries, keeping the oldest first; an entry already here keeps its place.
     mutating func add(_ entries: [OutboxEntry], handed: Bool, leasedUntil: Date) {
-        guard !entries.isEmpty else { return }
-        let known = Set(items.map(\.entry.id))
-        for entry in entries where !known.contains(entry.id) {
+        for entry in entries where ids.insert(entry.id).inserted {
             counts[entry.platform, default: 0] += 1
             let item = Item(entry: entry, handed: handed, leasedUntil: leasedUntil)
             // Usually the youngest: appended without a search.
@@ -69,37 +68,36 @@ struct DeliveryQueue {
         limit: Int, now: Date, platformWait: (String) -> Duration, wait: (OutboxEntry) -> Duration
     ) -> (ready: [Item], nextAt: Date?) {
         guard limit > 0, !items.isEmpty else { return ([], nil) }
-        var ready: [Item] = []
-        var kept: [Item] = []
+        var taken: [Int] = []
         var nextAt: Date?
         var platformWaits: [String: Duration] = [:]
         func later(_ wait: Duration) {
             let at = now + wait
             nextAt = nextAt.map { min($0, at) } ?? at
         }
-        for item in items {
-            guard ready.count < limit else {
-                kept.append(item)
-                continue
-            }
-            let platform = item.entry.platform
+        for index in items.indices {
+            guard taken.count < limit else { break }
+            let platform = items[index].entry.platform
             let shared = platformWaits[platform] ?? platformWait(platform)
             platformWaits[platform] = shared
             if shared > .zero {
                 later(shared)
-                kept.append(item)
                 continue
             }
-            let own = wait(item.entry)
-            if own > .zero {
-                later(own)
-                kept.append(item)
-            } else {
-                ready.append(item)
-            }
+            let own = wait(items[index].entry)
+            if own > .zero { later(own) } else { taken.append(index) }
         }
-        items = kept
-        for item in ready { uncount(item.entry.platform) }
+        let ready = taken.map { items[$0] }
+        // Usually a prefix: removed in one move of the rest.
+        if taken.last.map({ $0 + 1 == taken.count }) == true {
+            items.removeFirst(taken.count)
+        } else {
+            for index in taken.reversed() { items.remove(at: index) }
+        }
+        for item in ready {
+            ids.remove(item.entry.id)
+            uncount(item.entry.platform)
+        }
         return (ready, nextAt)
     }
 
@@ -107,6 +105,7 @@ struct DeliveryQueue {
     mutating func removeAll() -> [Item] {
         defer {
             items.removeAll()
+            ids.removeAll()
             counts.removeAll()
         }
         return items

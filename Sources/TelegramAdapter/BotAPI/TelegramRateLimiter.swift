@@ -90,13 +90,18 @@ public final class TelegramRateLimiter: Sendable {
     /// Books the earliest instant at which a message to `chat` keeps every limit, unless it is
     /// more than `maxWait` away (then nothing is booked).
     public func reserve(chat: Int64, now: Date, maxWait: Duration? = nil) -> Reservation {
+        reserve(chat: chat, now: now, maxWait: maxWait, takingAhead: false)
+    }
+
+    /// `reserve`; a send (`takingAhead` false) first takes the turn taken ahead for it, if any.
+    private func reserve(chat: Int64, now: Date, maxWait: Duration?, takingAhead: Bool) -> Reservation {
         let now = Self.nanoseconds(now)
         let interval = Self.nanoseconds(perChatInterval + margin)
         let groupWindow = Self.nanoseconds(Self.groupWindow + margin)
         let globalWindow = Self.nanoseconds(Self.globalWindow + margin)
         let isGroup = chat < 0
         return state.withLock { state in
-            if let taken = state.chats[chat]?.taken {
+            if !takingAhead, let taken = state.chats[chat]?.taken {
                 state.chats[chat]?.taken = nil
                 if taken >= now - Self.nanoseconds(Self.takenTurnLasts) { return .granted(wait: .nanoseconds(max(0, taken - now))) }
             }
@@ -130,7 +135,7 @@ public final class TelegramRateLimiter: Sendable {
     /// could go. A turn not used within `takenTurnLasts` (the delivery failed before sending) is
     /// dropped by the next `reserve` for the chat.
     public func takeTurnIfNow(chat: Int64, now: Date) -> Duration {
-        guard case .granted = reserve(chat: chat, now: now, maxWait: .zero) else { return wait(chat: chat, now: now) }
+        guard case .granted = reserve(chat: chat, now: now, maxWait: .zero, takingAhead: true) else { return wait(chat: chat, now: now) }
         let now = Self.nanoseconds(now)
         state.withLock { state in state.chats[chat]?.taken = now }
         return .zero

@@ -65,15 +65,20 @@ public struct ConfigValues: Sendable {
         return value
     }
 
-    /// A secret: from the environment variable, else from the file the configuration names.
+    /// A secret: from the environment variable, else from the file the configuration names
+    /// (refused when it is not its owner's: see ``SecretFile``).
     public func secret(_ key: String, fileKey: String) throws -> String? {
         if let value = secrets.string(forKey: ConfigKey(key), isSecret: true), !value.isEmpty { return value }
-        guard let path = string(fileKey) else { return nil }
-        guard let contents = FileManager.default.contents(atPath: path), let text = String(data: contents, encoding: .utf8) else {
-            throw ConfigurationError("\(fileKey) (\(Self.envName(fileKey))) names \(path), which cannot be read.")
-        }
+        guard let text = try secretFile(fileKey) else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The text of the file `fileKey` names, or nil when it names none; refused, naming the key,
+    /// its variable and the path, when the file cannot be read or is not its owner's alone.
+    public func secretFile(_ fileKey: String) throws -> String? {
+        guard let path = string(fileKey) else { return nil }
+        return try SecretFile.read(path, subject: "\(fileKey) (\(Self.envName(fileKey))) names \(path), which")
     }
 
     /// `tribunal.apiKey` → `TRIBUNAL_API_KEY`, `foo.apiURL` → `FOO_API_URL`, as

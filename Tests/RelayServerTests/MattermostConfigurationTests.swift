@@ -2,6 +2,7 @@ import Foundation
 import MattermostAdapter
 import RelayPlatform
 import RelayServer
+import RelayTestSupport
 import Testing
 
 /// `mattermost.*` as `serve` reads it from the environment: what turns each half on, and a clear
@@ -25,9 +26,8 @@ struct MattermostConfigurationTests {
     }
 
     @Test func theCommandTokensMayComeFromAFile() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mm-tokens-\(UUID().uuidString)")
-        try Data("commandtoken00000000000003\n".utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let file = try SecretFileFixture("commandtoken00000000000003\n", name: "mm-tokens")
+        defer { file.remove() }
         let platform = try await Self.mattermost(["MATTERMOST_COMMAND_TOKENS_FILE": file.path])
         #expect(platform.configuration.commandTokens.map(\.secret) == ["commandtoken00000000000003"])
         #expect(platform.status.description.contains("response_url"), "\(platform.status)")

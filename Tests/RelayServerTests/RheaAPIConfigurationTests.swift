@@ -1,5 +1,6 @@
 import Foundation
 import RelayServer
+import RelayTestSupport
 import RheaAPI
 import Testing
 
@@ -8,10 +9,9 @@ import Testing
 @Suite("serve: the Rhea API's configuration")
 struct RheaAPIConfigurationTests {
     func withFile<T>(_ text: String, _ body: (String) async throws -> T) async throws -> T {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try await body(path)
+        let file = try SecretFileFixture(text, name: "keys")
+        defer { file.remove() }
+        return try await body(file.path)
     }
 
     @Test func theKeysFileHoldsDigestsAndComments() async throws {

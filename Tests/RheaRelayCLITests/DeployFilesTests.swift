@@ -246,9 +246,11 @@ struct DeployFilesTests {
         environment["CONFIG_ACCESS_LOG_FILE"] = accessLog.path
         if let storeURL {
             if environment["STORE_URL_FILE"] != nil {
-                // As a secret is mounted: the URL and a line break.
+                // As a secret is mounted: the URL and a line break, readable by owner and group
+                // (the Kubernetes manifest's defaultMode 0440).
                 let file = directory.appendingPathComponent("store-url")
                 try Data((storeURL + "\n").utf8).write(to: file)
+                try FileManager.default.setAttributes([.posixPermissions: 0o440], ofItemAtPath: file.path)
                 environment["STORE_URL_FILE"] = file.path
             }
             if target.secretVariables.contains("STORE_URL") { environment["STORE_URL"] = storeURL }

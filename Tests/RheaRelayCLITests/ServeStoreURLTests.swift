@@ -57,8 +57,9 @@ struct ServeStoreURLTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("store-url")
-            // As a secret is mounted: the URL and a line break.
+            // As a secret is mounted: the URL and a line break, readable by its owner alone.
             try Data((database.url + "\n").utf8).write(to: file)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
 
             let serve = try await ServeProcess(
                 environment: [

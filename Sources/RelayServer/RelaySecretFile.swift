@@ -13,23 +13,25 @@ import RelayStore
 enum RelaySecretFile {
     static func path(forStore storePath: String) -> String { storePath + ".key" }
 
-    /// The secret in the file, or a new one written there (readable by this user only).
+    /// The secret in the file, or a new one written there (mode 0600). An existing file is held
+    /// to the rule of every secret file (``SecretFile``): its owner's alone.
     static func loadOrCreate(path: String) throws -> String {
-        if FileManager.default.fileExists(atPath: path) {
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8),
-                case let secret = text.trimmingCharacters(in: .whitespacesAndNewlines), secret.utf8.count >= 32
-            else {
-                throw ConfigurationError(
-                    "\(path) holds the relay's key for sealed outbox values but cannot be read or is too short; restore it, or delete it to make a new one (replies then waiting for Discord without a bot token are lost)."
-                )
+        if !FileManager.default.fileExists(atPath: path) {
+            var bytes = [UInt8](repeating: 0, count: 32)
+            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+            let fresh = Data(bytes).base64EncodedString()
+            do {
+                if try OwnerOnlyFile.create(atPath: path, contents: Array((fresh + "\n").utf8)) { return fresh }
+            } catch {
+                throw ConfigurationError("Cannot write the relay's key file \(path) beside the store (\(error)): check that its folder is writable.")
             }
-            return secret
         }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        let secret = Data(bytes).base64EncodedString()
-        guard FileManager.default.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ConfigurationError("Cannot write the relay's key file \(path) beside the store: check that its folder is writable.")
+        let text = try SecretFile.read(path, subject: "The relay's key file \(path) (beside the store, for sealed outbox values)")
+        let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard secret.utf8.count >= 32 else {
+            throw ConfigurationError(
+                "\(path) holds the relay's key for sealed outbox values but is too short; restore it, or delete it to make a new one (replies then waiting for Discord without a bot token are lost)."
+            )
         }
         return secret
     }

@@ -13,16 +13,23 @@ final class ServeProcess {
     /// stderr goes to a file, so a chatty log can never fill a pipe and stall the server.
     let stderrFile: URL
 
-    /// Starts the built binary with exactly `environment` (plus PATH and HOME) and waits until
-    /// `/healthz` answers, or throws with what the process printed.
-    init(environment: [String: String], directory: URL) async throws {
+    /// Starts the built binary with exactly `environment` (plus PATH and HOME), under `umask`
+    /// (octal, `000`) when given, and waits until `/healthz` answers, or throws with what the
+    /// process printed.
+    init(environment: [String: String], directory: URL, umask: String? = nil) async throws {
         port = try Self.freePort()
         var env = environment
         env["HTTP_PORT"] = String(port)
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         env["HOME"] = directory.path
-        process.executableURL = CLIProcess.executable
-        process.arguments = ["serve"]
+        if let umask {
+            // The umask is the process's own: set it in a shell that then becomes the relay.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" serve", CLIProcess.executable.path]
+        } else {
+            process.executableURL = CLIProcess.executable
+            process.arguments = ["serve"]
+        }
         process.currentDirectoryURL = directory
         process.environment = env
         stderrFile = directory.appendingPathComponent("serve-\(port).stderr")

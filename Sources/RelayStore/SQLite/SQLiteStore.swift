@@ -67,6 +67,10 @@ public final class SQLiteStore: Store {
         var logger = logger
         logger[metadataKey: "store.path"] = .string(path)
         try DatabaseSetup.createParentFolder(of: path)
+        // History and the ledger are the owner's alone: a new file is made 0600 before SQLite
+        // opens it (SQLite would make it 0644 under the usual umask), and its -wal and -shm
+        // follow. A failure here is left for SQLite's open to report in its own words.
+        _ = try? OwnerOnlyFile.create(atPath: path)
         let database: Database
         do {
             database = try Database(path: path)

@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Already built for swift-configuration's YAML trait; the deploy-file tests read YAML with it.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The served Rhea API's bearer tokens (HS256 JWTs).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // Events, commands, chains, the runner, replies and the protocols at every edge. No I/O.
@@ -236,6 +238,8 @@ let package = Package(
                 "RelayCore", "RelayPipeline", "RelayPlatform",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // Bearer tokens: HS256 signatures checked by jwt-kit, claims read by RheaAPI.
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

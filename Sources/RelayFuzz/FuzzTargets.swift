@@ -162,11 +162,6 @@ public enum FuzzTargets {
 
     // MARK: The served Rhea API (requests from its clients)
 
-    /// A token signed with `bearerSecret` whose `exp` (2 000 000 000) is after the fuzzer's clock.
-    static let bearerSecret = "fuzz-secret-of-at-least-32-characters"
-    static let bearerSeed =
-        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MiIsImV4cCI6MjAwMDAwMDAwMH0.ZAjdm-cvGgCmWT47Y7RTtGVKRbBAFvYZU0URbGLs56s"
-
     static let rheaAPI: [FuzzTarget] = [
         FuzzTarget(
             name: "rhea-api.quick", summary: "POST /keyboard/quick bodies, validated as the served API does",
@@ -185,10 +180,14 @@ public enum FuzzTargets {
                 _ = RheaAPIInputs.request(body, route: "dialog")
                 return RheaAPIInputs.request(body, route: "tribunal")
             }),
+        // The signature is jwt-kit's to check; what follows it, the claims, is the relay's.
         FuzzTarget(
-            name: "rhea-api.bearer", summary: "Authorization: Bearer tokens (HS256 JWTs)",
-            seeds: [Array(bearerSeed.utf8)],
-            run: { RheaAPIInputs.bearer(String(decoding: $0, as: UTF8.self), secret: bearerSecret) }),
+            name: "rhea-api.bearer", summary: "Authorization: Bearer token claims, read once the HS256 signature holds",
+            seeds: [
+                #"{"sub": "42", "exp": 1700003600}"#,
+                #"{"sub": 42, "email": "ada@example.com", "role": "user", "iat": 1699999990, "nbf": 1699999990, "exp": 1700000600}"#,
+            ].map { Array($0.utf8) },
+            run: { RheaAPIInputs.bearerClaims($0) }),
     ]
 
     // MARK: Council

@@ -57,6 +57,8 @@ public enum ConfigurationLoader {
             guard skew <= .seconds(300) else { throw ConfigurationError("api.clockSkew (RHEA_API_CLOCK_SKEW) must be at most 300 seconds.") }
             api.clockSkew = skew
         }
+        // Whole seconds, a minute to a year: a token's `exp` further ahead is refused.
+        if let lifetime = try values.int("api.maxTokenLifetime", in: 60...31_536_000) { api.maxTokenLifetime = .seconds(lifetime) }
         // Held to the rule of secret files, readable by others too: the digests of random keys
         // cannot be reversed, but a hand-made key's can be guessed offline.
         if let path = values.string("api.keysFile"), let text = try values.secretFile("api.keysFile") {

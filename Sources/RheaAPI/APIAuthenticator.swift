@@ -3,7 +3,7 @@ import Hummingbird
 
 /// Decides who is calling, as the gateway does (contract §1.2), with its gaps closed: keys are
 /// matched by digest (the file holds no key), a bearer token must be HS256-signed with the
-/// configured secret and unexpired, `dev-bypass` works only in development mode.
+/// configured secret, unexpired and not too long-lived, `dev-bypass` works only in development mode.
 ///
 /// As on the gateway, a bad bearer token does not end the check when an `X-API-Key` is also
 /// sent; without one, the answer says what was wrong with the token.
@@ -14,19 +14,20 @@ struct APIAuthenticator: Sendable {
 
     init(_ settings: RheaAPISettings) {
         keyDigests = settings.keyDigests
-        bearer = settings.jwtSecret.map { BearerToken(secret: $0, clockSkew: settings.clockSkew) }
+        bearer = settings.jwtSecret.map { BearerToken(secret: $0, clockSkew: settings.clockSkew, maxLifetime: settings.maxTokenLifetime) }
         developmentMode = settings.developmentMode
     }
 
     /// The rate-limit bucket of an accepted caller (`user:<sub>` or `key:<digest prefix>`, never
-    /// a key), or the 401 detail.
-    func caller(_ headers: HTTPFields, now: Date) -> Result<String, Refused> {
+    /// a key), or the 401 detail. Async for bearer tokens only: jwt-kit's key collection is an
+    /// actor; a call with `X-API-Key` alone never waits.
+    func caller(_ headers: HTTPFields, now: Date) async -> Result<String, Refused> {
         var tokenProblem: String?
         if let authorization = headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
                 if let bearer {
-                    switch bearer.subject(of: String(parts[1]).trimmingCharacters(in: " \t"), now: now) {
+                    switch await bearer.subject(of: String(parts[1]).trimmingCharacters(in: " \t"), now: now) {
                     case .success(let subject): return .success("user:\(subject)")
                     case .failure(let refusal): tokenProblem = refusal.reason
                     }

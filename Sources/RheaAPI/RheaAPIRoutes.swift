@@ -54,7 +54,7 @@ public struct RheaAPIRoutes: Sendable {
     public func add(to router: Router<some RequestContext>) {
         router.get("health") { _, _ in json(.ok, health) }
         router.get("models") { request, _ in
-            if case .failure(let refused) = authenticator.caller(request.headers, now: clock.now) { return unauthorized(refused) }
+            if case .failure(let refused) = await authenticator.caller(request.headers, now: clock.now) { return unauthorized(refused) }
             return json(.ok, modelsBody)
         }
         router.post("keyboard/quick") { request, _ in
@@ -73,7 +73,7 @@ public struct RheaAPIRoutes: Sendable {
         _ request: Request, call: String, _ run: (RequestValidation, String) async throws(Outcome) -> JSONValue
     ) async -> Response {
         let caller: String
-        switch authenticator.caller(request.headers, now: clock.now) {
+        switch await authenticator.caller(request.headers, now: clock.now) {
         case .success(let accepted): caller = accepted
         case .failure(let refused): return unauthorized(refused)
         }
@@ -334,12 +334,14 @@ public enum RheaAPIInputs {
         return reader.errors.isEmpty && JSONValue.object(["detail": .array(reader.errors)]).serialized() != nil
     }
 
-    /// Checks `token` as an `Authorization: Bearer` value against `secret`; true when it was read
-    /// far enough for its signature to be checked (a mutated token almost never verifies).
-    public static func bearer(_ token: String, secret: String) -> Bool {
-        switch BearerToken(secret: secret, clockSkew: .seconds(60)).subject(of: token, now: Date(timeIntervalSince1970: 1_700_000_000)) {
-        case .success: true
-        case .failure(let refusal): !refusal.reason.contains("not a JWT") && !refusal.reason.contains("HS256")
-        }
+    /// Reads `claims` as the claims of a bearer token whose signature holds, as `serve` reads them
+    /// (at a fixed clock, with the default slack and lifetime); true when they are accepted. The
+    /// signature itself is jwt-kit's to check.
+    public static func bearerClaims(_ claims: [UInt8]) -> Bool {
+        guard let decoded = try? JSONDecoder().decode(BearerClaims.self, from: Data(claims)) else { return false }
+        let defaults = RheaAPISettings()
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        if case .success = decoded.subject(now: now, clockSkew: defaults.clockSkew, maxLifetime: defaults.maxTokenLifetime) { return true }
+        return false
     }
 }

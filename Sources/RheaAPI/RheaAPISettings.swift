@@ -7,8 +7,11 @@ public struct RheaAPISettings: Sendable, CustomStringConvertible {
     /// The HS256 secret for `Authorization: Bearer` tokens (`RHEA_API_JWT_SECRET` or
     /// `api.jwtSecretFile`); nil: bearer tokens are not accepted.
     public var jwtSecret: String?
-    /// How far a token's `exp`/`nbf`/`iat` may be off from this clock (`api.clockSkew`, at most 5 min).
+    /// How far a token's `exp`/`nbf` may be off from this clock (`api.clockSkew`, at most 5 min).
     public var clockSkew: Duration
+    /// How far ahead a token's `exp` may be (`api.maxTokenLifetime`, default 30 days): a token
+    /// made to last for ever is refused.
+    public var maxTokenLifetime: Duration
     /// `api.development`: accept the key `dev-bypass`, as the gateway does off its production host.
     public var developmentMode: Bool
     /// Calls per key or token subject per minute and per 24 hours (`api.perMinute`, `api.perDay`).
@@ -17,12 +20,13 @@ public struct RheaAPISettings: Sendable, CustomStringConvertible {
 
     public init(
         enabled: Bool = false, keyDigests: Set<String> = [], jwtSecret: String? = nil, clockSkew: Duration = .seconds(60),
-        developmentMode: Bool = false, perMinute: Int = 30, perDay: Int = 1000
+        maxTokenLifetime: Duration = .seconds(30 * 86_400), developmentMode: Bool = false, perMinute: Int = 30, perDay: Int = 1000
     ) {
         self.enabled = enabled
         self.keyDigests = keyDigests
         self.jwtSecret = jwtSecret
         self.clockSkew = clockSkew
+        self.maxTokenLifetime = maxTokenLifetime
         self.developmentMode = developmentMode
         self.perMinute = perMinute
         self.perDay = perDay

@@ -45,6 +45,10 @@ struct RheaAPIConfigurationTests {
             (["RHEA_API_KEYS_FILE": "/nonexistent/keys"], "cannot be read"),
             (["RHEA_API_PER_MINUTE": "0"], "api.perMinute (RHEA_API_PER_MINUTE)"),
             (["RHEA_API_CLOCK_SKEW": "900"], "at most 300 seconds"),
+            (["RHEA_API_MAX_TOKEN_LIFETIME": "0"], "api.maxTokenLifetime (RHEA_API_MAX_TOKEN_LIFETIME) must be a whole number from 60"),
+            (["RHEA_API_MAX_TOKEN_LIFETIME": "-86400"], "RHEA_API_MAX_TOKEN_LIFETIME"),
+            (["RHEA_API_MAX_TOKEN_LIFETIME": "1e308"], "RHEA_API_MAX_TOKEN_LIFETIME"),
+            (["RHEA_API_MAX_TOKEN_LIFETIME": "99999999999"], "RHEA_API_MAX_TOKEN_LIFETIME"),
         ]
         for (environment, says) in cases {
             await #expect {
@@ -60,6 +64,10 @@ struct RheaAPIConfigurationTests {
             file: nil, environment: ["RHEA_API_ENABLED": "true", "RHEA_API_JWT_SECRET": secret, "RHEA_API_PER_DAY": "50"], platforms: [])
         #expect(withSecret.api.jwtSecret == secret)
         #expect(withSecret.api.perDay == 50)
+        // Tokens may live 30 days unless configured otherwise.
+        #expect(withSecret.api.maxTokenLifetime == .seconds(30 * 86_400))
+        let shortLived = try await ConfigurationLoader.load(file: nil, environment: ["RHEA_API_MAX_TOKEN_LIFETIME": "3600"], platforms: [])
+        #expect(shortLived.api.maxTokenLifetime == .seconds(3600))
         let development = try await ConfigurationLoader.load(file: nil, environment: ["RHEA_API_ENABLED": "1", "RHEA_API_DEVELOPMENT": "1"], platforms: [])
         #expect(development.api.developmentMode)
         // Start-up says so loudly.

@@ -279,6 +279,78 @@ struct RheaAPITests {
         }
     }
 
+    /// Issue 28, point 5: jwt-kit checks the signature; each claim that is there must be what it
+    /// says, and a refusal is a 401 saying which.
+    @Test func bearerClaimsMustBeNumbersWithinTheirLimits() async throws {
+        try await withAPI { api in
+            let now = Date().timeIntervalSince1970
+            let soon = JSONValue.double(now + 3600)
+            let refused: [(JSONValue, String)] = [
+                (["sub": "42", "exp": soon, "nbf": "0"], "the bearer token's nbf must be a number (seconds since 1970)"),
+                (["sub": "42", "exp": .string(String(Int(now) + 3600))], "the bearer token's exp must be a number (seconds since 1970)"),
+                (["sub": "42", "exp": soon, "iat": "yesterday"], "the bearer token's iat must be a number (seconds since 1970)"),
+                (["sub": "42", "exp": .null], "the bearer token's exp must be a number (seconds since 1970)"),
+                (["sub": "42"], "the bearer token has no expiry (exp)"),
+                (["sub": "42", "exp": 1e308], "the bearer token's expiry (exp) is more than 2592000 seconds ahead, further than this server accepts"),
+                (
+                    ["sub": "42", "exp": .double(now + 31 * 86_400)],
+                    "the bearer token's expiry (exp) is more than 2592000 seconds ahead, further than this server accepts"
+                ),
+                (["sub": "42", "exp": -1e308], "the bearer token has expired; log in again for a fresh one"),
+                (["sub": "42", "exp": soon, "nbf": 1e308], "the bearer token is not valid yet"),
+                (["sub": "42", "exp": soon, "nbf": .double(now + 600)], "the bearer token is not valid yet"),
+                (["exp": soon], "the bearer token has no subject (sub)"),
+                (["sub": "", "exp": soon], "the bearer token has no subject (sub)"),
+                (["sub": 1e300, "exp": soon], "the bearer token has no subject (sub)"),
+                (["sub": .string(String(repeating: "s", count: 257)), "exp": soon], "the bearer token's subject (sub) is longer than 256 bytes"),
+                ([1, 2], "the bearer token's claims are not a JSON object"),
+            ]
+            for (claims, reason) in refused {
+                let answer = try await api.get("/models", headers: [.authorization: "Bearer \(Self.token(claims, secret: Self.secret))"])
+                #expect(answer.0 == 401, "\(claims)")
+                #expect(answer.1?["detail"] == .string("Invalid bearer token: " + reason), "\(claims): \(answer.1 ?? .null)")
+            }
+
+            // Within limits: an integer subject, 29 days ahead, numbers for nbf and iat, within the skew.
+            let accepted: [JSONValue] = [
+                ["sub": 42, "exp": soon],
+                ["sub": "ada", "exp": .double(now + 29 * 86_400), "nbf": .double(now + 30), "iat": .double(now)],
+                ["sub": .string(String(repeating: "s", count: 256)), "exp": .double(now - 30)],
+            ]
+            for claims in accepted {
+                let answer = try await api.get("/models", headers: [.authorization: "Bearer \(Self.token(claims, secret: Self.secret))"])
+                #expect(answer.0 == 200, "\(claims): \(answer.1 ?? .null)")
+            }
+
+            // Signed with this server's secret by HS256, but naming another algorithm: refused.
+            for alg in ["HS512", "none", "RS256"] {
+                let token = Self.token(["sub": "42", "exp": soon], secret: Self.secret, header: .object(["alg": .string(alg), "typ": "JWT"]))
+                let answer = try await api.get("/models", headers: [.authorization: "Bearer \(token)"])
+                #expect(answer.0 == 401)
+                #expect(answer.1?["detail"] == "Invalid bearer token: the bearer token must be signed with HS256", "\(alg)")
+            }
+            for garbage in ["not-a-jwt", "a.b", "a.b.c.d", String(repeating: "x", count: 20_000)] {
+                let answer = try await api.get("/models", headers: [.authorization: "Bearer \(garbage)"])
+                #expect(answer.0 == 401)
+                #expect(answer.1?["detail"] == "Invalid bearer token: the bearer token is not a JWT (three base64url parts)", "\(garbage.prefix(20))")
+            }
+        }
+    }
+
+    @Test func theLongestLifetimeIsASetting() async throws {
+        try await withAPI(configure: { $0.maxTokenLifetime = .seconds(3600) }) { api in
+            let now = Date().timeIntervalSince1970
+            let day = Self.token(["sub": "42", "exp": .double(now + 86_400)], secret: Self.secret)
+            let dayAnswer = try await api.get("/models", headers: [.authorization: "Bearer \(day)"])
+            #expect(dayAnswer.0 == 401)
+            #expect(
+                dayAnswer.1?["detail"]
+                    == "Invalid bearer token: the bearer token's expiry (exp) is more than 3600 seconds ahead, further than this server accepts")
+            let hour = Self.token(["sub": "42", "exp": .double(now + 3000)], secret: Self.secret)
+            #expect(try await api.get("/models", headers: [.authorization: "Bearer \(hour)"]).0 == 200)
+        }
+    }
+
     @Test func devBypassWorksOnlyInDevelopmentMode() async throws {
         try await withAPI(configure: { $0.developmentMode = true }) { api in
             let (status, _, _) = try await api.post("/dialog", #"{"text": "hi there"}"#, headers: [.init("X-API-Key")!: "dev-bypass"])
@@ -337,8 +409,8 @@ struct RheaAPITests {
 
     // MARK: helpers
 
-    static func token(_ claims: JSONValue, secret: String) -> String {
-        let signed = encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8)) + "." + encode(claims.serialized() ?? [])
+    static func token(_ claims: JSONValue, secret: String, header: JSONValue = ["alg": "HS256", "typ": "JWT"]) -> String {
+        let signed = encode(header.serialized() ?? []) + "." + encode(claims.serialized() ?? [])
         let mac = HMAC<SHA256>.authenticationCode(for: Array(signed.utf8), using: SymmetricKey(data: Array(secret.utf8)))
         return signed + "." + encode(Array(mac))
     }

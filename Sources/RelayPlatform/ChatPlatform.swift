@@ -29,6 +29,9 @@ public protocol ChatPlatform: Sendable {
     /// them to their defaults, and a test of the deploy files points them at a closed port so
     /// nothing leaves the machine. By default none.
     static var apiURLVariables: [String] { get }
+    /// What `rhea-relay register <name>` needs and does, for `register --help`: one or two
+    /// sentences naming the variables and options it reads.
+    static var registrationHelp: String { get }
 
     /// Reads the platform's section of the configuration (`foo.*`, env `FOO_*`). Throws a
     /// `ConfigurationError` naming the key and its variable when a value is malformed; a platform
@@ -57,6 +60,7 @@ extension ChatPlatform {
     public static var secretVariables: [String] { [] }
     public static var deployVariables: [DeployVariable] { secretVariables.map { DeployVariable($0) } }
     public static var apiURLVariables: [String] { [] }
+    public static var registrationHelp: String { "no registration needed." }
 }
 
 /// What `rhea-relay register` was asked, in options every platform shares: each reads what it

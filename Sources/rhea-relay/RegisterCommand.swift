@@ -12,7 +12,8 @@ import RelayServer
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
-        abstract: "Show a platform the relay's commands: print what to paste (an app manifest for --url), or send them through its API.")
+        abstract: "Show a platform the relay's commands: print what to paste (an app manifest for --url), or send them through its API.",
+        discussion: chatPlatforms.map { "\($0.name): \($0.registrationHelp)" }.joined(separator: "\n\n"))
 
     @Argument(help: "The platform: \(chatPlatforms.map { $0.name }.joined(separator: ", ")).")
     var platform: String

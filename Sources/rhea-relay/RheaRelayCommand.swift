@@ -11,6 +11,7 @@ struct RheaRelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rhea-relay",
         abstract: "Multi-model AI for team chat.",
+        version: RelayVersion.current,
         subcommands: [
             ChatCommand.self, RunCommand.self, ChainsCommand.self, LedgerCommand.self, StoreCommand.self, ServeCommand.self, RegisterCommand.self,
             APIKeyCommand.self,

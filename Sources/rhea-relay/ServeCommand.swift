@@ -25,6 +25,12 @@ struct ServeCommand: AsyncParsableCommand {
         EventLoopSizing.fitToAffinity()
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let configuration = try await loadConfiguration(file: config)
+        do {
+            try await ListenCheck.probe(host: configuration.http.host, port: configuration.http.port)
+        } catch {
+            writeErr("rhea-relay: \(error.message)")
+            throw ExitCode(2)
+        }
         let level = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -43,7 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         // The start-up summary is always printed, whatever the log level.
-        writeErr("rhea-relay serving on http://\(configuration.http.host):\(configuration.http.port) (store: \(configuration.storeDescription))")
+        let address = "http://\(configuration.http.host):\(configuration.http.port)"
+        writeErr("rhea-relay \(RelayVersion.current) serving on \(address) (store: \(configuration.storeDescription))")
         writeErr("backend: \(RelayRuntime.describeBackend(configuration))")
         for (platform, status) in configuration.platformStatus.sorted(by: { $0.key < $1.key }) {
             writeErr("\(platform): \(status)")

@@ -184,5 +184,24 @@ struct CLIEndToEndTests {
         let unknown = try await cli.run(["register", "myspace", "--url", "https://x.test"], environment: [:])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("unknown platform `myspace`; known: slack"))
+        let plain = try await cli.run(["register", "slack", "--url", "http://relay.example.com"], environment: [:])
+        #expect(plain.status == 2)
+        #expect(plain.stderr.contains("--url must be an https:// URL (Slack sends requests only over HTTPS)"), "\(plain.stderr)")
+    }
+
+    @Test func versionAndRegisterHelpSayWhatARunNeeds() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let version = try await cli.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(version.stdout)")
+        for (platform, needs) in [
+            ("slack", "SLACK_SIGNING_SECRET"), ("discord", "DISCORD_APPLICATION_ID"), ("telegram", "TELEGRAM_BOT_TOKEN"),
+            ("matrix", "MATRIX_ACCESS_TOKEN"), ("mattermost", "MATTERMOST_BOT_TOKEN"),
+        ] {
+            let help = try await cli.run(["register", platform, "--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("\(platform): needs") && help.stdout.contains(needs), "\(platform): \(help.stdout)")
+        }
     }
 }

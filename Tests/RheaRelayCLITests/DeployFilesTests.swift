@@ -264,7 +264,7 @@ struct DeployFilesTests {
         for probe in target.probes {
             #expect(statuses[probe.path] == 200, "\(target): \(probe.at) \(probe.path) answered \(statuses[probe.path] ?? 0)")
         }
-        #expect(said.contains("rhea-relay serving on"), "\(target): \(said)")
+        #expect(said.contains("serving on http://"), "\(target): \(said)")
         // The store it served from: the shared PostgreSQL for replicas, else the SQLite file.
         let store = storeURL == nil ? "(store: \(environment["STORE_PATH"] ?? "?"))" : "(store: postgres://"
         #expect(said.contains(store), "\(target) did not serve from \(store): \(said)")

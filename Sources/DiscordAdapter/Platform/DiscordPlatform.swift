@@ -115,6 +115,9 @@ public struct DiscordPlatform: ChatPlatform {
     /// Replaces the application's commands with the relay's (`registerCommands`): in the server
     /// `request.scope` names (`--guild`), where they show at once, else globally. Needs the bot
     /// token and the application id.
+    public static let registrationHelp =
+        "needs DISCORD_APPLICATION_ID and DISCORD_BOT_TOKEN; sends the slash commands to Discord, globally or with --guild ID in one server (shown at once)."
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         let count = try await registerCommands(guildID: request.scope, logger: logger)
         return [

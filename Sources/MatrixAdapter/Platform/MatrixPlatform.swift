@@ -65,6 +65,9 @@ public struct MatrixPlatform: ChatPlatform {
     }
 
     /// Matrix has no command registry: checks the token (`whoami`) and says how to invite the bot.
+    public static let registrationHelp =
+        "needs MATRIX_HOMESERVER_URL and MATRIX_ACCESS_TOKEN (the bot account's); checks the token and says whom to invite (Matrix has no command list)."
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         guard let url = configuration.homeserverURL, let token = configuration.accessToken else {
             throw ConfigurationError("register matrix needs MATRIX_HOMESERVER_URL and MATRIX_ACCESS_TOKEN (the bot account's).")

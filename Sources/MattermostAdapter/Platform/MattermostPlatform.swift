@@ -94,6 +94,9 @@ public struct MattermostPlatform: ChatPlatform {
     /// `MATTERMOST_BOT_TOKEN`, a token allowed to manage slash commands) creates the commands in
     /// team T (an id, or the name in the team's URL) and prints their tokens; without, prints what
     /// to create under Integrations → Slash Commands.
+    public static let registrationHelp =
+        "needs --url https://your.server; with MATTERMOST_URL, MATTERMOST_BOT_TOKEN and --team creates the slash command, else prints how to make it by hand."
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         guard let url = request.publicURL else {
             throw ConfigurationError("--url is required for \(Self.name): the relay's public base URL, e.g. https://relay.example.com.")

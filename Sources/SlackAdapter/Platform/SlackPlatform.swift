@@ -62,12 +62,16 @@ public struct SlackPlatform: ChatPlatform {
 
     /// The app manifest to paste at api.slack.com, pointing at `request.publicURL` (`--url`),
     /// which must be given: Slack is told where to send requests, not asked. Needs no credential.
+    public static let registrationHelp =
+        "needs --url https://your.server (the relay's public base URL); prints the app manifest to paste at api.slack.com/apps. Serving then needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_APP_TOKEN for Socket Mode)."
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         guard let url = request.publicURL else {
             throw ConfigurationError("--url is required for \(Self.name): the relay's public base URL, e.g. https://relay.example.com.")
         }
-        guard url.lowercased().hasPrefix("https://") || url.lowercased().hasPrefix("http://") else {
-            throw ConfigurationError("--url must be an http:// or https:// URL, got `\(url)`.")
+        // Slack sends slash commands and events only to https URLs.
+        guard url.lowercased().hasPrefix("https://"), URL(string: url)?.host != nil else {
+            throw ConfigurationError("--url must be an https:// URL (Slack sends requests only over HTTPS), got `\(url)`.")
         }
         return [SlackManifest.yaml(publicURL: url)]
     }

@@ -101,6 +101,9 @@ public struct TelegramPlatform: ChatPlatform {
     /// Sends the command list (`setMyCommands`, each language's), and with `request.webhookURL`
     /// (`--webhook`, https only) points Telegram at it (`setWebhook` with the secret and the
     /// update kinds the relay reads); without it the relay polls. What was done, in words.
+    public static let registrationHelp =
+        "needs TELEGRAM_BOT_TOKEN (from @BotFather); sends the command list, and with --webhook https://your.server/telegram/webhook (and TELEGRAM_WEBHOOK_SECRET) points Telegram at the relay."
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         let webhookURL = request.webhookURL
         if let webhookURL, !webhookURL.lowercased().hasPrefix("https://") {

@@ -13,21 +13,26 @@ public struct ConfigValues: Sendable {
     let secrets: ConfigReader
     /// The process environment, for values that name a variable (council `apiKeyEnv`).
     public let environment: [String: String]
+    /// Every key read, as its environment variable: what is set and never read is warned about.
+    public let readLog: ConfigReadLog
 
-    public init(reader: ConfigReader, secrets: ConfigReader, environment: [String: String]) {
+    public init(reader: ConfigReader, secrets: ConfigReader, environment: [String: String], readLog: ConfigReadLog = ConfigReadLog()) {
         self.reader = reader
         self.secrets = secrets
         self.environment = environment
+        self.readLog = readLog
     }
 
     /// A non-empty string, or nil.
     public func string(_ key: String) -> String? {
-        reader.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
+        readLog.record(key)
+        return reader.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// A list of strings (YAML list, or comma-separated in the environment).
     public func strings(_ key: String) -> [String]? {
-        reader.stringArray(forKey: ConfigKey(key))
+        readLog.record(key)
+        return reader.stringArray(forKey: ConfigKey(key))
     }
 
     public func int(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
@@ -68,6 +73,7 @@ public struct ConfigValues: Sendable {
     /// A secret: from the environment variable, else from the file the configuration names
     /// (refused when it is not its owner's: see ``SecretFile``).
     public func secret(_ key: String, fileKey: String) throws -> String? {
+        readLog.record(key)
         if let value = secrets.string(forKey: ConfigKey(key), isSecret: true), !value.isEmpty { return value }
         guard let text = try secretFile(fileKey) else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

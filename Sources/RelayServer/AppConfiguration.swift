@@ -45,6 +45,8 @@ public struct AppConfiguration: Sendable {
     /// Socket Mode) last and how often they are renewed: not configurable, since the defaults
     /// bound a takeover to 10 s; tests shorten them.
     public var connectionLease: ConnectionLease.Timing
+    /// Said at start, before anything else: variables with the relay's prefixes that nothing read.
+    public var warnings: [String] = []
 
     public init(
         relay: RelayConfiguration = RelayConfiguration(), backend: Backend = .rhea, tribunal: RheaTribunalConfiguration = RheaTribunalConfiguration(),

@@ -43,7 +43,13 @@ public enum ConfigurationLoader {
             }
         }
         let values = ConfigValues(reader: ConfigReader(providers: providers), secrets: ConfigReader(provider: env), environment: environment)
-        return try build(values, platforms: platforms)
+        var configuration = try build(values, platforms: platforms)
+        // Read by name rather than by key: the variables council models name for their keys; and
+        // the council's own, read only when it is the backend.
+        let named = Set(environment.keys.filter { name in environment.values.contains(name) })
+            .union(["council.models", "council.quorum", "council.deadline", "council.timeout", "council.chairman"].map(ConfigValues.envName))
+        configuration.warnings = UnreadVariables.warnings(environment: environment, read: values.readLog.read, alsoKnown: named)
+        return configuration
     }
 
     /// The `api` section: the served Rhea API, its keys file, its bearer-token secret, its limits.

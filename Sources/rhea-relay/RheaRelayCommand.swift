@@ -51,7 +51,9 @@ struct CommonOptions: ParsableArguments {
 /// malformed value exits with code 2 and a message naming the key.
 func loadConfiguration(file: String?) async throws -> AppConfiguration {
     do {
-        return try await ConfigurationLoader.load(file: file, platforms: chatPlatforms)
+        let configuration = try await ConfigurationLoader.load(file: file, platforms: chatPlatforms)
+        for warning in configuration.warnings { writeErr(warning) }
+        return configuration
     } catch let error as ConfigurationError {
         writeErr("rhea-relay: \(error.message)")
         throw ExitCode(2)

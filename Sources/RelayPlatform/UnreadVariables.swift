@@ -1,0 +1,55 @@
+import Synchronization
+
+/// The environment variables configuration read, so that one set with the relay's prefixes and
+/// read by nothing — a misspelling (`COUNCIL_MODLES`), a name that is close but not it
+/// (`COUNCIL_A_API_KEY` for `COUNCIL_A_API_KEY_ENV`) — is named in a warning at start instead of
+/// being silently ignored.
+public final class ConfigReadLog: Sendable {
+    private let names = Mutex(Set<String>())
+
+    public init() {}
+
+    func record(_ key: String) {
+        let name = ConfigValues.envName(key)
+        names.withLock { _ = $0.insert(name) }
+    }
+
+    /// Every variable name read so far.
+    public var read: Set<String> { names.withLock { $0 } }
+}
+
+/// Warnings for variables that look like the relay's and that nothing read.
+public enum UnreadVariables {
+    /// The prefixes of the relay's own variables.
+    public static let prefixes = [
+        "TRIBUNAL_", "COUNCIL_", "STORE_", "HTTP_", "RHEA_API_", "RUNS_", "LOG_", "SHUTDOWN_", "OUTBOX_", "SLACK_", "DISCORD_", "TELEGRAM_",
+        "MATRIX_", "MATTERMOST_",
+    ]
+
+    /// One line per variable in `environment` with a known prefix that is not in `read` (nor in
+    /// `alsoKnown`: names read another way), with the nearest name that is read.
+    public static func warnings(environment: [String: String], read: Set<String>, alsoKnown: Set<String> = []) -> [String] {
+        let known = read.union(alsoKnown)
+        return environment.keys.sorted().compactMap { name -> String? in
+            guard prefixes.contains(where: name.hasPrefix), !known.contains(name) else { return nil }
+            let nearest = known.filter { $0.first == name.first }.min { distance(name, $0) < distance(name, $1) }
+            let hint = nearest.flatMap { distance(name, $0) <= max(3, name.count / 3) ? " Did you mean \($0)?" : nil } ?? ""
+            return "warning: \(name) is set, but rhea-relay reads no such variable; it is ignored.\(hint)"
+        }
+    }
+
+    /// Edit distance (insertions, deletions, substitutions) between two names.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -65,7 +65,7 @@ public struct ConfigValues: Sendable {
     public func url(_ key: String) throws -> String? {
         guard let value = string(key) else { return nil }
         guard let parsed = URL(string: value), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host != nil else {
-            throw ConfigurationError("\(key) (\(Self.envName(key))) must be an http:// or https:// URL, got `\(value)`.")
+            throw ConfigurationError("\(key) (\(Self.envName(key))) must be an http:// or https:// URL, got `\(MaskedURL.display(value))`.")
         }
         return value
     }

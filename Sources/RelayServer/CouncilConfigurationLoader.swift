@@ -53,7 +53,7 @@ enum CouncilConfigurationLoader {
         }
         guard let baseURL = values.string(prefix + "baseURL") else { throw fail("baseURL", "is missing.") }
         guard let url = URL(string: baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-            throw fail("baseURL", "must be an http:// or https:// URL, got `\(baseURL)`.")
+            throw fail("baseURL", "must be an http:// or https:// URL, got `\(MaskedURL.display(baseURL))`.")
         }
         guard let modelID = values.string(prefix + "model") else { throw fail("model", "is missing: give the provider's model id.") }
         guard let tierName = values.string(prefix + "tier") else { throw fail("tier", "is missing: cheap, mid or frontier.") }

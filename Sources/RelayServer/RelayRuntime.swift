@@ -57,7 +57,7 @@ public final class RelayRuntime: Sendable {
     public static func describeBackend(_ configuration: AppConfiguration) -> String {
         switch configuration.backend {
         case .rhea:
-            "the Rhea Tribunal at \(configuration.tribunal.baseURL)"
+            "the Rhea Tribunal at \(MaskedURL.display(configuration.tribunal.baseURL))"
                 + (configuration.tribunal.hasCredentials ? "" : " (no credentials: /tribunal goes through /dialog)")
         case .council(let council):
             "the council of \(council.summary)"

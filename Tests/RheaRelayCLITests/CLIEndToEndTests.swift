@@ -28,6 +28,17 @@ struct CLIEndToEndTests {
         #expect(try await cli.run(["api-key", "new"]).stdout.split(separator: "\n").first.map(String.init) != key, "a fresh key each time")
     }
 
+    /// A password in the backend's URL is the operator's: never in the reply, the log or the banner.
+    @Test func aPasswordInTheBackendsURLIsNeverShown() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let port = try unusedLoopbackPort()
+        let out = try await cli.run(["run", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": "http://ada:s3cret-pass@127.0.0.1:\(port)"])
+        #expect(out.status == 1)
+        #expect(!(out.stdout + out.stderr).contains("s3cret-pass"), "\(out.stdout)\(out.stderr)")
+        #expect((out.stdout + out.stderr).contains("http://ada:***@127.0.0.1:\(port)"), "\(out.stdout)\(out.stderr)")
+    }
+
     @Test func runPrintsTheReplyAndExitsZero() async throws {
         try await withCLI { cli, fake in
             let out = try await cli.run(["run", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": fake.url])

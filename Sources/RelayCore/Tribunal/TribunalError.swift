@@ -95,9 +95,9 @@ public enum TribunalError: Error, Sendable, Hashable {
     public var operatorMessage: String {
         switch self {
         case .unreachable(let url, let reason):
-            "Could not reach the AI backend at \(url) (\(reason)). Check that it is running, or set TRIBUNAL_URL (tribunal.url in the config file) to a reachable backend."
+            "Could not reach the AI backend at \(MaskedURL.display(url)) (\(reason)). Check that it is running, or set TRIBUNAL_URL (tribunal.url in the config file) to a reachable backend."
         case .timedOut(let url, let limit):
-            "The AI backend at \(url) did not answer within \(Self.format(limit)) s. Try again in a minute, or raise the timeout (tribunal.timeouts)."
+            "The AI backend at \(MaskedURL.display(url)) did not answer within \(Self.format(limit)) s. Try again in a minute, or raise the timeout (tribunal.timeouts)."
         case .unauthorized(let detail):
             "The AI backend refused our credentials (\(detail)). Set TRIBUNAL_TOKEN or TRIBUNAL_API_KEY."
         case .paymentRequired(let detail):
@@ -111,7 +111,7 @@ public enum TribunalError: Error, Sendable, Hashable {
         case .providerFailed(let detail):
             "The AI model provider failed: \(detail). Try again, or pick another tier with --tier."
         case .malformedResponse(let url, let reason):
-            "The AI backend at \(url) sent an answer we could not read (\(reason)). Check that TRIBUNAL_URL points at a Rhea Tribunal server."
+            "The AI backend at \(MaskedURL.display(url)) sent an answer we could not read (\(reason)). Check that TRIBUNAL_URL points at a Rhea Tribunal server."
         case .notConfigured(let detail):
             "No AI backend is configured: \(detail)"
         case .reported(let report):

@@ -88,7 +88,9 @@ struct HealthRoutes: Sendable {
         guard detailed else { return Readiness(ready: ready, report: body) }
         do throws(TribunalError) {
             let health = try await tribunal.health()
-            body["backend"] = ["status": .string(health.status), "endpoint": .string(health.endpoint), "detail": health.detail.map { .string($0) } ?? nil]
+            body["backend"] = [
+                "status": .string(health.status), "endpoint": .string(MaskedURL.display(health.endpoint)), "detail": health.detail.map { .string($0) } ?? nil,
+            ]
         } catch {
             // The admin's report: it names the address and the reason.
             body["backend"] = ["status": "unreachable", "detail": .string(error.operatorMessage)]

@@ -45,7 +45,7 @@ extension ModelCallError {
         case .unauthorized(let detail):
             .unauthorized(detail: "model \(modelName): \(detail)")
         case .notFound:
-            .rejected(detail: "model \(modelName): not found at \(url) — check baseURL and model id")
+            .rejected(detail: "model \(modelName): not found at \(MaskedURL.display(url)) — check baseURL and model id")
         case .rateLimited(let retryAfter):
             .rateLimited(
                 detail: "model \(modelName) is rate-limited",

@@ -8,6 +8,11 @@ import RelayCore
 /// backend's own, which weighs votes. `divergence_points` name each dissenter and its reason in
 /// the gateway's `[model only] sentence` form. As on the gateway, `models_queried` counts the
 /// models that answered; `responses` lists every model asked.
+///
+/// `agreement_score` is what the gateway's is, agreement among the models: the share of those
+/// that answered which gave the verdict. The built-in council's calibrated probability that the
+/// verdict is right goes in `confidence` — a client that read it as `agreement_score` would take
+/// "87 % likely right" for "87 % agree".
 enum TribunalAnswer {
     static func body(_ result: ConsensusResult, prompt: String, k: Int, mode: String, backend: String) -> JSONValue {
         let judges =
@@ -33,14 +38,26 @@ enum TribunalAnswer {
         }
         return [
             "prompt": .string(prompt), "k": .int(k), "mode": .string(mode), "elapsed_s": .double((result.elapsed.seconds * 100).rounded() / 100),
-            "consensus": .string(result.answer), "agreement_score": .double(result.agreement),
-            "confidence": result.confidence.map(JSONValue.double) ?? .null,
+            "consensus": .string(result.answer), "agreement_score": .double(agreementScore(result)),
+            "confidence": confidence(result).map(JSONValue.double) ?? .null,
             "models_responded": .int(result.answered), "models_queried": .int(result.answered),
             "analysis_method": .string("rhea-relay \(backend)"), "agreement_points": .array(agreementPoints),
             "divergence_points": .array(divergencePoints), "stance_summary": .object(stances), "responses": .array(responses),
             "math_verification": [:], "meta": ["models_asked": .int(result.asked)],
             "verdict": result.verdict.map { .string($0.rawValue) } ?? .null,
         ]
+    }
+
+    /// The share of answering models that agree with the verdict.
+    static func agreementScore(_ result: ConsensusResult) -> Double {
+        guard result.scoreMeaning == .probabilityRight else { return result.agreement }
+        guard let agreeing = result.agreeing, result.answered > 0 else { return 0 }
+        return Double(agreeing) / Double(result.answered)
+    }
+
+    /// The probability the verdict is right where the backend computes one; else what it reported.
+    static func confidence(_ result: ConsensusResult) -> Double? {
+        result.scoreMeaning == .probabilityRight ? result.agreement : result.confidence
     }
 
     static func firstLine(_ text: String) -> String {

@@ -43,11 +43,11 @@ struct RheaAPITests {
 
     /// Three cheap council models that judge claims true and echo other prompts.
     func withAPI(
-        persona: FakeOpenAIPersona = .judging(.agree), configure: (inout RheaAPISettings) -> Void = { _ in },
+        persona: FakeOpenAIPersona = .judging(.agree), personas: [FakeOpenAIPersona]? = nil, configure: (inout RheaAPISettings) -> Void = { _ in },
         _ body: @escaping @Sendable (Served) async throws -> Void
     ) async throws {
         var started: [FakeOpenAIServer] = []
-        for _ in 0..<3 { started.append(try await FakeOpenAIServer.start(persona: persona)) }
+        for persona in personas ?? Array(repeating: persona, count: 3) { started.append(try await FakeOpenAIServer.start(persona: persona)) }
         let models = started
         let logs = LogCapture()
         do {
@@ -133,6 +133,33 @@ struct RheaAPITests {
             #expect(answer["responses"]?[0]?["error"] == .null)
             #expect(answer["stance_summary"]?["judge-2"]?["stance"] == "affirmative")
             #expect(answer["consensus"]?.stringValue?.isEmpty == false)
+        }
+    }
+
+    /// As on the gateway, `agreement_score` is agreement among the models; the council's
+    /// probability that its verdict is right is `confidence`.
+    @Test func agreementScoreIsTheShareThatAgreesAndConfidenceTheProbability() async throws {
+        try await withAPI(personas: [.judging(.agree), .judging(.agree), .judging(.disagree)]) { api in
+            let (status, body, _) = try await api.post("/tribunal", #"{"prompt": "Water boils at 100 °C at sea level", "k": 3}"#)
+            #expect(status == 200)
+            let answer = try #require(body)
+            #expect(answer["verdict"] == "true")
+            let agreement = try #require(answer["agreement_score"]?.doubleValue)
+            #expect(abs(agreement - 2.0 / 3.0) < 1e-9, "2 of the 3 that answered agree: \(agreement)")
+            let confidence = try #require(answer["confidence"]?.doubleValue)
+            #expect(confidence > 0.5 && confidence < 1, "the probability the verdict is right: \(confidence)")
+        }
+    }
+
+    /// As the gateway's FastAPI answers them: a Rhea client reads `detail`.
+    @Test func unknownRoutesAnswerJSONLikeTheGateway() async throws {
+        try await withAPI { api in
+            let (status, body) = try await api.get("/keyboard/nowhere")
+            #expect(status == 404)
+            #expect(body == ["detail": "Not Found"])
+            let (method, methodBody) = try await api.get("/tribunal")
+            #expect(method == 404 || method == 405)
+            #expect(methodBody?["detail"]?.stringValue?.isEmpty == false)
         }
     }
 

@@ -112,6 +112,7 @@ public enum RelayApplication {
 
         let router = Router()
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: JSONNotFoundMiddleware())
         HealthRoutes(
             store: dependencies.store, tribunal: relay.tribunal, platforms: AppConfiguration.status(of: dependencies.platforms),
             registry: dependencies.registry,

@@ -34,16 +34,19 @@ public struct RheaAPISettings: Sendable, CustomStringConvertible {
 
     /// Counts keys and says whether a secret is set, never what they are.
     public var description: String {
-        "RheaAPISettings(\(enabled ? "on" : "off"), \(keyDigests.count) keys, bearer tokens \(jwtSecret == nil ? "off" : "on"), "
+        "RheaAPISettings(\(enabled ? "on" : "off"), \(keyCount), bearer tokens \(jwtSecret == nil ? "off" : "on"), "
             + "\(perMinute)/min \(perDay)/day\(developmentMode ? ", DEVELOPMENT MODE" : ""))"
     }
+
+    /// "1 key", "3 keys".
+    var keyCount: String { keyDigests.count == 1 ? "1 key" : "\(keyDigests.count) keys" }
 
     /// What `serve` prints at start-up about the API, whatever the log level: whether it is on, how
     /// callers get in, and — in development mode — a warning no one can miss.
     public var startupSummary: [String] {
         guard enabled else { return ["rhea api: off (set RHEA_API_ENABLED=1 and RHEA_API_KEYS_FILE to serve it)"] }
         var lines = [
-            "rhea api: on (POST /keyboard/quick, /dialog, /tribunal; GET /health, /models), \(keyDigests.count) keys, bearer tokens \(jwtSecret == nil ? "off" : "on"), \(perMinute)/min \(perDay)/day"
+            "rhea api: on (POST /keyboard/quick, /dialog, /tribunal; GET /health, /models), \(keyCount), bearer tokens \(jwtSecret == nil ? "off" : "on"), \(perMinute)/min \(perDay)/day"
         ]
         if developmentMode {
             lines.append(

@@ -31,6 +31,12 @@ public struct TerminalChat: Sendable {
         return reply ?? .info("(already handled)")
     }
 
+    /// What plain text typed at the prompt gets: the command that asks it, and where the list is.
+    static func plainTextHint(_ line: String) -> String {
+        let shown = line.count > 60 ? String(line.prefix(59)) + "…" : line
+        return "Commands start with `/`. To ask the models, type `/ask \(shown)`; `/help` lists every command."
+    }
+
     /// Reads lines until the input ends or the user types `/quit`.
     public func run<Lines: AsyncSequence>(lines: Lines, prompt: @escaping @Sendable () -> Void, write: @escaping @Sendable (String) -> Void) async throws
     where Lines.Element == String {
@@ -43,6 +49,12 @@ public struct TerminalChat: Sendable {
                 continue
             }
             if ["/quit", "/exit", "quit", "exit"].contains(line) { break }
+            // Plain text is most likely a question: say how to ask it rather than "unknown command".
+            if !line.hasPrefix("/") {
+                write(Self.plainTextHint(line))
+                prompt()
+                continue
+            }
             let reply = await runLine(line, write: write)
             write(PlainTextRenderer.render(reply))
             prompt()

@@ -70,8 +70,11 @@ struct RelayTeamTests {
             #expect(bad.body.contains("Nothing imported: line 2"))
             #expect(bad.body.contains("unknown block `nonsense`"))
             let good = await relay.send("/chain import a = grammar\n\nb = explain > output")
-            #expect(good.body == "Imported 2 chains: `a`, `b`.")
+            #expect(good.body == "Imported 2 chains: `a` (new), `b` (new).")
             #expect(await relay.send("/chain show b").body.contains("explain > output"))
+            // Importing again says which chains it overwrote.
+            let again = await relay.send("/chain import b = grammar > output\nc = explain")
+            #expect(again.body == "Imported 2 chains: `b` (replaced), `c` (new).")
         }
     }
 

@@ -144,8 +144,12 @@ struct CLIEndToEndTests {
 
     @Test func chatReadsLinesAndPrintsReplies() async throws {
         try await withCLI { cli, fake in
-            let out = try await cli.run(["chat"], environment: ["TRIBUNAL_URL": fake.url], stdin: "/fix teh cat\n/help fix\n/quit\n/fix never\n")
+            let out = try await cli.run(
+                ["chat"], environment: ["TRIBUNAL_URL": fake.url], stdin: "/fix teh cat\nhello there\n/help fix\n/quit\n/fix never\n")
             #expect(out.status == 0, "\(out.stderr)")
+            // Plain text gets the command that asks it, not "unknown command".
+            #expect(out.stdout.contains("Commands start with `/`. To ask the models, type `/ask hello there`"))
+            #expect(!out.stdout.contains("Unknown command"))
             #expect(out.stdout.contains("Backend: the Rhea Tribunal at \(fake.url)"))
             #expect(out.stdout.contains("[grammar] teh cat"))
             #expect(out.stdout.contains("Usage: `/fix TEXT`"))

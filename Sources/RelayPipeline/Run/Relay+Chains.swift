@@ -97,17 +97,22 @@ extension Relay {
                 throw RelayFailure("Nothing imported: line \(index + 1): \(error.message)")
             }
         }
+        var replaced = Set<String>()
         for (name, _) in parsed {
-            if let existing = try await store.chain(team: request.event.team, name: name), !request.canChange(creator: existing.creator) {
+            guard let existing = try await store.chain(team: request.event.team, name: name) else { continue }
+            if !request.canChange(creator: existing.creator) {
                 throw RelayFailure("Nothing imported: `\(name)` belongs to \(existing.creator); only they or a team admin can replace it.")
             }
+            replaced.insert(name)
         }
         // Every save is checked before the run's end writes them all, in one transaction.
         var added = Set<String>()
         for (name, chain) in parsed where try await saveChain(name: name, chain: chain, request, newBefore: added.count) {
             added.insert(name)
         }
-        return .info("Imported \(parsed.count) chain\(parsed.count == 1 ? "" : "s"): \(parsed.map { "`\($0.0)`" }.joined(separator: ", ")).")
+        // Which ones replaced a chain of the same name: an import can overwrite the team's work.
+        let names = parsed.map { "`\($0.0)`" + (replaced.contains($0.0) ? " (replaced)" : " (new)") }
+        return .info("Imported \(parsed.count) chain\(parsed.count == 1 ? "" : "s"): \(names.joined(separator: ", ")).")
     }
 
     private func runChain(_ name: String, _ request: RequestContext, progress: @escaping @Sendable (RunProgress) async -> Void) async throws -> Reply {

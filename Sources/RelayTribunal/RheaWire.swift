@@ -98,8 +98,10 @@ enum RheaWire {
         var stanceSummary: [String: Stance]?
         var responses: [ModelResponse]?
         /// Not in the gateway's contract: a relay serving the API (`RheaAPI`) adds the council's
-        /// verdict, which the stances alone cannot always reproduce (it weighs votes).
+        /// verdict, which the stances alone cannot always reproduce (it weighs votes), and what its
+        /// score means: with `probabilityRight` the probability is `confidence`.
         var verdict: String?
+        var scoreMeaning: ScoreMeaning?
 
         enum CodingKeys: String, CodingKey {
             case consensus, confidence, responses, verdict
@@ -110,6 +112,7 @@ enum RheaWire {
             case agreementPoints = "agreement_points"
             case divergencePoints = "divergence_points"
             case stanceSummary = "stance_summary"
+            case scoreMeaning = "score_meaning"
         }
 
         init(from decoder: any Decoder) throws {
@@ -126,6 +129,7 @@ enum RheaWire {
                 .compactMapValues(\.value)
             responses = c.lenient([Lenient<ModelResponse>].self, .responses)?.compactMap(\.value)
             verdict = c.lenient(String.self, .verdict)
+            scoreMeaning = c.lenient(String.self, .scoreMeaning).flatMap(ScoreMeaning.init(rawValue:))
         }
     }
 
@@ -366,11 +370,15 @@ enum ConsensusMapping {
         let stances = response.stanceSummary ?? [:]
         let stanceVerdicts = DissentFinder.labels(stances: stances, answering: answering).compactMap { Verdict(stance: $0.stance) }
         let verdict = response.verdict.flatMap { Verdict(rawValue: $0.lowercased()) } ?? StanceVerdict.derive(stanceVerdicts)
+        let share = unit(response.agreementScore, field: "agreement_score") ?? 0
+        // A relay serving the API over a council that computes the probability of its verdict
+        // says so: its `confidence` is that probability, `agreement_score` the share that agreed.
+        let probability = response.scoreMeaning == .probabilityRight ? unit(response.confidence, field: "confidence") : nil
         return ConsensusResult(
             answer: answer,
             verdict: verdict,
-            agreement: unit(response.agreementScore, field: "agreement_score") ?? 0,
-            confidence: unit(response.confidence, field: "confidence"),
+            agreement: probability ?? share,
+            confidence: probability == nil ? unit(response.confidence, field: "confidence") : nil,
             answered: answered,
             asked: max(asked, answered),
             dissent: DissentFinder.dissent(
@@ -379,9 +387,10 @@ enum ConsensusMapping {
                 answering: answering),
             models: models,
             elapsed: elapsed(response.elapsedS, measured: measured),
-            scoreMeaning: .agreement,
+            scoreMeaning: probability == nil ? .agreement : .probabilityRight,
             judges: responses.map { judge(of: $0, stances: stances) },
-            backend: "rhea")
+            backend: "rhea",
+            agreeing: probability == nil ? nil : Int((share * Double(answered)).rounded()))
     }
 
     /// One response as a judge's vote: its stance as the verdict, its latency when plausible.

@@ -12,7 +12,8 @@ import RelayCore
 /// `agreement_score` is what the gateway's is, agreement among the models: the share of those
 /// that answered which gave the verdict. The built-in council's calibrated probability that the
 /// verdict is right goes in `confidence` — a client that read it as `agreement_score` would take
-/// "87 % likely right" for "87 % agree".
+/// "87 % likely right" for "87 % agree". `score_meaning` (not in the contract either) says which
+/// the relay's own score is, so a relay reading another relay shows what the council showed.
 enum TribunalAnswer {
     static func body(_ result: ConsensusResult, prompt: String, k: Int, mode: String, backend: String) -> JSONValue {
         let judges =
@@ -45,13 +46,13 @@ enum TribunalAnswer {
             "divergence_points": .array(divergencePoints), "stance_summary": .object(stances), "responses": .array(responses),
             "math_verification": [:], "meta": ["models_asked": .int(result.asked)],
             "verdict": result.verdict.map { .string($0.rawValue) } ?? .null,
+            "score_meaning": .string(result.scoreMeaning.rawValue),
         ]
     }
 
     /// The share of answering models that agree with the verdict.
     static func agreementScore(_ result: ConsensusResult) -> Double {
-        guard result.scoreMeaning == .probabilityRight else { return result.agreement }
-        guard let agreeing = result.agreeing, result.answered > 0 else { return 0 }
+        guard let agreeing = result.agreeing, result.answered > 0 else { return result.agreement }
         return Double(agreeing) / Double(result.answered)
     }
 

@@ -18,7 +18,8 @@ public enum PlainTextRenderer {
             }
         }
         for note in reply.notes {
-            lines.append("  · \(note)")
+            // Indented, not bulleted: a footer never starts with a separator.
+            lines.append("  \(note)")
         }
         if reply.isPrivate && reply.kind == .result {
             lines.append("  (only you can see this)")

@@ -26,7 +26,7 @@ struct DiscordRenderingTests {
         #expect(embed["title"] == "Tribunal")
         #expect(embed["description"] == #"The Eiffel Tower is in \*\*Paris\*\*."#)
         #expect(embed["color"] == .int(0xED4245))
-        #expect(embed["footer"]?["text"] == "Verdict: false · Agreement 82% · 3/3 models · 1.2 s\n· council: 3 models")
+        #expect(embed["footer"]?["text"] == "Verdict: false · Agreement 82% · 3/3 models · 1.2 s\ncouncil: 3 models")
         #expect(embed["fields"] == [["name": "Dissent · mistral (partly)", "value": "It was once planned elsewhere", "inline": false]])
         #expect(
             body["components"] == [

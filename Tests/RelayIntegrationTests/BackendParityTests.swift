@@ -15,8 +15,8 @@ struct BackendParityTests {
             #expect(reply.footer?.asked == 3)
             #expect((reply.footer?.percent ?? 0) >= 80)
             // The council says how likely its verdict is right, and how many agreed (issue 14);
-            // through the gateway's shape the number reads as agreement.
-            if kind == .council {
+            // so does a relay serving it (`score_meaning`); the gateway's number is agreement.
+            if kind == .council || kind == .servedAPI {
                 #expect(reply.footer?.scoreMeaning == .probabilityRight)
                 #expect(reply.footer?.agreeing == 3)
                 #expect(reply.footer?.summary.contains("likely right · 3 of 3 agree") == true)

@@ -44,13 +44,11 @@ struct ServedAPIRoundTripTests {
         }
     }
 
-    /// Times may differ, and what the score means: the gateway's shape has no field for it, so
-    /// the client reads a served council's probability as agreement and cannot count who agreed.
+    /// Only times may differ: a served council says what its score means (`score_meaning`), so the
+    /// client shows its probability as a probability, with how many agreed (`agreement_score`).
     static func normalized(_ reply: Reply) -> Reply {
         var reply = reply
         reply.footer?.elapsed = .zero
-        reply.footer?.scoreMeaning = .agreement
-        reply.footer?.agreeing = nil
         reply.notes = reply.notes.map { $0.replacing(/\d+(\.\d+)? ?s\b/, with: "N s") }
         return reply
     }

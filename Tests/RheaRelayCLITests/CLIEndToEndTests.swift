@@ -43,7 +43,7 @@ struct CLIEndToEndTests {
         try await withCLI { cli, fake in
             let out = try await cli.run(["run", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": fake.url])
             #expect(out.status == 0, "\(out.stderr)")
-            #expect(out.stdout == "▸ Translation · French\n[translate:fr] Good morning\n  · fake-mini · 0.0 s\n")
+            #expect(out.stdout == "▸ Translation · French\n[translate:fr] Good morning\n  fake-mini · 0.0 s\n")
             let sent = await fake.lastRequest(path: FakeRheaTribunal.quickPath)
             #expect(sent?["target_lang"]?.stringValue == "fr")
         }

@@ -33,7 +33,7 @@ struct TelegramRenderingSplitTests {
             #expect((index == messages.count - 1) == !messages[index].buttons.isEmpty, "the buttons sit under the last only")
         }
         let last = try #require(shown.last)
-        #expect(last.text.hasSuffix("\n\nDissent · m (false): no\n\(Self.footer.summary)\n· mistral · 2.0 s"))
+        #expect(last.text.hasSuffix("\n\nDissent · m (false): no\n\(Self.footer.summary)\nmistral · 2.0 s"))
         // Title and tail off, the pieces are the answer, in order; only the spaces cuts fell on are gone.
         let answer = shown.enumerated().map { index, message in
             var text = message.text

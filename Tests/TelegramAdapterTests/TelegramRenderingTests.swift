@@ -51,11 +51,11 @@ struct TelegramRenderingTests {
 
                 Dissent · mistral (partly): It was once planned elsewhere
                 <i>Verdict: false · Agreement 82% · 3/3 models · 1.2 s · fact-check #12</i>
-                <i>· council: 3 models</i>
+                <i>council: 3 models</i>
                 """)
         let shown = try Self.shown(messages[0])
         #expect(shown.bold == ["Tribunal"])
-        #expect(shown.italic == [Self.footer(.false, ledgerID: 12).summary, "· council: 3 models"])
+        #expect(shown.italic == [Self.footer(.false, ledgerID: 12).summary, "council: 3 models"])
         #expect(LedgerReference.id(in: shown.text) == 12, "a 👍 on the message finds its fact-check")
         #expect(
             messages[0].buttons == [

@@ -99,7 +99,7 @@ public enum DiscordRenderer {
                 tail.append("Dissent · \(dissent.model)\(dissent.verdict.map { " (\($0.rawValue))" } ?? ""): \(oneLine(dissent.reason))")
             }
         }
-        tail += reply.notes.map { "· " + $0 }
+        tail += reply.notes
 
         // Title, body and tail are split as raw text, then escaped piece by piece; the title's
         // markup is added after, so its length is kept free in the first piece.
@@ -145,7 +145,7 @@ public enum DiscordRenderer {
             lines.append(footer.summary)
             if let caveat = footer.caveat { lines.append(caveat) }
         }
-        lines += reply.notes.map { "· " + oneLine($0) }
+        lines += reply.notes.map { oneLine($0) }
         let text = lines.joined(separator: "\n")
         guard text.discordLength > footerLimit else { return text }
         var cut = ""

@@ -126,7 +126,7 @@ public enum MatrixRenderer {
             add(footer.summary, italic: true)
             if let caveat = footer.caveat { add(caveat, italic: true) }
         }
-        for note in reply.notes { add("· " + splitter.truncate(note, limit: 4000), italic: true) }
+        for note in reply.notes { add(splitter.truncate(note, limit: 4000), italic: true) }
         return lines
     }
 

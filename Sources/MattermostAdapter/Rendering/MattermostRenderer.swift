@@ -38,7 +38,7 @@ public enum MattermostRenderer {
             tail.append(footer.summary)
             if let caveat = footer.caveat { tail.append(caveat) }
         }
-        tail += reply.notes.map { "· " + oneLine($0) }
+        tail += reply.notes.map { oneLine($0) }
 
         // Split as raw text, escape piece by piece (no escape is ever cut); the title's length is
         // kept free in the first piece.

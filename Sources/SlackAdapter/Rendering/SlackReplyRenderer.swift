@@ -73,7 +73,7 @@ public enum SlackReplyRenderer {
             blocks += SlackBlocks.contextBlocks(lines: lines)
         }
         if !reply.notes.isEmpty {
-            blocks += SlackBlocks.contextBlocks(lines: reply.notes.map { "· " + $0 })
+            blocks += SlackBlocks.contextBlocks(lines: reply.notes)
         }
         let buttons = reply.actions.compactMap { button(for: $0, postToChannelID: postToChannelID) }
         if !buttons.isEmpty { blocks.append(SlackBlocks.actions(buttons)) }

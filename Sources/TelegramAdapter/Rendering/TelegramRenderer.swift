@@ -92,7 +92,7 @@ public enum TelegramRenderer {
             if let caveat = footer.caveat { segments.append(.italic(caveat)) }
         }
         for note in reply.notes {
-            segments += TelegramHTML.split("· " + note, limit: TelegramLimits.messageText).map(TelegramHTMLSegment.italic)
+            segments += TelegramHTML.split(note, limit: TelegramLimits.messageText).map(TelegramHTMLSegment.italic)
         }
         return segments
     }

@@ -137,7 +137,7 @@ struct SlackRenderingTests {
         #expect(context.contains("Verdict: false · Agreement 60% · 4 of 5 answered · 3.2 s"))
         #expect(context.contains("Dissent · llama-3 (true): It moved in 1999 &amp; stayed.\n"))
         #expect(context.contains("Dissent · qwen: Unclear sources."))
-        #expect(context.contains("· Checked by 5 models"))
+        #expect(context.contains("Checked by 5 models") && !context.contains("· Checked"))
         #expect(message.text.hasSuffix("Verdict: false · Agreement 60% · 4 of 5 answered · 3.2 s"))
         let order = message.blocks.compactMap { $0["type"]?.stringValue }
         #expect(order == ["section", "context", "context"])

@@ -50,6 +50,10 @@ struct RegisterCommand: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             writeErr("rhea-relay: \(error.message)")
             throw ExitCode(2)
+        } catch let error as PlatformUnreachable {
+            // Not the configuration's fault, as far as can be told: exit 1, as for a failed command.
+            writeErr("rhea-relay: \(error.message)")
+            throw ExitCode(1)
         }
     }
 }

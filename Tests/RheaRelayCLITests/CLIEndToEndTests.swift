@@ -204,6 +204,25 @@ struct CLIEndToEndTests {
         #expect(plain.stderr.contains("--url must be an https:// URL (Slack sends requests only over HTTPS)"), "\(plain.stderr)")
     }
 
+    /// A platform that cannot be reached is not a configuration mistake: exit 1, "could not reach".
+    @Test func aRegistrationThatCannotReachThePlatformExitsOne() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let closed = "http://127.0.0.1:\(try unusedLoopbackPort())"
+        let telegram = try await cli.run(
+            ["register", "telegram"], environment: ["TELEGRAM_BOT_TOKEN": "123456789:AAE_fake-token_for-tests", "TELEGRAM_API_URL": closed])
+        #expect(telegram.status == 1, "\(telegram.stderr)")
+        #expect(telegram.stderr.contains("could not reach Telegram"), "\(telegram.stderr)")
+        let discord = try await cli.run(
+            ["register", "discord"],
+            environment: ["DISCORD_BOT_TOKEN": "secret-bot-token", "DISCORD_APPLICATION_ID": "1100000000000000001", "DISCORD_API_URL": closed])
+        #expect(discord.status == 1, "\(discord.stderr)")
+        #expect(discord.stderr.contains("could not reach Discord"), "\(discord.stderr)")
+        // Missing configuration stays exit 2.
+        let missing = try await cli.run(["register", "discord"])
+        #expect(missing.status == 2)
+    }
+
     @Test func versionAndRegisterHelpSayWhatARunNeeds() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }

@@ -108,7 +108,7 @@ public struct DiscordPlatform: ChatPlatform {
         do throws(DiscordAPIError) {
             return try await api.overwriteCommands(applicationID: application, guildID: guildID, commands: DiscordCommands.payload())
         } catch {
-            throw ConfigurationError("Discord refused the commands: \(error.reason)")
+            throw error.registrationFailure(refused: "Discord refused the commands")
         }
     }
 

@@ -78,7 +78,7 @@ public struct MatrixPlatform: ChatPlatform {
                 try await MatrixClient(transport: transport, homeserverURL: url, token: token, logger: logger).whoami()
             }
         } catch let error as MatrixAPIError {
-            throw ConfigurationError("the homeserver refused the token: \(error.reason)")
+            throw error.registrationFailure(refused: "the homeserver refused the token")
         }
         return [
             "The access token is \(user)'s; Matrix has no command list to register.",

@@ -125,7 +125,7 @@ public struct MattermostPlatform: ChatPlatform {
                 "MATTERMOST_COMMAND_TOKENS=" + tokens.joined(separator: ","),
             ]
         } catch {
-            throw ConfigurationError("Mattermost refused: \(error.reason)")
+            throw error.registrationFailure(refused: "Mattermost refused")
         }
     }
 

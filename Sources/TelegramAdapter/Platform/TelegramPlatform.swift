@@ -135,7 +135,7 @@ public struct TelegramPlatform: ChatPlatform {
                 done.append("Telegram now sends updates to \(webhookURL); set TELEGRAM_MODE=webhook on the relay.")
             }
         } catch {
-            throw ConfigurationError("Telegram refused: \(error.reason)")
+            throw error.registrationFailure(refused: "Telegram refused")
         }
         return done
     }

@@ -36,6 +36,8 @@ final class RecordingSender: ReplySender {
     let platform: String
     let interval: Duration
     let clock: any RelayClock
+    /// What `answersByEditingPlaceholder` says for every address.
+    let placeholders: Bool
     private let script: Mutex<[DeliveryOutcome]>
     /// Scripts of single conversations, which are delivered in parallel (in no fixed order).
     private let scripts: Mutex<[String: [DeliveryOutcome]]>
@@ -51,9 +53,10 @@ final class RecordingSender: ReplySender {
     /// `script` answers deliveries in the order they come; `scripts` per conversation first.
     init(
         platform: String = "test", clock: any RelayClock = SystemClock(), minimumInterval: Duration = .zero, script: [DeliveryOutcome] = [],
-        scripts: [String: [DeliveryOutcome]] = [:]
+        scripts: [String: [DeliveryOutcome]] = [:], placeholders: Bool = false
     ) {
         self.platform = platform
+        self.placeholders = placeholders
         self.clock = clock
         self.interval = minimumInterval
         self.script = Mutex(script)
@@ -72,6 +75,8 @@ final class RecordingSender: ReplySender {
 
     /// The most deliveries that were in progress at once.
     var mostAtOnce: Int { active.withLock { $0.most } }
+
+    func answersByEditingPlaceholder(at address: String) -> Bool { placeholders }
 
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         active.withLock { active in

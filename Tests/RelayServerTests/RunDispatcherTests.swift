@@ -65,6 +65,48 @@ struct RunDispatcherTests {
         }
     }
 
+    /// Issue 28, point 3: where the platform cannot make a new message idempotent, the run posts
+    /// "⏳ Working on /fix…" as it starts and the answer edits that message; a private answer or
+    /// one that comes at once (`--private`, help) posts none.
+    @Test func aRouteWithoutIdempotentSendsGetsAPlaceholderTheAnswerEdits() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let clock = ManualClock()
+            let outbox = Outbox(store: store, clock: clock)
+            let sender = RecordingSender(clock: clock, placeholders: true)
+            let dispatcher = RunDispatcher(
+                relay: Relay(tribunal: ScriptedTribunal(), store: store, clock: clock), outbox: outbox, senders: [sender], logger: logger)
+            let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
+            try await whileRunning([worker, dispatcher]) {
+                for line in ["/fix teh cat", "/help", "/fix --private teh dog"] {
+                    try await dispatcher.submit(event(line), route: route)
+                    try await eventually("the answer to \(line)") { sender.deliveries.contains { $0.entry.replyBody != nil && isAnswer($0, to: line) } }
+                }
+            }
+            let deliveries = sender.deliveries
+            let placeholders = deliveries.filter { if case .progress = $0.entry.content { true } else { false } }
+            #expect(placeholders.count == 1, "one placeholder: none for /help or --private")
+            let placeholder = try #require(placeholders.first)
+            #expect(placeholder.entry.content == .progress(.started("/fix")))
+            #expect(placeholder.entry.id.hasPrefix("progress:"), "the run's own id: a run again after a crash finds it")
+            let answer = try #require(deliveries.first { isAnswer($0, to: "/fix teh cat") })
+            #expect(answer.entry.replaces == placeholder.entry.id)
+            #expect(answer.earlier?.platformRef == "msg-\(placeholder.entry.id.prefix(8))", "the answer edits the placeholder's message")
+            #expect(RunProgress.started("/fix").line == "Working on /fix…")
+            for line in ["/help", "/fix --private teh dog"] {
+                #expect(deliveries.first { isAnswer($0, to: line) }?.entry.replaces == nil)
+            }
+            try await store.close()
+        }
+    }
+
+    /// Whether `delivery` is the reply to `line` (ScriptedTribunal echoes the text; /help lists commands).
+    func isAnswer(_ delivery: RecordingSender.Delivery, to line: String) -> Bool {
+        guard let body = delivery.entry.replyBody else { return false }
+        if line == "/help" { return body.contains("/translate") }
+        return body.contains(line.split(separator: " ").last.map(String.init) ?? line)
+    }
+
     @Test func aRetriedPlatformEventGetsOneReply() async throws {
         try await TemporaryDatabase.with { db in
             let store = try await db.open()

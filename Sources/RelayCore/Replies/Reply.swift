@@ -159,11 +159,13 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
     }
 }
 
-/// Progress of a running chain, after each block ("Running… 2/5").
+/// Progress of a run: a chain's after each block ("Running… 2/5"), or the placeholder a run
+/// posts as it starts where its answer must come as an edit ("Working on /translate…").
 public struct RunProgress: Sendable, Hashable, Codable {
     public var completed: Int
+    /// The chain's blocks; 0 for the starting step.
     public var total: Int
-    /// The block just finished, as the DSL writes it.
+    /// The block just finished, as the DSL writes it; for the starting step, the command.
     public var block: String
 
     public init(completed: Int, total: Int, block: String) {
@@ -172,5 +174,14 @@ public struct RunProgress: Sendable, Hashable, Codable {
         self.block = block
     }
 
-    public var line: String { "Running… \(completed)/\(total) (\(block))" }
+    /// The step a run shows as it starts, before any work is done: `command` as typed
+    /// (`/translate`, `/run polish`). Its message is the one the answer is edited into.
+    public static func started(_ command: String) -> RunProgress {
+        RunProgress(completed: 0, total: 0, block: command)
+    }
+
+    /// Whether this is the starting step (no block, no total).
+    public var isStart: Bool { total == 0 }
+
+    public var line: String { isStart ? "Working on \(block)…" : "Running… \(completed)/\(total) (\(block))" }
 }

@@ -22,6 +22,10 @@ import Synchronization
 ///   taken over meanwhile writes nothing.
 /// - A chain's progress becomes one message that is edited ("Running… 2/5"); its outbox id comes
 ///   from the inbox id, so a run that runs again after a crash edits the same message.
+/// - Where a route's platform cannot make a new message idempotent (its sender says so:
+///   `ReplySender.answersByEditingPlaceholder`), that message is posted as the run starts
+///   ("⏳ Working on /translate…") and the answer is edited into it, so a resend after a crash
+///   edits again instead of posting the answer a second time.
 /// - On graceful shutdown it stops claiming, gives the runs in flight `grace` to finish, and
 ///   gives the rest back to the inbox (their leases dropped) for another replica or the next start.
 ///
@@ -35,6 +39,8 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     let grace: Duration
     /// Least time between two progress edits of one run (Slack allows ~1 message a second).
     let progressInterval: Duration
+    /// The platforms' senders, asked whether a route's answer must edit a placeholder.
+    let senders: [String: any ReplySender]
     /// Signalled when the last run in flight finishes, so shutdown need not poll.
     private let idle = WakeSignal()
 
@@ -68,15 +74,18 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     /// Wakes the claim loop.
     private let claimSignal = WakeSignal()
 
+    /// - Parameter senders: the platforms' reply senders (the worker's), asked per route whether
+    ///   the run posts a placeholder for its answer to edit; none asked, none posted.
     public init(
         relay: Relay, outbox: Outbox, limits: RunLimits = RunLimits(), grace: Duration = .seconds(20), progressInterval: Duration = .seconds(1),
-        logger: Logger
+        senders: [any ReplySender] = [], logger: Logger
     ) {
         self.relay = relay
         self.outbox = outbox
         self.limits = limits
         self.grace = grace
         self.progressInterval = progressInterval
+        self.senders = Dictionary(senders.map { ($0.platform, $0) }, uniquingKeysWith: { first, _ in first })
         self.logger = logger
     }
 
@@ -304,6 +313,10 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         let event = item.event
         let route = item.route
         let progress = ProgressMessage(id: "progress:\(item.id)", interval: progressInterval, clock: clock)
+        // The placeholder the answer is edited into, where a new message could show twice.
+        if senders[route.platform]?.answersByEditingPlaceholder(at: route.address) == true, let step = await relay.startingStep(for: event) {
+            await showProgress(step, progress: progress, route: route, id: item.id)
+        }
         let outcome = await relay.run(event) { step in
             await self.showProgress(step, progress: progress, route: route, id: item.id)
         }

@@ -48,6 +48,17 @@ public protocol ReplySender: Sendable {
     /// zero when that depends on the entry. Asked once per look at the queue, so a long queue of
     /// one platform that must wait costs no look at each entry.
     func platformWait(now: Date) -> Duration
+    /// Whether the answer to a run whose replies go to `address` (the route's, in this
+    /// platform's encoding) would reach the platform as a new message that it cannot make
+    /// idempotent — Telegram's `sendMessage`, Slack's `chat.postMessage` — so that a resend
+    /// after a crash (the platform took it, the process died before the outbox marked it sent)
+    /// would show it twice. The run then posts a placeholder as it starts ("⏳ Working on
+    /// /translate…", an outbox entry that is the run's progress message) and its answer is an
+    /// edit of that message: an edit sent twice still shows one message (DESIGN §6). False
+    /// unless a sender says otherwise: where the answer is an edit already (Discord's
+    /// `@original`) or the platform deduplicates creates (Discord's `nonce`, Matrix's
+    /// transaction ids, Mattermost's `pending_post_id`).
+    func answersByEditingPlaceholder(at address: String) -> Bool
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
 }
 
@@ -55,4 +66,5 @@ extension ReplySender {
     public var limitsCountPerBot: Bool { true }
     public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration { .zero }
     public func platformWait(now: Date) -> Duration { .zero }
+    public func answersByEditingPlaceholder(at address: String) -> Bool { false }
 }

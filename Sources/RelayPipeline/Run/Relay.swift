@@ -99,6 +99,24 @@ public struct Relay: Sendable {
         }
     }
 
+    /// What a run shows as it starts where its answer must come as an edit of a message posted
+    /// first (`RunDispatcher`, for a route whose platform cannot make a new message idempotent):
+    /// "Working on /translate…", naming the command. Nil where the answer is private or comes
+    /// at once — a line that is no command, `--private`, help, settings, lists, admin commands —
+    /// which would leave a public placeholder behind for nothing; only commands that ask models
+    /// (and chain runs) answer in public and take a while.
+    public func startingStep(for event: Event) async -> RunProgress? {
+        let customs = (try? await store.customCommands(team: event.team)) ?? []
+        guard let command = try? CommandParser(customCommands: Set(customs.map(\.name))).parse(event.text), !command.options.isPrivate else {
+            return nil
+        }
+        switch command.kind {
+        case .translate, .action, .tribunal, .custom: return .started("/" + command.kind.name)
+        case .chain(.run(let name)): return .started("/run " + name)
+        default: return nil
+        }
+    }
+
     /// Fills in what the adapter left to be asked only when needed: whether the user is an
     /// admin (for commands that change team-wide things) and the thread's messages (for commands
     /// that may read the thread and have no other input).

@@ -107,7 +107,9 @@ public enum RelayApplication {
             tribunal: MeteredTribunal(dependencies.backend), store: dependencies.store, configuration: configuration.relay,
             clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }))
         let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease)
-        let dispatcher = RunDispatcher(relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, logger: logger)
+        let dispatcher = RunDispatcher(
+            relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, senders: connected.map(\.connection.sender),
+            logger: logger)
         let inbox: any RelayInbox = dispatcher
 
         let router = Router()

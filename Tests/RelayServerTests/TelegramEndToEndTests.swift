@@ -135,12 +135,16 @@ struct TelegramEndToEndTests {
                 let chain = relay.message("/chain save polish = grammar > rewrite:formal", update: 700, id: 30)
                 #expect(try await relay.deliver(chain).status == .ok)
                 try await relay.settled()
+                // Blocks slow enough that the second finishes more than the progress interval (1 s)
+                // after the placeholder: its step is shown.
+                await relay.tribunal.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0.6)
                 let run = relay.message("/run polish teh report is done", update: 701, id: 31)
                 #expect(try await relay.deliver(run).status == .ok)
                 try await relay.settled()
                 let answers = relay.telegram.messages(chat: Fakes.alice).filter { $0.replyToMessageID == 31 }
                 #expect(answers.count == 1, "one message for the run: \(answers.map(\.text))")
                 let answer = try #require(answers.first)
+                #expect(answer.history.first?.text == "⏳ Working on /run polish…", "the placeholder first: \(answer.history.map(\.text))")
                 #expect(answer.history.contains { $0.text.contains("Running") }, "progress shown first: \(answer.history.map(\.text))")
                 #expect(!answer.text.contains("Running"), "the result replaced the progress: \(answer.text)")
             }

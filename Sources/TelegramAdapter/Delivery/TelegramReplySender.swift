@@ -29,6 +29,14 @@ public struct TelegramReplySender: ReplySender {
 
     public func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }
 
+    /// Always: the Bot API has no idempotency key for `sendMessage`, so an answer sent as a new
+    /// message and sent again after a crash would show twice. The run's placeholder ("⏳ Working
+    /// on /translate…") is the message; the answer edits it (`editMessageText`, which Telegram
+    /// answers "message is not modified" the second time: one message either way). What stays
+    /// open: the placeholder itself, resent after a crash, can show twice (the first left at
+    /// "⏳"), and a long answer's later parts are new messages.
+    public func answersByEditingPlaceholder(at address: String) -> Bool { true }
+
     public func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         guard let address = TelegramAddress.decode(entry.address) else {
             return .rejected(reason: "the stored Telegram address cannot be read")
@@ -66,6 +74,8 @@ public struct TelegramReplySender: ReplySender {
         let part = entry.partsDelivered
         guard part < messages.count else { return .sent(platformRef: nil) }
         var id: Int64?
+        /// The group's progress message or placeholder, when the result goes privately.
+        var left: (chat: Int64, id: Int64)?
         if part == 0, let earlierID = Self.messageID(earlier), let earlier {
             if Self.chat(of: earlier) == target {
                 // The result replaces the progress message (or the private copy it updates).
@@ -77,22 +87,29 @@ public struct TelegramReplySender: ReplySender {
                     logger.notice("telegram: could not edit a message in place; sending a new one", metadata: ["reason": "\(error.reason)"])
                 }
             } else {
-                await tidyProgress(chat: Self.chat(of: earlier) ?? address.chat, id: earlierID)
+                left = (Self.chat(of: earlier) ?? address.chat, earlierID)
             }
         }
         if id == nil {
             do throws(TelegramAPIError) {
                 id = try await send(messages[part], to: target, replyTo: part == 0 && target == address.chat ? address.replyTo : nil, address: address)
+                if let left { await tidyProgress(chat: left.chat, id: left.id) }
             } catch {
                 guard target != address.chat, case .refused(_, .error(403, _)) = error else { throw error }
                 // The asker never opened the bot, so it may not write to them. An error or help
-                // is answered in the group instead (it says only what they typed wrong); a result
-                // they asked to keep private is not, and the group is told why it is missing.
+                // is answered in the group instead (it says only what they typed wrong), in the
+                // placeholder when there is one; a result they asked to keep private is not, and
+                // the group is told why it is missing.
                 guard reply.kind != .result else {
-                    await explainNoPrivateChat(address)
+                    await explainNoPrivateChat(address, in: left)
                     throw error
                 }
-                id = try await send(messages[part], to: address.chat, replyTo: part == 0 ? address.replyTo : nil, address: address)
+                if let left {
+                    try await edit(messages[part], chat: left.chat, id: left.id)
+                    id = left.id
+                } else {
+                    id = try await send(messages[part], to: address.chat, replyTo: part == 0 ? address.replyTo : nil, address: address)
+                }
             }
         }
         let ref = id.map { String($0) }
@@ -115,8 +132,17 @@ public struct TelegramReplySender: ReplySender {
         return id
     }
 
+    /// Edits message `id`; in a group that became a supergroup (where `send` posted it), at the
+    /// new id.
     private func edit(_ message: TelegramMessage, chat: Int64, id: Int64) async throws(TelegramAPIError) {
-        try await api.editMessageText(message.editBody(chatID: chat, messageID: id))
+        var chat = chat
+        do throws(TelegramAPIError) {
+            try await api.editMessageText(message.editBody(chatID: chat, messageID: id))
+        } catch {
+            guard case .refused(_, .migrated(let newChat)) = error else { throw error }
+            chat = newChat
+            try await api.editMessageText(message.editBody(chatID: chat, messageID: id))
+        }
         log.record(chat: chat, .init(id: id, text: TelegramReplySender.plainText(message.text), author: nil, fromRelay: true))
     }
 
@@ -131,14 +157,19 @@ public struct TelegramReplySender: ReplySender {
     }
 
     /// A bot may not write first to someone who never opened it (403): says so in the group,
-    /// where the command was, so the private result is not lost in silence.
-    private func explainNoPrivateChat(_ address: TelegramAddress) async {
+    /// where the command was — in the run's progress message or placeholder, `left`, when there
+    /// is one — so the private result is not lost in silence.
+    private func explainNoPrivateChat(_ address: TelegramAddress, in left: (chat: Int64, id: Int64)?) async {
         let text =
             "I could not send you the result privately: Telegram lets a bot write only to people who have opened it. "
             + "Open a private chat with me, press Start, and run the command again."
         let note = TelegramMessage(text: TelegramHTML.escape(text), buttons: [])
         do throws(TelegramAPIError) {
-            _ = try await api.sendMessage(note.sendBody(chatID: address.chat, replyTo: address.replyTo))
+            if let left {
+                try await api.editMessageText(note.editBody(chatID: left.chat, messageID: left.id))
+            } else {
+                _ = try await api.sendMessage(note.sendBody(chatID: address.chat, replyTo: address.replyTo))
+            }
         } catch {
             logger.notice("telegram: could not explain a failed private reply", metadata: ["reason": "\(error.reason)"])
         }

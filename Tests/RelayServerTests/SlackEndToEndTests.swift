@@ -165,17 +165,22 @@ struct SlackEndToEndTests {
                 }
                 // Each delivery was acknowledged with its run registered: once idle, the
                 // redeliveries had their chance to answer and did not.
+                // The run's placeholder, then the answer put in its place (issue 28: a resend after
+                // a crash then edits again instead of posting the answer twice).
                 let post = try #require(await relay.slack.next(path: "chat.postMessage"))
+                let update = try #require(await relay.slack.next(path: "chat.update"))
                 try await relay.settled()
-                #expect(relay.slack.requests().map(\.path) == ["/api/chat.postMessage"])
+                #expect(relay.slack.requests().map(\.path) == ["/api/chat.postMessage", "/api/chat.update"])
                 #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
 
                 #expect(post["channel"]?.stringValue == "C0RETRY")
                 #expect(post["thread_ts"]?.stringValue == "1700000000.000400")
-                #expect(post["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
+                #expect(post["text"]?.stringValue == "⏳ Working on /translate…")
+                #expect(update["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
                 let messages = relay.slack.messages(channel: "C0RETRY")
                 #expect(messages.count == 1)
                 #expect(messages.first?.threadTS == "1700000000.000400")
+                #expect(messages.first?.text.contains("[translate:fr] Good morning") == true)
             }
         }
     }
@@ -225,17 +230,19 @@ struct SlackEndToEndTests {
             // Second run on the same SQLite file, Slack reachable: the stored reply goes out once,
             // and the model is not asked again.
             try await fakes.withRelay(fakes.configuration()) { relay in
+                // The placeholder and the answer that edits it, both stored, go out in order.
                 let post = try #require(await relay.slack.next(path: "chat.postMessage"))
+                _ = try #require(await relay.slack.next(path: "chat.update"))
                 try await relay.settled()
-                #expect(relay.slack.requests().count == 1)
+                #expect(relay.slack.requests().count == 2)
                 #expect(post["thread_ts"]?.stringValue == "1700000000.000600")
-                #expect(post["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
+                #expect(relay.slack.messages(channel: "C0RESTART").first?.text.contains("[translate:fr] Good morning") == true)
                 #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
                 // Slack redelivering the event after the restart changes nothing: its run is
                 // registered before the acknowledgement, and once idle it has answered nothing.
                 #expect(try await relay.event(mention, retry: 1).status == .ok)
                 try await relay.settled()
-                #expect(relay.slack.requests().count == 1)
+                #expect(relay.slack.requests().count == 2)
                 #expect(relay.slack.messages(channel: "C0RESTART").count == 1)
                 #expect(await relay.tribunal.requestCount(path: Self.quick) == 1)
             }
@@ -291,15 +298,19 @@ struct SlackEndToEndTests {
                 #expect(try await relay.event(mention).status == .ok)
                 _ = try #require(await relay.tribunal.next(path: Self.quick))
             }
-            #expect(fakes.slack.requests().isEmpty)
+            // Only the run's placeholder was posted (the outbox drains at shutdown).
+            #expect(fakes.slack.requests().map(\.path) == ["/api/chat.postMessage"])
             fakes.tribunal.release(path: Self.quick)
 
             try await fakes.withRelay(fakes.configuration()) { relay in
-                let post = try #require(await relay.slack.next(path: "chat.postMessage"))
+                // The run runs again, finds its placeholder (keyed by its inbox id) and edits it.
+                let update = try #require(await relay.slack.next(path: "chat.update"))
                 try await relay.settled()
-                #expect(relay.slack.requests().count == 1)
-                #expect(post["thread_ts"]?.stringValue == "1700000000.000800")
-                #expect(post["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
+                #expect(relay.slack.requests().map(\.path) == ["/api/chat.postMessage", "/api/chat.update"])
+                #expect(update["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
+                let messages = relay.slack.messages(channel: "C0PARKED")
+                #expect(messages.count == 1)
+                #expect(messages.first?.threadTS == "1700000000.000800")
             }
         }
     }
@@ -340,7 +351,10 @@ struct SlackEndToEndTests {
                 #expect(try await relay.event(mention).status == .ok)
 
                 let answered = [try #require(await relay.slack.next(responseURL: responseURL))]
-                let posted = [try #require(await relay.slack.next(path: "chat.postMessage"))]
+                // The mention's answer edits its placeholder, which was posted without previews.
+                let placeholder = try #require(await relay.slack.next(path: "chat.postMessage"))
+                #expect(placeholder["unfurl_links"] == false && placeholder["unfurl_media"] == false)
+                let posted = [try #require(await relay.slack.next(path: "chat.update"))]
 
                 // The model did see the raw text.
                 let prompts = await relay.tribunal.requests(path: Self.quick).compactMap { $0["text"]?.stringValue }
@@ -349,7 +363,9 @@ struct SlackEndToEndTests {
 
                 for request in answered + posted {
                     let body = try #require(request.body)
-                    #expect(body["unfurl_links"] == false && body["unfurl_media"] == false, "no link previews: \(request.rawBody)")
+                    if request.path.hasPrefix("/response/") {
+                        #expect(body["unfurl_links"] == false && body["unfurl_media"] == false, "no link previews: \(request.rawBody)")
+                    }
                     let shown = body.shownTexts
                     for control in ["<!channel>", "<!here>", "<@U0BOSS>"] {
                         #expect(!shown.contains { $0.contains(control) }, "\(control) reached Slack unescaped: \(request.rawBody)")
@@ -381,8 +397,10 @@ struct SlackEndToEndTests {
                 // The 🔍's answer; the 👍 was dropped before its acknowledgement, so once idle
                 // nothing else can come.
                 let post = try #require(await relay.slack.next(path: "chat.postMessage"))
+                let answer = try #require(await relay.slack.next(path: "chat.update"))
                 try await relay.settled()
                 #expect(relay.slack.requests(path: "chat.postMessage").count == 1)
+                #expect(post["text"]?.stringValue == "⏳ Working on /tribunal…")
                 #expect(relay.slack.requests(path: "conversations.replies").count == 1)
 
                 // The models judged the message's text, unescaped.
@@ -392,9 +410,9 @@ struct SlackEndToEndTests {
 
                 #expect(post["channel"]?.stringValue == "C0CLAIMS")
                 #expect(post["thread_ts"]?.stringValue == claim.ts)
-                let text = try #require(post["text"]?.stringValue)
+                let text = try #require(answer["text"]?.stringValue)
                 #expect(text.contains("Agreement 82%"), "\(text)")
-                let blocks = try #require(post["blocks"]?.arrayValue)
+                let blocks = try #require(answer["blocks"]?.arrayValue)
                 let contextTexts = blocks.filter { $0["type"]?.stringValue == "context" }.flatMap(\.allStrings)
                 #expect(contextTexts.contains { $0.contains("Agreement 82%") && $0.contains("3/3 models") }, "\(contextTexts)")
                 let thread = relay.slack.messages(channel: "C0CLAIMS").filter { $0.threadTS == claim.ts }
@@ -411,7 +429,7 @@ struct SlackEndToEndTests {
             fakes.slack.seed(claim)
             try await fakes.withRelay(fakes.configuration()) { relay in
                 #expect(try await relay.event(SlackFakes.reaction("mag", eventID: "Ev0MAG2", channel: "C0CLAIMS", ts: claim.ts)).status == .ok)
-                let post = try #require(await relay.slack.next(path: "chat.postMessage"))
+                let post = try #require(await relay.slack.next(path: "chat.update"))
                 try await relay.settled()
                 let text = try #require(post["text"]?.stringValue)
                 #expect(text.contains("fact-check #1"), "\(text)")
@@ -464,7 +482,7 @@ struct SlackEndToEndTests {
 
                     try await socketMode.send(json: mention("env-1", "Ev0SOCK1", "one"), to: 1)
                     #expect(try await socketMode.waitForAck(envelopeID: "env-1").first?.connection == 1)
-                    _ = try #require(await relay.slack.next(path: "chat.postMessage"))
+                    _ = try #require(await relay.slack.next(path: "chat.update"))
 
                     // Slack recycles the connection; an envelope still arrives on the old one
                     // while the new one opens, another on the new one once it is greeted.
@@ -482,12 +500,14 @@ struct SlackEndToEndTests {
                     // The answers to "two" and "three". An envelope is handed on right after its
                     // ack, so by the time both are answered the repeat's run (if it had one)
                     // would be registered; once idle, nothing else can come.
-                    _ = try #require(await relay.slack.next(path: "chat.postMessage"))
-                    _ = try #require(await relay.slack.next(path: "chat.postMessage"))
+                    // (Each answer edits its run's placeholder.)
+                    _ = try #require(await relay.slack.next(path: "chat.update"))
+                    _ = try #require(await relay.slack.next(path: "chat.update"))
                     try await relay.settled()
                     let posts = relay.slack.requests(path: "chat.postMessage")
                     #expect(posts.count == 3)
-                    let texts = posts.compactMap { $0["text"]?.stringValue }
+                    #expect(posts.allSatisfy { $0["text"]?.stringValue == "⏳ Working on /translate…" })
+                    let texts = relay.slack.messages(channel: "C0SOCKET").map(\.text)
                     for word in ["one", "two", "three"] {
                         #expect(texts.filter { $0.contains("[translate:fr] \(word)") }.count == 1, "\(texts)")
                     }

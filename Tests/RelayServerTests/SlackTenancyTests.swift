@@ -88,7 +88,7 @@ struct SlackTenancyTests {
                 #expect(refused["text"]?.stringValue?.contains("shared with another organisation") == true)
 
                 #expect(try await relay.event(mention("translate fr Good morning", "Ev0GUEST0002", userTeam: Self.guestTeam)).status == .ok)
-                let answered = try #require(await relay.slack.next(path: "chat.postMessage"))
+                let answered = try #require(await relay.slack.next(path: "chat.update"))
                 #expect(answered["text"]?.stringValue?.contains("[translate:fr] Good morning") == true)
 
                 // The same mention from the tenant's own workspace is a member's.

@@ -30,3 +30,20 @@ public struct FakeSlackMessage: Sendable, Hashable {
         self.user = user
     }
 }
+
+/// A message a `response_url` post left for people to see, as `FakeSlackWebAPI` keeps it.
+public struct FakeSlackResponseMessage: Sendable, Hashable {
+    public var text: String
+    public var blocks: JSONValue?
+    /// Only the person who ran the command sees it (`response_type` other than `in_channel`).
+    public var isEphemeral: Bool
+    /// How many later posts replaced it in place (`replace_original`).
+    public var replacements: Int
+
+    public init(text: String, blocks: JSONValue? = nil, isEphemeral: Bool, replacements: Int = 0) {
+        self.text = text
+        self.blocks = blocks
+        self.isEphemeral = isEphemeral
+        self.replacements = replacements
+    }
+}

@@ -18,7 +18,8 @@ import Synchronization
 /// `/api/apps.connections.open` (the URL of the attached `FakeSocketModeServer`), the read
 /// methods `/api/conversations.replies` (threads of seeded and posted messages, in pages with
 /// `response_metadata.next_cursor`) and `/api/users.info` (seeded users; others are
-/// `user_not_found`), and response URLs (`POST /response/<id>`, from `makeResponseURL()`).
+/// `user_not_found`), and response URLs (`POST /response/<id>`, from `makeResponseURL()`; what
+/// their posts show is kept, `responses(responseURL:)`).
 /// Checks, in order: method and route
 /// (404 `unknown_method`), a scripted failure, the bearer token (missing: `not_authed`; the
 /// other kind of token: `not_allowed_token_type`; wrong: `invalid_auth`, all with HTTP 200),
@@ -170,6 +171,14 @@ public final class FakeSlackWebAPI: Sendable {
     public func requests(responseURL: String) -> [RecordedRequest] {
         guard let id = FakeSlackWebAPIState.responseID(responseURL) else { return [] }
         return requests(path: "/response/\(id)")
+    }
+
+    /// What the posts to `responseURL` left for people to see, oldest first: each post adds a
+    /// message, except one with `replace_original`, which takes the place of the message the
+    /// URL's last post made (Slack's `response_url` semantics), and `delete_original`.
+    public func responses(responseURL: String) -> [FakeSlackResponseMessage] {
+        guard let id = FakeSlackWebAPIState.responseID(responseURL) else { return [] }
+        return state.read { $0.responseMessages[id] ?? [] }
     }
 
     /// Messages posted (and updated) so far, oldest first; in `channel` only, when given.

@@ -27,6 +27,8 @@ struct FakeSlackWebAPIState: Sendable {
     var posted = 0
     /// Response URL ids handed out, with how often each was used.
     var responseURLUses: [String: Int] = [:]
+    /// What each response URL's posts left for people to see, by id, oldest first.
+    var responseMessages: [String: [FakeSlackResponseMessage]] = [:]
     var expiredResponseURLs: Set<String> = []
     var responseURLsIssued = 0
     /// Where `apps.connections.open` points.
@@ -257,6 +259,20 @@ struct FakeSlackWebAPIState: Sendable {
             return .json(["ok": false, "error": "invalid_payload"], status: 400)
         }
         responseURLUses[id] = uses + 1
+        // What people see: `replace_original` puts the post in place of the message the URL's
+        // last post made (or adds it, when there is none yet); `delete_original` removes it.
+        let shown = FakeSlackResponseMessage(
+            text: body["text"]?.stringValue ?? "", blocks: body["blocks"], isEphemeral: body["response_type"]?.stringValue != "in_channel")
+        var list = responseMessages[id] ?? []
+        if body["delete_original"]?.boolValue == true {
+            if !list.isEmpty { list.removeLast() }
+        } else if body["replace_original"]?.boolValue == true, let last = list.indices.last {
+            list[last] = FakeSlackResponseMessage(
+                text: shown.text, blocks: shown.blocks, isEphemeral: shown.isEphemeral, replacements: list[last].replacements + 1)
+        } else {
+            list.append(shown)
+        }
+        responseMessages[id] = list
         return .json(["ok": true])
     }
 

@@ -61,6 +61,17 @@ public struct SlackReplySender: ReplySender {
     /// second, a burst Slack allows, and a 429 holds the conversation back by its Retry-After.
     public var limitsCountPerBot: Bool { false }
 
+    /// Where the answer would go by `chat.postMessage` (mentions, DMs, reactions, buttons), which
+    /// has no idempotency key: with the bot token, the run posts a placeholder and the answer is
+    /// its `chat.update`. A slash command's answer needs none: its first part goes to the
+    /// command's `response_url` with `replace_original`, so a resend replaces what the first
+    /// send posted. Without the bot token nothing can be posted or edited: the answer goes as it
+    /// can.
+    public func answersByEditingPlaceholder(at address: String) -> Bool {
+        guard canPost, let address = SlackAddress.decode(address) else { return false }
+        return !(address.answersSlashCommand == true && address.sealedResponseURL != nil)
+    }
+
     public func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
         guard let address = SlackAddress.decode(entry.address) else {
             return .rejected(reason: "the stored Slack address cannot be read")
@@ -201,6 +212,13 @@ enum SlackRoute: Sendable, Hashable {
         var canPost: Bool
         var now: Date
 
+        /// Whether a post to the `response_url` replaces what an earlier post to it left: only a
+        /// slash command's first part (a resend after a crash then shows once). A button's
+        /// `response_url` would replace the message holding the button; later parts must add.
+        var replacesAtResponseURL: Bool {
+            part == 0 && address.answersSlashCommand == true
+        }
+
         /// Whether a post to the `response_url` can still succeed: there is one, it has not
         /// expired, and this entry has not used Slack's 5 posts. Every part that goes there is one
         /// use; parts past the fifth go by the bot token.
@@ -219,7 +237,8 @@ enum SlackRoute: Sendable, Hashable {
     /// `response_url` when it went there — each with the others as fallbacks.
     static func forPublicPart(_ situation: Situation) -> [SlackRoute] {
         let address = situation.address
-        let responseURL: [SlackRoute] = situation.responseURLUsable ? [.responseURL(.inChannel, replaceOriginal: false)] : []
+        let responseURL: [SlackRoute] =
+            situation.responseURLUsable ? [.responseURL(.inChannel, replaceOriginal: situation.replacesAtResponseURL)] : []
         var post: [SlackRoute] = situation.canPost ? [.postMessage(threadTS: address.threadTS)] : []
         if situation.part == 0 {
             let edit: [SlackRoute] = situation.progressTS.map { [.editProgress(ts: $0)] } ?? []
@@ -234,7 +253,7 @@ enum SlackRoute: Sendable, Hashable {
 
     /// The routes for a private part: the `response_url` as ephemeral, else `chat.postEphemeral`.
     static func forPrivatePart(_ situation: Situation) -> [SlackRoute] {
-        (situation.responseURLUsable ? [.responseURL(.ephemeral, replaceOriginal: false)] : [])
+        (situation.responseURLUsable ? [.responseURL(.ephemeral, replaceOriginal: situation.replacesAtResponseURL)] : [])
             + (situation.canPost ? [.postEphemeral(threadTS: situation.address.threadTS)] : [])
     }
 }
@@ -252,6 +271,10 @@ public struct SlackAddress: Sendable, Hashable, Codable {
     /// When Slack stops taking posts to the `response_url` (30 minutes after it was issued);
     /// after it, replies go by the bot token instead of meeting `expired_url`.
     public var responseURLExpiresAt: Date?
+    /// The `response_url` is a slash command's (not a button's): its answer's first part
+    /// replaces whatever an earlier post to it left (`replace_original`), so a resend after a
+    /// crash shows once. Nil (absent) for every other route.
+    public var answersSlashCommand: Bool?
 
     /// How long Slack accepts posts to a `response_url`.
     public static let responseURLLifetime: Duration = .seconds(30 * 60)
@@ -259,7 +282,8 @@ public struct SlackAddress: Sendable, Hashable, Codable {
     public static let responseURLUses = 5
 
     public init(
-        team: String, channel: String, user: String, threadTS: String? = nil, sealedResponseURL: String? = nil, responseURLExpiresAt: Date? = nil
+        team: String, channel: String, user: String, threadTS: String? = nil, sealedResponseURL: String? = nil, responseURLExpiresAt: Date? = nil,
+        answersSlashCommand: Bool? = nil
     ) {
         self.team = team
         self.channel = channel
@@ -267,6 +291,7 @@ public struct SlackAddress: Sendable, Hashable, Codable {
         self.threadTS = threadTS
         self.sealedResponseURL = sealedResponseURL
         self.responseURLExpiresAt = responseURLExpiresAt
+        self.answersSlashCommand = answersSlashCommand
     }
 
     /// The outbox's ordering and pacing key. Web API posts to one channel are paced and ordered

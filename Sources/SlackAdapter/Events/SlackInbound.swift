@@ -58,7 +58,7 @@ public struct SlackInbound: Sendable {
         let responseURL = sealed(command.responseURL)
         let address = SlackAddress(
             team: command.teamID, channel: command.channelID, user: command.userID, sealedResponseURL: responseURL.sealed,
-            responseURLExpiresAt: responseURL.expiresAt)
+            responseURLExpiresAt: responseURL.expiresAt, answersSlashCommand: true)
         let event = tenanted(command.relayEvent(), payloadTeam: command.teamID, userTeam: command.teamID, enterpriseID: command.enterpriseID)
         let refusal: String
         do {

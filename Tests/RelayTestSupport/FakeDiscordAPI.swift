@@ -16,9 +16,10 @@ import Synchronization
 ///
 /// Serves `GET /gateway/bot` (the attached `FakeDiscordGateway`'s URL and a session start
 /// limit), channel messages (`POST`/`PATCH /channels/{c}/messages[/{m}]`, `GET` of seeded or
-/// posted ones), interaction webhooks (`PATCH /webhooks/{app}/{token}/messages/@original`,
+/// posted ones; a create with `enforce_nonce` and a nonce the channel saw within `nonceWindow`
+/// answers the message made then and posts none, as Discord documents), interaction webhooks (`PATCH /webhooks/{app}/{token}/messages/@original`,
 /// `POST /webhooks/{app}/{token}`; an expired token answers 404 code 10015, as Discord does after
-/// 15 minutes), DMs (`POST /users/@me/channels`) and command registration (`PUT …/commands`).
+/// 15 minutes; the original response's last edit is kept per token, `original(token:)`), DMs (`POST /users/@me/channels`) and command registration (`PUT …/commands`).
 /// Bot routes check `Authorization: Bot <token>` (401 otherwise); webhook routes need none.
 /// Every request is recorded under its route name (`editOriginal`, `createMessage`…), and
 /// `next(_:)` awaits them one by one as they arrive.
@@ -59,6 +60,10 @@ public final class FakeDiscordAPI: Sendable {
         case rateLimited(retryAfter: Double, global: Bool = false)
         /// Any status, with Discord's `{"code","message"}` body.
         case status(Int, code: Int = 0, message: String = "")
+        /// The request takes effect (a message is posted, an edit shown), but its answer comes
+        /// only after `seconds` — or never, when the fake stops first: a reply the platform took
+        /// whose sender never heard so (the window a crash leaves).
+        case slow(seconds: Double)
     }
 
     /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
@@ -71,6 +76,8 @@ public final class FakeDiscordAPI: Sendable {
             guard let state = shared.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
             let (name, answer) = state.withLock { $0.answer(recorded) }
             log.append(recorded, key: name)
+            // Throws when the server stops, which cuts the answer off.
+            if answer.delay > 0 { try await stopFlag.delay(answer.delay) }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             for (field, value) in answer.headers {
@@ -102,6 +109,13 @@ public final class FakeDiscordAPI: Sendable {
     /// Puts a message into a channel as if a person had written it (for reactions).
     public func seed(message id: String, channel: String, content: String, author: String = "1200000000000000009") {
         state.withLock { $0.messages[id] = FakeDiscordMessage(id: id, channel: channel, content: content, author: author) }
+    }
+
+    /// How long a create's `nonce` with `enforce_nonce` is remembered (Discord: "the past few
+    /// minutes"; 2 minutes here).
+    public var nonceWindow: Duration {
+        get { state.withLock { $0.nonceWindow } }
+        set { state.withLock { $0.nonceWindow = newValue } }
     }
 
     /// Makes `token`'s webhook answer 404 (code 10015) from now on, as after 15 minutes.
@@ -139,6 +153,17 @@ public final class FakeDiscordAPI: Sendable {
     /// Every message the fake keeps (seeded, posted and edited), in no particular order.
     public func messages() -> [FakeDiscordMessage] {
         state.withLock { Array($0.messages.values) }
+    }
+
+    /// The original response of the interaction whose token is `token`, as its last edit left
+    /// it; nil while it is still Discord's "thinking…" (never edited).
+    public func original(token: String) -> FakeDiscordMessage? {
+        state.withLock { $0.originals[token] }
+    }
+
+    /// Every interaction's original response that was edited, by interaction token.
+    public func originals() -> [String: FakeDiscordMessage] {
+        state.withLock { $0.originals }
     }
 }
 

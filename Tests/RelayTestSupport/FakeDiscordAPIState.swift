@@ -6,6 +6,8 @@ struct FakeDiscordAPIState: Sendable {
         var status: Int
         var headers: [(String, String)] = []
         var body: JSONValue = .null
+        /// Seconds to hold the answer back after the request took effect (`Failure.slow`).
+        var delay = 0.0
     }
 
     struct Filed: Sendable {
@@ -18,6 +20,12 @@ struct FakeDiscordAPIState: Sendable {
     var gatewayURL = "ws://127.0.0.1:1"
     var sessionStart = (remaining: 1000, resetAfter: 86_400_000)
     var messages: [String: FakeDiscordMessage] = [:]
+    /// Each interaction's original response as its last edit left it, by interaction token.
+    var originals: [String: FakeDiscordMessage] = [:]
+    /// Channel messages created with `enforce_nonce`, by channel and nonce: the message and when.
+    var nonces: [String: (id: String, at: ContinuousClock.Instant)] = [:]
+    /// How long a nonce is enforced ("the past few minutes", Discord says).
+    var nonceWindow: Duration = .seconds(120)
     var expiredTokens: Set<String> = []
     var failures: [(route: String, failure: FakeDiscordAPI.Failure)] = []
     var requests: [Filed] = []
@@ -38,6 +46,10 @@ struct FakeDiscordAPIState: Sendable {
         if let index = failures.firstIndex(where: { $0.route == route }) {
             let failure = failures.remove(at: index).failure
             switch failure {
+            case .slow(let seconds):
+                var answer = self.answer(route: route, parts: parts, needsBot: needsBot, request: request)
+                answer.delay = seconds
+                return (route, answer)
             case .rateLimited(let retryAfter, let global):
                 var answer = Self.error(429, 0, "You are being rate limited.")
                 answer.body = ["message": "You are being rate limited.", "retry_after": .double(retryAfter), "global": .bool(global)]
@@ -48,60 +60,77 @@ struct FakeDiscordAPIState: Sendable {
                 return (route, Self.error(status, code, message))
             }
         }
-        if needsBot, request.header("authorization") != "Bot \(botToken)" { return (route, Self.error(401, 0, "401: Unauthorized")) }
+        return (route, answer(route: route, parts: parts, needsBot: needsBot, request: request))
+    }
+
+    /// The answer of `route` once no scripted failure applies.
+    private mutating func answer(route: String, parts: [String], needsBot: Bool, request: RecordedRequest) -> Answer {
+        if needsBot, request.header("authorization") != "Bot \(botToken)" { return Self.error(401, 0, "401: Unauthorized") }
         if route == FakeDiscordAPI.editOriginal || route == FakeDiscordAPI.followup, expiredTokens.contains(parts[2]) {
-            return (route, Self.error(404, 10015, "Unknown Webhook"))
+            return Self.error(404, 10015, "Unknown Webhook")
         }
         switch route {
         case FakeDiscordAPI.gatewayBot:
-            return (
-                route,
-                Answer(
-                    status: 200,
-                    body: [
-                        "url": .string(gatewayURL), "shards": 1,
-                        "session_start_limit": [
-                            "total": 1000, "remaining": .int(sessionStart.remaining), "reset_after": .int(sessionStart.resetAfter), "max_concurrency": 1,
-                        ],
-                    ])
-            )
+            return Answer(
+                status: 200,
+                body: [
+                    "url": .string(gatewayURL), "shards": 1,
+                    "session_start_limit": [
+                        "total": 1000, "remaining": .int(sessionStart.remaining), "reset_after": .int(sessionStart.resetAfter), "max_concurrency": 1,
+                    ],
+                ])
         case FakeDiscordAPI.createMessage:
-            return (route, post(channel: parts[1], request: request))
+            return post(channel: parts[1], request: request)
         case FakeDiscordAPI.editMessage:
-            guard var message = messages[parts[3]], message.channel == parts[1] else { return (route, Self.error(404, 10008, "Unknown Message")) }
+            guard var message = messages[parts[3]], message.channel == parts[1] else { return Self.error(404, 10008, "Unknown Message") }
             message.body = request.body ?? .null
             message.content = request.body?["content"]?.stringValue ?? message.content
             messages[message.id] = message
-            return (route, Answer(status: 200, body: Self.json(message)))
+            return Answer(status: 200, body: Self.json(message))
         case FakeDiscordAPI.getMessage:
-            guard let message = messages[parts[3]], message.channel == parts[1] else { return (route, Self.error(404, 10008, "Unknown Message")) }
-            return (route, Answer(status: 200, body: Self.json(message)))
+            guard let message = messages[parts[3]], message.channel == parts[1] else { return Self.error(404, 10008, "Unknown Message") }
+            return Answer(status: 200, body: Self.json(message))
         case FakeDiscordAPI.editOriginal:
-            guard request.body != nil else { return (route, Self.error(400, 50035, "Invalid Form Body")) }
-            return (route, Answer(status: 200, body: ["id": .string("original-\(parts[2].prefix(8))"), "content": request.body?["content"] ?? ""]))
+            guard let body = request.body, body.objectValue != nil else { return Self.error(400, 50035, "Invalid Form Body") }
+            // What people see: the deferred "thinking…" replaced by this edit's content.
+            let original = FakeDiscordMessage(
+                id: "original-\(parts[2].prefix(8))", channel: "interaction", content: body["content"]?.stringValue ?? "",
+                author: FakeDiscordAPI.botUserID, body: body)
+            originals[parts[2]] = original
+            return Answer(status: 200, body: ["id": .string(original.id), "content": body["content"] ?? ""])
         case FakeDiscordAPI.followup:
-            return (route, post(channel: "webhook", request: request))
+            return post(channel: "webhook", request: request)
         case FakeDiscordAPI.createDM:
             let user = request.body?["recipient_id"]?.stringValue ?? "0"
-            return (route, Answer(status: 200, body: ["id": .string("9\(user.suffix(18))"), "type": 1]))
+            return Answer(status: 200, body: ["id": .string("9\(user.suffix(18))"), "type": 1])
         case FakeDiscordAPI.commands:
             let commands = (request.body?.arrayValue ?? []).enumerated().map { index, command -> JSONValue in
                 guard case .object(var object) = command else { return command }
                 object["id"] = .string(String(1_400_000_000_000_000_000 + index))
                 return .object(object)
             }
-            return (route, Answer(status: 200, body: .array(commands)))
+            return Answer(status: 200, body: .array(commands))
         default:
-            return (route, Self.error(404, 0, "404: Not Found"))
+            return Self.error(404, 0, "404: Not Found")
         }
     }
 
     private mutating func post(channel: String, request: RecordedRequest) -> Answer {
         guard let body = request.body, body.objectValue != nil else { return Self.error(400, 50035, "Invalid Form Body") }
+        // `enforce_nonce`: a create with a nonce used in the channel within the window answers
+        // the message it made then, and makes none (Discord's idempotent create).
+        let nonce = body["enforce_nonce"]?.boolValue == true ? body["nonce"]?.stringValue : nil
+        if let nonce {
+            guard nonce.count <= 25 else { return Self.error(400, 50035, "Invalid Form Body") }
+            if let seen = nonces["\(channel)/\(nonce)"], seen.at.duration(to: .now) < nonceWindow, let message = messages[seen.id] {
+                return Answer(status: 200, body: Self.json(message))
+            }
+        }
         nextID += 1
         let message = FakeDiscordMessage(
             id: String(nextID), channel: channel, content: body["content"]?.stringValue ?? "", author: FakeDiscordAPI.botUserID, body: body)
         messages[message.id] = message
+        if let nonce { nonces["\(channel)/\(nonce)"] = (message.id, .now) }
         return Answer(status: 200, body: Self.json(message))
     }
 

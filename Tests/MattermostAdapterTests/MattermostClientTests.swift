@@ -33,6 +33,18 @@ struct MattermostClientTests {
         }
     }
 
+    /// Issue 28, point 3: a create repeated with its `pending_post_id` (a resend after a crash)
+    /// answers the post the first made, as Mattermost's server deduplicates for 30 seconds.
+    @Test func aPostRepeatedWithItsPendingIDShowsOnce() async throws {
+        try await withClient { client, mattermost in
+            let first = try await client.createPost(channel: Self.channel, message: "the answer", rootID: nil, pendingID: "rr0123456789abcdef01234567")
+            let again = try await client.createPost(channel: Self.channel, message: "the answer", rootID: nil, pendingID: "rr0123456789abcdef01234567")
+            #expect(again == first)
+            _ = try await client.createPost(channel: Self.channel, message: "the answer", rootID: nil)
+            #expect(mattermost.posts(channel: Self.channel).map(\.message) == ["the answer", "the answer"], "the third, without an id, is a post of its own")
+        }
+    }
+
     @Test func limitExceededWaitsForTheResetAndARefusedTokenIsNamed() async throws {
         try await withClient { client, mattermost in
             mattermost.rateLimitNext(1, reset: 3)

@@ -14,7 +14,8 @@ import Synchronization
 /// REST, each behind `Authorization: Bearer <token>` (else 401 with Mattermost's `AppError`
 /// JSON, `{"id","message","detailed_error","request_id","status_code","is_oauth"}`):
 /// `GET /api/v4/users/me`, `POST /api/v4/posts` (201; 16 383 runes at most; 403 in a channel
-/// the bot may not post in), `PUT /api/v4/posts/{id}/patch`, `POST /api/v4/posts/ephemeral`
+/// the bot may not post in; a `pending_post_id` seen within 30 s answers the post it made then,
+/// as the server's `deduplicateCreatePost`), `PUT /api/v4/posts/{id}/patch`, `POST /api/v4/posts/ephemeral`
 /// (201), `GET /api/v4/posts/{id}`, `GET /api/v4/posts/{id}/thread` (a `PostList`),
 /// `GET /api/v4/channels/{id}`, `GET /api/v4/teams/name/{name}`, `POST /api/v4/commands` (201,
 /// with a new token). `rateLimitNext(_:)` makes the next calls answer 429 with the plain-text
@@ -169,9 +170,18 @@ public final class FakeMattermost: Sendable {
                     ]
                 ))
         case ("POST", 1, "posts"):
+            // A `pending_post_id` seen within 30 s answers the post it made: no second post
+            // (`deduplicateCreatePost` in the server's app/post.go).
+            let pending = body?["pending_post_id"]?.stringValue ?? ""
+            if !pending.isEmpty, let seen = state.pendingPosts[pending], Date().timeIntervalSince(seen.at) < FakeMattermostState.pendingPostLifetime,
+                let post = state.posts[seen.post]
+            {
+                return .success((201, post.json))
+            }
             let created = state.create(
                 channel: body?["channel_id"]?.stringValue ?? "", message: body?["message"]?.stringValue ?? "", rootID: body?["root_id"]?.stringValue ?? "",
                 user: user, via: "POST /posts")
+            if !pending.isEmpty, case .success(let post) = created { state.pendingPosts[pending] = (post.id, Date()) }
             return created.map { (201, $0.json) }
         case ("POST", 2, "posts") where rest[1] == "ephemeral":
             guard state.ephemeralAllowed else {

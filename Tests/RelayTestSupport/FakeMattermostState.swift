@@ -72,6 +72,10 @@ struct FakeMattermostState: Sendable {
     var rateLimitNext = 0
     var rateLimitReset = 1
     var clock: Int64 = 1_700_000_000_000
+    /// `pending_post_id`s of posts made through `POST /posts`: the post and when, as the
+    /// server's `seenPendingPostIdsCache` keeps them (30 s).
+    var pendingPosts: [String: (post: String, at: Date)] = [:]
+    static let pendingPostLifetime: TimeInterval = 30
     var serial = 0
 
     static let maxRunes = 16_383

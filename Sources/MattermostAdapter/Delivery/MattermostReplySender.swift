@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 public import Logging
 public import RelayCore
@@ -15,6 +16,10 @@ public import RelayPlatform
 ///   `ephemeral`, else as an ephemeral post (`POST /posts/ephemeral`). A route refused for good
 ///   passes the part to the next, so a result is lost only when every route is refused.
 /// - 429s wait `X-Ratelimit-Reset`, 5xx and timeouts are retried (`PlatformCallError`).
+/// - Every bot post carries a `pending_post_id` made from its entry and part, which Mattermost
+///   deduplicates for 30 seconds: a post resent after a crash (Mattermost took it, the process
+///   died before the outbox marked it) within them shows once. A `response_url` post has no such
+///   key: without the bot, a resend shows twice.
 public struct MattermostReplySender: ReplySender {
     public let platform = MattermostPlatform.name
     let api: any MattermostAPI
@@ -52,7 +57,9 @@ public struct MattermostReplySender: ReplySender {
                     try await api.patchPost(id: id, message: message)
                     return .sent(platformRef: id)
                 }
-                return .sent(platformRef: try await api.createPost(channel: address.channel, message: message, rootID: address.rootID))
+                return .sent(
+                    platformRef: try await api.createPost(
+                        channel: address.channel, message: message, rootID: address.rootID, pendingID: Self.pendingID(entry, part: 0)))
             case .reply(let reply):
                 return await deliverPart(of: reply, entry: entry, address: address, responseURL: responseURL, progressID: earlier?.platformRef)
             case .parkedRun:
@@ -75,7 +82,8 @@ public struct MattermostReplySender: ReplySender {
             address: address, part: part, progressID: canPost ? progressID : nil, canPost: canPost, hasResponseURL: responseURL != nil, now: clock.now)
         let routes =
             reply.isPrivate ? MattermostRoute.forPrivatePart(situation, isResult: reply.kind == .result) : MattermostRoute.forPublicPart(situation)
-        let outcome = await send(messages[part], routes: routes, address: address, responseURL: responseURL)
+        let outcome = await send(
+            messages[part], routes: routes, address: address, responseURL: responseURL, pendingID: Self.pendingID(entry, part: part))
         guard case .sent(let id) = outcome else { return outcome }
         let isLast = part == messages.count - 1
         if isLast, reply.isPrivate, let progressID = situation.progressID { await tidyProgress(progressID) }
@@ -85,11 +93,13 @@ public struct MattermostReplySender: ReplySender {
 
     /// Tries `routes` in order until Mattermost accepts `message`: a refusal passes it on, a
     /// passing failure is returned for the outbox to retry.
-    private func send(_ message: String, routes: [MattermostRoute], address: MattermostAddress, responseURL: String?) async -> DeliveryOutcome {
+    private func send(_ message: String, routes: [MattermostRoute], address: MattermostAddress, responseURL: String?, pendingID: String) async
+        -> DeliveryOutcome
+    {
         var refusals: [String] = []
         for route in routes {
             do throws(MattermostAPIError) {
-                return .sent(platformRef: try await send(message, via: route, address: address, responseURL: responseURL))
+                return .sent(platformRef: try await send(message, via: route, address: address, responseURL: responseURL, pendingID: pendingID))
             } catch {
                 guard case .rejected(let reason) = error.deliveryOutcome else { return error.deliveryOutcome }
                 refusals.append(reason)
@@ -103,15 +113,15 @@ public struct MattermostReplySender: ReplySender {
     }
 
     /// One post by one route; its id when it is one the bot can edit.
-    private func send(_ message: String, via route: MattermostRoute, address: MattermostAddress, responseURL: String?) async throws(MattermostAPIError)
-        -> String?
+    private func send(_ message: String, via route: MattermostRoute, address: MattermostAddress, responseURL: String?, pendingID: String)
+        async throws(MattermostAPIError) -> String?
     {
         switch route {
         case .editProgress(let id):
             try await api.patchPost(id: id, message: message)
             return id
         case .post:
-            return try await api.createPost(channel: address.channel, message: message, rootID: address.rootID)
+            return try await api.createPost(channel: address.channel, message: message, rootID: address.rootID, pendingID: pendingID)
         case .ephemeralPost:
             try await api.createEphemeralPost(user: address.user, channel: address.channel, message: message, rootID: address.rootID)
             return nil
@@ -120,6 +130,13 @@ public struct MattermostReplySender: ReplySender {
             try await api.respond(to: responseURL, body: MattermostCommandResponse.body(type, text: message))
             return nil
         }
+    }
+
+    /// The `pending_post_id` of one part of one entry: the same for every try, 26 characters
+    /// (a Mattermost id's length) of the SHA-256 of both, so no stored id's shape reaches it.
+    static func pendingID(_ entry: OutboxEntry, part: Int) -> String {
+        let digest = SHA256.hash(data: Data("\(entry.id):\(part)".utf8))
+        return "rr" + digest.map { String(format: "%02x", $0) }.joined().prefix(24)
     }
 
     /// A private result leaves the public progress post saying where the result went. Best

@@ -48,10 +48,15 @@ extension MattermostAPI {
     }
 
     /// `POST /posts` (201): a post in `channel`, in the thread of `rootID` when given; its id.
+    ///
+    /// - Parameter pendingID: `pending_post_id`, which Mattermost remembers for 30 seconds
+    ///   (`PendingPostIDsCacheTTL`): a create repeated with it within them answers the post the
+    ///   first made and makes none, so a resend after a lost answer or a quick restart shows once.
     @discardableResult
-    public func createPost(channel: String, message: String, rootID: String?) async throws(MattermostAPIError) -> String {
+    public func createPost(channel: String, message: String, rootID: String?, pendingID: String? = nil) async throws(MattermostAPIError) -> String {
         var body: [String: JSONValue] = ["channel_id": .string(channel), "message": .string(message)]
         if let rootID, !rootID.isEmpty { body["root_id"] = .string(rootID) }
+        if let pendingID { body["pending_post_id"] = .string(pendingID) }
         let answer = try await send(MattermostRequest(.api(method: "POST", path: "/posts", label: "POST /posts"), body: .object(body)))
         return try Self.postID(answer, endpoint: "POST /posts")
     }

@@ -108,7 +108,7 @@ final class MatrixSink: PlatformPeer {
             if isNew, let command = content?["m.relates_to"]?["m.in_reply_to"]?["event_id"]?.stringValue, command.hasPrefix("$cmd"),
                 let index = Int(command.dropFirst(4))
             {
-                sink.replies.arrived(index, at: arrived, busy: content?["body"]?.stringValue?.contains("ahead of you") ?? false)
+                sink.replies.arrived(index, at: arrived, busy: content?["body"]?.stringValue?.contains("ahead of you") ?? false, message: "txn:\(txn)")
             }
             return json(["event_id": .string(event)])
         }

@@ -2,17 +2,27 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import RelayCore
 import Synchronization
 
 /// The `response_url`s — or, for Discord, the REST API's interaction webhook (the edit of each
 /// interaction's `@original`; for Telegram, the `sendMessage` calls a `TelegramSink` hands
-/// over): records when each reply arrived and how many arrived per command, and lets a
-/// closed-loop user wait for its own reply.
+/// over): records when each reply arrived and how many arrived per command, and in which message
+/// people see it — a new one, or one edited into the answer (so a resend that edits the same
+/// message is no visible double) — and lets a closed-loop user wait for its own reply.
 final class ReplySink: Sendable {
     private struct State {
         var first: [Int: ContinuousClock.Instant] = [:]
         var last: [Int: ContinuousClock.Instant] = [:]
         var count: [Int: Int] = [:]
+        /// The messages people see each command's answer in (the platform's identity of each).
+        var shownIn: [Int: Set<String>] = [:]
+        /// Slack: the message the `response_url` of each command last posted (`replace_original`
+        /// puts a post in its place), and how many it posted.
+        var responseURLLast: [Int: Int] = [:]
+        var responseURLPosts: [Int: Int] = [:]
+        /// Messages made anew (no identity of their own): numbers them.
+        var anonymous = 0
         /// Commands whose reply said the relay was busy (Telegram: no reply in the ack).
         var busy: Set<Int> = []
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -43,28 +53,43 @@ final class ReplySink: Sendable {
         let router = Router()
         router.post("r/:index") { request, context -> HTTPResponse.Status in
             let arrived = ContinuousClock.now
-            _ = try await request.body.collect(upTo: 1 << 20)
+            let body = try await request.body.collect(upTo: 1 << 20)
             if let index = context.parameters.get("index", as: Int.self), let sink = box.withLock({ $0 }) {
-                sink.arrived(index, at: arrived)
+                // Slack's `response_url`: `replace_original` takes the place of what the URL's
+                // last post showed; anything else is a message of its own.
+                let replaces = JSONValue.parse(body.readableBytesView)?["replace_original"]?.boolValue == true
+                sink.arrived(index, at: arrived, message: sink.responseURLMessage(index, replacing: replaces))
             }
             return .ok
         }
         // Discord: the edit of the deferred response (and, should the relay use them, a
         // follow-up or a channel post), answered as Discord answers: 200, the message as JSON,
         // the webhook route's rate-limit headers.
-        let discordReply: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
+        // Which message people see: `@original` is the interaction's one message; a channel
+        // post with `enforce_nonce` is the message its nonce made; a follow-up is new.
+        let discordReply: @Sendable (Request, BasicRequestContext, _ message: @Sendable (String, JSONValue?) -> String?) async throws -> Response = {
+            request, context, message in
             let arrived = ContinuousClock.now
-            _ = try await request.body.collect(upTo: 1 << 20)
+            let body = try await request.body.collect(upTo: 1 << 20)
             if let token = context.parameters.get("token"), token.hasPrefix(tokenPrefix), let index = Int(token.dropFirst(tokenPrefix.count)),
                 let sink = box.withLock({ $0 })
             {
-                sink.arrived(index, at: arrived)
+                sink.arrived(index, at: arrived, message: message(token, JSONValue.parse(body.readableBytesView)))
             }
             return Response(status: .ok, headers: discordHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: discordMessage)))
         }
-        router.patch("api/v10/webhooks/:application/:token/messages/@original", use: discordReply)
-        router.post("api/v10/webhooks/:application/:token", use: discordReply)
-        router.post("api/v10/channels/:channel/messages", use: discordReply)
+        router.patch("api/v10/webhooks/:application/:token/messages/@original") { request, context in
+            try await discordReply(request, context) { token, _ in "original:\(token)" }
+        }
+        router.post("api/v10/webhooks/:application/:token") { request, context in
+            try await discordReply(request, context) { _, _ in nil }
+        }
+        router.post("api/v10/channels/:channel/messages") { request, context in
+            try await discordReply(request, context) { _, body in
+                guard body?["enforce_nonce"]?.boolValue == true, let nonce = body?["nonce"]?.stringValue else { return nil }
+                return "nonce:\(nonce)"
+            }
+        }
         // Mattermost: the bot's post (201, the post as JSON); the command's number is read from
         // the answer, "[translate:ja] Good morning, this is command number N".
         router.post("api/v4/posts") { request, _ -> Response in
@@ -74,7 +99,9 @@ final class ReplySink: Sendable {
             if let range = message.range(of: "command number "), let index = Int(message[range.upperBound...].prefix { $0.isNumber }),
                 let sink = box.withLock({ $0 })
             {
-                sink.arrived(index, at: arrived)
+                // A `pending_post_id` Mattermost saw within 30 s answers the post it made then.
+                let pending = JSONValue.parse(body.readableBytesView)?["pending_post_id"]?.stringValue
+                sink.arrived(index, at: arrived, message: pending.map { "pending:\($0)" })
             }
             return Response(
                 status: .created, headers: [.contentType: "application/json"],
@@ -105,10 +132,18 @@ final class ReplySink: Sendable {
         "username":"user"},"authorizing_integration_owners":{"0":"1100000000000000001"}}}
         """
 
-    /// Records a reply to command `index` (`busy`: it said the relay was too busy to run it).
-    func arrived(_ index: Int, at time: ContinuousClock.Instant, busy: Bool = false) {
+    /// Records a reply to command `index` (`busy`: it said the relay was too busy to run it),
+    /// shown in `message` — the platform's identity of the message people see it in, when the
+    /// delivery edited or deduplicated into one; nil when it made a new message.
+    func arrived(_ index: Int, at time: ContinuousClock.Instant, busy: Bool = false, message: String? = nil) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.count[index, default: 0] += 1
+            if let message {
+                state.shownIn[index, default: []].insert(message)
+            } else {
+                state.anonymous += 1
+                state.shownIn[index, default: []].insert("new:\(state.anonymous)")
+            }
             if busy { state.busy.insert(index) }
             if state.first[index] == nil { state.first[index] = time }
             state.last[index] = time
@@ -137,6 +172,24 @@ final class ReplySink: Sendable {
 
     private func giveUp(_ index: Int) {
         state.withLock { $0.waiters.removeValue(forKey: index) }?.resume()
+    }
+
+    /// The message a post to command `index`'s `response_url` shows in: the one its last post
+    /// made, when this one replaces it; else a new one.
+    func responseURLMessage(_ index: Int, replacing: Bool) -> String {
+        state.withLock { state in
+            if replacing, let last = state.responseURLLast[index] { return "r:\(index):\(last)" }
+            let number = state.responseURLPosts[index, default: 0]
+            state.responseURLPosts[index] = number + 1
+            state.responseURLLast[index] = number
+            return "r:\(index):\(number)"
+        }
+    }
+
+    /// Commands whose answer people see in more than one message: a resend that made a new
+    /// message rather than editing (or being deduplicated into) the first.
+    func visibleDoubles() -> Int {
+        state.withLock { $0.shownIn.values.filter { $0.count > 1 }.count }
     }
 
     func reset() { state.withLock { $0 = State() } }

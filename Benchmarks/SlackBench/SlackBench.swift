@@ -15,7 +15,9 @@ import RelayTestSupport
 /// - flood: `--flood` commands from `--flood-connections` clients that wait only for acks:
 ///   acks/s, replies/s, ack p99, reply p50, last reply after last ack, peak RSS, lost, doubled;
 /// - crash: a second flood, the server killed with SIGKILL half way, restarted on the same
-///   store: lost and doubled replies;
+///   store: lost and doubled replies, and visible doubles — answers people see in two messages
+///   (a resend that posted anew; one that edited the same message, or that the platform
+///   deduplicated, is not one);
 /// - idle RSS and start to ready;
 /// - `--slow N`: N connections trickling a body (issue 9).
 ///
@@ -28,7 +30,8 @@ import RelayTestSupport
 /// With `--platform telegram` it goes through Telegram's webhook (issue 12, point 9): each command
 /// is `/translate ja …` typed by a simulated user in their own private chat with the bot, as a
 /// `message` update POSTed to `/telegram/webhook` with `X-Telegram-Bot-Api-Secret-Token`, and
-/// answered by a `sendMessage` replying to it at a `FakeTelegramBotAPI` (`TELEGRAM_API_URL`). The
+/// answered at a `FakeTelegramBotAPI` (`TELEGRAM_API_URL`) by a placeholder `sendMessage` replying
+/// to it, then the `editMessageText` that puts the answer in it. The
 /// relay paces its sends as Telegram requires (1 message/s per chat, 30/s overall), so replies/s
 /// are capped at 30 by design: the figures that say something about the server are acks/s, CPU
 /// per command, memory, and that every acknowledged update is answered exactly once. The flood
@@ -329,6 +332,7 @@ struct SlackBench: AsyncParsableCommand {
                     "kill -9 after \(flood / 2) acks of a second flood, restarted on the same store: \(accepted.count) acknowledged, "
                     + "\(busy) answered busy, lost \(lost), doubled beyond the window \(doubled.beyond) "
                     + "(in the window, answered once before the kill and once after: \(doubled.inWindow)), "
+                    + "\(platform.rawValue) visible doubles (an answer shown in two messages) \(sink.visibleDoubles()), "
                     + "restart to ready \(restarted.startToReady.ms)"
                 if let peer {
                     if let summary = peer.summary { line += "; " + summary }

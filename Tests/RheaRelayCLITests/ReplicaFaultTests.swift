@@ -50,6 +50,8 @@ struct ReplicaFaultTests {
                             try await Task.sleep(for: .milliseconds(200))
                         }
                     } catch {
+                        // What people saw: a resend replaces the first post at its response_url (issue 28).
+                        let shownTwice = acknowledged.filter { slack.responses(responseURL: $0).count > 1 }
                         let said = await replicas.stopAll()
                         Issue.record("replicas said: \(said.suffix(4000))")
                         throw error
@@ -63,6 +65,8 @@ struct ReplicaFaultTests {
                         let times = slack.arrivalTimes(path: path)
                         return times.count > 1 ? times[0].duration(to: times[1]) : nil
                     }
+                    // What people saw: a resend replaces the first post at its response_url (issue 28).
+                    let shownTwice = acknowledged.filter { slack.responses(responseURL: $0).count > 1 }
                     let said = await replicas.stopAll()
                     #expect(acknowledged.count >= 30, "most commands reach a live replica (refused: \(refused))")
                     #expect(unanswered.isEmpty, "\(unanswered.count) acknowledged commands lost; replicas said: \(said.suffix(3000))")
@@ -72,8 +76,10 @@ struct ReplicaFaultTests {
                     // How many depends on how many deliveries were between send and mark at each kill
                     // (0 on an idle machine, up to about four a kill on a loaded one): printed below.
                     #expect(gaps.allSatisfy { $0 >= .seconds(5) }, "doubles came \(gaps) apart")
+                    #expect(shownTwice.isEmpty, "\(shownTwice.count) answers shown twice")
                     print(
-                        "fault test: \(acknowledged.count) acknowledged, \(refused) refused, \(unanswered.count) lost, \(doubled.count) doubled \(gaps) apart")
+                        "fault test: \(acknowledged.count) acknowledged, \(refused) refused, \(unanswered.count) lost, \(doubled.count) sent twice \(gaps) apart, "
+                            + "\(shownTwice.count) shown twice")
                 }
             }
         }

@@ -209,7 +209,8 @@ struct VisibleDoublesTests {
                     await gateway.stop()
                     let asked = discord.requests().map { "\($0.method) \($0.path)" }
                     Issue.record(
-                        "answers shown \(Self.discordAnswers(discord, tokens: tokens, mentions: mentionCount)); requests \(asked); serve said: \(said.suffix(3000))")
+                        "answers shown \(Self.discordAnswers(discord, tokens: tokens, mentions: mentionCount)); requests \(asked); serve said: \(said.suffix(3000))"
+                    )
                     throw error
                 }
                 _ = await second?.stop()

@@ -36,7 +36,8 @@ struct TelegramUnderTest: PlatformUnderTest {
         let inGroup = relay.telegram.messages(chat: group).filter { $0.replyToMessageID == ids.message }
         let inPrivate = relay.telegram.messages(chat: asker).filter { !privateBefore.contains($0.messageID) }
         for message in inGroup {
-            seen.progress += message.history.map(\.text).filter { $0.contains("Running…") }
+            // The placeholder a run posts as it starts ("⏳ Working on /run twostep…") is progress too.
+            seen.progress += message.history.map(\.text).filter { $0.contains("Running…") || $0.contains("Working on /") }
             if message.text.hasPrefix(SeenReply.privateNotice) {
                 seen.notices.append(message.text)
             } else {

@@ -95,7 +95,12 @@ public final class PostgresStore: Store {
         var configuration = clientConfiguration(url)
         configuration.options.maximumConnections = max(2, maxConnections)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return PostgresStore(url: url, client: client, logger: logger)
+        let store = PostgresStore(url: url, client: client, logger: logger)
+        // The pool's first connection is made now rather than by the first command: its start-up
+        // (SCRAM costs both sides real CPU, more on a busy machine) would otherwise count against
+        // the 2 s a platform's request may wait. A failure here is the first command's to report.
+        _ = try? await store.query("open the pool's first connection", "SELECT 1")
+        return store
     }
 
     /// Stops the pool after the operations in flight; later calls throw ``StoreError/closed``.

@@ -113,7 +113,14 @@ struct PostgresRestartTests {
                     }
                     _ = try await settings(1, "")
                     _ = try await settings(0, "lang \(language)")
-                    let shown = try await settings(1, "")
+                    // The notification travels on its own connection: it may land a moment after
+                    // the change's answer, so replica 1 is asked for up to two seconds (without the
+                    // notification its cache would keep the old value for good).
+                    var shown = try await settings(1, "")
+                    for _ in 0..<20 where !shown.contains("(\(language))") {
+                        try await Task.sleep(for: .milliseconds(100))
+                        shown = try await settings(1, "")
+                    }
                     #expect(shown.contains("(\(language))"), "replica 1 shows the language set on replica 0: \(shown)")
                 }
 

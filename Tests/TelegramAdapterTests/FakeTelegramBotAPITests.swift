@@ -400,7 +400,8 @@ struct FakeTelegramBotAPITests {
         try await eventually("the poll is waiting", safety: .seconds(5)) { telegram.offsets.count == 1 }
         let stopping = clock.now
         await telegram.stop()
-        #expect(clock.now - stopping < .seconds(5))
+        // Well before the 30 s the poll would last: a busy CI machine can take seconds to stop.
+        #expect(clock.now - stopping < .seconds(15))
         _ = try? await poll
     }
 

@@ -69,9 +69,10 @@ unshare --mount bash -c "
 "
 
 step "5. compose's council against a real llama.cpp server"
-if [ -f ../shared/llm/start-local-llm.sh ]; then
-  url=$(bash ../shared/llm/start-local-llm.sh 18083 .llm-venv | tail -n 1)
-  trap 'kill "$(cat .llm-venv/server.pid)" 2>/dev/null || true; rm -rf "$work"' EXIT
+wheels=()
+if [ -d ../shared/llm ]; then wheels=(--find-links ../shared/llm); fi
+if url=$(scripts/local-model start --port 18083 --dir .llm-venv "${wheels[@]}" | tail -n 1) && [ -n "$url" ]; then
+  trap 'scripts/local-model stop --dir .llm-venv 2>/dev/null || true; rm -rf "$work"' EXIT
   # The relay service's environment from compose.yaml, without the ${…} pass-through secrets.
   mapfile -t council < <(python3 -c '
 import yaml
@@ -86,7 +87,8 @@ for k, v in env.items():
       ./rhea-relay run '/tribunal Water boils at 100 degrees Celsius at sea level.'
   "
 else
-  echo "../shared/llm is not here: skipped"
+  echo "the local model did not start (scripts/local-model): step 5 failed" >&2
+  exit 1
 fi
 echo
 echo "deploy/verify.sh: all steps passed"

@@ -15,8 +15,22 @@ public struct AppConfiguration: Sendable {
         case council(CouncilConfiguration)
     }
 
+    /// Whether the backend was configured, or left for `LocalModel.chooseBackend` to pick.
+    public enum BackendSource: Sendable, Equatable {
+        /// `tribunal.backend`, `tribunal.url` or the tribunal's credentials were set.
+        case configured
+        /// Nothing was: the local model at `localModelURL`, if it answers.
+        case unset
+        /// Nothing was, and the local model at `localModelURL` answered.
+        case localModel
+    }
+
     public var relay: RelayConfiguration
     public var backend: Backend
+    public var backendSource: BackendSource = .configured
+    /// Where `scripts/local-model` serves (`localModel.url`, `LOCAL_MODEL_URL`): the backend when
+    /// none is configured.
+    public var localModelURL = LocalModel.defaultURL
     public var tribunal: RheaTribunalConfiguration
     /// The SQLite file; created on first run. Unused when `storeURL` is set.
     public var storePath: String

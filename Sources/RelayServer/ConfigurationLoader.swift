@@ -102,7 +102,14 @@ public enum ConfigurationLoader {
         tribunal.timeouts.health = try values.seconds("tribunal.timeouts.health") ?? tribunal.timeouts.health
         if let attempts = try values.int("tribunal.retry.attempts", in: 1...10) { tribunal.retry.attempts = attempts }
         config.tribunal = tribunal
-        switch values.string("tribunal.backend")?.lowercased() {
+        let backendName = values.string("tribunal.backend")?.lowercased()
+        // Nothing said about a backend: the hosted gateway is an option, not a default, so the
+        // local model is tried at start (`LocalModel.chooseBackend`).
+        if backendName == nil, values.string("tribunal.url") == nil, tribunal.token == nil, tribunal.apiKey == nil {
+            config.backendSource = .unset
+        }
+        if let url = try values.url("localModel.url") { config.localModelURL = url }
+        switch backendName {
         case nil, "rhea": config.backend = .rhea
         case "council": config.backend = .council(try CouncilConfigurationLoader.load(values))
         case let other?:

@@ -59,6 +59,9 @@ public final class RelayRuntime: Sendable {
         case .rhea:
             "the Rhea Tribunal at \(MaskedURL.display(configuration.tribunal.baseURL))"
                 + (configuration.tribunal.hasCredentials ? "" : " (no credentials: /tribunal goes through /dialog)")
+        case .council(let council) where configuration.backendSource == .localModel:
+            "the local model \(council.models.first?.model ?? LocalModel.councilName) at \(MaskedURL.display(configuration.localModelURL))"
+                + " (no backend is configured; set TRIBUNAL_URL or the council to use another)"
         case .council(let council):
             "the council of \(council.summary)"
         }

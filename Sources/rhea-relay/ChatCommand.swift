@@ -11,7 +11,7 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() async throws {
-        let runtime = try await common.start()
+        let runtime = try await common.start(needsBackend: true)
         writeOut("Backend: \(runtime.backendDescription)")
         do throws(TribunalError) {
             _ = try await runtime.tribunal.health()

@@ -31,8 +31,10 @@ struct CommonOptions: ParsableArguments {
     var user: String = ProcessInfo.processInfo.environment["USER"] ?? "me"
 
     /// Loads configuration and builds the relay, or exits with a message that says what to fix.
-    func start() async throws -> RelayRuntime {
-        let configuration = try await loadConfiguration(file: config)
+    /// `needsBackend`: the command asks models (chat, run), so an unconfigured backend is
+    /// resolved to the local model or refused with what to run.
+    func start(needsBackend: Bool = false) async throws -> RelayRuntime {
+        let configuration = try await loadConfiguration(file: config, needsBackend: needsBackend)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
@@ -49,11 +51,14 @@ struct CommonOptions: ParsableArguments {
 
 /// The configuration from `file` and the environment, with every known platform's section; a
 /// malformed value exits with code 2 and a message naming the key.
-func loadConfiguration(file: String?) async throws -> AppConfiguration {
+///
+/// `needsBackend`: with no backend configured, the local model is chosen when it answers, and
+/// the command stops with what to run when it does not (see `LocalModel`).
+func loadConfiguration(file: String?, needsBackend: Bool = false) async throws -> AppConfiguration {
     do {
         let configuration = try await ConfigurationLoader.load(file: file, platforms: chatPlatforms)
         for warning in configuration.warnings { writeErr(warning) }
-        return configuration
+        return needsBackend ? try await LocalModel.chooseBackend(for: configuration) : configuration
     } catch let error as ConfigurationError {
         writeErr("rhea-relay: \(error.message)")
         throw ExitCode(2)

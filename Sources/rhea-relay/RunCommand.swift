@@ -18,7 +18,7 @@ struct RunCommand: AsyncParsableCommand {
     var commandLine: String
 
     func run() async throws {
-        let runtime = try await common.start()
+        let runtime = try await common.start(needsBackend: true)
         let chat = TerminalChat(relay: runtime.makeRelay(), team: common.team, user: common.user)
         // Progress goes to stderr so stdout holds only the reply.
         let reply = await chat.runLine(commandLine, repliedTo: replyTo, write: writeErr)

@@ -24,10 +24,17 @@ struct ServeCommand: AsyncParsableCommand {
         // pools (profiled: a third of the CPU went to futex waits and context switches).
         EventLoopSizing.fitToAffinity()
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        let configuration = try await loadConfiguration(file: config)
+        var configuration = try await loadConfiguration(file: config)
         do {
             try await ListenCheck.probe(host: configuration.http.host, port: configuration.http.port)
         } catch {
+            writeErr("rhea-relay: \(error.message)")
+            throw ExitCode(2)
+        }
+        // After the address: a port in use is named first, whatever the backend.
+        do {
+            configuration = try await LocalModel.chooseBackend(for: configuration)
+        } catch let error as ConfigurationError {
             writeErr("rhea-relay: \(error.message)")
             throw ExitCode(2)
         }

@@ -7,13 +7,13 @@ import RelayTribunal
 import Testing
 
 /// The council against a real OpenAI-compatible server: llama.cpp with a 135M model, started by
-/// `.ci/run` through `../shared/llm/start-local-llm.sh`, which exports `RHEA_TEST_LLM_URL`.
+/// `.ci/run` through `scripts/local-model start`, which exports `RHEA_TEST_LLM_URL`.
 /// It checks the wire format and the end-to-end path, never answer quality.
 @Suite(
     "Council against a real local model server",
     .enabled(
         if: ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] != nil,
-        "RHEA_TEST_LLM_URL is not set: start ../shared/llm/start-local-llm.sh and export its URL (.ci/run does) to run these tests"),
+        "RHEA_TEST_LLM_URL is not set: run scripts/local-model start and export its URL (.ci/run does) to run these tests"),
     .serialized)
 struct LocalModelTests {
     static var baseURL: String { ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] ?? "" }

@@ -249,10 +249,10 @@ struct OpenAICompatibleClientTests {
 
     // MARK: A real server
 
-    /// The base URL of a real OpenAI-compatible server (`../shared/llm/start-local-llm.sh`).
+    /// The base URL of a real OpenAI-compatible server (`scripts/local-model start`).
     static let realServerURL = ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"]
 
-    @Test(.enabled(if: realServerURL != nil, "RHEA_TEST_LLM_URL is not set: start ../shared/llm/start-local-llm.sh and export its URL (.ci/run does)"))
+    @Test(.enabled(if: realServerURL != nil, "RHEA_TEST_LLM_URL is not set: run scripts/local-model start and export its URL (.ci/run does)"))
     func answersFromARealLlamaCppServer() async throws {
         let http = HTTPTransport.makeClient()
         defer { _ = http.shutdown() }

@@ -9,13 +9,18 @@ import Testing
 struct ServeStoreURLTests {
     /// The password of the URLs that point nowhere.
     static let password = "s3cret-pw"
+    /// A configured backend, so that the store is what these tests reach (it is not called).
+    static let backend = "http://127.0.0.1:9"
 
     @Test func anUnreachableStoreExitsTwoNamingSTORE_URLWithThePasswordMasked() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
         let port = try unusedLoopbackPort()
         let out = try await cli.run(
-            ["serve"], environment: ["STORE_URL": "postgres://relay:\(Self.password)@127.0.0.1:\(port)/relay?sslmode=disable", "HTTP_PORT": "0"],
+            ["serve"],
+            environment: [
+                "STORE_URL": "postgres://relay:\(Self.password)@127.0.0.1:\(port)/relay?sslmode=disable", "HTTP_PORT": "0", "TRIBUNAL_URL": Self.backend,
+            ],
             timeout: 30)
         #expect(out.status == 2, "\(out.stderr)")
         #expect(out.stderr.contains("STORE_URL"), "\(out.stderr)")
@@ -31,7 +36,7 @@ struct ServeStoreURLTests {
         try await server.withDatabase { database in
             let wrong = "wrong-" + UUID().uuidString
             let url = "postgres://\(server.user):\(wrong)@\(server.host):\(server.port)/\(database.name)?sslmode=disable"
-            let out = try await cli.run(["serve"], environment: ["STORE_URL": url, "HTTP_PORT": "0"], timeout: 30)
+            let out = try await cli.run(["serve"], environment: ["STORE_URL": url, "HTTP_PORT": "0", "TRIBUNAL_URL": Self.backend], timeout: 30)
             #expect(out.status == 2, "\(out.stderr)")
             #expect(out.stderr.contains("STORE_URL"), "\(out.stderr)")
             #expect(out.stderr.contains("password authentication failed"), "\(out.stderr)")
@@ -43,7 +48,8 @@ struct ServeStoreURLTests {
     @Test func aMalformedURLExitsTwoSayingWhatIsWrong() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let out = try await cli.run(["serve"], environment: ["STORE_URL": "postgres://relay:\(Self.password)@db.example:5432", "HTTP_PORT": "0"])
+        let out = try await cli.run(
+            ["serve"], environment: ["STORE_URL": "postgres://relay:\(Self.password)@db.example:5432", "HTTP_PORT": "0", "TRIBUNAL_URL": Self.backend])
         #expect(out.status == 2, "\(out.stderr)")
         #expect(out.stderr.contains("store.url (STORE_URL)"), "\(out.stderr)")
         #expect(out.stderr.contains("names no database"), "\(out.stderr)")

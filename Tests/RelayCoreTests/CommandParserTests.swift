@@ -73,6 +73,8 @@ struct CommandParserTests {
             ("/settings retention metadata", .settings(.set(.me, .retention, value: "metadata")), ""),
             ("/settings retention off", .settings(.set(.me, .retention, value: "off")), ""),
             ("/settings tier reset", .settings(.set(.me, .tier, value: nil)), ""),
+            ("/settings reset", .settings(.reset(.me)), ""),
+            ("/settings channel reset", .settings(.reset(.channel)), ""),
         ])
     func parses(line: String, kind: CommandKind, text: String) throws {
         let command = try parse(line)
@@ -125,6 +127,7 @@ struct CommandParserTests {
             ("/settings lang klingon", "Unknown language `klingon`"),
             ("/settings tier gold", "Unknown tier `gold`"),
             ("/settings volume 3", "Unknown setting `volume`"),
+            ("/settings reset lang", "`/settings reset` takes nothing after it"),
             ("/settings lang", "Give a value for lang"),
         ])
     func errors(line: String, expected: String) {

@@ -133,6 +133,25 @@ struct RelayTeamTests {
         }
     }
 
+    /// `/settings [channel] reset`, as `/help settings` says: every key of that scope back to the default.
+    @Test func settingsResetClearsEveryKeyOfItsScope() async throws {
+        try await RelayHarness.with { relay in
+            await relay.send("/settings lang fr")
+            await relay.send("/settings tier mid")
+            await relay.send("/settings channel retention metadata", admin: true)
+            #expect(await relay.send("/settings reset").body == "Your lang and tier are reset to the default.")
+            let shown = await relay.send("/settings").body
+            #expect(shown.contains("lang: English (en) — from default"), "\(shown)")
+            #expect(shown.contains("tier: cheap — from default"), "\(shown)")
+            #expect(shown.contains("this channel's (metadata)"), "the channel's settings are not the user's: \(shown)")
+            #expect(await relay.send("/settings reset").body == "Your settings were already all at their defaults.")
+            #expect(await relay.send("/settings channel reset").kind == .error)  // not an admin
+            #expect(await relay.send("/settings channel reset", admin: true).body == "This channel's retention is reset to the default.")
+            #expect(await relay.send("/settings").body.contains("this channel's (unset)"))
+            #expect(await relay.send("/help settings").body.contains("/settings [channel] reset"))
+        }
+    }
+
     @Test func historyKeepsWhatRetentionAllows() async throws {
         try await RelayHarness.with { relay in
             await relay.send("/fix teh cat")

@@ -157,6 +157,8 @@ public enum SettingsSubcommand: Sendable, Hashable {
     case show
     /// A nil value resets the key.
     case set(SettingsTarget, SettingsKey, value: String?)
+    /// Every key of the scope back to its default.
+    case reset(SettingsTarget)
 }
 
 /// Why a command line could not be parsed: what was wrong and how to fix it.
@@ -355,8 +357,8 @@ extension BuiltinCommand {
         case .settings:
             CommandSpec(
                 name: name, summary: "Show or set lang, tier, retention for you or this channel.",
-                usage: "/settings | /settings [channel] lang|tier|retention VALUE | /settings [channel] KEY reset",
-                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata"], input: nil)
+                usage: "/settings | /settings [channel] lang|tier|retention VALUE | /settings [channel] KEY reset | /settings [channel] reset",
+                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata", "/settings reset"], input: nil)
         case .history:
             CommandSpec(
                 name: name, summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",

@@ -166,6 +166,9 @@ public struct CommandParser: Sendable {
         }
     }
 
+    /// What resets a setting (or, alone, all of them). `off` is not one: it is a retention.
+    static let resetWords: Set<String> = ["reset", "clear", "default", "none"]
+
     static func parseSettings(_ text: String) throws(CommandError) -> SettingsSubcommand {
         var words = text.split(whereSeparator: \.isWhitespace).map { String($0) }
         guard !words.isEmpty else { return .show }
@@ -178,6 +181,13 @@ public struct CommandParser: Sendable {
         guard let keyWord = words.first else {
             throw CommandError("Say which setting: \(keys). For example `/settings \(target == .channel ? "channel " : "")lang fr`.")
         }
+        if Self.resetWords.contains(keyWord.lowercased()) {
+            guard words.count == 1 else {
+                throw CommandError(
+                    "`/settings \(target == .channel ? "channel " : "")reset` takes nothing after it; to reset one setting say which: `/settings lang reset`.")
+            }
+            return .reset(target)
+        }
         guard let key = SettingsKey(rawValue: keyWord.lowercased()) else {
             throw CommandError("Unknown setting `\(keyWord)`. Settings are \(keys); for example `/settings tier mid`.")
         }
@@ -186,7 +196,7 @@ public struct CommandParser: Sendable {
             throw CommandError("Give a value for \(key.rawValue): \(Self.allowedValues(key)), or `reset`.")
         }
         let value = valueWords.joined(separator: " ")
-        if ["reset", "clear", "default", "none"].contains(value.lowercased()) && !(key == .retention && value.lowercased() == "off") {
+        if Self.resetWords.contains(value.lowercased()) {
             return .set(target, key, value: nil)
         }
         switch key {

@@ -17,7 +17,20 @@ extension Relay {
                 "retention: \(request.retention.rawValue) — the strictest of yours (\(user.retention?.rawValue ?? "unset")), this channel's (\(channel.retention?.rawValue ?? "unset")) and the default (\(configuration.defaultRetention.rawValue))",
             ]
             return .info(
-                lines.joined(separator: "\n") + "\n\nChange with `/settings lang fr` or `/settings channel tier mid`; `reset` clears one.", title: "Settings")
+                lines.joined(separator: "\n")
+                    + "\n\nChange with `/settings lang fr` or `/settings channel tier mid`; `/settings lang reset` clears one, `/settings reset` all of yours.",
+                title: "Settings")
+        case .reset(let target):
+            if target == .channel && !event.isAdmin {
+                throw RelayFailure("Only team admins can change this channel's settings. `/settings reset` resets yours.")
+            }
+            let scope: SettingsScope = target == .me ? .user(team: event.team, user: event.user) : .channel(team: event.team, channel: event.channel)
+            let before = target == .me ? request.userSettings : request.channelSettings
+            let whose = target == .me ? "Your" : "This channel's"
+            guard !before.isEmpty else { return .info("\(whose) settings were already all at their defaults.") }
+            request.recorder.keep(.saveSettings(Settings(), scope))
+            let cleared = [before.lang.map { _ in "lang" }, before.tier.map { _ in "tier" }, before.retention.map { _ in "retention" }].compactMap { $0 }
+            return .info("\(whose) \(Self.listed(cleared)) \(cleared.count == 1 ? "is" : "are") reset to the default.")
         case .set(let target, let key, let value):
             let scope: SettingsScope = target == .me ? .user(team: event.team, user: event.user) : .channel(team: event.team, channel: event.channel)
             if target == .channel && !event.isAdmin {
@@ -34,6 +47,11 @@ extension Relay {
             let shown = key == .lang ? value.flatMap(Language.lookup).map { "\($0.name) (\($0.code))" } : value
             return .info(shown.map { "\(whose) \(key.rawValue) is now \($0)." } ?? "\(whose) \(key.rawValue) is reset to the default.")
         }
+    }
+
+    /// `lang`, `lang and tier`, `lang, tier and retention`.
+    static func listed(_ words: [String]) -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " and " + words.last!
     }
 
     func historyCommand(_ sub: HistorySubcommand, _ request: RequestContext) async throws -> Reply {

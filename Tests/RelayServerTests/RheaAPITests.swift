@@ -151,6 +151,27 @@ struct RheaAPITests {
         }
     }
 
+    /// The public Rhea command-line client (`rhea api tribunal CLAIM [--models a,b] [--ice]`)
+    /// posts `{"prompt", "models"}` with a content type and no key: a keyed relay refuses it with
+    /// a detail it prints; with the key added on the way (docs/rhea-api.md: a proxy that sets
+    /// `X-API-Key`) it gets the fields it reads (`agreement_score`, `confidence`, `verdict`).
+    @Test func theRheaCommandLineClientsRequestsAreAnsweredAsItReadsThem() async throws {
+        try await withAPI { api in
+            let body = #"{"prompt": "Water boils at 100 °C at sea level", "models": ["gpt-4o", "claude"]}"#
+            let (refused, refusal, _) = try await api.post("/tribunal", body, headers: [:])
+            #expect(refused == 401)
+            #expect(refusal?["detail"]?.stringValue == "Invalid or missing API key: send X-API-Key or Authorization: Bearer <token>")
+            let (status, answer, _) = try await api.post("/tribunal", body)
+            #expect(status == 200, "unknown fields such as `models` are ignored")
+            #expect(answer?["verdict"] == "true")
+            let agreement = try #require(answer?["agreement_score"]?.doubleValue)
+            #expect(agreement > 0.5, "the client colours the panel by agreement_score > 50: \(agreement)")
+            #expect(answer?["confidence"]?.doubleValue != nil)
+            let (ice, iceBody, _) = try await api.post("/tribunal/ice", body)
+            #expect(ice == 404 && iceBody == ["detail": "Not Found"], "`--ice` is the gateway's, not served: FastAPI's 404")
+        }
+    }
+
     /// As the gateway's FastAPI answers them: a Rhea client reads `detail`.
     @Test func unknownRoutesAnswerJSONLikeTheGateway() async throws {
         try await withAPI { api in

@@ -19,8 +19,10 @@ public enum ConfigurationLoader {
     /// The backend's and the server's secrets; platforms add theirs.
     static let backendSecrets = ["TRIBUNAL_TOKEN", "TRIBUNAL_API_KEY", "HTTP_ADMIN_TOKEN", "API_JWT_SECRET"]
 
+    /// `readLog`, when given, collects every variable the configuration read (the docs' test
+    /// compares it with the variables the docs name).
     public static func load(
-        file: String?, environment: [String: String]? = nil, platforms: [any ChatPlatform.Type]
+        file: String?, environment: [String: String]? = nil, platforms: [any ChatPlatform.Type], readLog: ConfigReadLog = ConfigReadLog()
     ) async throws -> AppConfiguration {
         var environment = environment ?? ProcessInfo.processInfo.environment
         // The `api` section's variables are spelled `RHEA_API_*` (`API_ENABLED` alone would say
@@ -42,7 +44,8 @@ public enum ConfigurationLoader {
                 throw ConfigurationError("The config file \(file) is not valid YAML: \(error)")
             }
         }
-        let values = ConfigValues(reader: ConfigReader(providers: providers), secrets: ConfigReader(provider: env), environment: environment)
+        let values = ConfigValues(
+            reader: ConfigReader(providers: providers), secrets: ConfigReader(provider: env), environment: environment, readLog: readLog)
         var configuration = try build(values, platforms: platforms)
         // Read by name rather than by key: the variables council models name for their keys; and
         // the council's own, read only when it is the backend.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tries deploy/ as far as a machine without a container engine allows (README, "Deploy"):
+# Tries deploy/ as far as a machine without a container engine allows (docs/deploy.md):
 #   1. lints: hadolint on both Dockerfiles, compose.yaml against the Compose specification's
 #      schema, the Kubernetes manifests against the Kubernetes schemas (strict), fly.toml parsed;
 #   2. the systemd unit through `systemd-analyze verify`, with the release binary in place;

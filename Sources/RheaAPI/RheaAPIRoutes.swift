@@ -10,7 +10,7 @@ import RelayPlatform
 /// `POST /dialog`, `POST /tribunal`, `GET /health`, `GET /models`, with the gateway's request and
 /// response shapes (`../shared/tribunal-contract.md` §2), backed by the relay's own backend.
 ///
-/// Differences from the gateway, on purpose (README, "Serving the Rhea API"): every POST needs a
+/// Differences from the gateway, on purpose (docs/rhea-api.md): every POST needs a
 /// key or token and counts against the caller's rate limit (the gateway leaves quick and dialog
 /// open); a 429 carries `Retry-After`; a backend failure is an HTTP error (502/503/504 with
 /// `{"detail"}` and an error id), not a 200 whose text starts with `Error:`.

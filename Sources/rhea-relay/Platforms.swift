@@ -6,7 +6,7 @@ import SlackAdapter
 import TelegramAdapter
 
 /// Every chat platform the relay can serve. Adding one is its module, its target in
-/// Package.swift and one line here (README, "Adding a chat platform"): `serve` reads each one's
+/// Package.swift and one line here (docs/contributing.md): `serve` reads each one's
 /// configuration section and runs those that are on, `register` finds it by name, and the
 /// deploy-file tests check that `deploy/` passes its variables.
 let chatPlatforms: [any ChatPlatform.Type] = [

@@ -6,7 +6,7 @@ import Testing
 /// The short version of `rhea-fuzz`: every decoder of untrusted input on its seeds and a few
 /// thousand mutations of at most 16 KB (fixed seed), sized to take seconds in a debug build. A
 /// trap would end the test process, so passing means 0 crashes; the long run (1 000 000 inputs
-/// of up to 64 KB per decoder, release) is the command in the README.
+/// of up to 64 KB per decoder, release) is the command in docs/benchmarks.md.
 @Suite("Fuzzing the decoders of untrusted input")
 struct DecoderFuzzTests {
     static let iterations = 3_000

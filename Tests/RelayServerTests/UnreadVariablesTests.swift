@@ -34,7 +34,7 @@ struct UnreadVariablesTests {
         #expect(said == ["warning: COUNCIL_A_API_KEY is set, but rhea-relay reads no such variable; it is ignored. Did you mean COUNCIL_A_API_KEY_ENV?"])
     }
 
-    /// Every variable the README documents (empty: unset to the reader) draws no warning, and a
+    /// Every variable docs/configuration.md documents (empty: unset to the reader) draws no warning, and a
     /// key a council model names for its API key is known.
     @Test func documentedVariablesAndNamedKeysDrawNoWarning() async throws {
         var environment = Dictionary(uniqueKeysWithValues: Self.documented.map { ($0, "") })

@@ -102,7 +102,7 @@ struct TelegramPollingFaultTests {
                         return (killed, stopped)
                     }
                     // Answers as people see them: a placeholder the killed replica sent but did not mark
-                    // is sent again, and the first stays at "⏳" (README: the placeholder itself can
+                    // is sent again, and the first stays at "⏳" (docs/serving.md: the placeholder itself can
                     // double); the answer is edited into one message.
                     let replies = chats.map { telegram.messages(chat: $0).filter { !$0.text.hasPrefix("⏳") }.count }
                     let conflicts = telegram.pollConflicts

@@ -18,7 +18,7 @@ public struct Ballot: Sendable, Hashable {
     public var mass: Double { weight * confidence }
 }
 
-/// The council's agreement formula (documented in the README):
+/// The council's agreement formula (documented in docs/council.md):
 ///
 ///     mass(i)      = weight(i) × confidence(i)          (confidence 0.5 when the model gave none)
 ///     S(v)         = Σ mass(i) over answering models whose verdict is v

@@ -3,7 +3,7 @@ public import Logging
 public import RelayCore
 
 /// The built-in tribunal: any OpenAI-compatible models, asked one at a time (`quick`) or in
-/// parallel for a verdict (`consensus`). See the README's "Council" section for the formula.
+/// parallel for a verdict (`consensus`). See docs/council.md for the formula.
 public final class Council: Tribunal, Sendable {
     public let configuration: CouncilConfiguration
     let client: OpenAICompatibleClient

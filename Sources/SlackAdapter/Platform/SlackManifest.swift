@@ -15,7 +15,7 @@ enum SlackManifest {
             # and paste this file. Slack sends requests to \(publicURL); for another address, print
             # this again with `rhea-relay register slack --url https://your.server` (or edit it).
             # For Socket Mode (no public URL): set socket_mode_enabled: true and delete every `url` and
-            # `request_url` line (see the README, "Slack in 10 minutes").
+            # `request_url` line (see docs/slack.md).
             _metadata:
               major_version: 1
               minor_version: 1

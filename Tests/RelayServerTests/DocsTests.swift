@@ -46,16 +46,16 @@ struct DocsTests {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
 
-    /// The text without fenced code blocks (links there are not links).
-    static func prose(_ text: String) -> [String] {
-        var lines: [String] = []
+    /// The lines outside fenced code blocks (links there are not links), with their numbers.
+    static func prose(_ text: String) -> [(number: Int, line: String)] {
+        var lines: [(number: Int, line: String)] = []
         var fenced = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
                 fenced.toggle()
                 continue
             }
-            if !fenced { lines.append(String(line)) }
+            if !fenced { lines.append((index + 1, String(line))) }
         }
         return lines
     }
@@ -73,7 +73,7 @@ struct DocsTests {
     static func anchors(in text: String) -> Set<String> {
         var seen: [String: Int] = [:]
         var anchors = Set<String>()
-        for line in prose(text) where line.hasPrefix("#") {
+        for (_, line) in prose(text) where line.hasPrefix("#") {
             let heading = line.drop { $0 == "#" }
             guard heading.first == " " else { continue }
             var title = heading.trimmingCharacters(in: .whitespaces)
@@ -99,7 +99,7 @@ struct DocsTests {
         for file in try Self.markdownFiles() {
             let text = try Self.read(file)
             let folder = (file as NSString).deletingLastPathComponent
-            for (number, line) in Self.prose(text).enumerated() {
+            for (number, line) in Self.prose(text) {
                 // Inline code is not a link either.
                 let outsideCode = line.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 0 }
                     .map(\.element).joined(separator: " ")
@@ -110,13 +110,13 @@ struct DocsTests {
                     let path = parts[0].isEmpty ? file : (folder as NSString).appendingPathComponent(parts[0])
                     let resolved = Self.root.appendingPathComponent(path).standardizedFileURL.path
                     guard FileManager.default.fileExists(atPath: resolved) else {
-                        broken.append("\(file), prose line \(number + 1): [\(target)] — no file \(path)")
+                        broken.append("\(file):\(number): [\(target)] — no file \(path)")
                         continue
                     }
                     if parts.count == 2, path.hasSuffix(".md") {
                         let anchors = Self.anchors(in: try String(contentsOfFile: resolved, encoding: .utf8))
                         if !anchors.contains(parts[1]) {
-                            broken.append("\(file), prose line \(number + 1): [\(target)] — \(path) has no heading #\(parts[1])")
+                            broken.append("\(file):\(number): [\(target)] — \(path) has no heading #\(parts[1])")
                         }
                     }
                 }

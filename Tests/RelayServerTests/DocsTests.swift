@@ -182,6 +182,13 @@ struct DocsTests {
         #expect(unknown.isEmpty, "variables the docs name that the configuration does not read:\n\(unknown.joined(separator: "\n"))")
     }
 
+    /// A misspelling is warned about only under a prefix `UnreadVariables` knows, so every
+    /// variable read must have one (`RELAY_K` misspelt `RELAY_KK` is named at start too).
+    @Test func everyVariableTheConfigurationReadsHasAPrefixTheWarningKnows() async throws {
+        let unwatched = try await Self.variablesRead().filter { name in !UnreadVariables.prefixes.contains(where: name.hasPrefix) }
+        #expect(unwatched.isEmpty, "read, but a misspelling of them would not be warned about: \(unwatched.sorted())")
+    }
+
     @Test func everyVariableTheConfigurationReadsIsDocumented() async throws {
         let read = try await Self.variablesRead()
         let documented = Set(try Self.documentedNames().keys)

@@ -86,7 +86,9 @@ struct RequestLimitsTests {
                     for index in 0..<tricklers {
                         group.addTask {
                             try await RawConnection.with(port: port) { connection in
-                                try await connection.send(Self.signedLookingHead(length: 1000))
+                                // The limiter may close it before its head is out, when a loaded
+                                // machine starts this task late: that is a close too, not an error.
+                                try? await connection.send(Self.signedLookingHead(length: 1000))
                                 // A byte every 50 ms until the test has seen the command answered
                                 // and cancels the group (bounded: 20 s at most).
                                 for _ in 0..<400 where !connection.isClosed && !Task.isCancelled {

@@ -82,24 +82,34 @@ struct RequestLimitsTests {
             try await fakes.withRelay(configuration) { relay in
                 let port = try #require(relay.client.port)
                 let tricklers = 8
+                // Each trickler says when its head is out; the next starts only then, so the
+                // order they arrive in is their index's, however loaded the machine.
+                let (headsOut, headSent) = AsyncStream.makeStream(of: Int.self)
+                var nextHead = headsOut.makeAsyncIterator()
                 let closed = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
                     for index in 0..<tricklers {
                         group.addTask {
-                            try await RawConnection.with(port: port) { connection in
-                                // The limiter may close it before its head is out, when a loaded
-                                // machine starts this task late: that is a close too, not an error.
-                                try? await connection.send(Self.signedLookingHead(length: 1000))
-                                // A byte every 50 ms until the test has seen the command answered
-                                // and cancels the group (bounded: 20 s at most).
-                                for _ in 0..<400 where !connection.isClosed && !Task.isCancelled {
-                                    try? await connection.send("a")
-                                    try? await Task.sleep(for: .milliseconds(50))
+                            do {
+                                return try await RawConnection.with(port: port) { connection in
+                                    // The limiter may close it before its head is out: a close too.
+                                    try? await connection.send(Self.signedLookingHead(length: 1000))
+                                    headSent.yield(index)
+                                    // A byte every 50 ms until the test has seen the command answered
+                                    // and cancels the group (bounded: 20 s at most).
+                                    for _ in 0..<400 where !connection.isClosed && !Task.isCancelled {
+                                        try? await connection.send("a")
+                                        try? await Task.sleep(for: .milliseconds(50))
+                                    }
+                                    return (index, connection.isClosed)
                                 }
-                                return (index, connection.isClosed)
+                            } catch {
+                                headSent.yield(index)  // the next may start; the error fails the test
+                                throw error
                             }
                         }
                         // One at a time, so the server sees them arrive in order.
-                        try await Task.sleep(for: .milliseconds(100))
+                        _ = await nextHead.next()
+                        try await Task.sleep(for: .milliseconds(20))
                     }
 
                     let url = relay.slack.makeResponseURL()

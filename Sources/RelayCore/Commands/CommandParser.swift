@@ -75,6 +75,14 @@ public struct CommandParser: Sendable {
         case .tribunal:
             let (options, text) = try scanned()
             return Command(kind: .tribunal, text: text, options: options)
+        case .transcribe:
+            let (options, text) = try scanned()
+            guard text.trimmingWhitespace().isEmpty else {
+                throw CommandError(
+                    "`/transcribe` takes no text: send it as the caption of a voice note, or as a reply to one. To work on text, use another command, e.g. `/translate fr \(text)`."
+                )
+            }
+            return Command(kind: .transcribe, options: options)
         case .settings:
             let (options, text) = try scanned()
             return Command(kind: .settings(try Self.parseSettings(text)), options: options)

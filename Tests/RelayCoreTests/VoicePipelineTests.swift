@@ -94,6 +94,19 @@ struct VoicePipelineTests {
         #expect(transcriber.requests.first?.mimeType == "audio/ogg")
     }
 
+    @Test func settingsVoiceChoosesWhatAVoiceNoteAloneGets() async throws {
+        let store = MemoryStore()
+        #expect(await Self.run("/settings voice ai", voice: nil, store: store).body == "Your voice is now ai.")
+        #expect(await Self.run("", store: store).body == "[freeform@cheap] Good morning team")
+        _ = await Self.run("/settings voice tribunal", voice: nil, store: store)
+        #expect(await Self.run("", store: store).title == "Tribunal")
+        // A command typed with the voice note still wins over the setting.
+        #expect(await Self.run("/transcribe", store: store).body == "Good morning team")
+        _ = await Self.run("/settings voice reset", voice: nil, store: store)
+        #expect(await Self.run("", store: store).title == "Transcript")
+        #expect(await Self.run("/settings voice loud", voice: nil, store: store).body.contains("Choose transcript"))
+    }
+
     @Test func transcribeWithoutAVoiceNoteSaysWhatItNeeds() async {
         let reply = await Self.run("/transcribe", voice: nil)
         #expect(reply.kind == .error)

@@ -90,6 +90,23 @@ struct TelegramVoiceTests {
         }
     }
 
+    @Test func settingsVoiceAiAnswersAVoiceNoteAloneAsAPrompt() async throws {
+        try await Fakes.with { fakes in
+            try await fakes.withRelay(Self.configuration(fakes, transcription: try await Self.speech())) { relay in
+                _ = try await relay.deliver(relay.message("/settings voice ai", update: 8, id: 80))
+                try await relay.settled()
+                let voice = try await Self.voiceNote(relay.telegram)
+                _ = try await relay.deliver(TelegramUpdates.voiceMessage(updateID: 9, messageID: 81, chat: Fakes.alice, from: Fakes.alice, voice: voice))
+                try await relay.settled()
+                let reply = try #require(relay.telegram.messages(chat: Fakes.alice).first { $0.replyToMessageID == 81 })
+                #expect(!reply.text.contains("Transcript"), "\(reply.text)")
+                #expect(reply.text.lowercased().contains("translate good morning"), "\(reply.text)")
+                let asked = await relay.tribunal.requests(path: FakeRheaTribunal.quickPath)
+                #expect(asked.count == 1 && asked[0].rawBody.lowercased().contains("good morning"), "the transcript went to the model as a prompt")
+            }
+        }
+    }
+
     @Test func aVoiceNoteInAGroupThatNobodyAddressedIsLeftAlone() async throws {
         try await Fakes.with { fakes in
             try await fakes.withRelay(Self.configuration(fakes, transcription: try await Self.speech())) { relay in

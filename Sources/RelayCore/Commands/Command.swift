@@ -153,7 +153,7 @@ public enum SettingsTarget: String, Sendable, Hashable {
 }
 
 public enum SettingsKey: String, Sendable, Hashable, CaseIterable {
-    case lang, tier, retention
+    case lang, tier, retention, voice
 }
 
 public enum SettingsSubcommand: Sendable, Hashable {
@@ -370,9 +370,13 @@ extension BuiltinCommand {
                 examples: ["/command add eli5 Explain like I'm five: {input}"], input: nil)
         case .settings:
             CommandSpec(
-                name: name, summary: "Show or set lang, tier, retention for you or this channel.",
-                usage: "/settings | /settings [channel] lang|tier|retention VALUE | /settings [channel] KEY reset | /settings [channel] reset",
-                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata", "/settings reset"], input: nil)
+                name: name, summary: "Show or set lang, tier, retention, voice for you or this channel.",
+                usage: "/settings | /settings [channel] lang|tier|retention|voice VALUE | /settings [channel] KEY reset | /settings [channel] reset",
+                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata", "/settings voice ai", "/settings reset"],
+                input: nil,
+                details: [
+                    "`voice`: what a voice note sent without a command gets — `transcript` (the default), `ai` (answered as a prompt) or `tribunal` (fact-checked)."
+                ])
         case .history:
             CommandSpec(
                 name: name, summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",

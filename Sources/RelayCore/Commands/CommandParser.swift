@@ -223,6 +223,11 @@ public struct CommandParser: Sendable {
                 throw CommandError("Unknown retention `\(value)`. Choose \(Self.allowedValues(.retention)).")
             }
             return .set(target, key, value: retention.rawValue)
+        case .voice:
+            guard let action = VoiceAction(rawValue: value.lowercased()) else {
+                throw CommandError("Unknown voice setting `\(value)`. Choose \(Self.allowedValues(.voice)).")
+            }
+            return .set(target, key, value: action.rawValue)
         }
     }
 
@@ -231,6 +236,7 @@ public struct CommandParser: Sendable {
         case .lang: "an ISO code or English language name"
         case .tier: Tier.allCases.map(\.rawValue).joined(separator: ", ")
         case .retention: "full (keep texts), metadata (no texts), off (no history)"
+        case .voice: "transcript (the words), ai (answer them), tribunal (fact-check them)"
         }
     }
 

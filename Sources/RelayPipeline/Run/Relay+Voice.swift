@@ -5,6 +5,14 @@ extension Relay {
     static let voiceNotSetUp =
         "Voice notes are not set up on this relay: its operator can set TRANSCRIPTION_BASE_URL (an OpenAI-compatible /v1 endpoint) and TRANSCRIPTION_MODEL (see docs/voice.md). Until then, type the text."
 
+    /// The command a voice note sent without one runs: the user's `/settings voice`, else the
+    /// channel's, else `/transcribe`.
+    func voiceCommandLine(for event: Event) async throws -> String {
+        let user = try await store.settings(.user(team: event.team, user: event.user))
+        let channel = user.voice == nil ? try await store.settings(.channel(team: event.team, channel: event.channel)) : Settings()
+        return (user.voice ?? channel.voice ?? .transcript).commandLine
+    }
+
     /// Whether the command needs the words of the event's voice note: `/transcribe` always; a
     /// command that takes text when none was typed (typed text wins over the voice note); a
     /// custom command whose template reads `{context}`.

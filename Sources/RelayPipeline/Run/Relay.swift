@@ -69,10 +69,10 @@ public struct Relay: Sendable {
     /// counted under its command; nothing is run or answered for it.
     public func run(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> RunOutcome {
         var metricName = RunOutcome.unparsed
-        // A voice note with no command is asked for its words.
         var event = event
-        if event.voice != nil && event.text.trimmingWhitespace().isEmpty { event.text = "/transcribe" }
         do {
+            // A voice note with no command: its words, or what `/settings voice` asks for.
+            if event.voice != nil && event.text.trimmingWhitespace().isEmpty { event.text = try await voiceCommandLine(for: event) }
             let customs = try await store.customCommands(team: event.team)
             let parsed: Result<Command, CommandError>
             do throws(CommandError) {
@@ -115,7 +115,7 @@ public struct Relay: Sendable {
     /// (and chain runs) answer in public and take a while.
     public func startingStep(for event: Event) async -> RunProgress? {
         let customs = (try? await store.customCommands(team: event.team)) ?? []
-        let line = event.voice != nil && event.text.trimmingWhitespace().isEmpty ? "/transcribe" : event.text
+        let line = event.voice != nil && event.text.trimmingWhitespace().isEmpty ? ((try? await voiceCommandLine(for: event)) ?? "/transcribe") : event.text
         guard let command = try? CommandParser(customCommands: Set(customs.map(\.name))).parse(line), !command.options.isPrivate else {
             return nil
         }

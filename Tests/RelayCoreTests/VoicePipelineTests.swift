@@ -107,6 +107,22 @@ struct VoicePipelineTests {
         #expect(await Self.run("/settings voice loud", voice: nil, store: store).body.contains("Choose transcript"))
     }
 
+    @Test func theTranscriptFollowsRetention() async throws {
+        let store = MemoryStore()
+        _ = await Self.run("/transcribe", store: store)
+        #expect(try await store.history(team: "t", user: "ada", limit: 10).first?.resultText == "Good morning team")
+        _ = await Self.run("/history clear", voice: nil, store: store)
+        _ = await Self.run("/settings retention metadata", voice: nil, store: store)
+        _ = await Self.run("/transcribe", store: store)
+        let kept = try #require(try await store.history(team: "t", user: "ada", limit: 10).first { $0.command == "transcribe" })
+        #expect(kept.resultText == nil && kept.commandLine == nil)
+    }
+
+    @Test func privateIsHonoured() async {
+        #expect(await Self.run("/transcribe --private").isPrivate)
+        #expect(await Self.run("/translate fr --private").isPrivate)
+    }
+
     @Test func transcribeWithoutAVoiceNoteSaysWhatItNeeds() async {
         let reply = await Self.run("/transcribe", voice: nil)
         #expect(reply.kind == .error)

@@ -9,7 +9,7 @@ import Testing
 
 /// What a Telegram user is told when a voice note cannot be heard: each failure says which it
 /// was and what to do, and none crashes the relay or leaves the user without an answer.
-@Suite("Telegram voice notes that cannot be heard", .timeLimit(.minutes(5)))
+@Suite("Telegram voice notes that cannot be heard", .serialized, .timeLimit(.minutes(5)))
 struct TelegramVoiceFailureTests {
     typealias Fakes = TelegramFakes
 
@@ -20,7 +20,7 @@ struct TelegramVoiceFailureTests {
         let message = TelegramUpdates.voiceMessage(
             updateID: update, messageID: 100 + update, chat: Fakes.alice, from: Fakes.alice, voice: voice, caption: caption)
         #expect(try await relay.deliver(message).status == .ok)
-        try await relay.settled()
+        try await relay.settled(safety: .seconds(180))
         return relay.telegram.messages(chat: Fakes.alice).map(\.text)
     }
 

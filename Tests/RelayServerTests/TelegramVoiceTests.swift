@@ -11,7 +11,7 @@ import Testing
 /// serves the voice note (`getFile`, then the file), faster-whisper-server transcribes it
 /// (`SpeechTestServer`), the fake Rhea Tribunal answers the command (it echoes its input, so the
 /// reply shows what reached the model). Every check is about what Telegram was sent.
-@Suite("Telegram voice notes, through the server", .timeLimit(.minutes(5)))
+@Suite("Telegram voice notes, through the server", .serialized, .timeLimit(.minutes(5)))
 struct TelegramVoiceTests {
     typealias Fakes = TelegramFakes
     static let sentence = "Please translate good morning into French."
@@ -36,7 +36,7 @@ struct TelegramVoiceTests {
 
     /// The texts posted to `chat`, once the relay is idle.
     static func posted(_ relay: TelegramRelay, chat: Int64) async throws -> [String] {
-        try await relay.settled()
+        try await relay.settled(safety: .seconds(180))
         return relay.telegram.messages(chat: chat).map(\.text)
     }
 
@@ -75,6 +75,23 @@ struct TelegramVoiceTests {
         }
     }
 
+    @Test func aPrivateTranscriptGoesToTheAskerAlone() async throws {
+        try await Fakes.with { fakes in
+            try await fakes.withRelay(Self.configuration(fakes, transcription: try await Self.speech())) { relay in
+                let voice = try await Self.voiceNote(relay.telegram)
+                let update = TelegramUpdates.replyToVoice(
+                    updateID: 12, messageID: 121, chat: Fakes.group, chatType: "supergroup", from: Fakes.alice, text: "/transcribe --private",
+                    voiceMessageID: 120, voiceFrom: Fakes.bob, voice: voice)
+                _ = try await relay.deliver(update)
+                try await relay.settled(safety: .seconds(180))
+                let inGroup = relay.telegram.messages(chat: Fakes.group).map(\.text)
+                let inPrivate = relay.telegram.messages(chat: Fakes.alice).map(\.text)
+                #expect(inGroup.allSatisfy { !$0.lowercased().contains("good morning") }, "\(inGroup)")
+                #expect(inPrivate.contains { $0.contains("Transcript") && $0.lowercased().contains("good morning") }, "\(inPrivate)")
+            }
+        }
+    }
+
     @Test func aVoiceNoteAloneInAPrivateChatIsAnsweredWithItsTranscript() async throws {
         try await Fakes.with { fakes in
             try await fakes.withRelay(Self.configuration(fakes, transcription: try await Self.speech())) { relay in
@@ -94,10 +111,10 @@ struct TelegramVoiceTests {
         try await Fakes.with { fakes in
             try await fakes.withRelay(Self.configuration(fakes, transcription: try await Self.speech())) { relay in
                 _ = try await relay.deliver(relay.message("/settings voice ai", update: 8, id: 80))
-                try await relay.settled()
+                try await relay.settled(safety: .seconds(180))
                 let voice = try await Self.voiceNote(relay.telegram)
                 _ = try await relay.deliver(TelegramUpdates.voiceMessage(updateID: 9, messageID: 81, chat: Fakes.alice, from: Fakes.alice, voice: voice))
-                try await relay.settled()
+                try await relay.settled(safety: .seconds(180))
                 let reply = try #require(relay.telegram.messages(chat: Fakes.alice).first { $0.replyToMessageID == 81 })
                 #expect(!reply.text.contains("Transcript"), "\(reply.text)")
                 #expect(reply.text.lowercased().contains("translate good morning"), "\(reply.text)")
@@ -114,7 +131,7 @@ struct TelegramVoiceTests {
                 let update = TelegramUpdates.voiceMessage(
                     updateID: 4, messageID: 40, chat: Fakes.group, chatType: "supergroup", from: Fakes.alice, voice: voice)
                 #expect(try await relay.deliver(update).status == .ok)
-                try await relay.settled()
+                try await relay.settled(safety: .seconds(180))
                 #expect(relay.telegram.calls("sendMessage").isEmpty)
                 #expect(relay.telegram.calls("getFile").isEmpty, "nothing is fetched for a note that is not the relay's")
             }
@@ -139,13 +156,13 @@ struct TelegramVoiceTests {
         try await Fakes.with { fakes in
             try await fakes.withRelay(Self.configuration(fakes, transcription: try await Self.speech())) { relay in
                 _ = try await relay.deliver(relay.message("/chain save frenchify = input > translate:fr > output", update: 60, id: 60))
-                try await relay.settled()
+                try await relay.settled(safety: .seconds(180))
                 let voice = try await Self.voiceNote(relay.telegram)
                 let update = TelegramUpdates.replyToVoice(
                     updateID: 61, messageID: 62, chat: Fakes.alice, from: Fakes.alice, text: "/run frenchify", voiceMessageID: 61, voiceFrom: Fakes.alice,
                     voice: voice)
                 #expect(try await relay.deliver(update).status == .ok)
-                try await relay.settled()
+                try await relay.settled(safety: .seconds(180))
                 let reply = try #require(relay.telegram.messages(chat: Fakes.alice).first { $0.replyToMessageID == 62 })
                 #expect(reply.text.contains("Chain frenchify"), "\(reply.text)")
                 #expect(reply.text.lowercased().contains("[translate:fr]") && reply.text.lowercased().contains("good morning"), "\(reply.text)")

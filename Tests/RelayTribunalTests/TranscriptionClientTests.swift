@@ -11,7 +11,7 @@ import Testing
 /// The transcription client against a real speech model (faster-whisper-server with Whisper
 /// tiny.en, `SpeechTestServer`) and, for the failures a real server will not stage on demand,
 /// the fake OpenAI server. Speech is made at test time (`SpeechSample`).
-@Suite("Transcription client", .timeLimit(.minutes(5)))
+@Suite("Transcription client", .serialized, .timeLimit(.minutes(5)))
 struct TranscriptionClientTests {
     @Test func transcribesASpokenSentenceWithTheRealModel() async throws {
         let server = try await SpeechTestServer.shared()

@@ -84,6 +84,29 @@ struct DiscordVoiceTests {
         }
     }
 
+    @Test func theTranscribeMenuTranscribesTheVoiceMessage() async throws {
+        try await DiscordFakes.with { fakes in
+            try await fakes.withRelay(try await Self.configuration(fakes)) { relay in
+                let audio = try await SpeechSample.oggOpus("The meeting moves to Thursday morning.")
+                var command = FakeDiscordInteractions.messageCommand(
+                    DiscordCommands.transcribe, message: "1400000000000000900", content: "", id: "1300000000000000900", token: "token-transcribe")
+                // The resolved message is the voice message itself, attachment and all.
+                let voice = Self.voiceMessage(id: "1400000000000000900", url: relay.discord.addAttachment(audio), size: audio.count)
+                if case .object(var interaction) = command, case .object(var data)? = interaction["data"] {
+                    data["resolved"] = ["messages": ["1400000000000000900": voice]]
+                    interaction["data"] = .object(data)
+                    command = .object(interaction)
+                }
+                #expect(try await relay.interact(command).json == ["type": 5])
+                try await eventually("the answer", safety: .seconds(180)) { !relay.discord.requests(FakeDiscordAPI.editOriginal).isEmpty }
+                try await relay.settled()
+                let edit = try #require(relay.discord.requests(FakeDiscordAPI.editOriginal).last)
+                #expect(edit["embeds"]?[0]?["title"]?.stringValue == "Transcript", "\(edit.rawBody)")
+                #expect(edit["embeds"]?[0]?["description"]?.stringValue?.lowercased().contains("thursday") == true, "\(edit.rawBody)")
+            }
+        }
+    }
+
     @Test func anAttachmentOffTheConfiguredCDNIsNotFetched() async throws {
         try await DiscordFakes.with { fakes in
             try await fakes.withRelay(try await Self.configuration(fakes)) { relay in

@@ -67,6 +67,10 @@ public struct DiscordInbound: Sendable {
             // "Summarize thread" on a message: that message is the text summarised.
             event.repliedTo = invocation.targetMessage?.content
         }
+        if invocation.type == 3, invocation.name == DiscordCommands.transcribe {
+            // "Transcribe" on a message: its voice message (or audio attachment) is heard.
+            event.voice = invocation.targetMessage?.clip
+        }
         let ephemeral = Self.isPrivate(line)
         let address = self.address(interaction, user: user, channel: channel, webhook: .original, ephemeral: ephemeral)
         do {

@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // The served Rhea API's bearer tokens (HS256 JWTs).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // The transcription request's multipart/form-data body (the audio file and its fields).
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // Events, commands, chains, the runner, replies and the protocols at every edge. No I/O.
@@ -77,11 +79,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Backends: the Rhea Tribunal HTTP client and the council.
+        // Backends: the Rhea Tribunal HTTP client, the council and the transcription client.
         .target(
             name: "RelayTribunal",
             dependencies: [
                 "RelayCore", "RelayHTTP",
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -308,6 +311,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/TribunalSim",
+            swiftSettings: strict
+        ),
+
+        // `swift run -c release voice-bench`: the relay's own cost per voice command (docs/voice.md).
+        .executableTarget(
+            name: "voice-bench",
+            dependencies: [
+                "RelayCore", "RelayHTTP", "RelayTribunal", "TelegramAdapter", "RelayTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/VoiceBench",
             swiftSettings: strict
         ),
 

@@ -24,6 +24,7 @@ public enum UnreadVariables {
     public static let prefixes = [
         "TRIBUNAL_", "COUNCIL_", "STORE_", "HTTP_", "RHEA_API_", "RUNS_", "LOG_", "SHUTDOWN_", "OUTBOX_", "SLACK_", "DISCORD_", "TELEGRAM_",
         "MATRIX_", "MATTERMOST_", "LOCAL_MODEL_", "RELAY_", "CHAINS_", "COMMANDS_", "DELIVERY_",
+        "TRANSCRIPTION_",
     ]
 
     /// One line per variable in `environment` with a known prefix that is not in `read` (nor in

@@ -32,6 +32,8 @@ public struct AppConfiguration: Sendable {
     /// none is configured.
     public var localModelURL = LocalModel.defaultURL
     public var tribunal: RheaTribunalConfiguration
+    /// The speech-to-text service voice notes go to (`transcription.*`); nil: voice notes are off.
+    public var transcription: TranscriptionConfiguration?
     /// The SQLite file; created on first run. Unused when `storeURL` is set.
     public var storePath: String
     /// The PostgreSQL database every replica shares (`store.url`, `STORE_URL`, or the file

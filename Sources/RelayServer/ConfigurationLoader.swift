@@ -148,6 +148,7 @@ public enum ConfigurationLoader {
         relay.maxChainsPerTeam = try values.int("chains.maxPerTeam", in: 1...10000) ?? relay.maxChainsPerTeam
         relay.maxCustomCommandsPerTeam = try values.int("commands.maxPerTeam", in: 1...10000) ?? relay.maxCustomCommandsPerTeam
         config.relay = relay
+        config.transcription = try TranscriptionConfigurationLoader.load(values)
 
         config.storePath = values.string("store.path") ?? config.storePath
         if let url = try values.secret("store.url", fileKey: "store.urlFile") {

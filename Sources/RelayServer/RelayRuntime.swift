@@ -15,12 +15,15 @@ public final class RelayRuntime: Sendable {
     public let tribunal: any Tribunal
     /// The shared outbound HTTP transport; its client is shut down by `shutdown()`.
     public let transport: HTTPTransport
+    /// Speech to text for voice notes, on the same transport; nil when `transcription` is unset.
+    public let transcriber: (any Transcriber)?
 
-    private init(configuration: AppConfiguration, store: any Store, tribunal: any Tribunal, transport: HTTPTransport) {
+    private init(configuration: AppConfiguration, store: any Store, tribunal: any Tribunal, transport: HTTPTransport, transcriber: (any Transcriber)?) {
         self.configuration = configuration
         self.store = store
         self.tribunal = tribunal
         self.transport = transport
+        self.transcriber = transcriber
     }
 
     public static func start(_ configuration: AppConfiguration, logger: Logger) async throws -> RelayRuntime {
@@ -41,13 +44,14 @@ public final class RelayRuntime: Sendable {
                         weights: Dictionary(council.models.map { ($0.name, $0.weight) }, uniquingKeysWith: { first, _ in first }),
                         history: { [store] in try await store.recentLedger(limit: CouncilReliability.historyLimit) }))
             }
-        return RelayRuntime(configuration: configuration, store: store, tribunal: tribunal, transport: transport)
+        let transcriber = configuration.transcription.map { OpenAITranscriptionClient(configuration: $0, transport: transport, logger: logger) }
+        return RelayRuntime(configuration: configuration, store: store, tribunal: tribunal, transport: transport, transcriber: transcriber)
     }
 
     /// A relay over this runtime's store and backend, for the terminal and one-shot commands
     /// (`serve` builds its own, with metrics, in `RelayApplication`).
     public func makeRelay() -> Relay {
-        Relay(tribunal: tribunal, store: store, configuration: configuration.relay)
+        Relay(tribunal: tribunal, store: store, configuration: configuration.relay, transcriber: transcriber)
     }
 
     /// Where the backend lives, for start-up messages.

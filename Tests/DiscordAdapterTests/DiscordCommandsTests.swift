@@ -64,7 +64,7 @@ struct DiscordCommandsTests {
         #expect(
             names == [
                 "translate", "fix", "rewrite", "summarize", "explain", "ai", "tribunal", "run", "chain", "command", "settings", "history", "help", "rhea",
-                "Fact-check", "Summarize thread",
+                "Fact-check", "Summarize thread", "Transcribe",
             ])
         for name in DiscordCommands.builtins {
             let spec = try #require(CommandTable.spec(named: name), "\(name) is not in the command table")

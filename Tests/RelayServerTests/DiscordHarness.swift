@@ -51,6 +51,7 @@ struct DiscordFakes {
         var discord = DiscordConfiguration(
             publicKey: signer.publicKeyHex, botToken: botToken ? DiscordToken(self.discord.botToken) : nil, applicationID: FakeDiscordAPI.applicationID,
             apiURL: self.discord.apiURL, gateway: gateway)
+        discord.cdnURL = self.discord.cdnURL
         discord.gatewayTimings = DiscordGatewayClient.Configuration(
             backoff: Backoff(initial: .milliseconds(20), maximum: .milliseconds(100)), identifySpacing: .milliseconds(20), closeTimeout: .milliseconds(200))
         configuration.platforms = [DiscordPlatform(configuration: discord)]

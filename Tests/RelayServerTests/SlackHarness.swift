@@ -54,11 +54,9 @@ struct SlackFakes {
         configuration.tribunal.token = FakeRheaTribunal.defaultToken
         configuration.tribunal.timeouts = .init(quick: .seconds(5), dialog: .seconds(5), tribunal: .seconds(5), health: .seconds(1))
         configuration.tribunal.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20))
-        configuration.platforms = [
-            SlackPlatform(
-                configuration: SlackConfiguration(
-                    signingSecret: signingSecret, botToken: slack.botToken, appToken: appToken, apiURL: apiURL ?? slack.apiURL))
-        ]
+        var platform = SlackConfiguration(signingSecret: signingSecret, botToken: slack.botToken, appToken: appToken, apiURL: apiURL ?? slack.apiURL)
+        platform.filesURL = slack.baseURL
+        configuration.platforms = [SlackPlatform(configuration: platform)]
         configuration.delivery = delivery
         configuration.shutdownGrace = .seconds(1)
         configuration.http.adminToken = SlackFakes.adminToken

@@ -31,6 +31,18 @@ struct SettingsStoreTests {
         }
     }
 
+    @Test("The voice setting is kept and cleared like the others", arguments: StoreKind.allCases)
+    func voice(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
+            try await store.saveSettings(Settings(voice: .tribunal), for: alice)
+            try await store.saveSettings(Settings(lang: "fr", voice: .ai), for: general)
+            #expect(try await store.settings(alice) == Settings(voice: .tribunal))
+            #expect(try await store.settings(general) == Settings(lang: "fr", voice: .ai))
+            try await store.saveSettings(Settings(lang: "fr"), for: general)
+            #expect(try await store.settings(general) == Settings(lang: "fr"))
+        }
+    }
+
     @Test("Saving replaces the scope's settings; nil fields become unset", arguments: StoreKind.allCases)
     func update(kind: StoreKind) async throws {
         try await withStore(kind) { store throws in

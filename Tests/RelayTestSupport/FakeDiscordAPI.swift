@@ -42,17 +42,40 @@ public final class FakeDiscordAPI: Sendable {
     /// `http://127.0.0.1:<port>/api/v10`, the REST base to configure.
     public let apiURL: String
     public let botToken: String
+    /// `http://127.0.0.1:<port>`, the CDN base to configure (`discord.cdnURL`): attachments
+    /// added with `addAttachment` are served under `/attachments/…`, as Discord's CDN does.
+    public let cdnURL: String
     let state: FakeDiscordLocked<FakeDiscordAPIState>
     let log: RequestLog<RecordedRequest>
+    /// Attachment bytes by path, and how many downloads there were.
+    let attachments: FakeDiscordLocked<FakeDiscordCDN>
     private let server: FakeServerHandle
 
-    private init(apiURL: String, botToken: String, state: FakeDiscordLocked<FakeDiscordAPIState>, log: RequestLog<RecordedRequest>, server: FakeServerHandle) {
-        self.apiURL = apiURL
+    private init(
+        port: Int, botToken: String, state: FakeDiscordLocked<FakeDiscordAPIState>, log: RequestLog<RecordedRequest>,
+        attachments: FakeDiscordLocked<FakeDiscordCDN>, server: FakeServerHandle
+    ) {
+        self.apiURL = "http://127.0.0.1:\(port)/api/v10"
+        self.cdnURL = "http://127.0.0.1:\(port)"
         self.botToken = botToken
         self.state = state
         self.log = log
+        self.attachments = attachments
         self.server = server
     }
+
+    /// Keeps `bytes` as an attachment (a voice message's OGG) and returns its CDN URL, signed
+    /// as Discord's are (`?ex=…&is=…&hm=…`, not checked here).
+    public func addAttachment(_ bytes: [UInt8], name: String = "voice-message.ogg") -> String {
+        attachments.withLock { cdn in
+            let path = "/attachments/1300000000000000001/\(1_400_000_000_000_000_000 + cdn.files.count)/\(name)"
+            cdn.files[path] = bytes
+            return cdnURL + path + "?ex=6760a0b0&is=675f4f30&hm=" + String(repeating: "ab", count: 32) + "&"
+        }
+    }
+
+    /// How many attachment downloads the CDN served or refused.
+    public var attachmentRequests: Int { attachments.withLock { $0.requests } }
 
     /// A scripted failure for the next request to a route.
     public enum Failure: Sendable, Hashable {
@@ -70,9 +93,18 @@ public final class FakeDiscordAPI: Sendable {
     public static func start(botToken: String = "fake-discord-bot-token.abc.def", logger: Logger? = nil) async throws -> FakeDiscordAPI {
         let shared = FakeDiscordLocked<FakeDiscordLocked<FakeDiscordAPIState>?>(nil)
         let log = RequestLog<RecordedRequest>()
+        let attachments = FakeDiscordLocked(FakeDiscordCDN())
         let stopFlag = FakeStopFlag()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             let recorded = try await RecordedRequest.read(request)
+            if recorded.path.hasPrefix("/attachments/") {
+                let found = attachments.withLock { cdn in
+                    cdn.requests += 1
+                    return cdn.files[recorded.path]
+                }
+                guard recorded.method == "GET", let bytes = found else { return Response(status: .notFound) }
+                return Response(status: .ok, headers: [.contentType: "audio/ogg"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            }
             guard let state = shared.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
             let (name, answer) = state.withLock { $0.answer(recorded) }
             log.append(recorded, key: name)
@@ -89,7 +121,7 @@ public final class FakeDiscordAPI: Sendable {
             responder: responder, stopFlag: stopFlag, logger: logger ?? Logger(label: "FakeDiscordAPI", factory: { _ in SwiftLogNoOpLogHandler() }))
         let state = FakeDiscordLocked(FakeDiscordAPIState(botToken: botToken))
         shared.withLock { $0 = state }
-        return FakeDiscordAPI(apiURL: "http://127.0.0.1:\(port)/api/v10", botToken: botToken, state: state, log: log, server: server)
+        return FakeDiscordAPI(port: port, botToken: botToken, state: state, log: log, attachments: attachments, server: server)
     }
 
     public func stop() async {
@@ -202,4 +234,10 @@ public func withFakeDiscordAPI<T>(
         await fake.stop()
         throw error
     }
+}
+
+/// The fake CDN's attachments.
+struct FakeDiscordCDN: Sendable {
+    var files: [String: [UInt8]] = [:]
+    var requests = 0
 }

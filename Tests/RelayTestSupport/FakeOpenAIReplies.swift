@@ -24,6 +24,7 @@ struct FakeOpenAIReply: Sendable {
 enum FakeOpenAIReplies {
     static let chatPaths: Set<String> = ["/v1/chat/completions", "/chat/completions"]
     static let modelsPaths: Set<String> = ["/v1/models", "/models"]
+    static let transcriptionPaths: Set<String> = ["/v1/audio/transcriptions", "/audio/transcriptions"]
     /// How long `.hang` waits: far beyond any client timeout, short enough to end eventually.
     static let hangSeconds: Double = 600
 
@@ -31,6 +32,7 @@ enum FakeOpenAIReplies {
     static func reply(to request: RecordedRequest, state: FakeOpenAIState) -> FakeOpenAIReply {
         let path =
             request.path.count > 1 && request.path.hasSuffix("/") ? String(request.path.dropLast()) : request.path
+        if transcriptionPaths.contains(path) { return transcription(request, state: state) }
         let isChat = chatPaths.contains(path)
         guard isChat || modelsPaths.contains(path) else {
             return error(404, "Invalid URL (\(request.method) \(request.path))")
@@ -65,6 +67,35 @@ enum FakeOpenAIReplies {
             model: model, lastUserMessage: lastUser, promptCharacters: texts.reduce(0) { $0 + ($1?.count ?? 0) },
             number: next.number, asksForVerdict: asksForVerdict)
         return answer(next.persona, index: next.index, chat: chat)
+    }
+
+    /// `POST /v1/audio/transcriptions`: the persona decides how (`.hang`, `.slow`, `.fail`,
+    /// `.malformedBody`); any other answers `{"text": "…"}` with a fixed sentence. The multipart
+    /// body is not parsed: the real speech server's tests check that.
+    static func transcription(_ request: RecordedRequest, state: FakeOpenAIState) -> FakeOpenAIReply {
+        guard request.method == "POST" else { return error(405, "Method \(request.method) not allowed for \(request.path)") }
+        if let refusal = authRefusal(request, requiredKey: state.requiredKey) { return refusal }
+        func reply(_ persona: FakeOpenAIPersona) -> FakeOpenAIReply {
+            switch persona {
+            case .hang:
+                var answer = reply(.agree)
+                answer.delay = hangSeconds
+                return answer
+            case .slow(let seconds, let then):
+                var answer = reply(then)
+                answer.delay += max(0, seconds)
+                return answer
+            case .fail(let status, let message):
+                var answer = error(status, message)
+                if status == 429 { answer.retryAfter = 1 }
+                return answer
+            case .malformedBody:
+                return FakeOpenAIReply(status: 200, bytes: Array("upstream said: this is not JSON".utf8))
+            default:
+                return FakeOpenAIReply(status: 200, json: ["text": " The fake heard a voice note."])
+            }
+        }
+        return reply(state.nextChat().persona)
     }
 
     /// What a persona needs to know about the request.

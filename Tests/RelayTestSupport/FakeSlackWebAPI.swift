@@ -65,6 +65,19 @@ public final class FakeSlackWebAPI: Sendable {
         self.appToken = tokens.1
     }
 
+    /// Keeps `bytes` as a private file (an audio clip) and returns its `url_private_download`,
+    /// served under `<baseURL>/files-pri/…` to the bot token, as `files.slack.com` does.
+    public func addFile(_ bytes: [UInt8], name: String = "audio_message.ogg") -> String {
+        state.update { state in
+            let path = "/files-pri/T0E2E-F0\(state.files.count + 1)AUDIO/download/\(name)"
+            state.files[path] = bytes
+            return baseURL + path
+        }
+    }
+
+    /// How many private-file downloads were asked for.
+    public var fileRequests: Int { state.read { $0.requests.filter { $0.path.hasPrefix("/files-pri/") }.count } }
+
     /// Starts a fake on an ephemeral loopback port and returns once it accepts connections.
     ///
     /// - Parameters:

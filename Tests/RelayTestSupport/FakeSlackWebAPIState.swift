@@ -17,6 +17,8 @@ struct FakeSlackWebAPIState: Sendable {
     let baseURL: String
 
     var requests: [RecordedRequest] = []
+    /// Private files (audio clips) by path, served under `/files-pri/…` to the bot token.
+    var files: [String: [UInt8]] = [:]
     /// When each of `requests` arrived (same order), for tests of pacing and `Retry-After`.
     var arrivals: [ContinuousClock.Instant] = []
     var failures: [ScriptedFailure] = []
@@ -45,6 +47,15 @@ struct FakeSlackWebAPIState: Sendable {
         requests.append(request)
         arrivals.append(.now)
         let path = request.path
+        if path.hasPrefix("/files-pri/") {
+            // Slack serves private files to a request with a token that may read them; without
+            // one it answers a sign-in page.
+            guard request.method == "GET", request.header("authorization") == "Bearer \(botToken)" else {
+                return FakeSlackReply(status: 200, contentType: "text/html", body: Array("<html>Sign in to Slack</html>".utf8))
+            }
+            guard let bytes = files[path] else { return FakeSlackReply(status: 404, contentType: "text/plain", body: Array("Not found".utf8)) }
+            return FakeSlackReply(status: 200, contentType: "audio/webm", body: bytes)
+        }
         let isResponseURL = path.hasPrefix("/response/")
         guard request.method == "POST" else {
             return .json(["ok": false, "error": "method_not_allowed"], status: 405)

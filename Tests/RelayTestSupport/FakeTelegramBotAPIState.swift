@@ -83,7 +83,7 @@ struct FakeTelegramBotAPIState: Sendable {
         uniqueKeysWithValues: [
             "getMe", "getUpdates", "setWebhook", "deleteWebhook", "getWebhookInfo", "sendMessage", "editMessageText",
             "editMessageReplyMarkup", "deleteMessage", "answerCallbackQuery", "answerInlineQuery", "sendChatAction", "setMyCommands",
-            "getMyCommands", "deleteMyCommands", "setMessageReaction",
+            "getMyCommands", "deleteMyCommands", "setMessageReaction", "getFile",
         ].map { ($0.lowercased(), $0) })
 
     /// Update kinds delivered when `allowed_updates` was never given (or given empty).
@@ -145,6 +145,9 @@ struct FakeTelegramBotAPIState: Sendable {
     var callbackAnswers: [FakeTelegramCallbackAnswer] = []
     var queriesIssued = 0
 
+    // Files people sent (voice notes…), by file_id; served by `getFile` and `/file/bot<token>/…`.
+    var files: [String: FakeTelegramFile] = [:]
+
     // Commands, by scope and language.
     var commands: [CommandsKey: [JSONValue]] = [:]
 
@@ -160,6 +163,7 @@ struct FakeTelegramBotAPIState: Sendable {
     /// The method name, the parameters and what to do for `request`.
     mutating func begin(_ request: RecordedRequest, now: ContinuousClock.Instant) -> (method: String, parameters: JSONValue, step: FakeTelegramStep) {
         let segments = request.path.split(separator: "/").map(String.init)
+        if segments.first == "file" { return ("file", [:], .answer(fileDownload(segments))) }
         let requested = segments.last ?? ""
         guard segments.count == 2, segments[0].hasPrefix("bot") else {
             return (requested, [:], .answer(.error(404, "Not Found")))
@@ -221,6 +225,7 @@ struct FakeTelegramBotAPIState: Sendable {
         case "getMyCommands": return .answer(getMyCommands(p))
         case "deleteMyCommands": return .answer(deleteMyCommands(p))
         case "setMessageReaction": return .answer(setMessageReaction(p))
+        case "getFile": return .answer(getFile(p))
         default: return .answer(.error(404, "Not Found"))
         }
     }

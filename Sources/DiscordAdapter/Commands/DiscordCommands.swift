@@ -9,7 +9,7 @@ import class Foundation.JSONEncoder
 /// Slash commands for the built-ins, each with its text as string options, choices where the
 /// table has a closed set (language, tier, style), and a boolean `private`; `/chain` and
 /// `/command` as subcommands; the catch-all `/rhea` that takes any command line; and the two
-/// message context-menu commands "Fact-check" and "Summarize thread". `bots/discord/commands.json`
+/// message context-menu commands "Fact-check", "Summarize thread" and "Transcribe". `bots/discord/commands.json`
 /// is `fileContents()`, checked by a test.
 public enum DiscordCommands {
     /// The built-ins registered as slash commands, in this order (their names in `CommandTable`).
@@ -23,6 +23,8 @@ public enum DiscordCommands {
     public static let factCheck = "Fact-check"
     /// The message command that summarises the thread the message is in.
     public static let summarizeThread = "Summarize thread"
+    /// The message command that transcribes the voice message it is used on.
+    public static let transcribe = "Transcribe"
 
     /// The 25 languages offered as `/translate lang:` choices (Discord allows 25); any other
     /// goes through `/rhea translate CODE TEXT`.
@@ -54,6 +56,7 @@ public enum DiscordCommands {
                 options: [option(.string, "line", "The command line, e.g. translate fr Good morning or tribunal --k 5 CLAIM", required: true)]))
         commands.append(messageCommand(factCheck))
         commands.append(messageCommand(summarizeThread))
+        commands.append(messageCommand(transcribe))
         return .array(commands)
     }
 

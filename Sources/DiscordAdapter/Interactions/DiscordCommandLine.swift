@@ -61,13 +61,15 @@ extension DiscordCommandInvocation {
     }
 
     /// "Fact-check" runs a tribunal on the message's text; "Summarize thread" summarises the
-    /// thread the command was used in.
+    /// thread the command was used in; "Transcribe" transcribes the message's voice message.
     private var messageCommandLine: String? {
         switch name {
         case DiscordCommands.factCheck:
             return Self.assemble("tribunal", options: [], arguments: [], text: targetMessage?.content)
         case DiscordCommands.summarizeThread:
             return "/summarize"
+        case DiscordCommands.transcribe:
+            return "/transcribe"
         default:
             return nil
         }

@@ -67,6 +67,10 @@ public struct DiscordInbound: Sendable {
             // "Summarize thread" on a message: that message is the text summarised.
             event.repliedTo = invocation.targetMessage?.content
         }
+        if invocation.type == 3, invocation.name == DiscordCommands.transcribe {
+            // "Transcribe" on a message: its voice message (or audio attachment) is heard.
+            event.voice = invocation.targetMessage?.clip
+        }
         let ephemeral = Self.isPrivate(line)
         let address = self.address(interaction, user: user, channel: channel, webhook: .original, ephemeral: ephemeral)
         do {
@@ -257,13 +261,36 @@ struct DiscordGatewayMessage: Sendable {
         let mentioned = (data["mentions"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == botUserID }
         guard guild == nil || mentioned else { return nil }
         let text = Self.withoutMention(content, botUserID: botUserID)
-        guard !text.isEmpty else { return nil }
+        // A voice message (or an audio file): the message's own, else the one it replies to.
+        // With no text, the relay runs the voice setting (`/transcribe` by default).
+        let voice = Self.clip(in: data, origin: .own) ?? data["referenced_message"].flatMap { Self.clip(in: $0, origin: .repliedTo) }
+        guard !text.isEmpty || voice != nil else { return nil }
         let team = guild ?? "dm:\(user)"
         event = Event(
             platform: DiscordPlatform.name, team: team, channel: channel, user: user,
             userName: author["global_name"]?.stringValue ?? author["username"]?.stringValue, text: text,
-            repliedTo: data["referenced_message"]?["content"]?.stringValue, eventKey: "message:\(id)")
+            repliedTo: data["referenced_message"]?["content"]?.stringValue, eventKey: "message:\(id)", voice: voice)
         address = DiscordAddress(team: team, channel: channel, user: user, replyTo: id)
+    }
+
+    /// Discord's flag on a voice message (`IS_VOICE_MESSAGE`).
+    static let voiceMessageFlag = 1 << 13
+
+    /// The first audio attachment of a message — a voice message's OGG/Opus, or an audio file —
+    /// as a clip: its CDN URL (checked against the configured CDN when fetched), type, size and
+    /// (for voice messages) duration. Declared numbers come from outside: only sane ones are kept.
+    static func clip(in message: JSONValue, origin: VoiceClip.Origin) -> VoiceClip? {
+        let isVoiceMessage = (message["flags"]?.intValue ?? 0) & voiceMessageFlag != 0
+        for attachment in message["attachments"]?.arrayValue ?? [] {
+            let type = attachment["content_type"]?.stringValue
+            guard isVoiceMessage || type?.hasPrefix("audio/") == true, let url = attachment["url"]?.stringValue else { continue }
+            let size = UntrustedNumber.checked(attachment["size"]?.intValue, in: 0...(4 << 30), source: "discord", field: "size")
+            let seconds = attachment["duration_secs"]?.doubleValue.flatMap {
+                UntrustedNumber.checked($0, in: 0...(7 * 24 * 3600), source: "discord", field: "duration_secs")
+            }
+            return VoiceClip(file: url, mimeType: type, byteSize: size, duration: seconds.map { Int($0.rounded(.up)) }, origin: origin)
+        }
+        return nil
     }
 
     /// The text after a leading `<@bot>` (or `<@!bot>`); other mentions stay.

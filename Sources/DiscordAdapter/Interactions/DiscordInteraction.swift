@@ -238,9 +238,12 @@ public struct DiscordTargetMessage: Sendable, Hashable {
     /// Empty for a message with only embeds or attachments.
     public var content: String
     public var authorID: String?
+    /// Its voice message or audio attachment, for "Transcribe".
+    public var clip: VoiceClip?
 
     init?(_ json: JSONValue) {
         guard let id = DiscordInteraction.snowflake(json["id"]) else { return nil }
+        clip = DiscordGatewayMessage.clip(in: json, origin: .repliedTo)
         self.id = id
         channelID = DiscordInteraction.snowflake(json["channel_id"])
         content = DiscordInteraction.text(json["content"]) ?? ""

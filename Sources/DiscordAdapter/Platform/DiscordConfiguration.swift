@@ -26,6 +26,10 @@ public struct DiscordConfiguration: Sendable, Hashable {
     public var gateway: Bool
     /// The gateway client's timings (tests shorten them).
     public var gatewayTimings = DiscordGatewayClient.Configuration()
+    /// Where Discord serves attachments (`discord.cdnURL`): the only host voice messages are
+    /// downloaded from, whatever URL a message names.
+    public var cdnURL: String = DiscordConfiguration.defaultCDNURL
+    public static let defaultCDNURL = "https://cdn.discordapp.com"
 
     public init(
         publicKey: String? = nil, botToken: DiscordToken? = nil, applicationID: String? = nil, apiURL: String = DiscordConfiguration.defaultAPIURL,

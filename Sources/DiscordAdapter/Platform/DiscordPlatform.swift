@@ -20,7 +20,7 @@ public struct DiscordPlatform: ChatPlatform {
         DeployVariable("DISCORD_PUBLIC_KEY", example: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
         DeployVariable("DISCORD_BOT_TOKEN"), DeployVariable("DISCORD_APPLICATION_ID", example: "123456789012345678"),
     ]
-    public static let apiURLVariables = ["DISCORD_API_URL"]
+    public static let apiURLVariables = ["DISCORD_API_URL", "DISCORD_CDN_URL"]
 
     public let configuration: DiscordConfiguration
 
@@ -35,6 +35,7 @@ public struct DiscordPlatform: ChatPlatform {
             publicKey: values.string("discord.publicKey"),
             botToken: try values.secret("discord.botToken", fileKey: "discord.botTokenFile").map(DiscordToken.init),
             applicationID: values.string("discord.applicationID"), apiURL: try values.url("discord.apiURL") ?? DiscordConfiguration.defaultAPIURL)
+        discord.cdnURL = try values.url("discord.cdnURL") ?? DiscordConfiguration.defaultCDNURL
         if let key = discord.publicKey {
             do throws(DiscordPublicKeyError) {
                 _ = try DiscordRequestVerifier(publicKeyHex: key)
@@ -148,6 +149,9 @@ struct DiscordConnection: PlatformConnection {
     var sender: any ReplySender {
         DiscordReplySender(api: api, canPost: configuration.botToken != nil, box: box, clock: clock, logger: logger)
     }
+
+    /// Fetches voice messages' audio from the CDN (`DiscordConversationReader`).
+    var reader: (any ConversationReader)? { DiscordConversationReader(transport: api.transport, cdnURL: configuration.cdnURL, logger: logger) }
 
     func inbound(_ inbox: any RelayInbox) -> DiscordInbound {
         DiscordInbound(inbox: inbox, api: api, box: box, configuration: configuration, clock: clock, logger: logger)

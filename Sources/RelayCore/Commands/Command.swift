@@ -35,6 +35,8 @@ public enum CommandKind: Sendable, Hashable {
     /// grammar, rewrite, summarize, explain, extract, freeform.
     case action(QuickAction)
     case tribunal
+    /// The words of a voice note (its own, or the replied-to message's).
+    case transcribe
     case chain(ChainSubcommand)
     case custom(name: String)
     case command(CustomCommandSubcommand)
@@ -52,6 +54,7 @@ public enum CommandKind: Sendable, Hashable {
         case .translate: .translate
         case .action(let action): BuiltinCommand(action)
         case .tribunal: .tribunal
+        case .transcribe: .transcribe
         case .chain(.run): .run
         case .chain: .chain
         case .custom: nil
@@ -150,7 +153,7 @@ public enum SettingsTarget: String, Sendable, Hashable {
 }
 
 public enum SettingsKey: String, Sendable, Hashable, CaseIterable {
-    case lang, tier, retention
+    case lang, tier, retention, voice
 }
 
 public enum SettingsSubcommand: Sendable, Hashable {
@@ -188,6 +191,8 @@ public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
     /// A free-form prompt (also `/ask`).
     case ai
     case tribunal
+    /// A voice note's words.
+    case transcribe
     case chain
     /// Short for `/chain run`.
     case run
@@ -202,7 +207,7 @@ public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
     /// Every built-in in the order `/help`, Telegram's menu and Discord's registration list them.
     public static let allCases: [BuiltinCommand] =
         [.translate, .fix, .rewrite(nil)] + RewriteStyle.allCases.map { .rewrite($0) } + [
-            .summarize, .explain, .extract, .ai, .tribunal, .chain, .run, .command, .settings, .history, .ledger, .council, .help,
+            .summarize, .explain, .extract, .ai, .tribunal, .transcribe, .chain, .run, .command, .settings, .history, .ledger, .council, .help,
         ]
 
     /// Finds a built-in by its name or an alias, case-insensitively: the one lookup of a typed word.
@@ -235,6 +240,7 @@ public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
         case .extract: "extract"
         case .ai: "ai"
         case .tribunal: "tribunal"
+        case .transcribe: "transcribe"
         case .chain: "chain"
         case .run: "run"
         case .command: "command"
@@ -339,6 +345,14 @@ extension BuiltinCommand {
                     "The score, on the built-in council: the probability that the verdict is right. Each model's vote weighs by the accuracy the council estimated for it from the ledger's fact-checks (how the models agree and disagree, and the verdicts people marked with `/ledger mark`), not by the confidence it states; the probability is then rescaled to match the fact-checks people marked. \"3 of 4 agree\" beside it is how many gave the verdict. `/council` shows each model's record.",
                     "On the Rhea Tribunal gateway the score is the models' agreement.",
                 ])
+        case .transcribe:
+            CommandSpec(
+                name: name, summary: "The words of a voice note: send one captioned /transcribe, or reply /transcribe to one.",
+                usage: "/transcribe", examples: ["/transcribe (replying to a voice note)"], input: nil,
+                details: [
+                    "Any command that takes text hears a voice note too: caption it `/translate fr`, or reply `/summarize` to it. Text typed after the command wins over the voice note.",
+                    "In a private chat, a voice note alone is transcribed.",
+                ])
         case .chain:
             CommandSpec(
                 name: name, summary: "Saved chains: save, run, list, show, delete, export, import.",
@@ -356,9 +370,13 @@ extension BuiltinCommand {
                 examples: ["/command add eli5 Explain like I'm five: {input}"], input: nil)
         case .settings:
             CommandSpec(
-                name: name, summary: "Show or set lang, tier, retention for you or this channel.",
-                usage: "/settings | /settings [channel] lang|tier|retention VALUE | /settings [channel] KEY reset | /settings [channel] reset",
-                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata", "/settings reset"], input: nil)
+                name: name, summary: "Show or set lang, tier, retention, voice for you or this channel.",
+                usage: "/settings | /settings [channel] lang|tier|retention|voice VALUE | /settings [channel] KEY reset | /settings [channel] reset",
+                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata", "/settings voice ai", "/settings reset"],
+                input: nil,
+                details: [
+                    "`voice`: what a voice note sent without a command gets — `transcript` (the default), `ai` (answered as a prompt) or `tribunal` (fact-checked)."
+                ])
         case .history:
             CommandSpec(
                 name: name, summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",

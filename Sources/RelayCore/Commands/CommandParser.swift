@@ -75,6 +75,14 @@ public struct CommandParser: Sendable {
         case .tribunal:
             let (options, text) = try scanned()
             return Command(kind: .tribunal, text: text, options: options)
+        case .transcribe:
+            let (options, text) = try scanned()
+            guard text.trimmingWhitespace().isEmpty else {
+                throw CommandError(
+                    "`/transcribe` takes no text: send it as the caption of a voice note, or as a reply to one. To work on text, use another command, e.g. `/translate fr \(text)`."
+                )
+            }
+            return Command(kind: .transcribe, options: options)
         case .settings:
             let (options, text) = try scanned()
             return Command(kind: .settings(try Self.parseSettings(text)), options: options)
@@ -215,6 +223,11 @@ public struct CommandParser: Sendable {
                 throw CommandError("Unknown retention `\(value)`. Choose \(Self.allowedValues(.retention)).")
             }
             return .set(target, key, value: retention.rawValue)
+        case .voice:
+            guard let action = VoiceAction(rawValue: value.lowercased()) else {
+                throw CommandError("Unknown voice setting `\(value)`. Choose \(Self.allowedValues(.voice)).")
+            }
+            return .set(target, key, value: action.rawValue)
         }
     }
 
@@ -223,6 +236,7 @@ public struct CommandParser: Sendable {
         case .lang: "an ISO code or English language name"
         case .tier: Tier.allCases.map(\.rawValue).joined(separator: ", ")
         case .retention: "full (keep texts), metadata (no texts), off (no history)"
+        case .voice: "transcript (the words), ai (answer them), tribunal (fact-check them)"
         }
     }
 

@@ -23,11 +23,15 @@ public struct Event: Sendable, Hashable, Codable {
     /// in a channel shared across organisations, such as Slack Connect): they may run commands
     /// and the team's chains, but not see or manage what the team keeps (`CommandKind.managesTeamData`).
     public var isExternal: Bool
+    /// The voice note the command is to hear (its own, or the replied-to message's); nil for text
+    /// alone. Its transcript becomes the command's input where a replied-to message's text would
+    /// (`Relay`), once the run fetches and transcribes it.
+    public var voice: VoiceClip?
 
     public init(
         platform: String, team: String, channel: String, thread: String? = nil, user: String,
         userName: String? = nil, text: String, repliedTo: String? = nil, threadMessages: [String] = [],
-        eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false
+        eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false, voice: VoiceClip? = nil
     ) {
         self.platform = platform
         self.team = team
@@ -41,6 +45,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.eventKey = eventKey
         self.isAdmin = isAdmin
         self.isExternal = isExternal
+        self.voice = voice
     }
 
     /// The whole thread as one text, or nil when there is none.
@@ -51,11 +56,12 @@ public struct Event: Sendable, Hashable, Codable {
 
 extension Event {
     private enum CodingKeys: String, CodingKey {
-        case platform, team, channel, thread, user, userName, text, repliedTo, threadMessages, eventKey, isAdmin, isExternal
+        case platform, team, channel, thread, user, userName, text, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice
     }
 
     // Written by hand so that events parked by an older relay, without the later fields, still
-    // decode (a missing `isExternal` is a member of the team, as it was then).
+    // decode (a missing `isExternal` is a member of the team, as it was then; a missing `voice`
+    // is a text message).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -66,6 +72,7 @@ extension Event {
             threadMessages: try container.decodeIfPresent([String].self, forKey: .threadMessages) ?? [],
             eventKey: try container.decodeIfPresent(String.self, forKey: .eventKey),
             isAdmin: try container.decodeIfPresent(Bool.self, forKey: .isAdmin) ?? false,
-            isExternal: try container.decodeIfPresent(Bool.self, forKey: .isExternal) ?? false)
+            isExternal: try container.decodeIfPresent(Bool.self, forKey: .isExternal) ?? false,
+            voice: try container.decodeIfPresent(VoiceClip.self, forKey: .voice))
     }
 }

@@ -65,14 +65,32 @@ public struct Settings: Sendable, Hashable, Codable {
     public var lang: String?
     public var tier: Tier?
     public var retention: Retention?
+    /// What a voice note sent with no command gets (`/settings voice`).
+    public var voice: VoiceAction?
 
-    public init(lang: String? = nil, tier: Tier? = nil, retention: Retention? = nil) {
+    public init(lang: String? = nil, tier: Tier? = nil, retention: Retention? = nil, voice: VoiceAction? = nil) {
         self.lang = lang
         self.tier = tier
         self.retention = retention
+        self.voice = voice
     }
 
-    public var isEmpty: Bool { lang == nil && tier == nil && retention == nil }
+    public var isEmpty: Bool { lang == nil && tier == nil && retention == nil && voice == nil }
+}
+
+/// What a voice note sent with no command gets: its transcript (the default), an answer to it
+/// as a prompt (`/ai`), or a fact-check of what it says (`/tribunal`).
+public enum VoiceAction: String, Sendable, Hashable, Codable, CaseIterable {
+    case transcript, ai, tribunal
+
+    /// The command line such a voice note runs.
+    public var commandLine: String {
+        switch self {
+        case .transcript: "/transcribe"
+        case .ai: "/ai"
+        case .tribunal: "/tribunal"
+        }
+    }
 }
 
 /// One finished run, as `/history` shows it.

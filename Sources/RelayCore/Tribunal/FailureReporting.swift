@@ -44,6 +44,20 @@ public struct FailureReporting: Sendable {
         return .reported(FailureReport(id: id, error: error, audience: audience))
     }
 
+    /// The reply's text for a voice note that could not be fetched or transcribed because a
+    /// service failed: `userMessage` with an id whose log line holds `detail` (or, for the
+    /// operator, with the detail itself).
+    package func voiceFailureMessage(_ userMessage: String, kind: String, detail: String, event: Event) -> String {
+        switch audience {
+        case .operator:
+            return "\(userMessage) (\(detail))"
+        case .chat:
+            let id = Self.mintID()
+            log(LoggedFailure(id: id, kind: kind, detail: detail, call: "voice", event: event))
+            return "\(userMessage) (error id \(id))"
+        }
+    }
+
     /// The reply's text when the relay's store failed; the error (which may name the database
     /// file) goes only to the log, or to the operator.
     package func storeFailureMessage(_ error: any Error, event: Event) -> String {

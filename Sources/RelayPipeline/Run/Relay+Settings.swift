@@ -14,6 +14,7 @@ extension Relay {
             let lines = [
                 "lang: \(request.language.name) (\(request.language.code)) — from \(source(user.lang, channel.lang))",
                 "tier: \(user.tier ?? channel.tier ?? configuration.defaultTier) — from \(source(user.tier, channel.tier))",
+                "voice: \((user.voice ?? channel.voice ?? .transcript).rawValue) — from \(source(user.voice, channel.voice)) (what a voice note without a command gets)",
                 "retention: \(request.retention.rawValue) — the strictest of yours (\(user.retention?.rawValue ?? "unset")), this channel's (\(channel.retention?.rawValue ?? "unset")) and the default (\(configuration.defaultRetention.rawValue))",
             ]
             return .info(
@@ -29,7 +30,10 @@ extension Relay {
             let whose = target == .me ? "Your" : "This channel's"
             guard !before.isEmpty else { return .info("\(whose) settings were already all at their defaults.") }
             request.recorder.keep(.saveSettings(Settings(), scope))
-            let cleared = [before.lang.map { _ in "lang" }, before.tier.map { _ in "tier" }, before.retention.map { _ in "retention" }].compactMap { $0 }
+            let cleared = [
+                before.lang.map { _ in "lang" }, before.tier.map { _ in "tier" }, before.retention.map { _ in "retention" }, before.voice.map { _ in "voice" },
+            ]
+            .compactMap { $0 }
             return .info("\(whose) \(Self.listed(cleared)) \(cleared.count == 1 ? "is" : "are") reset to the default.")
         case .set(let target, let key, let value):
             let scope: SettingsScope = target == .me ? .user(team: event.team, user: event.user) : .channel(team: event.team, channel: event.channel)
@@ -41,6 +45,7 @@ extension Relay {
             case .lang: settings.lang = value
             case .tier: settings.tier = value.flatMap(Tier.init(rawValue:))
             case .retention: settings.retention = value.flatMap(Retention.init(rawValue:))
+            case .voice: settings.voice = value.flatMap(VoiceAction.init(rawValue:))
             }
             request.recorder.keep(.saveSettings(settings, scope))
             let whose = target == .me ? "Your" : "This channel's"

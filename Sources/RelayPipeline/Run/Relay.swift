@@ -16,13 +16,16 @@ public struct Relay: Sendable {
     let readers: [String: any ConversationReader]
     /// How a failure reaches the reply (an error id, or the details) and the log.
     public private(set) var failures: FailureReporting
+    /// Speech to text for voice notes; nil when `transcription.baseURL` is not set, and then a
+    /// command that needs a voice note's words says how to set it up.
+    public let transcriber: (any Transcriber)?
 
     /// - Parameter failures: chat platforms get error ids in replies and the details in the log
     ///   (the default logs nowhere: `serve` passes its logger); the terminal asks for `.operator`.
     public init(
         tribunal: any Tribunal, store: any Store, configuration: RelayConfiguration = RelayConfiguration(),
         clock: any RelayClock = SystemClock(), readers: [String: any ConversationReader] = [:],
-        failures: FailureReporting = .chat(log: { _ in })
+        failures: FailureReporting = .chat(log: { _ in }), transcriber: (any Transcriber)? = nil
     ) {
         self.tribunal = tribunal
         self.store = store
@@ -30,6 +33,7 @@ public struct Relay: Sendable {
         self.clock = clock
         self.readers = readers
         self.failures = failures
+        self.transcriber = transcriber
     }
 
     /// The same relay, with failures reported another way (the terminal adapter shows the operator
@@ -65,7 +69,10 @@ public struct Relay: Sendable {
     /// counted under its command; nothing is run or answered for it.
     public func run(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> RunOutcome {
         var metricName = RunOutcome.unparsed
+        var event = event
         do {
+            // A voice note with no command: its words, or what `/settings voice` asks for.
+            if event.voice != nil && event.text.trimmingWhitespace().isEmpty { event.text = try await voiceCommandLine(for: event) }
             let customs = try await store.customCommands(team: event.team)
             let parsed: Result<Command, CommandError>
             do throws(CommandError) {
@@ -85,8 +92,9 @@ public struct Relay: Sendable {
             case .success(let parsedCommand): command = parsedCommand
             case .failure(let error): return RunOutcome(reply: .error(error.message), metricName: metricName)
             }
-            let event = await completed(event, for: command, customs: customs)
-            let context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
+            event = await completed(event, for: command, customs: customs)
+            var context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
+            if Self.needsVoice(command, event: event, customs: customs) { try await hear(&context) }
             // This run's backend failures get an error id and a log line as they leave the backend.
             var run = self
             run.tribunal = ReportingTribunal(base: tribunal, reporting: failures, event: event, recorder: context.recorder)
@@ -107,11 +115,12 @@ public struct Relay: Sendable {
     /// (and chain runs) answer in public and take a while.
     public func startingStep(for event: Event) async -> RunProgress? {
         let customs = (try? await store.customCommands(team: event.team)) ?? []
-        guard let command = try? CommandParser(customCommands: Set(customs.map(\.name))).parse(event.text), !command.options.isPrivate else {
+        let line = event.voice != nil && event.text.trimmingWhitespace().isEmpty ? ((try? await voiceCommandLine(for: event)) ?? "/transcribe") : event.text
+        guard let command = try? CommandParser(customCommands: Set(customs.map(\.name))).parse(line), !command.options.isPrivate else {
             return nil
         }
         switch command.kind {
-        case .translate, .action, .tribunal, .custom: return .started("/" + command.kind.name)
+        case .translate, .action, .tribunal, .custom, .transcribe: return .started("/" + command.kind.name)
         case .chain(.run(let name)): return .started("/run " + name)
         default: return nil
         }
@@ -138,11 +147,11 @@ public struct Relay: Sendable {
     static func mayReadThread(_ command: Command, event: Event, customs: [CustomCommand]) -> Bool {
         switch command.kind {
         case .tribunal, .action(.summarize), .action(.extract):
-            return command.text.isEmpty && event.repliedTo == nil
+            return command.text.isEmpty && event.repliedTo == nil && event.voice == nil
         case .chain(.run):
             return true
         case .custom(let name):
-            return event.repliedTo == nil && customs.first { $0.name == name }?.template.contains("{context}") == true
+            return event.repliedTo == nil && event.voice == nil && customs.first { $0.name == name }?.template.contains("{context}") == true
         default:
             return false
         }
@@ -158,6 +167,8 @@ public struct Relay: Sendable {
         switch request.command.kind {
         case .translate, .action, .tribunal, .custom:
             return try await runModelCommand(request)
+        case .transcribe:
+            return transcribeCommand(request)
         case .chain(let sub):
             return try await chainCommand(sub, request, progress: progress)
         case .command(let sub):
@@ -242,6 +253,8 @@ struct RequestContext: Sendable {
     var k: Int
     var language: Language
     var retention: Retention
+    /// The words of the event's voice note, once heard (`Relay.hear`); also in `event.repliedTo`.
+    var transcript: String?
     /// What the run keeps, collected as it goes.
     let recorder = RunRecorder()
 
@@ -300,6 +313,17 @@ public protocol ConversationReader: Sendable {
     /// The texts of the thread `event.thread`, oldest first, at most `limit` messages; empty when
     /// there is no thread or it cannot be read.
     func threadMessages(_ event: Event, limit: Int) async -> [String]
+    /// The audio of a voice note the platform passed (`Event.voice`), fetched from the platform's
+    /// own file host as configured (never from an address in a message), at most `maxBytes`:
+    /// a larger file is refused as soon as that is known. In memory only.
+    func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8]
+}
+
+extension ConversationReader {
+    /// Platforms that do not pass voice notes yet.
+    public func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
+        throw .notSupported
+    }
 }
 
 /// What a run keeps besides its reply: its history row and the fact-checks it asked for.

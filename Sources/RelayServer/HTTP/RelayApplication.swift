@@ -7,6 +7,7 @@ public import RelayCore
 public import RelayHTTP
 public import RelayPipeline
 public import RelayPlatform
+import RelayTribunal
 import RheaAPI
 import ServiceLifecycle
 
@@ -103,9 +104,13 @@ public enum RelayApplication {
             return (name: name, connection: try platform.connect(context))
         }
         let readers = Dictionary(connected.compactMap { item in item.connection.reader.map { (item.name, $0) } }, uniquingKeysWith: { first, _ in first })
+        // Voice notes, when a transcription service is configured: on the same shared transport.
+        let transcriber = configuration.transcription.map {
+            OpenAITranscriptionClient(configuration: $0, transport: dependencies.transport, logger: logger)
+        }
         let relay = Relay(
             tribunal: MeteredTribunal(dependencies.backend), store: dependencies.store, configuration: configuration.relay,
-            clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }))
+            clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }), transcriber: transcriber)
         let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease)
         let dispatcher = RunDispatcher(
             relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, senders: connected.map(\.connection.sender),

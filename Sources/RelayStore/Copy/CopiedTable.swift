@@ -29,7 +29,7 @@ struct CopiedTable: Sendable {
             identity: nil),
         CopiedTable(
             name: "settings", key: "rowid",
-            columns: [.text("scope_kind"), .text("team"), .text("subject"), .text("lang"), .text("tier"), .text("retention")],
+            columns: [.text("scope_kind"), .text("team"), .text("subject"), .text("lang"), .text("tier"), .text("retention"), .text("voice")],
             identity: nil),
         CopiedTable(
             name: "history", key: "id",

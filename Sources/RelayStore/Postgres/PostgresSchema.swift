@@ -202,6 +202,13 @@ enum PostgresSchema {
                 PostgresFunctions.admitCall,
             ]
         ),
+        Migration(
+            version: 4,
+            statements: [
+                // `/settings voice` (issue 26): what a voice note sent without a command gets.
+                "ALTER TABLE settings ADD COLUMN voice text"
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

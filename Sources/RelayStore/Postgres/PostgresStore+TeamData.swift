@@ -17,14 +17,15 @@ extension PostgresStore {
         if cached, let settings = cache.settings(key) { return settings }
         let row = try await query(
             "read the settings of \(key)",
-            "SELECT lang, tier, retention FROM settings WHERE scope_kind = \(key.kind) AND team = \(key.team) AND subject = \(key.subject)"
+            "SELECT lang, tier, retention, voice FROM settings WHERE scope_kind = \(key.kind) AND team = \(key.team) AND subject = \(key.subject)"
         ).first
         let settings =
             try row.map { row in
                 Settings(
                     lang: try row.optionalText("lang"),
                     tier: decode(Tier.self, try row.optionalText("tier"), column: "tier", key: key),
-                    retention: decode(Retention.self, try row.optionalText("retention"), column: "retention", key: key))
+                    retention: decode(Retention.self, try row.optionalText("retention"), column: "retention", key: key),
+                    voice: decode(VoiceAction.self, try row.optionalText("voice"), column: "voice", key: key))
             } ?? Settings()
         if cached { cache.setSettings(settings, for: key, readAt: generation) }
         return settings
@@ -106,10 +107,10 @@ extension PostgresStore {
             } else {
                 try await connection.query(
                     """
-                    INSERT INTO settings (scope_kind, team, subject, lang, tier, retention)
-                    VALUES (\(key.kind), \(text(key.team)), \(text(key.subject)), \(settings.lang.map(text)), \(settings.tier?.rawValue), \(settings.retention?.rawValue))
+                    INSERT INTO settings (scope_kind, team, subject, lang, tier, retention, voice)
+                    VALUES (\(key.kind), \(text(key.team)), \(text(key.subject)), \(settings.lang.map(text)), \(settings.tier?.rawValue), \(settings.retention?.rawValue), \(settings.voice?.rawValue))
                     ON CONFLICT (scope_kind, team, subject) DO UPDATE SET
-                        lang = excluded.lang, tier = excluded.tier, retention = excluded.retention
+                        lang = excluded.lang, tier = excluded.tier, retention = excluded.retention, voice = excluded.voice
                     """)
             }
             found = true

@@ -212,6 +212,13 @@ extension Migration {
                 """,
             ]
         ),
+        Migration(
+            version: 7,
+            statements: [
+                // `/settings voice` (issue 26): what a voice note sent without a command gets.
+                "ALTER TABLE settings ADD COLUMN voice TEXT"
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import RelayCore
+import RelayHTTP
 public import RelayPipeline
 import RelayPlatform
 import Synchronization
@@ -56,13 +57,56 @@ public final class SlackConversationReader: ConversationReader {
     ///   - api: the Web API client, with a bot token that has `users:read` and the
     ///     `*:history` scopes of the conversations it reads.
     ///   - clock: the time admin answers expire by.
-    public init(api: any SlackWebAPI, clock: any RelayClock, logger: Logger, limits: Limits = Limits()) {
+    /// Slack's private-file host without a trailing slash (`slack.filesURL`).
+    private let filesURL: String
+
+    public init(
+        api: any SlackWebAPI, clock: any RelayClock, logger: Logger, limits: Limits = Limits(), filesURL: String = SlackConfiguration.defaultFilesURL
+    ) {
         self.api = api
         self.clock = clock
         var logger = logger
         logger[metadataKey: "platform"] = "slack"
         self.logger = logger
         self.limits = limits
+        var base = filesURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.filesURL = base
+    }
+
+    /// The whole download of an audio file.
+    static let downloadTimeout: Duration = .seconds(60)
+
+    /// An audio file's bytes, from the configured file host only (the bot token goes with the
+    /// request): a URL on any other host, or outside `/files-pri/`, is refused without one.
+    public func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
+        if let size = clip.byteSize, size > maxBytes { throw .tooLarge(limit: maxBytes, size: size) }
+        guard Self.isPrivateFile(clip.file, host: filesURL) else {
+            throw .unavailable(reason: "file: the URL is not on the configured file host (slack.filesURL)")
+        }
+        let download: HTTPTransport.Download
+        do throws(SlackAPIError) {
+            download = try await api.downloadFile(url: clip.file, maxBytes: maxBytes, timeout: Self.downloadTimeout)
+        } catch {
+            throw .unavailable(reason: error.reason)
+        }
+        switch download {
+        case .tooLarge(let declared): throw .tooLarge(limit: maxBytes, size: declared)
+        case .complete(let answer) where answer.isSuccess: return answer.body
+        case .complete(let answer): throw .unavailable(reason: "file: Slack answered HTTP \(answer.status)")
+        }
+    }
+
+    /// `<host>/files-pri/<segments>` with plain segments (no `..`, no other host, no user info).
+    public static func isPrivateFile(_ url: String, host: String) -> Bool {
+        guard let parsed = URLComponents(string: url), let base = URLComponents(string: host), parsed.user == nil, parsed.password == nil,
+            parsed.scheme?.lowercased() == base.scheme?.lowercased(), parsed.host?.lowercased() == base.host?.lowercased(), parsed.port == base.port
+        else { return false }
+        let prefix = base.path + "/files-pri/"
+        guard parsed.path.hasPrefix(prefix) else { return false }
+        return parsed.path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+            !$0.isEmpty && $0 != "." && $0 != ".."
+        }
     }
 
     public func isAdmin(_ event: Event) async -> Bool {

@@ -1,3 +1,5 @@
+public import RelayCore
+
 /// A body POSTed to the Events API request URL (or an `events_api` Socket Mode payload).
 public enum SlackEventsRequest: Sendable, Hashable {
     /// The set-up handshake: answer 200 with `{"challenge": …}` (see `SlackAck.challenge`).
@@ -88,14 +90,20 @@ public struct SlackMessageEvent: Sendable, Hashable {
     public var threadTS: String?
     /// `channel`, `group`, `im`, `mpim`, when Slack says.
     public var channelType: String?
+    /// The first audio file shared with the message (`files`), as a clip whose reference is its
+    /// `url_private_download` (fetched with the bot token, from the configured file host only).
+    public var voice: VoiceClip?
 
-    public init(user: String, text: String, channel: String, ts: String, threadTS: String? = nil, channelType: String? = nil) {
+    public init(
+        user: String, text: String, channel: String, ts: String, threadTS: String? = nil, channelType: String? = nil, voice: VoiceClip? = nil
+    ) {
         self.user = user
         self.text = text
         self.channel = channel
         self.ts = ts
         self.threadTS = threadTS
         self.channelType = channelType
+        self.voice = voice
     }
 }
 
@@ -140,7 +148,9 @@ extension SlackEvent {
                 self = .ignored(type: raw.type, reason: "posted by a bot")
                 return
             }
-            if let subtype = raw.subtype {
+            // A file shared with the message is `file_share`: read when it is audio, for its words.
+            let voice = raw.audioClip
+            if let subtype = raw.subtype, !(subtype == "file_share" && voice != nil) {
                 self = .ignored(type: raw.type, reason: "message subtype \(subtype)")
                 return
             }
@@ -156,7 +166,7 @@ extension SlackEvent {
             }
             let message = SlackMessageEvent(
                 user: try required(raw.user, "user"), text: raw.text ?? "", channel: try required(raw.channel, "channel"),
-                ts: try required(raw.ts, "ts"), threadTS: raw.threadTS, channelType: raw.channelType)
+                ts: try required(raw.ts, "ts"), threadTS: raw.threadTS, channelType: raw.channelType, voice: voice)
             self = isMention ? .mention(message) : .directMessage(message)
         case "reaction_added":
             guard let item = raw.item else { throw SlackEventsRequest.missing("event.item") }
@@ -198,6 +208,35 @@ struct RawEventsBody: Decodable {
         var reaction: String?
         var item: Item?
         var itemUser: String?
+        var files: [File]?
+
+        /// A file shared with a message; only what a voice clip needs.
+        struct File: Decodable {
+            var mimetype: String?
+            var size: Int?
+            var urlPrivateDownload: String?
+            var urlPrivate: String?
+            var durationMS: Int?
+
+            enum CodingKeys: String, CodingKey {
+                case mimetype, size
+                case urlPrivateDownload = "url_private_download"
+                case urlPrivate = "url_private"
+                case durationMS = "duration_ms"
+            }
+        }
+
+        /// The first audio file, as a clip. Declared numbers come from outside: only sane ones
+        /// are kept.
+        var audioClip: VoiceClip? {
+            for file in files ?? [] where file.mimetype?.hasPrefix("audio/") == true {
+                guard let url = file.urlPrivateDownload ?? file.urlPrivate else { continue }
+                let size = UntrustedNumber.checked(file.size, in: 0...(4 << 30), source: "slack", field: "size")
+                let milliseconds = UntrustedNumber.checked(file.durationMS, in: 0...(7 * 24 * 3_600_000), source: "slack", field: "duration_ms")
+                return VoiceClip(file: url, mimeType: file.mimetype, byteSize: size, duration: milliseconds.map { ($0 + 999) / 1000 }, origin: .own)
+            }
+            return nil
+        }
 
         enum CodingKeys: String, CodingKey {
             case type, subtype, user
@@ -209,6 +248,7 @@ struct RawEventsBody: Decodable {
             case team, reaction, item
             case userTeam = "user_team"
             case itemUser = "item_user"
+            case files
         }
 
         /// The types read in full; other events may give the same fields other shapes (a
@@ -232,6 +272,8 @@ struct RawEventsBody: Decodable {
             reaction = try container.decodeIfPresent(String.self, forKey: .reaction)
             item = try container.decodeIfPresent(Item.self, forKey: .item)
             itemUser = try container.decodeIfPresent(String.self, forKey: .itemUser)
+            // A file of an unexpected shape costs only its voice clip, never the event.
+            files = (try? container.decodeIfPresent([File].self, forKey: .files)) ?? nil
         }
     }
 

@@ -224,11 +224,11 @@ extension SlackEventCallback {
             return Event(
                 platform: SlackEventMapping.platform, team: teamID, channel: message.channel,
                 thread: message.threadTS ?? message.ts, user: message.user,
-                text: SlackIncomingText.normalizeMention(message.text, botUserID: botUserID), eventKey: eventID)
+                text: SlackIncomingText.normalizeMention(message.text, botUserID: botUserID), eventKey: eventID, voice: message.voice)
         case .directMessage(let message):
             return Event(
                 platform: SlackEventMapping.platform, team: teamID, channel: message.channel, thread: message.threadTS,
-                user: message.user, text: directMessageText(message.text), eventKey: eventID)
+                user: message.user, text: directMessageText(message.text), eventKey: eventID, voice: message.voice)
         case .reactionAdded, .ignored:
             return nil
         }

@@ -21,6 +21,10 @@ public struct SlackConfiguration: Sendable, Hashable {
     /// commands: `team_id`). With it, every payload belongs to it, and a user of any other
     /// workspace is a guest.
     public var teamID: String?
+    /// Where Slack serves private files (`slack.filesURL`): the only host audio files are
+    /// downloaded from, with the bot token, whatever URL an event names.
+    public var filesURL: String = SlackConfiguration.defaultFilesURL
+    public static let defaultFilesURL = "https://files.slack.com"
 
     public init(
         signingSecret: String? = nil, botToken: String? = nil, appToken: String? = nil,

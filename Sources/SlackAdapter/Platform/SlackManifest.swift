@@ -65,6 +65,7 @@ enum SlackManifest {
                   - channels:history    # ... and reads that message's text and its thread
                   - groups:history
                   - mpim:history
+                  - files:read          # audio files shared with a mention, for their words (docs/voice.md)
             settings:
               event_subscriptions:
                 request_url: \(publicURL)/slack/events

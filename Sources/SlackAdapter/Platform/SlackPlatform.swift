@@ -19,7 +19,7 @@ public struct SlackPlatform: ChatPlatform {
         DeployVariable("SLACK_BOT_TOKEN", example: "xoxb-deploy-test-token"),
         DeployVariable("SLACK_APP_TOKEN", example: "xapp-deploy-test-token"),
     ]
-    public static let apiURLVariables = ["SLACK_API_URL"]
+    public static let apiURLVariables = ["SLACK_API_URL", "SLACK_FILES_URL"]
 
     public let configuration: SlackConfiguration
 
@@ -35,6 +35,7 @@ public struct SlackPlatform: ChatPlatform {
             appToken: try values.secret("slack.appToken", fileKey: "slack.appTokenFile"),
             apiURL: try values.url("slack.apiURL") ?? SlackConfiguration.defaultAPIURL)
         slack.teamID = values.string("slack.teamID")
+        slack.filesURL = try values.url("slack.filesURL") ?? SlackConfiguration.defaultFilesURL
         if let reaction = values.string("slack.reaction") {
             slack.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ":"))
         }
@@ -107,7 +108,9 @@ public struct SlackPlatform: ChatPlatform {
         }
         let api = SlackWebClient(transport: context.transport, configuration: configuration, logger: context.logger)
         // Admins and threads are read with the bot token; without one the relay asks nothing.
-        let reader = configuration.botToken == nil ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger)
+        let reader =
+            configuration.botToken == nil
+            ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger, filesURL: configuration.filesURL)
         return SlackConnection(
             configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, clock: context.clock,
             lease: context.connectionLease("slack.socket-mode"), logger: context.logger)

@@ -21,9 +21,17 @@ public protocol SlackWebAPI: Sendable {
     /// - Throws: a `SlackAPIError` for every failure, `ok: false` answers included; its
     ///   `deliveryOutcome` says whether to retry.
     func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> JSONValue
+
+    /// Downloads a private file (`url_private_download`) with the bot token, at most `maxBytes`.
+    func downloadFile(url: String, maxBytes: Int, timeout: Duration) async throws(SlackAPIError) -> HTTPTransport.Download
 }
 
 extension SlackWebAPI {
+    /// Test doubles that serve no files.
+    public func downloadFile(url: String, maxBytes: Int, timeout: Duration) async throws(SlackAPIError) -> HTTPTransport.Download {
+        throw .invalidRequest(endpoint: "file", reason: "this Web API client downloads no files")
+    }
+
     /// Asks `apps.connections.open` for a Socket Mode websocket URL.
     ///
     /// The URL carries a one-use ticket: connect to it soon, once, and never log it.
@@ -351,6 +359,21 @@ extension SlackWebClient {
 }
 
 extension SlackWebClient {
+    /// `GET url` with the bot token, streamed and cut off at `maxBytes`. The caller checks the
+    /// URL is on Slack's file host: the token goes wherever the URL points.
+    public func downloadFile(url: String, maxBytes: Int, timeout: Duration) async throws(SlackAPIError) -> HTTPTransport.Download {
+        guard let token = botToken else { throw .invalidRequest(endpoint: "file", reason: "no bot token is configured (SLACK_BOT_TOKEN)") }
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "User-Agent", value: "rhea-relay")
+        do throws(HTTPFailure) {
+            return try await transport.download(request, timeout: timeout, maxBytes: maxBytes)
+        } catch {
+            throw SlackAPIError(error, endpoint: "file")
+        }
+    }
+
     /// The HTTP request for `request`; the token goes into the `Authorization` header only.
     func makeRequest(_ request: SlackWebRequest) throws(SlackAPIError) -> HTTPClientRequest {
         let label = request.label

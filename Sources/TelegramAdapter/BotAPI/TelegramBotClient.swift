@@ -19,6 +19,17 @@ public protocol TelegramBotAPI: Sendable {
     /// - Throws: a `TelegramAPIError` for every failure, `ok:false` answers included; its
     ///   `deliveryOutcome` says whether to retry.
     func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue
+
+    /// Downloads a file `getFile` named, from `<apiURL>/file/bot<token>/<filePath>`, at most
+    /// `maxBytes` (read as it arrives, and cut off there).
+    func downloadFile(path: String, maxBytes: Int, timeout: Duration) async throws(TelegramAPIError) -> TelegramFileDownload
+}
+
+/// What a capped file download brought back.
+public enum TelegramFileDownload: Sendable, Hashable {
+    case bytes([UInt8])
+    /// Larger than the cap; `declared` is the size the answer announced, when it did.
+    case tooLarge(declared: Int?)
 }
 
 /// Who the bot is, as `getMe` answers.
@@ -37,6 +48,11 @@ public struct TelegramBotIdentity: Sendable, Hashable {
 }
 
 extension TelegramBotAPI {
+    /// Test doubles that serve no files.
+    public func downloadFile(path: String, maxBytes: Int, timeout: Duration) async throws(TelegramAPIError) -> TelegramFileDownload {
+        throw .invalidRequest(endpoint: "file", reason: "this Bot API client downloads no files")
+    }
+
     /// Calls `method` with `body` within the implementation's own time limit.
     public func call(_ method: String, _ body: JSONValue) async throws(TelegramAPIError) -> JSONValue {
         try await call(method, body, timeout: nil)
@@ -211,6 +227,52 @@ public struct TelegramBotClient: TelegramBotAPI {
         }
     }
 
+    /// Downloads a file `getFile` answered with: `GET <apiURL>/file/bot<token>/<path>`, under the
+    /// configured API base only (the path is Telegram's, checked to stay a relative path of
+    /// plain segments), streamed and cut off at `maxBytes`.
+    public func downloadFile(path: String, maxBytes: Int, timeout: Duration) async throws(TelegramAPIError) -> TelegramFileDownload {
+        let endpoint = "file"
+        guard Self.isFilePath(path) else { throw .malformed(endpoint: "getFile", reason: "file_path is not a plain relative path") }
+        var request = try makeRequest(endpoint, [:])
+        request.url = apiURL + "/file/bot" + token.secret + "/" + path
+        request.method = .GET
+        request.headers = ["User-Agent": "rhea-relay"]
+        request.body = nil
+        let download: HTTPTransport.Download
+        do throws(HTTPFailure) {
+            download = try await transport.download(request, timeout: timeout, maxBytes: maxBytes)
+        } catch {
+            let failure = TelegramAPIError(error, endpoint: endpoint)
+            log(failure)
+            throw failure
+        }
+        switch download {
+        case .tooLarge(let declared):
+            return .tooLarge(declared: declared)
+        case .complete(let answer) where answer.isSuccess:
+            return .bytes(answer.body)
+        case .complete(let answer):
+            // Telegram answers a file it does not know with its JSON error; a proxy with a page.
+            do throws(TelegramAPIError) {
+                _ = try Self.interpret(answer, method: endpoint)
+                throw .malformed(endpoint: endpoint, reason: "HTTP \(answer.status)")
+            } catch {
+                let failure = error.redacting(token)
+                log(failure)
+                throw failure
+            }
+        }
+    }
+
+    /// `voice/file_12.oga`: segments of letters, digits, `_ - .`, none of them `.` or `..`.
+    static func isFilePath(_ path: String) -> Bool {
+        guard (1...512).contains(path.utf8.count) else { return false }
+        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { segment in
+            !segment.isEmpty && segment != "." && segment != ".."
+                && segment.utf8.allSatisfy { isMethodByte($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+        }
+    }
+
     /// The HTTP request: the token goes into the path, and nowhere else.
     func makeRequest(_ method: String, _ body: JSONValue) throws(TelegramAPIError) -> HTTPClientRequest {
         // A method name is one path segment of letters; anything else could leave `/bot<token>/`.
@@ -236,7 +298,7 @@ public struct TelegramBotClient: TelegramBotAPI {
         return request
     }
 
-    private static func isMethodByte(_ byte: UInt8) -> Bool {
+    static func isMethodByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         default: false

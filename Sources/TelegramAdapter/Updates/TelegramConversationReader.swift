@@ -5,7 +5,8 @@ import RelayPlatform
 
 /// Answers the relay's questions about a Telegram chat, when a command needs them: whether the
 /// asker administers the group (`getChatMember`), and the messages a `/summarize` sent as a reply
-/// reads — from the replied-to message on, as far as the bot has seen them (`TelegramChatLog`).
+/// reads — from the replied-to message on, as far as the bot has seen them (`TelegramChatLog`) —
+/// and the audio of a voice note (`getFile`, then the file under the configured API base).
 public struct TelegramConversationReader: ConversationReader {
     let api: any TelegramBotAPI
     let log: TelegramChatLog
@@ -29,6 +30,38 @@ public struct TelegramConversationReader: ConversationReader {
         guard let chat = Int64(event.channel), let first = event.thread.flatMap({ Int64($0) }) else { return [] }
         return log.messages(chat: chat, from: first, limit: limit).map { entry in
             entry.author.map { "\($0): \(entry.text)" } ?? entry.text
+        }
+    }
+
+    /// Bots may download files of up to 20 MB (`getFile` refuses larger ones: "file is too big").
+    static let botFileLimit = 20 * 1024 * 1024
+    /// The whole download; a 20 MB file over a slow link.
+    static let downloadTimeout: Duration = .seconds(60)
+
+    public func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
+        if let size = clip.byteSize, size > maxBytes { throw .tooLarge(limit: maxBytes, size: size) }
+        let file: JSONValue
+        do throws(TelegramAPIError) {
+            file = try await api.call("getFile", ["file_id": .string(clip.file)])
+        } catch {
+            if case .refused(_, .error(400, let description)) = error, description.lowercased().contains("file is too big") {
+                throw .tooLarge(limit: min(maxBytes, Self.botFileLimit), size: nil)
+            }
+            throw .unavailable(reason: error.reason)
+        }
+        if let size = UntrustedNumber.checked(file["file_size"]?.intValue, in: 0...Int.max, source: "telegram", field: "file_size"), size > maxBytes {
+            throw .tooLarge(limit: maxBytes, size: size)
+        }
+        guard let path = file["file_path"]?.stringValue else { throw .unavailable(reason: "getFile: no file_path in the answer") }
+        let download: TelegramFileDownload
+        do throws(TelegramAPIError) {
+            download = try await api.downloadFile(path: path, maxBytes: maxBytes, timeout: Self.downloadTimeout)
+        } catch {
+            throw .unavailable(reason: error.reason)
+        }
+        switch download {
+        case .bytes(let bytes): return bytes
+        case .tooLarge(let declared): throw .tooLarge(limit: maxBytes, size: declared)
         }
     }
 }

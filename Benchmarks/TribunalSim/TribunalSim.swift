@@ -52,6 +52,9 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "Held-out folds that weigh the panel view in (below 2: no panel view).")
     var folds = ReliabilityEstimator().folds
 
+    @Option(help: "Rounds of looking for judges that share mistakes and counting their votes for less (0: none).")
+    var dependenceRounds = ReliabilityEstimator().dependenceRounds
+
     @Option(help: "The prior's rowStrength (claims pulling each row of a judge's matrix towards its accuracy).")
     var rowStrength = ReliabilityPrior().rowStrength
 
@@ -95,7 +98,7 @@ struct TribunalSim: ParsableCommand {
         DispatchQueue.concurrentPerform(iterations: jobs) { worker in
             for index in stride(from: worker, to: panels.count, by: jobs) {
                 var runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
-                runner.estimator = ReliabilityEstimator(prior: prior, resamples: resamples, folds: folds)
+                runner.estimator = ReliabilityEstimator(prior: prior, resamples: resamples, folds: folds, dependenceRounds: dependenceRounds)
                 let scores = (UInt64(firstSeed)..<UInt64(firstSeed + seeds)).map { runner.run(seed: $0) }
                 results.withLock { $0[index] = scores }
             }

@@ -1,3 +1,4 @@
+import Foundation
 public import RelayCore
 public import RelayTribunal
 
@@ -102,6 +103,12 @@ public struct PanelRun: Sendable {
             history.append(JudgedClaim(votes: votes, mark: marked ? truth : nil))
         }
 
+        if ProcessInfo.processInfo.environment["SIM_DEBUG"] != nil {
+            let models = estimate.models.map {
+                "\($0.model) \(String(format: "%.2f", $0.accuracy))×\(String(format: "%.2f", estimate.judgeWeights[$0.model] ?? 1))"
+            }
+            print("\(panel.name) seed \(seed): \(models.joined(separator: ", ")) panel \(String(format: "%.2f", estimate.panelWeight))")
+        }
         (score.bestSingle, score.majority, score.learned, score.oracle) = recentTally.shares
         (score.learnedScores, score.oracleScores) = (recentTally.learned, recentTally.oracle)
         (score.coldBest, score.coldMajority, score.coldLearned, score.coldOracle) = coldTally.shares

@@ -29,6 +29,9 @@ public struct ReliabilityEstimate: Sendable {
     /// The scores of the history's marked claims, each from fits that did not see it; nil when not computed.
     let heldOutSamples: [CalibrationSample]?
 
+    /// Per model: the share of a full vote its verdict counts for, below 1 where it shares mistakes with other judges.
+    public var judgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(fitted.models, fitted.judgeWeights)) }
+
     init(
         fitted: FittedReliability, iterations: Int, claimCount: Int, draws: [FittedReliability] = [], panel: FittedReliability? = nil,
         panelWeight: Double = 0, heldOutSamples: [CalibrationSample]? = nil

@@ -40,9 +40,9 @@ extension ReliabilityEstimator {
             return settle(resampled, from: FittedReliability(table: resampled, prior: prior, previous: nil)).fitted
         }
         guard folds >= 2 else { return ReliabilityEstimate(fitted: estimate.fitted, iterations: estimate.iterations, claimCount: claims.count, draws: draws) }
-        let panelTable = VoteTable(claims.map { Self.panelView($0, prior: prior) }, bands: table.bands)
+        let panelTable = VoteTable(claims.map { Self.panelView($0, prior: prior) }, bands: table.bands, judgeWeights: Self.panelWeights(table))
         let panel = fit(panelTable, previous: previous?.panel).fitted
-        let heldOut = heldOutScores(claims)
+        let heldOut = heldOutScores(claims, judgeWeights: table.namedJudgeWeights, panelWeights: Self.panelWeights(table))
         return ReliabilityEstimate(
             fitted: estimate.fitted, iterations: estimate.iterations, claimCount: claims.count, draws: draws, panel: panel, panelWeight: heldOut.weight,
             heldOutSamples: heldOut.samples)
@@ -54,7 +54,9 @@ extension ReliabilityEstimator {
     }
 
     /// The panel view's weight that best predicts held-out claims, and the marked claims' held-out scores under it.
-    private func heldOutScores(_ claims: [JudgedClaim]) -> (weight: Double, samples: [CalibrationSample]) {
+    private func heldOutScores(_ claims: [JudgedClaim], judgeWeights: [String: Double], panelWeights: [String: Double]) -> (
+        weight: Double, samples: [CalibrationSample]
+    ) {
         let count = min(folds, claims.count)
         guard count >= 2 else { return (0.5, []) }
         let bands = ConfidenceBands(learning: prior.learnsConfidence)
@@ -63,8 +65,8 @@ extension ReliabilityEstimator {
         scored.reserveCapacity(claims.count)
         for fold in 0..<count {
             let training = claims.indices.filter { $0 % count != fold }.map { claims[$0] }
-            let own = fit(VoteTable(training, bands: bands), previous: nil).fitted
-            let panel = fit(VoteTable(training.map { Self.panelView($0, prior: prior) }, bands: bands), previous: nil).fitted
+            let own = fit(VoteTable(training, bands: bands, judgeWeights: judgeWeights), previous: nil).fitted
+            let panel = fit(VoteTable(training.map { Self.panelView($0, prior: prior) }, bands: bands, judgeWeights: panelWeights), previous: nil).fitted
             for index in stride(from: fold, to: claims.count, by: count) where claims[index].votes.contains(where: { $0.verdict != nil }) {
                 let claim = claims[index]
                 scored.append(

@@ -31,15 +31,21 @@ public struct ReliabilityEstimator: Sendable {
     /// view against the judges' own records and gives the scores people's marks calibrate. Below 2:
     /// neither, and marked claims are scored leave-one-out.
     public var folds: Int
+    /// Rounds of looking for judges that agree more than their records explain (shared mistakes),
+    /// each followed by a refit with their votes counted for less (see
+    /// `ReliabilityEstimator+Dependence.swift`). 0: every vote counts in full.
+    public var dependenceRounds: Int
 
     public init(
-        prior: ReliabilityPrior = ReliabilityPrior(), maxIterations: Int = 200, tolerance: Double = 1e-4, resamples: Int = 8, folds: Int = 5
+        prior: ReliabilityPrior = ReliabilityPrior(), maxIterations: Int = 200, tolerance: Double = 1e-4, resamples: Int = 8, folds: Int = 5,
+        dependenceRounds: Int = 3
     ) {
         self.prior = prior
         self.maxIterations = maxIterations
         self.tolerance = tolerance
         self.resamples = resamples
         self.folds = folds
+        self.dependenceRounds = dependenceRounds
     }
 
     /// Estimates every model's reliability from `claims`, and how sure it can be of it.
@@ -51,8 +57,9 @@ public struct ReliabilityEstimator: Sendable {
     /// carries the resampled fits, the panel view and its held-out weight (see
     /// `ReliabilityEstimator+Uncertainty.swift`).
     public func estimate(_ claims: [JudgedClaim], startingFrom previous: ReliabilityEstimate? = nil) -> ReliabilityEstimate {
-        let table = VoteTable(claims, bands: ConfidenceBands(learning: prior.learnsConfidence))
-        let best = fit(table, previous: previous?.fitted)
+        var table = VoteTable(claims, bands: ConfidenceBands(learning: prior.learnsConfidence))
+        var best = fit(table, previous: previous?.fitted)
+        if dependenceRounds > 0 { (table, best) = weighingSharedMistakes(table, fitted: best) }
         let estimate = ReliabilityEstimate(fitted: best.fitted, iterations: best.iterations, claimCount: claims.count)
         guard !claims.isEmpty, resamples > 0 || folds >= 2 else { return estimate }
         return withUncertainty(estimate, claims: claims, table: table, previous: previous)
@@ -112,8 +119,12 @@ struct VoteTable: Sendable {
     let marks: [Int]
     /// Per claim: how many times it counts (a resampled history); nil: once each.
     var weights: [Double]?
+    /// Per model: the share of a full vote its verdict counts for when weighing a claim's truth (below 1
+    /// for judges that share mistakes with others); its own record still learns from every verdict.
+    var judgeWeights: [Double]
 
-    init(_ claims: [JudgedClaim], bands: ConfidenceBands) {
+    /// - Parameter judgeWeights: by model name; 1 for a model not named.
+    init(_ claims: [JudgedClaim], bands: ConfidenceBands, judgeWeights named: [String: Double] = [:]) {
         let classes = Verdict.reliabilityClassCount
         var index: [String: Int] = [:]
         var models: [String] = []
@@ -141,7 +152,11 @@ struct VoteTable: Sendable {
         self.claimStart = claimStart
         self.cells = cells
         self.marks = claims.map { $0.mark?.reliabilityIndex ?? -1 }
+        judgeWeights = models.map { named[$0] ?? 1 }
     }
+
+    /// The judge weights by model name, for a table of other claims by the same models.
+    var namedJudgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(models, judgeWeights)) }
 
     /// The E step: each claim's truth distribution under `fitted`, summed into expected counts, and the votes' log-likelihood.
     func expectedCounts(under fitted: FittedReliability) -> (counts: ExpectedCounts, logLikelihood: Double) {

@@ -70,6 +70,15 @@ struct TribunalSim: ParsableCommand {
         return prior
     }
 
+    @Option(help: "Claims of history before the learned records may overrule the plain majority.")
+    var overruleMinimum = MajorityOverrule().minimumClaims
+
+    @Option(help: "Share of resampled fits that must agree before the records overrule the majority (above 1: always overrule).")
+    var overruleShare = MajorityOverrule().agreeingShare
+
+    @Flag(help: "Check pairs of judges for shared mistakes only one by one, not the rest together.")
+    var noPooledDependence = false
+
     @Flag(help: "Leave out the reliability diagrams.")
     var noDiagrams = false
 
@@ -99,6 +108,8 @@ struct TribunalSim: ParsableCommand {
             for index in stride(from: worker, to: panels.count, by: jobs) {
                 var runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
                 runner.estimator = ReliabilityEstimator(prior: prior, resamples: resamples, folds: folds, dependenceRounds: dependenceRounds)
+                runner.estimator.pooledDependence = !noPooledDependence
+                runner.estimator.overrule = overruleShare > 1 ? nil : MajorityOverrule(minimumClaims: overruleMinimum, agreeingShare: overruleShare)
                 let scores = (UInt64(firstSeed)..<UInt64(firstSeed + seeds)).map { runner.run(seed: $0) }
                 results.withLock { $0[index] = scores }
             }
@@ -139,6 +150,12 @@ struct TribunalSim: ParsableCommand {
             for (panel, scores) in zip(panels, scored) {
                 print("  \(panel.name)")
                 for line in diagram(scores.flatMap(\.learnedScores)) { print("    \(line)") }
+            }
+            print("")
+            print("reliability diagrams, cold start (first \(cold) claims of every seed pooled)")
+            for (panel, scores) in zip(panels, scored) {
+                print("  \(panel.name)")
+                for line in diagram(scores.flatMap(\.coldScores)) { print("    \(line)") }
             }
         }
         if timingClaims > 0 { timeEstimator() }

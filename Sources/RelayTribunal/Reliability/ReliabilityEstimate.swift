@@ -28,6 +28,8 @@ public struct ReliabilityEstimate: Sendable {
     public let panelWeight: Double
     /// The scores of the history's marked claims, each from fits that did not see it; nil when not computed.
     let heldOutSamples: [CalibrationSample]?
+    /// When the records may overrule the plain majority; nil: always.
+    var overrule: MajorityOverrule?
 
     /// Per model: the share of a full vote its verdict counts for, below 1 where it shares mistakes with other judges.
     public var judgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(fitted.models, fitted.judgeWeights)) }
@@ -91,13 +93,22 @@ public struct ReliabilityEstimate: Sendable {
     /// under the panel view, mixed by `panelWeight`: P(truth, votes) of the two views, then normalised.
     public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
         let answered = votes.contains { $0.verdict != nil }
-        var own = Self.logJoint(votes, under: fitted)
-        if !draws.isEmpty {
-            own = Self.logMeanExp(draws.map { Self.logJoint(votes, under: $0) })
+        let alike = panel.map { Self.logJoint(Self.panelView(votes, prior: fitted.prior), under: $0) }
+        let mixed = { (own: PerTruth) in alike.map { panelWeight > 0 ? Self.mix(own, $0, weight: panelWeight) : own } ?? own }
+        let perDraw = draws.map { Self.logJoint(votes, under: $0) }
+        var posterior = VerdictPosterior(
+            logOdds: mixed(perDraw.isEmpty ? Self.logJoint(votes, under: fitted) : Self.logMeanExp(perDraw)), answered: answered)
+        guard let overrule, let verdict = posterior.verdict, let majority = MajorityOverrule.majority(votes, prior: fitted.prior), verdict != majority
+        else { return posterior }
+        let agreeing = perDraw.count { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
+        if claimCount < overrule.minimumClaims || Double(agreeing) < overrule.agreeingShare * Double(max(1, perDraw.count)) {
+            // Its probability as the panel view gives it, where every judge counts alike as the majority does: the
+            // records just judged too unsure to overrule it would otherwise call it unlikely.
+            posterior = alike.map { VerdictPosterior(logOdds: $0, answered: true) } ?? posterior
+            posterior.verdict = majority
+            posterior.score = posterior.probability(of: majority)
         }
-        guard let panel, panelWeight > 0 else { return VerdictPosterior(logOdds: own, answered: answered) }
-        let alike = Self.logJoint(Self.panelView(votes, prior: fitted.prior), under: panel)
-        return VerdictPosterior(logOdds: Self.mix(own, alike, weight: panelWeight), answered: answered)
+        return posterior
     }
 
     /// log P(truth, votes) for every truth, each vote weighted by the log-likelihoods its model's record implies.

@@ -51,14 +51,14 @@ extension ReliabilityEstimator {
     ) {
         var table = table
         var fit = start
-        var check = Self.dependence(table, under: fit.fitted)
+        var check = Self.dependence(table, under: fit.fitted, pooled: pooledDependence)
         for _ in 0..<dependenceRounds {
             guard zip(check.weights, table.judgeWeights).contains(where: { abs($0 - $1) > 0.01 }) else { break }
             table.judgeWeights = check.weights
             // Resumed, not restarted: a fresh start can fall back into the reading that was just checked away.
             let settled = settle(table, from: FittedReliability(table: table, prior: prior, previous: fit.fitted))
             fit = (settled.fitted, fit.iterations + settled.iterations)
-            check = Self.dependence(table, under: fit.fitted)
+            check = Self.dependence(table, under: fit.fitted, pooled: pooledDependence)
         }
         return (table, fit, check.shared)
     }
@@ -66,7 +66,7 @@ extension ReliabilityEstimator {
     /// Per model of `table`: the share of a full vote its verdict counts for, from how much more
     /// than `fitted` explains it agrees with each other judge.
     /// The second value is the sum of the pairs' shares: how much repeating the reading needs.
-    static func dependence(_ table: VoteTable, under fitted: FittedReliability) -> (weights: [Double], shared: Double) {
+    static func dependence(_ table: VoteTable, under fitted: FittedReliability, pooled: Bool = true) -> (weights: [Double], shared: Double) {
         let models = table.models.count
         let classes = Verdict.reliabilityClassCount
         let bands = table.bands.count
@@ -111,21 +111,43 @@ extension ReliabilityEstimator {
                 }
             }
         }
-        var shared = [Double](repeating: 0, count: models)
-        var total = 0.0
+        // A pair's own share where its excess stands out of its noise; the other pairs together give
+        // one share for all of them, which catches mistakes every judge makes a little together.
+        var own = [Double](repeating: 0, count: models * models)
+        var rest = (observed: 0.0, expected: 0.0, variance: 0.0, pairs: 0.0)
         for first in 0..<models {
             for second in first + 1..<models {
                 let pair = first * models + second
-                let excess = observed[pair] - expected[pair] - dependenceNoise * variance[pair].squareRoot()
-                let room = pairs[pair] - expected[pair]
-                guard excess > 0, room > 0 else { continue }
-                let share = min(1, excess / room)
+                let share = Self.excessShare(observed[pair], expected[pair], variance[pair], pairs[pair])
+                own[pair] = share
+                if share == 0 {
+                    rest.observed += observed[pair]
+                    rest.expected += expected[pair]
+                    rest.variance += variance[pair]
+                    rest.pairs += pairs[pair]
+                }
+            }
+        }
+        let common = pooled ? Self.excessShare(rest.observed, rest.expected, rest.variance, rest.pairs) : 0
+        var shared = [Double](repeating: 0, count: models)
+        var total = 0.0
+        for first in 0..<models {
+            for second in first + 1..<models where pairs[first * models + second] > 0 {
+                let share = max(own[first * models + second], common)
                 shared[first] += share
                 shared[second] += share
                 total += share
             }
         }
         return (shared.map { 1 / (1 + $0) }, total)
+    }
+
+    /// The share of repeated verdicts an agreement count implies beyond its noise: agreeing = s + (1 − s) · expected.
+    static func excessShare(_ observed: Double, _ expected: Double, _ variance: Double, _ pairs: Double) -> Double {
+        let excess = observed - expected - dependenceNoise * variance.squareRoot()
+        let room = pairs - expected
+        guard excess > 0, room > 0 else { return 0 }
+        return min(1, excess / room)
     }
 
     /// The panel view's one judge weight: the mean of the judges' weights over their verdicts.

@@ -35,6 +35,10 @@ public struct ReliabilityEstimator: Sendable {
     /// each followed by a refit with their votes counted for less (see
     /// `ReliabilityEstimator+Dependence.swift`). 0: every vote counts in full.
     public var dependenceRounds: Int
+    /// When the learned records may overrule the plain majority; nil: always.
+    public var overrule: MajorityOverrule? = MajorityOverrule()
+    /// Whether the pairs without a share of their own are also checked together, for mistakes every judge makes a little together.
+    public var pooledDependence = true
 
     public init(
         prior: ReliabilityPrior = ReliabilityPrior(), maxIterations: Int = 200, tolerance: Double = 1e-4, resamples: Int = 8, folds: Int = 5,
@@ -57,6 +61,12 @@ public struct ReliabilityEstimator: Sendable {
     /// carries the resampled fits, the panel view and its held-out weight (see
     /// `ReliabilityEstimator+Uncertainty.swift`).
     public func estimate(_ claims: [JudgedClaim], startingFrom previous: ReliabilityEstimate? = nil) -> ReliabilityEstimate {
+        var estimate = learn(claims, startingFrom: previous)
+        estimate.overrule = overrule
+        return estimate
+    }
+
+    private func learn(_ claims: [JudgedClaim], startingFrom previous: ReliabilityEstimate?) -> ReliabilityEstimate {
         var table = VoteTable(claims, bands: ConfidenceBands(learning: prior.learnsConfidence))
         var best = fit(table, previous: previous?.fitted)
         if dependenceRounds > 0 { (table, best) = weighingSharedMistakes(table, fitted: best) }

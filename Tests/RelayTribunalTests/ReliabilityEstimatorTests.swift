@@ -186,7 +186,10 @@ struct ReliabilityUncertaintyTests {
     @Test("three weak judges on true/false claims: the probability is calibrated without marks, where the single fit was overconfident")
     func threeWeakJudges() {
         let panel = Panel.all(in: .twoVerdicts).first { $0.name.hasPrefix("three .70") }!
-        let single = ece(panel, ReliabilityEstimator(resamples: 0, folds: 0))
+        // The estimator as it was before issue 29: one fit taken as known, every vote independent, the old prior.
+        var before = ReliabilityEstimator(prior: ReliabilityPrior(rowStrength: 30, bandStrength: 50), resamples: 0, folds: 0, dependenceRounds: 0)
+        before.overrule = nil
+        let single = ece(panel, before)
         let council = ece(panel, ReliabilityEstimator())
         #expect(single > 0.08, "the single fit, as before issue 29: \(single)")
         #expect(council < 0.06, "\(council)")

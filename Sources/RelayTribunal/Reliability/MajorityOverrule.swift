@@ -4,7 +4,8 @@ public import RelayCore
 // from a short history, or where the votes fit several readings of who is reliable, the verdict
 // they make most probable can differ from the majority's for no better reason than noise, and a
 // council that loses to its own majority is worse than none. So the verdict is the plain majority's
-// (every answer counted once, ties as `Agreement` breaks them) unless the history is long enough and
+// (every answer counted once, ties as `Agreement` breaks them) unless the history is long enough (or
+// people marked enough of it) and
 // most of the fits to resampled histories, each mixed with the panel view, agree on the other
 // verdict. Its probability is then the learned probability of the majority's verdict, so the
 // figure stays the probability of what the council says. Measured in tribunal-sim: see the notes
@@ -14,13 +15,19 @@ public import RelayCore
 public struct MajorityOverrule: Sendable, Hashable {
     /// Claims of history before the records may overrule the majority at all (the cold start).
     public var minimumClaims: Int
+    /// Claims people marked that also allow it before `minimumClaims`: a mark is the truth, not an inference from the votes.
+    public var minimumMarks: Int
     /// Share of the resampled fits that must agree on the other verdict.
     public var agreeingShare: Double
 
-    public init(minimumClaims: Int = 100, agreeingShare: Double = 0.75) {
+    public init(minimumClaims: Int = 100, minimumMarks: Int = 10, agreeingShare: Double = 0.75) {
         self.minimumClaims = minimumClaims
+        self.minimumMarks = minimumMarks
         self.agreeingShare = agreeingShare
     }
+
+    /// Whether a history of `claims` claims, `marked` of them marked, is long enough to overrule the majority at all.
+    func allows(claims: Int, marked: Int) -> Bool { claims >= minimumClaims || marked >= minimumMarks }
 
     /// The plain majority's verdict: every vote once, except those of models whose hand-set weight is 0; ties as `Agreement` breaks them.
     static func majority(_ votes: [JudgedClaim.Vote], prior: ReliabilityPrior) -> Verdict? {

@@ -30,6 +30,8 @@ public struct ReliabilityEstimate: Sendable {
     let heldOutSamples: [CalibrationSample]?
     /// When the records may overrule the plain majority; nil: always.
     var overrule: MajorityOverrule?
+    /// Claims of the history that people marked.
+    var markedCount = 0
 
     /// Per model: the share of a full vote its verdict counts for, below 1 where it shares mistakes with other judges.
     public var judgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(fitted.models, fitted.judgeWeights)) }
@@ -101,7 +103,7 @@ public struct ReliabilityEstimate: Sendable {
         guard let overrule, let verdict = posterior.verdict, let majority = MajorityOverrule.majority(votes, prior: fitted.prior), verdict != majority
         else { return posterior }
         let agreeing = perDraw.count { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
-        if claimCount < overrule.minimumClaims || Double(agreeing) < overrule.agreeingShare * Double(max(1, perDraw.count)) {
+        if !overrule.allows(claims: claimCount, marked: markedCount) || Double(agreeing) < overrule.agreeingShare * Double(max(1, perDraw.count)) {
             // Its probability as the panel view gives it, where every judge counts alike as the majority does: the
             // records just judged too unsure to overrule it would otherwise call it unlikely.
             posterior = alike.map { VerdictPosterior(logOdds: $0, answered: true) } ?? posterior

@@ -63,6 +63,7 @@ public struct ReliabilityEstimator: Sendable {
     public func estimate(_ claims: [JudgedClaim], startingFrom previous: ReliabilityEstimate? = nil) -> ReliabilityEstimate {
         var estimate = learn(claims, startingFrom: previous)
         estimate.overrule = overrule
+        estimate.markedCount = claims.count { $0.mark != nil }
         return estimate
     }
 

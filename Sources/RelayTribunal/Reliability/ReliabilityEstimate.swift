@@ -32,6 +32,8 @@ public struct ReliabilityEstimate: Sendable {
     var overrule: MajorityOverrule?
     /// Claims of the history that people marked.
     var markedCount = 0
+    /// The one-coin panel: the majority's probability while it stands (see `OneCoinPanel.swift`).
+    var oneCoin: OneCoinPanel?
 
     /// Per model: the share of a full vote its verdict counts for, below 1 where it shares mistakes with other judges.
     public var judgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(fitted.models, fitted.judgeWeights)) }
@@ -100,16 +102,20 @@ public struct ReliabilityEstimate: Sendable {
         let perDraw = draws.map { Self.logJoint(votes, under: $0) }
         var posterior = VerdictPosterior(
             logOdds: mixed(perDraw.isEmpty ? Self.logJoint(votes, under: fitted) : Self.logMeanExp(perDraw)), answered: answered)
-        guard let overrule, let verdict = posterior.verdict, let majority = MajorityOverrule.majority(votes, prior: fitted.prior), verdict != majority
-        else { return posterior }
-        let agreeing = perDraw.count { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
-        if !overrule.allows(claims: claimCount, marked: markedCount) || Double(agreeing) < overrule.agreeingShare * Double(max(1, perDraw.count)) {
-            // Its probability as the panel view gives it, where every judge counts alike as the majority does: the
-            // records just judged too unsure to overrule it would otherwise call it unlikely.
-            posterior = alike.map { VerdictPosterior(logOdds: $0, answered: true) } ?? posterior
-            posterior.verdict = majority
-            posterior.score = posterior.probability(of: majority)
+        guard let overrule, let verdict = posterior.verdict, let majority = MajorityOverrule.majority(votes, prior: fitted.prior) else { return posterior }
+        let early = !overrule.allows(claims: claimCount, marked: markedCount)
+        if verdict != majority && !early {
+            let agreeing = perDraw.count { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
+            if Double(agreeing) >= overrule.agreeingShare * Double(max(1, perDraw.count)) { return posterior }
         }
+        guard early || verdict != majority else { return posterior }
+        // The majority stands: its probability as the one-coin panel gives it, which counts every judge alike as the
+        // majority does (the records just judged too unsure to overrule it would otherwise call it unlikely).
+        if let oneCoin {
+            posterior = VerdictPosterior(logOdds: Self.logOf(oneCoin.posterior(votes, prior: fitted.prior)), answered: true)
+        }
+        posterior.verdict = majority
+        posterior.score = posterior.probability(of: majority)
         return posterior
     }
 

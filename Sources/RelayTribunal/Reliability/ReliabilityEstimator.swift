@@ -64,6 +64,7 @@ public struct ReliabilityEstimator: Sendable {
         var estimate = learn(claims, startingFrom: previous)
         estimate.overrule = overrule
         estimate.markedCount = claims.count { $0.mark != nil }
+        if overrule != nil { estimate.oneCoin = OneCoinPanel(learning: claims, prior: prior) }
         return estimate
     }
 

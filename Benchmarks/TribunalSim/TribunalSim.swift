@@ -76,6 +76,9 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "Share of resampled fits that must agree before the records overrule the majority (above 1: always overrule).")
     var overruleShare = MajorityOverrule().agreeingShare
 
+    @Option(help: "Nats within which another reading of who shares mistakes is kept as an alternative (0: none).")
+    var ambiguity = ReliabilityEstimator().ambiguity
+
     @Flag(help: "Check pairs of judges for shared mistakes only one by one, not the rest together.")
     var noPooledDependence = false
 
@@ -109,6 +112,7 @@ struct TribunalSim: ParsableCommand {
                 var runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
                 runner.estimator = ReliabilityEstimator(prior: prior, resamples: resamples, folds: folds, dependenceRounds: dependenceRounds)
                 runner.estimator.pooledDependence = !noPooledDependence
+                runner.estimator.ambiguity = ambiguity
                 runner.estimator.overrule = overruleShare > 1 ? nil : MajorityOverrule(minimumClaims: overruleMinimum, agreeingShare: overruleShare)
                 let scores = (UInt64(firstSeed)..<UInt64(firstSeed + seeds)).map { runner.run(seed: $0) }
                 results.withLock { $0[index] = scores }

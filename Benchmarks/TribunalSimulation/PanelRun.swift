@@ -89,11 +89,6 @@ public struct PanelRun: Sendable {
             let majority = Agreement.compute(
                 votes.map { Ballot(model: $0.model, weight: 1, parsed: ParsedVerdict(verdict: $0.verdict, confidence: 1, answer: "")) })
             let learned = Scored(probability: posterior.verdict == nil ? 0.5 : calibrator.calibrated(posterior.score), right: posterior.verdict == truth)
-            if ProcessInfo.processInfo.environment["SIM_DEBUG_LOW"] != nil, learned.probability < 0.2 {
-                print(
-                    "low \(panel.name) seed \(seed) claim \(index): \(votes.map { "\($0.model)=\($0.verdict.map { "\($0)" } ?? "-")@\(String(format: "%.2f", $0.confidence ?? 0))" }) → \(posterior.probabilities.map { String(format: "%.2f", $0) }) raw \(String(format: "%.2f", posterior.score)) truth \(truth)"
-                )
-            }
             let best = Scored(probability: oracle[oracleVerdict], right: oracleVerdict == claim.truth)
 
             if index >= claims - recent {

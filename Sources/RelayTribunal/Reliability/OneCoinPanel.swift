@@ -12,12 +12,12 @@ public import RelayCore
 // view (one 4×4 record per confidence band) have more parameters than the history can fix, and EM
 // finds readings such as "partly is what judges say when a claim is true": a plain majority for
 // partly then reads 3 % likely (tribunal-sim, weak panel, claim 27 of seed 11). The one-coin panel
-// has a single number to learn, how often a verdict is right, with wrong verdicts spread evenly, and
-// the verdicts' frequencies: the probability of the majority's verdict follows from how many judges
+// has a single number to learn, how often a verdict is right, and the verdicts' frequencies (wrong
+// verdicts go to the others in proportion to them): the probability of the majority's verdict follows from how many judges
 // back it, and a few claims fix it. It gives the probability while the majority stands because the
 // records may not overrule it yet, or because they were too unsure to.
 
-/// Every vote right with one learned probability, wrong ones spread evenly over the other verdicts.
+/// Every vote right with one learned probability, wrong ones spread over the other verdicts as often as each is the truth.
 struct OneCoinPanel: Sendable {
     /// P(a verdict is right), learned.
     var accuracy: Double
@@ -58,11 +58,16 @@ struct OneCoinPanel: Sendable {
 
     /// P(truth | verdicts said), in `Verdict.allCases` order.
     func posterior(_ verdicts: [Int]) -> PerTruth {
-        let classes = Double(Verdict.reliabilityClassCount)
-        let clamped = min(max(accuracy, 1 / classes + 1e-3), 1 - 1e-6)
-        let weight = log(clamped * (classes - 1) / (1 - clamped))
+        let classes = Verdict.reliabilityClassCount
+        let right = min(max(accuracy, 1e-3), 1 - 1e-6)
         var logp = ReliabilityEstimate.logOf(classFrequencies)
-        for verdict in verdicts { logp[verdict] += weight }
+        for truth in 0..<classes {
+            // Wrong verdicts go where verdicts usually go: on true/false claims, all of them to the other one.
+            let others = max(1 - classFrequencies[truth], 1e-9)
+            for verdict in verdicts {
+                logp[truth] += verdict == truth ? log(right) : log((1 - right) * max(classFrequencies[verdict], 1e-9) / others)
+            }
+        }
         let top = logp.max()
         let odds = PerTruth(exp(logp[0] - top), exp(logp[1] - top), exp(logp[2] - top), exp(logp[3] - top))
         return odds / odds.sum()

@@ -32,6 +32,15 @@ public struct ReliabilityEstimate: Sendable {
     var overrule: MajorityOverrule?
     /// Claims of the history that people marked.
     var markedCount = 0
+    /// Other readings of who shares mistakes that explain the votes nearly as well as this one.
+    var alternatives: [Alternative] = []
+
+    /// Another reading of which judges share mistakes, and how likely it is against the kept one.
+    struct Alternative: Sendable {
+        var fitted: FittedReliability
+        /// P(votes | this reading) / P(votes | the kept one), at most 1.
+        var odds: Double
+    }
     /// The one-coin panel: the majority's probability while it stands (see `OneCoinPanel.swift`).
     var oneCoin: OneCoinPanel?
 
@@ -100,13 +109,19 @@ public struct ReliabilityEstimate: Sendable {
         let alike = panel.map { Self.logJoint(Self.panelView(votes, prior: fitted.prior), under: $0) }
         let mixed = { (own: PerTruth) in alike.map { panelWeight > 0 ? Self.mix(own, $0, weight: panelWeight) : own } ?? own }
         let perDraw = draws.map { Self.logJoint(votes, under: $0) }
-        var posterior = VerdictPosterior(
-            logOdds: mixed(perDraw.isEmpty ? Self.logJoint(votes, under: fitted) : Self.logMeanExp(perDraw)), answered: answered)
+        var own = perDraw.isEmpty ? Self.logJoint(votes, under: fitted) : Self.logMeanExp(perDraw)
+        // Averaged with the other readings of who shares mistakes, by how well each explains the votes.
+        let others = alternatives.map { Self.logJoint(votes, under: $0.fitted) }
+        for (alternative, other) in zip(alternatives, others) {
+            own = Self.mix(own, other, weight: alternative.odds / (1 + alternative.odds))
+        }
+        var posterior = VerdictPosterior(logOdds: mixed(own), answered: answered)
         guard let overrule, let verdict = posterior.verdict, let majority = MajorityOverrule.majority(votes, prior: fitted.prior) else { return posterior }
         let early = !overrule.allows(claims: claimCount, marked: markedCount)
         if verdict != majority && !early {
             let agreeing = perDraw.count { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
-            if Double(agreeing) >= overrule.agreeingShare * Double(max(1, perDraw.count)) { return posterior }
+            let readingsAgree = others.allSatisfy { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
+            if readingsAgree && Double(agreeing) >= overrule.agreeingShare * Double(max(1, perDraw.count)) { return posterior }
         }
         guard early || verdict != majority else { return posterior }
         // The majority stands: its probability as the one-coin panel gives it, which counts every judge alike as the

@@ -20,34 +20,52 @@ import RelayCore
 // 1 / (1 + the sum of its shares) of a full vote when weighing a claim's truth, so two judges that
 // always agree count as one; its record still learns from every verdict. The fit is repeated with
 // those weights, which lowers the pair's inflated records, and the check again, a few rounds.
-// Where every judge errs a little together (hard claims that fool everyone), every vote counts a
-// little less, which is what keeps the probability from the overconfidence of independence.
+// The pairs without a share of their own are also checked together, for mistakes every judge makes
+// a little together; in tribunal-sim's "shared mistakes" (hard claims that fool everyone) the fit
+// absorbs that into higher accuracies and neither check finds it (see the issue 29 notes).
 //
 // The check is only as good as the truth it is made against. A fit that believes the two repeating
 // judges (it explains their agreement best) reads the *other* judges as the ones sharing mistakes,
 // and that reading is self-consistent. So the check also starts from a fit of two EM rounds from
 // the prior, where each claim's truth is still much its majority's, and of the two readings the one
-// that needs less shared mistakes to explain the votes is kept (parsimony).
+// in which fewer judges share mistakes is kept (parsimony), then the one that needs less sharing.
+// On true/false claims the votes hardly tell the readings apart: their likelihoods under a model
+// that sees the repeating (a judge repeats another's verdict with their pair's share, otherwise
+// votes by its record) differ by 1 to 2 nats in 400 claims. So a reading within `ambiguity` nats of
+// the kept one stays as an alternative: the posterior averages them by those likelihoods, and the
+// records may overrule the majority only where every reading agrees.
 
 extension ReliabilityEstimator {
     /// Standard deviations of the agreement count's noise an excess must exceed to count.
     static let dependenceNoise = 1.0
 
     /// `table` with the judge weights its shared mistakes call for, and the fit with them.
+    /// The other reading comes too when the votes hardly tell the two apart (see `ReliabilityEstimate.Alternative`).
     func weighingSharedMistakes(_ table: VoteTable, fitted: (fitted: FittedReliability, iterations: Int)) -> (
-        VoteTable, (fitted: FittedReliability, iterations: Int)
+        VoteTable, (fitted: FittedReliability, iterations: Int), [ReliabilityEstimate.Alternative]
     ) {
         var early = self
         early.maxIterations = 2
         let start = early.settle(table, from: FittedReliability(table: table, prior: prior, previous: nil)).fitted
         let readings = [refining(table, from: fitted), refining(table, from: (start, 2))]
-        let kept = readings.min { $0.shared < $1.shared }!
-        return (kept.table, kept.fit)
+        // Kept: the reading in which fewer judges share mistakes, then the one that needs less sharing.
+        let sharing = { (reading: (table: VoteTable, fit: (fitted: FittedReliability, iterations: Int), shared: Double, logLikelihood: Double)) in
+            reading.table.judgeWeights.count { $0 < 0.95 }
+        }
+        let kept = readings.min { sharing($0) != sharing($1) ? sharing($0) < sharing($1) : $0.shared < $1.shared }!
+        // A reading that differs from the kept one and explains the votes nearly as well stays as an alternative.
+        let alternatives = readings.compactMap { reading -> ReliabilityEstimate.Alternative? in
+            let odds = reading.logLikelihood - kept.logLikelihood
+            let differs = zip(reading.table.judgeWeights, kept.table.judgeWeights).contains { abs($0 - $1) > 0.05 }
+            guard differs, odds > -ambiguity else { return nil }
+            return ReliabilityEstimate.Alternative(fitted: reading.fit.fitted, odds: exp(odds))
+        }
+        return (kept.table, kept.fit, alternatives)
     }
 
     /// Checks for shared mistakes and refits with the weights they call for, from `start`, until the weights settle.
     private func refining(_ table: VoteTable, from start: (fitted: FittedReliability, iterations: Int)) -> (
-        table: VoteTable, fit: (fitted: FittedReliability, iterations: Int), shared: Double
+        table: VoteTable, fit: (fitted: FittedReliability, iterations: Int), shared: Double, logLikelihood: Double
     ) {
         var table = table
         var fit = start
@@ -60,17 +78,19 @@ extension ReliabilityEstimator {
             fit = (settled.fitted, fit.iterations + settled.iterations)
             check = Self.dependence(table, under: fit.fitted, pooled: pooledDependence)
         }
-        return (table, fit, check.shared)
+        return (table, fit, check.shared, Self.logLikelihood(table, under: fit.fitted, shares: check.pairs))
     }
 
     /// Per model of `table`: the share of a full vote its verdict counts for, from how much more
     /// than `fitted` explains it agrees with each other judge.
     /// The second value is the sum of the pairs' shares: how much repeating the reading needs.
-    static func dependence(_ table: VoteTable, under fitted: FittedReliability, pooled: Bool = true) -> (weights: [Double], shared: Double) {
+    static func dependence(_ table: VoteTable, under fitted: FittedReliability, pooled: Bool = true) -> (
+        weights: [Double], shared: Double, pairs: [Double]
+    ) {
         let models = table.models.count
         let classes = Verdict.reliabilityClassCount
         let bands = table.bands.count
-        guard models >= 2 else { return ([Double](repeating: 1, count: models), 0) }
+        guard models >= 2 else { return ([Double](repeating: 1, count: models), 0, [Double](repeating: 0, count: models * models)) }
         var observed = [Double](repeating: 0, count: models * models)
         var expected = observed
         var variance = observed
@@ -131,15 +151,55 @@ extension ReliabilityEstimator {
         let common = pooled ? Self.excessShare(rest.observed, rest.expected, rest.variance, rest.pairs) : 0
         var shared = [Double](repeating: 0, count: models)
         var total = 0.0
+        var shares = [Double](repeating: 0, count: models * models)
         for first in 0..<models {
             for second in first + 1..<models where pairs[first * models + second] > 0 {
                 let share = max(own[first * models + second], common)
+                shares[first * models + second] = share
+                shares[second * models + first] = share
                 shared[first] += share
                 shared[second] += share
                 total += share
             }
         }
-        return (shared.map { 1 / (1 + $0) }, total)
+        return (shared.map { 1 / (1 + $0) }, total, shares)
+    }
+
+    /// The votes' log-likelihood under `fitted` where a judge repeats another's verdict with their pair's share:
+    /// P(vote | truth, earlier votes) = Σ share · [same as that earlier vote] + (1 − Σ share) · its record's P(vote | truth).
+    /// Unlike the fit's own likelihood it sees the repeating, so two readings of who shares mistakes can be compared.
+    static func logLikelihood(_ table: VoteTable, under fitted: FittedReliability, shares: [Double]) -> Double {
+        let models = table.models.count
+        let classes = Verdict.reliabilityClassCount
+        let perModel = table.bands.count * classes
+        let logClass = ReliabilityEstimate.logOf(fitted.classFrequencies)
+        var total = 0.0
+        for claim in table.marks.indices {
+            let range = table.claimStart[claim]..<table.claimStart[claim + 1]
+            var logp = logClass
+            for vote in range {
+                let cell = table.cells[vote]
+                let model = cell / perModel
+                var repeated = 0.0
+                var share = 0.0
+                for earlier in range.lowerBound..<vote {
+                    let other = table.cells[earlier]
+                    let pair = shares[model * models + other / perModel]
+                    guard pair > 0 else { continue }
+                    share += pair
+                    if other % classes == cell % classes { repeated += pair }
+                }
+                let scale = share > 0.95 ? 0.95 / share : 1
+                let own = fitted.bandConfusion[cell] * (1 - share * scale) + PerTruth(repeating: repeated * scale)
+                logp += ReliabilityEstimate.logOf(own)
+            }
+            if table.marks[claim] >= 0 {
+                total += logp[table.marks[claim]]
+            } else {
+                total += ReliabilityEstimator.logSumExp(logp)
+            }
+        }
+        return total
     }
 
     /// The share of repeated verdicts an agreement count implies beyond its noise: agreeing = s + (1 − s) · expected.

@@ -35,6 +35,9 @@ public struct ReliabilityEstimator: Sendable {
     /// each followed by a refit with their votes counted for less (see
     /// `ReliabilityEstimator+Dependence.swift`). 0: every vote counts in full.
     public var dependenceRounds: Int
+    /// How much less likely (natural log) than the kept reading of who shares mistakes another may be
+    /// and still count as an alternative (see `ReliabilityEstimator+Dependence.swift`); 0: none.
+    public var ambiguity = 5.0
     /// When the learned records may overrule the plain majority; nil: always.
     public var overrule: MajorityOverrule? = MajorityOverrule()
     /// Whether the pairs without a share of their own are also checked together, for mistakes every judge makes a little together.
@@ -71,10 +74,12 @@ public struct ReliabilityEstimator: Sendable {
     private func learn(_ claims: [JudgedClaim], startingFrom previous: ReliabilityEstimate?) -> ReliabilityEstimate {
         var table = VoteTable(claims, bands: ConfidenceBands(learning: prior.learnsConfidence))
         var best = fit(table, previous: previous?.fitted)
-        if dependenceRounds > 0 { (table, best) = weighingSharedMistakes(table, fitted: best) }
-        let estimate = ReliabilityEstimate(fitted: best.fitted, iterations: best.iterations, claimCount: claims.count)
-        guard !claims.isEmpty, resamples > 0 || folds >= 2 else { return estimate }
-        return withUncertainty(estimate, claims: claims, table: table, previous: previous)
+        var alternatives: [ReliabilityEstimate.Alternative] = []
+        if dependenceRounds > 0 { (table, best, alternatives) = weighingSharedMistakes(table, fitted: best) }
+        var estimate = ReliabilityEstimate(fitted: best.fitted, iterations: best.iterations, claimCount: claims.count)
+        if !claims.isEmpty, resamples > 0 || folds >= 2 { estimate = withUncertainty(estimate, claims: claims, table: table, previous: previous) }
+        estimate.alternatives = alternatives
+        return estimate
     }
 
     /// The better of a fresh start and, when given, a start from `previous`.

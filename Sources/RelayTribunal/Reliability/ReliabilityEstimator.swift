@@ -38,6 +38,7 @@ public struct ReliabilityEstimator: Sendable {
     /// How much less likely (natural log) than the kept reading of who shares mistakes another may be
     /// and still count as an alternative (see `ReliabilityEstimator+Dependence.swift`); 0: none.
     public var ambiguity = 5.0
+
     /// When the learned records may overrule the plain majority; nil: always.
     public var overrule: MajorityOverrule? = MajorityOverrule()
     /// Whether the pairs without a share of their own are also checked together, for mistakes every judge makes a little together.

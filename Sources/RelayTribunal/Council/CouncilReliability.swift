@@ -15,9 +15,10 @@ import Synchronization
 /// most evidence and tells no team anything about another's claims. The estimate is cached by the
 /// ledger's size: it is learned again when the history has grown by `relearnStep` claims since it
 /// was last learned (one claim while it is small, 2 % of it later), or when people's marks changed,
-/// not before every consensus. Learning from 2 000 claims, with the resampled fits and held-out
-/// folds that say how sure it is, takes about 0.1–0.3 s (council-bench), so a consensus pays it
-/// only every 40 or so fact-checks once the ledger is full. A failed read keeps the last estimate.
+/// not before every consensus. Learning from 2 000 claims of five models, with the resampled fits,
+/// held-out folds and the check for shared mistakes, takes about 55 ms (council-bench, release),
+/// paid once every 40 fact-checks once the ledger is full: about 1.3 ms per tribunal. A failed read
+/// keeps the last estimate.
 public final class CouncilReliability: Sendable {
     /// The newest entries learned from.
     public static let historyLimit = 2000

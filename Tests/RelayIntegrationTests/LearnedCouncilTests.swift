@@ -130,6 +130,45 @@ struct LearnedCouncilTests {
         }
     }
 
+    /// Issue 29: a history in which "echo" repeats "twin"'s verdict on 60 % of claims; the five
+    /// judges are otherwise right 85, 75, 65, 65 and 60 % of the time, a wrong one saying any other
+    /// verdict. (On true/false claims alone the votes barely tell this from "twin and echo are the
+    /// accurate ones": see the issue 29 notes.)
+    static func sharing(_ count: Int) -> [LedgerEntry] {
+        var rng = SplitMix64(seed: 29)
+        let unit = { (rng: inout SplitMix64) in Double(rng.next() >> 11) * 0x1p-53 }
+        let judges: [(String, Double)] = [("first", 0.85), ("second", 0.75), ("twin", 0.65), ("echo", 0.65), ("fifth", 0.60)]
+        let verdicts: [Verdict] = [.true, .false, .partly, .unverifiable]
+        return (0..<count).map { index in
+            let draw = unit(&rng)
+            let truth: Verdict = draw < 0.45 ? .true : draw < 0.75 ? .false : draw < 0.95 ? .partly : .unverifiable
+            var said: [String: Verdict] = [:]
+            for (name, accuracy) in judges {
+                let wrong = verdicts.filter { $0 != truth }
+                let own = unit(&rng) < accuracy ? truth : wrong[Int(unit(&rng) * Double(wrong.count))]
+                said[name] = name == "echo" && unit(&rng) < 0.6 ? said["twin"]! : own
+            }
+            return LedgerEntry(
+                team: "t", user: "u", channel: "c", origin: .tribunal, claim: "claim \(index)", answer: nil, verdict: truth, score: 0.5,
+                answered: judges.count, asked: judges.count, judges: judges.map { LedgerJudge(model: $0.0, verdict: said[$0.0]!, confidence: 0.8) },
+                backend: "council", createdAt: Date(timeIntervalSince1970: 1_750_000_000 + Double(index)))
+        }
+    }
+
+    @Test func councilShowsThatJudgesWhoRepeatEachOtherCountForLess() async throws {
+        let names = ["first", "second", "twin", "echo", "fifth"]
+        let personas = names.map { _ in FakeOpenAIPersona.verdict(.true, confidence: 0.8, answer: "Yes.") }
+        try await withCouncil(history: Self.sharing(300), names: names, personas: personas) { relay, _ in
+            let lines = await send(relay, "/council").body.split(separator: "\n").map(String.init)
+            for name in ["twin", "echo"] {
+                let line = try #require(lines.first { $0.hasPrefix("• \(name)") })
+                #expect(line.contains("of a vote: it agrees with other models more than their records explain"), "\(line)")
+            }
+            let first = try #require(lines.first { $0.hasPrefix("• first") })
+            #expect(!first.contains("of a vote"), "\(first)")
+        }
+    }
+
     @Test func whenNoModelGivesAVerdictTheScoreSaysSoInsteadOfAFigure() async throws {
         let unreadable = FakeOpenAIPersona.prose("Let me think about that one.")
         try await withCouncil(history: Self.history(60), personas: [unreadable, unreadable, unreadable]) { relay, _ in

@@ -14,8 +14,14 @@ public struct CouncilReport: Sendable, Hashable {
         public var weight: Double
         /// The hand-set `weight:` from configuration, which sets its prior.
         public var configuredWeight: Double
+        /// The share of a full vote its verdict counts for: below 1 when it agrees with other judges
+        /// more than their records explain, as judges that share mistakes do (issue 29).
+        public var shareOfVote: Double
 
-        public init(model: String, tier: Tier, accuracy: Double, spread: Double = 0, judged: Int, weight: Double, configuredWeight: Double) {
+        public init(
+            model: String, tier: Tier, accuracy: Double, spread: Double = 0, judged: Int, weight: Double, configuredWeight: Double,
+            shareOfVote: Double = 1
+        ) {
             self.model = model
             self.tier = tier
             self.accuracy = accuracy
@@ -23,6 +29,7 @@ public struct CouncilReport: Sendable, Hashable {
             self.judged = judged
             self.weight = weight
             self.configuredWeight = configuredWeight
+            self.shareOfVote = shareOfVote
         }
     }
 

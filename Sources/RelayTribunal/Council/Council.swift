@@ -74,7 +74,8 @@ public final class Council: Tribunal, Sendable {
             let record = snapshot.estimate.reliability(of: model.name)
             return CouncilReport.Judge(
                 model: model.name, tier: model.tier, accuracy: record.accuracy, spread: record.spread, judged: record.votes,
-                weight: CouncilReliability.weight(accuracy: record.accuracy), configuredWeight: model.weight)
+                weight: CouncilReliability.weight(accuracy: record.accuracy), configuredWeight: model.weight,
+                shareOfVote: snapshot.estimate.judgeWeights[model.name] ?? 1)
         }
         let calibration =
             if reliability == nil {

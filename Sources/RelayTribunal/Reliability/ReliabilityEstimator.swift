@@ -38,6 +38,9 @@ public struct ReliabilityEstimator: Sendable {
     /// How much less likely (natural log) than the kept reading of who shares mistakes another may be
     /// and still count as an alternative (see `ReliabilityEstimator+Dependence.swift`); 0: none.
     public var ambiguity = 5.0
+    /// Whether, among readings within `ambiguity` of the likeliest, the one whose verdicts on the history agree most
+    /// often with the plain majority is kept (otherwise: the one in which fewer judges share mistakes).
+    public var keepsMajorityReading = true
 
     /// When the learned records may overrule the plain majority; nil: always.
     public var overrule: MajorityOverrule? = MajorityOverrule()

@@ -102,8 +102,11 @@ public struct ReliabilityEstimate: Sendable {
 
     /// The distribution of the truth given a claim's votes.
     ///
-    /// Under each judge's own record (averaged over the resampled fits, when there are any), and
-    /// under the panel view, mixed by `panelWeight`: P(truth, votes) of the two views, then normalised.
+    /// Under each judge's own record (averaged over the resampled fits, when there are any, and with
+    /// the other reading of who shares mistakes, when there is one), and under the panel view, mixed
+    /// by `panelWeight`: P(truth, votes) of the two views, then normalised. The verdict is the plain
+    /// majority's unless `overrule` lets the records overrule it (see `MajorityOverrule.swift`); while
+    /// the majority stands, its probability is the one-coin panel's (see `OneCoinPanel.swift`).
     public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
         let answered = votes.contains { $0.verdict != nil }
         let alike = panel.map { Self.logJoint(Self.panelView(votes, prior: fitted.prior), under: $0) }

@@ -105,7 +105,7 @@ struct LearnedCouncilTests {
             #expect(await send(relay, "/council").body.contains("• loud (cheap): accuracy 0.70, its prior: no verdicts yet"))
             let help = await send(relay, "/help tribunal").body
             #expect(help.contains("\"80% likely right\" means about 4 in 5 such verdicts are"), "\(help)")
-            #expect(help.contains("With little history it cannot tell the models apart and stays modest"), "\(help)")
+            #expect(help.contains("until about 50 fact-checks (or 10 marked ones) the verdict is the plain majority's"), "\(help)")
             let reply = await send(relay, "/tribunal --k 3 The claim")
             let footer = try #require(reply.footer)
             // Equal priors: two votes beat one, whatever the one says of its own certainty.

@@ -304,10 +304,17 @@ let package = Package(
             swiftSettings: strict
         ),
         // `swift run -c release tribunal-sim`: the learned reliability on simulated panels of judges.
+        // The simulated world is a library of its own, so a test can run a small seeded panel.
+        .target(
+            name: "TribunalSimulation",
+            dependencies: ["RelayTribunal", "RelayCore"],
+            path: "Benchmarks/TribunalSimulation",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "tribunal-sim",
             dependencies: [
-                "RelayTribunal", "RelayCore",
+                "RelayTribunal", "RelayCore", "TribunalSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/TribunalSim",
@@ -420,7 +427,7 @@ let package = Package(
         .testTarget(
             name: "RelayTribunalTests",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport",
+                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport", "TribunalSimulation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,6 +6,7 @@ import RelayCore
 import RelayHTTP
 import RelayTestSupport
 import RelayTribunal
+import Synchronization
 
 /// The council's own cost, measured against five fake OpenAI-compatible servers on 127.0.0.1.
 ///
@@ -14,7 +15,11 @@ import RelayTribunal
 /// and parsing, verdict parsing, agreement and result assembly. A single direct call to a
 /// zero-delay fake is measured too, so the part that is the council's alone can be read off.
 ///
-///     swift run -c release council-bench [--runs 200] [--hang-runs 20] [--deadline 1]
+/// The learned council's cost is measured too: a consensus whose estimate is cached, and one that
+/// learns again from a ledger of `--ledger` council fact-checks (which `serve` does once the ledger
+/// has grown by 2 %), so the cost per tribunal can be read off.
+///
+///     swift run -c release council-bench [--runs 200] [--hang-runs 20] [--deadline 1] [--ledger 2000]
 @main
 struct CouncilBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,6 +33,12 @@ struct CouncilBench: AsyncParsableCommand {
 
     @Option(help: "The council's overall deadline in seconds, for the hanging case.")
     var deadline = 1.0
+
+    @Option(help: "Council fact-checks in the ledger the learned council learns from.")
+    var ledger = CouncilReliability.historyLimit
+
+    @Option(help: "Runs of the case where the council learns again before each consensus.")
+    var learnRuns = 20
 
     func run() async throws {
         let logger = Logger(label: "council-bench", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -74,6 +85,33 @@ struct CouncilBench: AsyncParsableCommand {
         report("consensus k=5, one hangs, deadline \(Int(deadline * 1000)) ms", hanging, minus: deadline)
         print("  answered: \(answered.sorted().joined(separator: ", "))")
 
+        // 5. The learned council (issue 29): the estimate cached, then learned again each run.
+        for server in servers { server.setPersona(.agree) }
+        let history = LedgerHistory(SyntheticLedger.entries(ledger, models: models.map(\.name), firstID: 1))
+        let learned = Council(
+            configuration: CouncilConfiguration(models: models, deadline: .seconds(10)), client: client, logger: logger,
+            reliability: CouncilReliability(weights: [:], history: { history.newest(CouncilReliability.historyLimit) }))
+        let clock = ContinuousClock()
+        let started = clock.now
+        _ = try await learned.consensus(claim)
+        let first = started.duration(to: clock.now)
+        let cached = try await measure(runs) { _ = try await learned.consensus(claim) }
+        report("consensus k=5, learned council, estimate cached", cached, minus: 0)
+        let step = CouncilReliability.relearnStep(after: min(ledger, CouncilReliability.historyLimit))
+        var nextID = Int64(ledger + 1)
+        let relearning = try await measure(learnRuns) {
+            history.append(SyntheticLedger.entries(step, models: models.map(\.name), firstID: nextID))
+            nextID += Int64(step)
+            _ = try await learned.consensus(claim)
+        }
+        report("consensus k=5, learning again from \(min(ledger, CouncilReliability.historyLimit))", relearning, minus: 0)
+        let median = { (values: [Double]) in values[values.count / 2] }
+        let extra = median(relearning) - median(cached)
+        print(
+            String(
+                format: "  learning: %.1f ms the first time, %.1f ms more when learning again; once every %d fact-checks: %.2f ms per tribunal",
+                first.seconds * 1000, extra * 1000, step, extra * 1000 / Double(step)))
+
         for server in servers { await server.stop() }
         try await httpClient.shutdown()
     }
@@ -101,6 +139,45 @@ struct CouncilBench: AsyncParsableCommand {
         if floor > 0 {
             let pad = String(repeating: " ", count: 46)
             print("\(pad) overhead p50 \(ms(percentile(0.5) - floor)) p99 \(ms(percentile(0.99) - floor))")
+        }
+    }
+}
+
+/// The ledger the learned council reads, growing as the bench adds fact-checks.
+final class LedgerHistory: Sendable {
+    private let entries: Mutex<[LedgerEntry]>
+
+    init(_ entries: [LedgerEntry]) { self.entries = Mutex(entries) }
+
+    func append(_ more: [LedgerEntry]) { entries.withLock { $0.append(contentsOf: more) } }
+
+    /// The newest `limit` entries, newest first, as `LedgerStore.recentLedger` gives them.
+    func newest(_ limit: Int) -> [LedgerEntry] { entries.withLock { Array($0.suffix(limit).reversed()) } }
+}
+
+/// Council fact-checks by judges right 85, 75, 70, 65 and 60 % of the time (wrong: another verdict at random).
+enum SyntheticLedger {
+    static func entries(_ count: Int, models: [String], firstID: Int64) -> [LedgerEntry] {
+        var state = UInt64(bitPattern: firstID) &* 0x9E37_79B9_7F4A_7C15
+        func unit() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) * 0x1p-53
+        }
+        let accuracies = [0.85, 0.75, 0.70, 0.65, 0.60]
+        return (0..<count).map { offset in
+            let truth = Verdict.allCases[unit() < 0.5 ? 0 : unit() < 0.6 ? 1 : 2]
+            let judges = models.enumerated().map { index, model in
+                let right = unit() < accuracies[index % accuracies.count]
+                let wrong = Verdict.allCases.filter { $0 != truth }[Int(unit() * 3)]
+                return LedgerJudge(model: model, verdict: right ? truth : wrong, confidence: 0.8 + 0.18 * unit())
+            }
+            return LedgerEntry(
+                id: firstID + Int64(offset), team: "bench", user: "u", channel: "c", origin: .tribunal, claim: nil, answer: nil, verdict: truth, score: 0.5,
+                scoreMeaning: .probabilityRight, answered: judges.count, asked: judges.count, judges: judges, backend: "council",
+                createdAt: Date(timeIntervalSince1970: 1_750_000_000 + Double(firstID) + Double(offset)))
         }
     }
 }

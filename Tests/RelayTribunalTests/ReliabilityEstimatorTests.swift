@@ -2,6 +2,7 @@ import RelayCore
 import RelayTestSupport
 import RelayTribunal
 import Testing
+import TribunalSimulation
 
 @Suite("Council: learned reliability (Dawid–Skene estimator) and score calibration")
 struct ReliabilityEstimatorTests {
@@ -123,8 +124,9 @@ struct ReliabilityEstimatorTests {
         #expect(abs(newcomer.accuracy - prior.accuracy) < 0.05)
         #expect(prior.accuracy(of: "trusted") > prior.accuracy(of: "new") + 0.1)
         #expect(prior.accuracy(of: "ignored") == 0.25)
+        // Its vote moves nothing: the same distribution as no vote at all.
         let ignored = estimate.posterior([.init(model: "ignored", verdict: .partly)])
-        #expect(abs(ignored.probability(of: .partly) - estimate.classFrequencies[.partly]!) < 1e-9)
+        #expect(abs(ignored.probability(of: .partly) - estimate.posterior([]).probability(of: .partly)) < 1e-9)
 
         // Three claims of history leave a model nearer its prior (0.7) than its record, even when it was wrong on all three.
         let few = (0..<3).map { _ in
@@ -167,6 +169,77 @@ struct ReliabilityEstimatorTests {
         #expect(right < samples.count)
         #expect(Double(right) / Double(samples.count) > 0.8)
         #expect(samples.allSatisfy { $0.score > 0.25 && $0.score <= 1 })
+    }
+}
+
+/// Issue 29: an honest probability without marks, on small, weak and adversarial panels (the
+/// simulated world of tribunal-sim, small enough to run in a few seconds in debug).
+@Suite("Council: how sure the learned probability can be")
+struct ReliabilityUncertaintyTests {
+    /// The pooled ECE of the council's probability over the last `recent` of `claims`, seeds 1…`seeds`.
+    func ece(_ panel: Panel, _ estimator: ReliabilityEstimator, claims: Int = 240, recent: Int = 120, seeds: UInt64 = 3) -> Double {
+        var runner = PanelRun(panel: panel, claims: claims, recent: recent, cold: 0, every: 20)
+        runner.estimator = estimator
+        return ExpectedCalibrationError((1...seeds).flatMap { runner.run(seed: $0).learnedScores }).value
+    }
+
+    @Test("three weak judges on true/false claims: the probability is calibrated without marks, where the single fit was overconfident")
+    func threeWeakJudges() {
+        let panel = Panel.all(in: .twoVerdicts).first { $0.name.hasPrefix("three .70") }!
+        // The estimator as it was before issue 29: one fit taken as known, every vote independent, the old prior.
+        var before = ReliabilityEstimator(prior: ReliabilityPrior(rowStrength: 30, bandStrength: 50), resamples: 0, folds: 0, dependenceRounds: 0)
+        before.overrule = nil
+        let single = ece(panel, before)
+        let council = ece(panel, ReliabilityEstimator())
+        #expect(single > 0.08, "the single fit, as before issue 29: \(single)")
+        #expect(council < 0.06, "\(council)")
+    }
+
+    @Test("people's marks still improve it where the judges share their mistakes")
+    func marksStillHelp() {
+        let panels = Panel.all(in: World())
+        let unmarked = ece(panels.first { $0.name == "shared mistakes" }!, ReliabilityEstimator(), claims: 300, recent: 150, seeds: 2)
+        let marked = ece(panels.first { $0.name == "shared + 10% marks" }!, ReliabilityEstimator(), claims: 300, recent: 150, seeds: 2)
+        #expect(marked < unmarked, "with marks \(marked), without \(unmarked)")
+    }
+
+    @Test("an even split between judges with the same record reads near 50 %, and no verdict at all reads none")
+    func evenSplitAndNoVerdict() {
+        var rng = SplitMix64(seed: 9)
+        // Four judges right 80 % of the time on true/false claims, their mistakes the other verdict.
+        let history = (0..<200).map { _ in
+            let truth: Verdict = rng.next() % 2 == 0 ? .true : .false
+            return JudgedClaim(
+                votes: ["a", "b", "c", "d"].map { name in
+                    let right = Double(rng.next() >> 11) * 0x1p-53 < 0.8
+                    return JudgedClaim.Vote(model: name, verdict: right ? truth : (truth == .true ? .false : .true), confidence: 0.9)
+                })
+        }
+        let estimate = ReliabilityEstimator().estimate(history)
+        let split = estimate.posterior(
+            [("a", Verdict.true), ("b", .true), ("c", .false), ("d", .false)].map { JudgedClaim.Vote(model: $0, verdict: $1, confidence: 0.9) })
+        #expect(split.score >= 0.4 && split.score <= 0.65, "\(split.score)")
+        let unanimous = estimate.posterior(["a", "b", "c", "d"].map { JudgedClaim.Vote(model: $0, verdict: .false, confidence: 0.9) })
+        #expect(unanimous.verdict == .false && unanimous.score > 0.95)
+        let silent = estimate.posterior(["a", "b", "c", "d"].map { JudgedClaim.Vote(model: $0, verdict: nil) })
+        #expect(silent.verdict == nil && silent.score == 0)
+    }
+
+    @Test("each judge's accuracy comes with how sure it is: wider with little history")
+    func spreadShrinksWithHistory() {
+        var rng = SplitMix64(seed: 10)
+        let history = (0..<400).map { _ in
+            let truth: Verdict = rng.next() % 2 == 0 ? .true : .false
+            return JudgedClaim(
+                votes: ["a", "b", "c"].map { name in
+                    let right = Double(rng.next() >> 11) * 0x1p-53 < 0.85
+                    return JudgedClaim.Vote(model: name, verdict: right ? truth : (truth == .true ? .false : .true))
+                })
+        }
+        let few = ReliabilityEstimator().estimate(Array(history.prefix(20))).reliability(of: "a")
+        let many = ReliabilityEstimator().estimate(history).reliability(of: "a")
+        #expect(few.spread > many.spread, "20 claims: ±\(few.spread), 400: ±\(many.spread)")
+        #expect(many.spread > 0.005 && many.spread < 0.05, "\(many.spread)")
     }
 }
 

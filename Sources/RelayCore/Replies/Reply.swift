@@ -135,10 +135,11 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
         switch scoreMeaning {
         case .agreement: parts.append("Agreement \(percent)%")
         case .answeredShare: parts.append("Answered \(percent)%")
-        case .probabilityRight: parts.append("\(percent)% likely right")
+        // No model gave a verdict: there is nothing to be right about, so no figure either (issue 29).
+        case .probabilityRight: parts.append(verdict == nil ? "No verdict" : "\(percent)% likely right")
         }
         // The share that agreed stays visible beside a probability (issue 14, point 3).
-        if let agreeing, scoreMeaning == .probabilityRight { parts.append("\(agreeing) of \(answered) agree") }
+        if let agreeing, scoreMeaning == .probabilityRight, verdict != nil { parts.append("\(agreeing) of \(answered) agree") }
         // Past a deadline, say plainly that not everyone answered.
         parts.append(answered < asked ? "\(answered) of \(asked) answered" : "\(answered)/\(asked) models")
         parts.append(Self.seconds(elapsed))

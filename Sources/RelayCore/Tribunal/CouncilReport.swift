@@ -6,20 +6,30 @@ public struct CouncilReport: Sendable, Hashable {
         public var tier: Tier
         /// The estimated chance that its verdict is right, 0…1.
         public var accuracy: Double
+        /// How sure that estimate is: its standard deviation, 0…1 (0 when it was not measured).
+        public var spread: Double
         /// Verdicts it gave in the history learned from; 0 means the figures are its prior.
         public var judged: Int
         /// What its vote weighs now: the log-odds its estimated accuracy implies (0: says nothing).
         public var weight: Double
         /// The hand-set `weight:` from configuration, which sets its prior.
         public var configuredWeight: Double
+        /// The share of a full vote its verdict counts for: below 1 when it agrees with other judges
+        /// more than their records explain, as judges that share mistakes do (issue 29).
+        public var shareOfVote: Double
 
-        public init(model: String, tier: Tier, accuracy: Double, judged: Int, weight: Double, configuredWeight: Double) {
+        public init(
+            model: String, tier: Tier, accuracy: Double, spread: Double = 0, judged: Int, weight: Double, configuredWeight: Double,
+            shareOfVote: Double = 1
+        ) {
             self.model = model
             self.tier = tier
             self.accuracy = accuracy
+            self.spread = spread
             self.judged = judged
             self.weight = weight
             self.configuredWeight = configuredWeight
+            self.shareOfVote = shareOfVote
         }
     }
 

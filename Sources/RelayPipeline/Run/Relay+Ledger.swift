@@ -60,16 +60,30 @@ extension Relay {
             )
         }
         var lines = report.judges.map { judge in
-            let record = judge.judged == 0 ? "no verdicts yet: its prior" : "\(judge.judged) verdict\(judge.judged == 1 ? "" : "s")"
+            let record =
+                judge.judged == 0
+                ? "accuracy \(Self.twoDecimals(judge.accuracy)), its prior: no verdicts yet"
+                : "accuracy \(Self.twoDecimals(judge.accuracy)) ± \(Self.twoDecimals((judge.spread * 100 - 1e-9).rounded(.up) / 100)) over \(judge.judged) verdict\(judge.judged == 1 ? "" : "s")"
             let handSet = judge.configuredWeight == 1 ? "" : " (hand-set weight \(Self.decimal(judge.configuredWeight)) as its prior)"
-            return
-                "• \(judge.model) (\(judge.tier.rawValue)): accuracy \(Int((judge.accuracy * 100).rounded()))% · \(record) · weight \(Self.decimal(judge.weight))\(handSet)"
+            // Shown only where it matters: a judge whose verdicts repeat another's counts for part of a vote.
+            let shared =
+                judge.shareOfVote < 0.95
+                ? " · counts as \(Self.twoDecimals(judge.shareOfVote)) of a vote: it agrees with other models more than their records explain (shared mistakes)"
+                : ""
+            return "• \(judge.model) (\(judge.tier.rawValue)): \(record) · weight \(Self.decimal(judge.weight))\(handSet)\(shared)"
         }
         lines.append(
-            "Learned from \(report.claims) fact-check\(report.claims == 1 ? "" : "s") (\(report.marked) marked by people) without knowing the answers: from how the models agree and disagree. Votes weigh by each model's record, not by the confidence it states."
+            "Learned from \(report.claims) fact-check\(report.claims == 1 ? "" : "s") (\(report.marked) marked by people) without knowing the answers: from how the models agree and disagree. Votes weigh by each model's record, not by the confidence it states; ± is how far that record moves when the history is resampled."
         )
         lines.append("Score: \(report.calibration)")
         return .info(lines.joined(separator: "\n"), title: "The council")
+    }
+
+    /// `0.82`: an accuracy or its spread, two decimals.
+    static func twoDecimals(_ value: Double) -> String {
+        guard value.isFinite else { return "0.00" }
+        let hundredths = Int((min(max(value, 0), 1) * 100).rounded())
+        return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
     }
 
     static func decimal(_ value: Double) -> String {

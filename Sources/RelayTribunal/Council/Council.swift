@@ -73,16 +73,17 @@ public final class Council: Tribunal, Sendable {
         let judges = configuration.models.map { model in
             let record = snapshot.estimate.reliability(of: model.name)
             return CouncilReport.Judge(
-                model: model.name, tier: model.tier, accuracy: record.accuracy, judged: record.votes,
-                weight: CouncilReliability.weight(accuracy: record.accuracy), configuredWeight: model.weight)
+                model: model.name, tier: model.tier, accuracy: record.accuracy, spread: record.spread, judged: record.votes,
+                weight: CouncilReliability.weight(accuracy: record.accuracy), configuredWeight: model.weight,
+                shareOfVote: snapshot.estimate.judgeWeights[model.name] ?? 1)
         }
         let calibration =
             if reliability == nil {
                 "agreement: the share of the judges' weight × confidence behind the verdict (this council does not learn from a ledger)."
             } else if snapshot.marked == 0 {
-                "the probability that the verdict is right, from the models' learned records; no fact-check is marked yet, so it is not yet checked against people's marks (`/ledger mark ID true|false|partly`)."
+                "the probability that the verdict is right, from the models' learned records and how sure they are (the panel view weighs \(Int((snapshot.estimate.panelWeight * 100).rounded()))%); no fact-check is marked yet, so it is not yet checked against people's marks (`/ledger mark ID true|false|partly`)."
             } else {
-                "the probability that the verdict is right, from the models' learned records, rescaled to match \(snapshot.marked) fact-check\(snapshot.marked == 1 ? "" : "s") people marked."
+                "the probability that the verdict is right, from the models' learned records and how sure they are (the panel view weighs \(Int((snapshot.estimate.panelWeight * 100).rounded()))%), rescaled to match \(snapshot.marked) fact-check\(snapshot.marked == 1 ? "" : "s") people marked."
             }
         return CouncilReport(judges: judges, claims: snapshot.claims, marked: snapshot.marked, calibration: calibration)
     }

@@ -25,7 +25,10 @@ struct FittedReliability: Sendable {
     let confusion: [PerTruth]
     /// (model, band, said): P(says | truth) for votes in that confidence band.
     let bandConfusion: [PerTruth]
+    /// log P(says | truth) per (model, band, said), times the model's judge weight: what a vote adds to a claim's log-odds.
     let logBandConfusion: [PerTruth]
+    /// Per model: the share of a full vote its verdict counts for (see `VoteTable.judgeWeights`).
+    let judgeWeights: [Double]
     /// Per model: its accuracy over all verdicts, the centre its rows are pulled towards.
     let overallAccuracy: [Double]
     /// (said): P(a wrong model says it | truth), pooled over models; 0 where said is the truth.
@@ -45,19 +48,20 @@ struct FittedReliability: Sendable {
             counts.classes = previous.counts.classes
             counts.claims = previous.counts.claims
         }
-        self.init(prior: prior, models: table.models, bands: table.bands, counts: counts)
+        self.init(prior: prior, models: table.models, bands: table.bands, judgeWeights: table.judgeWeights, counts: counts)
     }
 
     /// The M step: parameters fitted to `counts`, with the same prior and models as `current`.
     init(fitting counts: ExpectedCounts, to current: FittedReliability) {
-        self.init(prior: current.prior, models: current.models, bands: current.bands, counts: counts)
+        self.init(prior: current.prior, models: current.models, bands: current.bands, judgeWeights: current.judgeWeights, counts: counts)
     }
 
-    private init(prior: ReliabilityPrior, models: [String], bands: ConfidenceBands, counts: ExpectedCounts) {
+    private init(prior: ReliabilityPrior, models: [String], bands: ConfidenceBands, judgeWeights: [Double], counts: ExpectedCounts) {
         let classes = Verdict.reliabilityClassCount
         self.prior = prior
         self.models = models
         self.bands = bands
+        self.judgeWeights = judgeWeights
         self.counts = counts
         let frequencies = prior.frequencies
         classFrequencies = (counts.classes + prior.classStrength * PerTruth(frequencies)) / (counts.claims + prior.classStrength)
@@ -111,7 +115,11 @@ struct FittedReliability: Sendable {
         }
         self.confusion = confusion
         self.bandConfusion = bandConfusion
-        logBandConfusion = bandConfusion.map { PerTruth(log($0[0]), log($0[1]), log($0[2]), log($0[3])) }
+        let perModel = bands.count * classes
+        logBandConfusion = bandConfusion.indices.map { cell in
+            let probabilities = bandConfusion[cell]
+            return judgeWeights[cell / perModel] * PerTruth(log(probabilities[0]), log(probabilities[1]), log(probabilities[2]), log(probabilities[3]))
+        }
     }
 
     /// What a model's P(says `said` | truth) is pulled towards: its accuracy where said is the truth, the council's way of erring elsewhere.

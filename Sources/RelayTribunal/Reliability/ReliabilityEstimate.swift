@@ -9,17 +9,55 @@ public import RelayCore
 #endif
 
 /// What the estimator learned: every model's reliability and the verdicts' frequencies, ready to combine a new claim's votes.
+///
+/// A new claim's votes are combined two ways, each with its uncertainty, and the two mixed (see
+/// `ReliabilityEstimator+Uncertainty.swift`): under each judge's own record, averaged over the fits
+/// to resampled histories; and under the panel view, where every judge counts alike. The mixture's
+/// weight is what predicted held-out claims best.
 public struct ReliabilityEstimate: Sendable {
     let fitted: FittedReliability
     /// EM rounds the estimate took.
     public let iterations: Int
     /// Claims in the history it was learned from.
     public let claimCount: Int
+    /// Fits to resampled histories; empty: the single fit is taken as known.
+    let draws: [FittedReliability]
+    /// The panel view: every judge's votes counted as one judge's; nil when not learned.
+    let panel: FittedReliability?
+    /// The panel view's share of the mixture, 0…1, from held-out claims.
+    public let panelWeight: Double
+    /// The scores of the history's marked claims, each from fits that did not see it; nil when not computed.
+    let heldOutSamples: [CalibrationSample]?
+    /// When the records may overrule the plain majority; nil: always.
+    var overrule: MajorityOverrule?
+    /// Claims of the history that people marked.
+    var markedCount = 0
+    /// Other readings of who shares mistakes that explain the votes nearly as well as this one.
+    var alternatives: [Alternative] = []
 
-    init(fitted: FittedReliability, iterations: Int, claimCount: Int) {
+    /// Another reading of which judges share mistakes, and how likely it is against the kept one.
+    struct Alternative: Sendable {
+        var fitted: FittedReliability
+        /// P(votes | this reading) / P(votes | the kept one), at most 1.
+        var odds: Double
+    }
+    /// The one-coin panel: the majority's probability while it stands (see `OneCoinPanel.swift`).
+    var oneCoin: OneCoinPanel?
+
+    /// Per model: the share of a full vote its verdict counts for, below 1 where it shares mistakes with other judges.
+    public var judgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(fitted.models, fitted.judgeWeights)) }
+
+    init(
+        fitted: FittedReliability, iterations: Int, claimCount: Int, draws: [FittedReliability] = [], panel: FittedReliability? = nil,
+        panelWeight: Double = 0, heldOutSamples: [CalibrationSample]? = nil
+    ) {
         self.fitted = fitted
         self.iterations = iterations
         self.claimCount = claimCount
+        self.draws = draws
+        self.panel = panel
+        self.panelWeight = panelWeight
+        self.heldOutSamples = heldOutSamples
     }
 
     /// The estimate before any history: every model at its prior.
@@ -37,6 +75,17 @@ public struct ReliabilityEstimate: Sendable {
 
     /// The reliability of `model`; a model without history gets its prior.
     public func reliability(of model: String) -> ModelReliability {
+        var record = Self.reliability(of: model, under: fitted)
+        // How far its accuracy moves between fits to resampled histories: the uncertainty of the record.
+        let accuracies = draws.compactMap { $0.models.contains(model) ? Self.reliability(of: model, under: $0).accuracy : nil }
+        if accuracies.count > 1 {
+            let mean = accuracies.reduce(0, +) / Double(accuracies.count)
+            record.spread = (accuracies.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(accuracies.count - 1)).squareRoot()
+        }
+        return record
+    }
+
+    static func reliability(of model: String, under fitted: FittedReliability) -> ModelReliability {
         let classes = Verdict.reliabilityClassCount
         // Columns are P(says | every truth); the record wants rows by truth.
         let columns: [PerTruth]
@@ -45,33 +94,88 @@ public struct ReliabilityEstimate: Sendable {
             columns = Array(fitted.confusion[index * classes..<(index + 1) * classes])
             votes = columns.indices.reduce(0) { $0 + fitted.pooled[index * classes + $1].sum() }
         } else {
-            columns = (0..<classes).map { priorProbabilities(of: $0, model: model) }
+            columns = (0..<classes).map { priorProbabilities(of: $0, model: model, prior: fitted.prior) }
         }
         let rows = (0..<classes).map { truth in columns.map { $0[truth] } }
         return ModelReliability(model: model, votes: Int(votes.rounded()), confusion: rows, classFrequencies: (0..<classes).map { fitted.classFrequencies[$0] })
     }
 
-    /// The distribution of the truth given a claim's votes, each weighted by the log-likelihoods its model's record implies.
+    /// The distribution of the truth given a claim's votes.
+    ///
+    /// Under each judge's own record (averaged over the resampled fits, when there are any, and with
+    /// the other reading of who shares mistakes, when there is one), and under the panel view, mixed
+    /// by `panelWeight`: P(truth, votes) of the two views, then normalised. The verdict is the plain
+    /// majority's unless `overrule` lets the records overrule it (see `MajorityOverrule.swift`); while
+    /// the majority stands, its probability is the one-coin panel's (see `OneCoinPanel.swift`).
     public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
-        var logp = logOf(fitted.classFrequencies)
-        var answered = false
-        for vote in votes {
-            guard let verdict = vote.verdict else { continue }
-            answered = true
-            if let index = fitted.models.firstIndex(of: vote.model) {
-                logp += fitted.logBandConfusion[cell(model: index, band: fitted.bands.band(of: vote.confidence), said: verdict.reliabilityIndex)]
-            } else {
-                logp += logOf(priorProbabilities(of: verdict.reliabilityIndex, model: vote.model))
-            }
+        let answered = votes.contains { $0.verdict != nil }
+        let alike = panel.map { Self.logJoint(Self.panelView(votes, prior: fitted.prior), under: $0) }
+        let mixed = { (own: PerTruth) in alike.map { panelWeight > 0 ? Self.mix(own, $0, weight: panelWeight) : own } ?? own }
+        let perDraw = draws.map { Self.logJoint(votes, under: $0) }
+        var own = perDraw.isEmpty ? Self.logJoint(votes, under: fitted) : Self.logMeanExp(perDraw)
+        // Averaged with the other readings of who shares mistakes, by how well each explains the votes.
+        let others = alternatives.map { Self.logJoint(votes, under: $0.fitted) }
+        for (alternative, other) in zip(alternatives, others) {
+            own = Self.mix(own, other, weight: alternative.odds / (1 + alternative.odds))
         }
-        return VerdictPosterior(logOdds: logp, answered: answered)
+        var posterior = VerdictPosterior(logOdds: mixed(own), answered: answered)
+        guard let overrule, let verdict = posterior.verdict, let majority = MajorityOverrule.majority(votes, prior: fitted.prior) else { return posterior }
+        let early = !overrule.allows(claims: claimCount, marked: markedCount)
+        if verdict != majority && !early {
+            let agreeing = perDraw.count { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
+            let readingsAgree = others.allSatisfy { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
+            if readingsAgree && Double(agreeing) >= overrule.agreeingShare * Double(max(1, perDraw.count)) { return posterior }
+        }
+        guard early || verdict != majority else { return posterior }
+        // The majority stands: its probability as the one-coin panel gives it, which counts every judge alike as the
+        // majority does (the records just judged too unsure to overrule it would otherwise call it unlikely).
+        if let oneCoin {
+            posterior = VerdictPosterior(logOdds: Self.logOf(oneCoin.posterior(votes, prior: fitted.prior)), answered: true)
+        }
+        posterior.verdict = majority
+        posterior.score = posterior.probability(of: majority)
+        return posterior
     }
 
-    /// For each marked claim in `history`: the score the estimate gives it without counting that claim, and whether its verdict matched the mark.
+    /// log P(truth, votes) for every truth, each vote weighted by the log-likelihoods its model's record implies.
+    static func logJoint(_ votes: [JudgedClaim.Vote], under fitted: FittedReliability) -> PerTruth {
+        var logp = logOf(fitted.classFrequencies)
+        for vote in votes {
+            guard let verdict = vote.verdict else { continue }
+            if let index = fitted.models.firstIndex(of: vote.model) {
+                logp +=
+                    fitted.logBandConfusion[
+                        (index * fitted.bands.count + fitted.bands.band(of: vote.confidence)) * Verdict.reliabilityClassCount + verdict.reliabilityIndex]
+            } else {
+                logp += logOf(priorProbabilities(of: verdict.reliabilityIndex, model: vote.model, prior: fitted.prior))
+            }
+        }
+        return logp
+    }
+
+    /// log((1 − weight) · e^a + weight · e^b), per truth.
+    static func mix(_ a: PerTruth, _ b: PerTruth, weight: Double) -> PerTruth {
+        let top = max(a.max(), b.max())
+        return PerTruth((0..<Verdict.reliabilityClassCount).map { log((1 - weight) * exp(a[$0] - top) + weight * exp(b[$0] - top)) + top })
+    }
+
+    /// log of the mean of e^x over `values`, per truth.
+    static func logMeanExp(_ values: [PerTruth]) -> PerTruth {
+        let top = values.reduce(PerTruth(repeating: -.infinity)) { $0.replacing(with: $1, where: $1 .> $0) }
+        var sum = PerTruth()
+        for value in values { sum += PerTruth(exp(value[0] - top[0]), exp(value[1] - top[1]), exp(value[2] - top[2]), exp(value[3] - top[3])) }
+        return logOf(sum / Double(values.count)) + top
+    }
+
+    /// For each marked claim: the score the estimate gives it without counting that claim, and whether its verdict matched the mark.
     ///
-    /// Leaving the claim out (one M step, the other claims' truths held) keeps the scores honest:
-    /// the claim's own mark would otherwise have taught the estimate its answer.
+    /// Scored without the claim, the scores are honest: its own mark would otherwise have taught the
+    /// estimate its answer. With held-out folds these are the scores of the marked claims of the
+    /// history the estimate was learned from, each by fits on the other folds, and `history` is not
+    /// read; without them, each claim of `history` is scored by the fit less its own counts (one M
+    /// step, the other claims' truths held).
     public func calibrationSamples(_ history: [JudgedClaim]) -> [CalibrationSample] {
+        if let heldOutSamples { return heldOutSamples }
         let prior = fitted.prior
         let counts = fitted.counts
         return history.compactMap { claim in
@@ -79,12 +183,12 @@ public struct ReliabilityEstimate: Sendable {
             var known = PerTruth()
             known[mark] = 1
             let classes = (counts.classes - known).replacing(with: 0, where: counts.classes - known .< 0)
-            var logp = logOf((classes + prior.classStrength * PerTruth(prior.frequencies)) / (max(0, counts.claims - 1) + prior.classStrength))
+            var logp = Self.logOf((classes + prior.classStrength * PerTruth(prior.frequencies)) / (max(0, counts.claims - 1) + prior.classStrength))
             var answered = false
             for vote in claim.votes {
                 guard let verdict = vote.verdict else { continue }
                 answered = true
-                logp += logOf(leaveOneOut(model: vote.model, band: fitted.bands.band(of: vote.confidence), said: verdict.reliabilityIndex, marked: mark))
+                logp += Self.logOf(leaveOneOut(model: vote.model, band: fitted.bands.band(of: vote.confidence), said: verdict.reliabilityIndex, marked: mark))
             }
             let posterior = VerdictPosterior(logOdds: logp, answered: answered)
             guard let verdict = posterior.verdict else { return nil }
@@ -94,7 +198,7 @@ public struct ReliabilityEstimate: Sendable {
 
     /// P(says | truth) for one vote, refitted without it where the truth is `marked` (the only truth its claim counted towards).
     private func leaveOneOut(model: String, band: Int, said: Int, marked: Int) -> PerTruth {
-        guard let index = fitted.models.firstIndex(of: model) else { return priorProbabilities(of: said, model: model) }
+        guard let index = fitted.models.firstIndex(of: model) else { return Self.priorProbabilities(of: said, model: model, prior: fitted.prior) }
         let classes = Verdict.reliabilityClassCount
         let prior = fitted.prior
         var probabilities = fitted.bandConfusion[cell(model: index, band: band, said: said)]
@@ -111,8 +215,8 @@ public struct ReliabilityEstimate: Sendable {
     /// P(says | truth) for a model the history has not seen: its prior accuracy, its mistakes spread evenly.
     ///
     /// Evenly rather than the council's way, so that a weight of 0 (accuracy 1/4) makes its vote say nothing at all.
-    private func priorProbabilities(of said: Int, model: String) -> PerTruth {
-        let accuracy = fitted.prior.accuracy(of: model)
+    static func priorProbabilities(of said: Int, model: String, prior: ReliabilityPrior) -> PerTruth {
+        let accuracy = prior.accuracy(of: model)
         var probabilities = PerTruth(repeating: (1 - accuracy) / Double(Verdict.reliabilityClassCount - 1))
         probabilities[said] = accuracy
         return probabilities
@@ -120,7 +224,7 @@ public struct ReliabilityEstimate: Sendable {
 
     private func cell(model: Int, band: Int, said: Int) -> Int { (model * fitted.bands.count + band) * Verdict.reliabilityClassCount + said }
 
-    private func logOf(_ values: PerTruth) -> PerTruth { PerTruth(log(values[0]), log(values[1]), log(values[2]), log(values[3])) }
+    static func logOf(_ values: PerTruth) -> PerTruth { PerTruth(log(values[0]), log(values[1]), log(values[2]), log(values[3])) }
 }
 
 /// One model's learned record.
@@ -134,6 +238,8 @@ public struct ModelReliability: Sendable, Hashable {
     public var accuracy: Double
     /// What its verdict tells about the truth (mutual information, bits): the expected weight of its vote; 0 for a model that always says the same.
     public var information: Double
+    /// How sure the accuracy is: its standard deviation over the fits to resampled histories (0 when there were none).
+    public var spread = 0.0
 
     init(model: String, votes: Int, confusion: [[Double]], classFrequencies: [Double]) {
         self.model = model

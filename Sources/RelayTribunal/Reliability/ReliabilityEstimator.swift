@@ -23,31 +23,81 @@ public struct ReliabilityEstimator: Sendable {
     public var maxIterations: Int
     /// EM stops once no probability in the estimate moves by more than this in a round.
     public var tolerance: Double
+    /// Refits on resampled histories (each claim counted a Poisson(1) number of times), whose spread
+    /// stands for the uncertainty of every judge's record; a new claim's votes are combined under
+    /// each and the results averaged. 0: the single fit, taken as known.
+    public var resamples: Int
+    /// Folds of held-out claims: each fold is scored by fits on the others, which weighs the panel
+    /// view against the judges' own records and gives the scores people's marks calibrate. Below 2:
+    /// neither, and marked claims are scored leave-one-out.
+    public var folds: Int
+    /// Rounds of looking for judges that agree more than their records explain (shared mistakes),
+    /// each followed by a refit with their votes counted for less (see
+    /// `ReliabilityEstimator+Dependence.swift`). 0: every vote counts in full.
+    public var dependenceRounds: Int
+    /// How much less likely (natural log) than the kept reading of who shares mistakes another may be
+    /// and still count as an alternative (see `ReliabilityEstimator+Dependence.swift`); 0: none.
+    public var ambiguity = 5.0
+    /// Whether, among readings within `ambiguity` of the likeliest, the one whose verdicts on the history agree most
+    /// often with the plain majority is kept (otherwise: the one in which fewer judges share mistakes).
+    public var keepsMajorityReading = true
 
-    public init(prior: ReliabilityPrior = ReliabilityPrior(), maxIterations: Int = 200, tolerance: Double = 1e-4) {
+    /// When the learned records may overrule the plain majority; nil: always.
+    public var overrule: MajorityOverrule? = MajorityOverrule()
+    /// Whether the pairs without a share of their own are also checked together, for mistakes every judge makes a little together.
+    public var pooledDependence = true
+
+    public init(
+        prior: ReliabilityPrior = ReliabilityPrior(), maxIterations: Int = 200, tolerance: Double = 1e-4, resamples: Int = 8, folds: Int = 5,
+        dependenceRounds: Int = 3
+    ) {
         self.prior = prior
         self.maxIterations = maxIterations
         self.tolerance = tolerance
+        self.resamples = resamples
+        self.folds = folds
+        self.dependenceRounds = dependenceRounds
     }
 
-    /// Estimates every model's reliability from `claims`.
+    /// Estimates every model's reliability from `claims`, and how sure it can be of it.
     ///
     /// EM starts from the prior (in effect, each claim's majority verdict). An earlier estimate
     /// given as `previous` is a second start, and the fit that explains the votes better wins:
     /// resuming alone can stay in a poor optimum, such as "every claim is true" when one model
-    /// always says true, that a fresh start avoids.
+    /// always says true, that a fresh start avoids. With `resamples` and `folds` the estimate also
+    /// carries the resampled fits, the panel view and its held-out weight (see
+    /// `ReliabilityEstimator+Uncertainty.swift`).
     public func estimate(_ claims: [JudgedClaim], startingFrom previous: ReliabilityEstimate? = nil) -> ReliabilityEstimate {
-        let table = VoteTable(claims, bands: ConfidenceBands(learning: prior.learnsConfidence))
+        var estimate = learn(claims, startingFrom: previous)
+        estimate.overrule = overrule
+        estimate.markedCount = claims.count { $0.mark != nil }
+        if overrule != nil { estimate.oneCoin = OneCoinPanel(learning: claims, prior: prior) }
+        return estimate
+    }
+
+    private func learn(_ claims: [JudgedClaim], startingFrom previous: ReliabilityEstimate?) -> ReliabilityEstimate {
+        var table = VoteTable(claims, bands: ConfidenceBands(learning: prior.learnsConfidence))
+        var best = fit(table, previous: previous?.fitted)
+        var alternatives: [ReliabilityEstimate.Alternative] = []
+        if dependenceRounds > 0 { (table, best, alternatives) = weighingSharedMistakes(table, fitted: best) }
+        var estimate = ReliabilityEstimate(fitted: best.fitted, iterations: best.iterations, claimCount: claims.count)
+        if !claims.isEmpty, resamples > 0 || folds >= 2 { estimate = withUncertainty(estimate, claims: claims, table: table, previous: previous) }
+        estimate.alternatives = alternatives
+        return estimate
+    }
+
+    /// The better of a fresh start and, when given, a start from `previous`.
+    func fit(_ table: VoteTable, previous: FittedReliability?) -> (fitted: FittedReliability, iterations: Int) {
         var best = settle(table, from: FittedReliability(table: table, prior: prior, previous: nil))
         if let previous {
-            let resumed = settle(table, from: FittedReliability(table: table, prior: prior, previous: previous.fitted))
+            let resumed = settle(table, from: FittedReliability(table: table, prior: prior, previous: previous))
             if resumed.logLikelihood > best.logLikelihood { best = resumed }
         }
-        return ReliabilityEstimate(fitted: best.fitted, iterations: best.iterations, claimCount: claims.count)
+        return (best.fitted, best.iterations)
     }
 
     /// Runs EM from `start` until it settles; returns the fit, its rounds and the votes' log-likelihood under it.
-    private func settle(_ table: VoteTable, from start: FittedReliability) -> (fitted: FittedReliability, iterations: Int, logLikelihood: Double) {
+    func settle(_ table: VoteTable, from start: FittedReliability) -> (fitted: FittedReliability, iterations: Int, logLikelihood: Double) {
         var fitted = start
         var iterations = 0
         while iterations < maxIterations {
@@ -88,8 +138,14 @@ struct VoteTable: Sendable {
     let cells: [Int]
     /// Per claim: the marked truth's index, or -1.
     let marks: [Int]
+    /// Per claim: how many times it counts (a resampled history); nil: once each.
+    var weights: [Double]?
+    /// Per model: the share of a full vote its verdict counts for when weighing a claim's truth (below 1
+    /// for judges that share mistakes with others); its own record still learns from every verdict.
+    var judgeWeights: [Double]
 
-    init(_ claims: [JudgedClaim], bands: ConfidenceBands) {
+    /// - Parameter judgeWeights: by model name; 1 for a model not named.
+    init(_ claims: [JudgedClaim], bands: ConfidenceBands, judgeWeights named: [String: Double] = [:]) {
         let classes = Verdict.reliabilityClassCount
         var index: [String: Int] = [:]
         var models: [String] = []
@@ -117,7 +173,11 @@ struct VoteTable: Sendable {
         self.claimStart = claimStart
         self.cells = cells
         self.marks = claims.map { $0.mark?.reliabilityIndex ?? -1 }
+        judgeWeights = models.map { named[$0] ?? 1 }
     }
+
+    /// The judge weights by model name, for a table of other claims by the same models.
+    var namedJudgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(models, judgeWeights)) }
 
     /// The E step: each claim's truth distribution under `fitted`, summed into expected counts, and the votes' log-likelihood.
     func expectedCounts(under fitted: FittedReliability) -> (counts: ExpectedCounts, logLikelihood: Double) {
@@ -127,28 +187,28 @@ struct VoteTable: Sendable {
         fitted.logBandConfusion.withUnsafeBufferPointer { logs in
             counts.votes.withUnsafeMutableBufferPointer { votes in
                 for claim in marks.indices {
+                    let weight = weights?[claim] ?? 1
+                    guard weight > 0 else { continue }
                     let range = claimStart[claim]..<claimStart[claim + 1]
                     var logp = logClass
                     for vote in range { logp += logs[cells[vote]] }
-                    let truth: PerTruth
+                    var truth = PerTruth()
                     if marks[claim] >= 0 {
-                        var known = PerTruth()
-                        known[marks[claim]] = 1
-                        truth = known
-                        logLikelihood += logp[marks[claim]]
+                        truth[marks[claim]] = weight
+                        logLikelihood += weight * logp[marks[claim]]
                     } else {
                         let largest = logp.max()
                         let odds = PerTruth(exp(logp[0] - largest), exp(logp[1] - largest), exp(logp[2] - largest), exp(logp[3] - largest))
                         let total = odds.sum()
-                        truth = odds / total
-                        logLikelihood += largest + log(total)
+                        truth = odds * (weight / total)
+                        logLikelihood += weight * (largest + log(total))
                     }
                     counts.classes += truth
                     for vote in range { votes[cells[vote]] += truth }
                 }
             }
         }
-        counts.claims = Double(marks.count)
+        counts.claims = weights?.reduce(0, +) ?? Double(marks.count)
         return (counts, logLikelihood)
     }
 }

@@ -30,7 +30,7 @@ public struct ReliabilityPrior: Sendable, Hashable {
     public init(
         accuracy: Double = 0.7, strength: Double = 10, rowStrength: Double = 30, weights: [String: Double] = [:],
         classFrequencies: [Verdict: Double] = [.true: 0.4, .false: 0.3, .partly: 0.2, .unverifiable: 0.1], classStrength: Double = 10,
-        learnsConfidence: Bool = true, bandStrength: Double = 50
+        learnsConfidence: Bool = true, bandStrength: Double = 200
     ) {
         self.accuracy = accuracy
         self.strength = strength

@@ -1,0 +1,171 @@
+import RelayCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// How sure the estimate can be (issue 29). The Dawid–Skene fit alone treats each judge's record as
+// known, and is overconfident exactly where judges are weak or few: with three judges of about
+// 0.65 on true/false claims, the votes barely tell "all three alike" from "one nearly perfect, two
+// near chance", and EM settles wherever the noise points. Integrating over Beta posteriors of each
+// accuracy does not help: for one new claim it gives back the posterior means the fit already
+// uses, and counts that treat EM's guessed truths as known are far too narrow (tribunal-sim:
+// accuracies that move by ±0.10 from seed to seed, Beta spreads of ±0.02). So:
+//
+// 1. Resampled fits. The history is refitted `resamples` times, each claim counted a Poisson(1)
+//    number of times and EM started afresh; their spread matches how far the fit moves between
+//    histories. A new claim's P(truth, votes) is averaged over them.
+// 2. The panel view. Every judge's vote is counted as one judge's (the council's pooled record,
+//    confidence bands included): it cannot single out a judge, so it cannot single out the wrong one.
+// 3. Held-out weight. The claims are split into `folds`; each fold is scored by both views fitted on
+//    the others, and the mixture weight is the one that predicts those claims (votes, and marks
+//    where people marked) best. A claim never scores itself. The marked claims' held-out scores
+//    are what the calibrator fits to people's marks.
+
+extension ReliabilityEstimator {
+    /// The name every vote takes in the panel view.
+    static let panelName = "(the panel)"
+
+    /// `estimate` with its resampled fits, the panel view, the view's held-out weight and the marked claims' held-out scores.
+    func withUncertainty(_ estimate: ReliabilityEstimate, claims: [JudgedClaim], table: VoteTable, previous: ReliabilityEstimate?) -> ReliabilityEstimate {
+        // Seeded by the history's size: the same ledger gives the same estimate.
+        var generator = ResamplingGenerator(seed: UInt64(claims.count))
+        let draws = (0..<resamples).map { _ in
+            var resampled = table
+            resampled.weights = claims.indices.map { _ in generator.poisson() }
+            return settle(resampled, from: FittedReliability(table: resampled, prior: prior, previous: nil)).fitted
+        }
+        guard folds >= 2 else { return ReliabilityEstimate(fitted: estimate.fitted, iterations: estimate.iterations, claimCount: claims.count, draws: draws) }
+        let panelTable = VoteTable(claims.map { Self.panelView($0, prior: prior) }, bands: table.bands, judgeWeights: Self.panelWeights(table))
+        let panel = fit(panelTable, previous: previous?.panel).fitted
+        let heldOut = heldOutScores(claims, judgeWeights: table.namedJudgeWeights, panelWeights: Self.panelWeights(table))
+        return ReliabilityEstimate(
+            fitted: estimate.fitted, iterations: estimate.iterations, claimCount: claims.count, draws: draws, panel: panel, panelWeight: heldOut.weight,
+            heldOutSamples: heldOut.samples)
+    }
+
+    /// The panel view of a claim to learn from: every vote under one name; votes of models whose hand-set weight is 0 are left out.
+    static func panelView(_ claim: JudgedClaim, prior: ReliabilityPrior) -> JudgedClaim {
+        JudgedClaim(votes: ReliabilityEstimate.panelView(claim.votes, prior: prior).filter { $0.model == panelName }, mark: claim.mark)
+    }
+
+    /// The panel view's weight that best predicts held-out claims, and the marked claims' held-out scores under it.
+    private func heldOutScores(_ claims: [JudgedClaim], judgeWeights: [String: Double], panelWeights: [String: Double]) -> (
+        weight: Double, samples: [CalibrationSample]
+    ) {
+        let count = min(folds, claims.count)
+        guard count >= 2 else { return (0.5, []) }
+        let bands = ConfidenceBands(learning: prior.learnsConfidence)
+        // Per held-out claim: log P(truth, votes) under each view, and its mark.
+        var scored: [(own: PerTruth, alike: PerTruth, mark: Int?)] = []
+        scored.reserveCapacity(claims.count)
+        for fold in 0..<count {
+            let training = claims.indices.filter { $0 % count != fold }.map { claims[$0] }
+            let own = fit(VoteTable(training, bands: bands, judgeWeights: judgeWeights), previous: nil).fitted
+            let panel = fit(VoteTable(training.map { Self.panelView($0, prior: prior) }, bands: bands, judgeWeights: panelWeights), previous: nil).fitted
+            for index in stride(from: fold, to: claims.count, by: count) where claims[index].votes.contains(where: { $0.verdict != nil }) {
+                let claim = claims[index]
+                scored.append(
+                    (
+                        ReliabilityEstimate.logJoint(claim.votes, under: own),
+                        ReliabilityEstimate.logJoint(ReliabilityEstimate.panelView(claim.votes, prior: prior), under: panel), claim.mark?.reliabilityIndex
+                    ))
+            }
+        }
+        // What each view gave the claim as it happened: its votes, and the marked truth where there is one.
+        let evidence = scored.map { claim in
+            guard let mark = claim.mark else { return (own: Self.logSumExp(claim.own), alike: Self.logSumExp(claim.alike)) }
+            return (own: claim.own[mark], alike: claim.alike[mark])
+        }
+        // Stacking: the weight that predicts the held-out claims best, held a little off 0 and 1 by a Beta(2, 2) prior.
+        let weight = Self.maximise(in: 0...1) { weight in
+            evidence.reduce(log(weight) + log(1 - weight)) { total, claim in
+                let top = max(claim.own, claim.alike)
+                return total + top + log((1 - weight) * exp(claim.own - top) + weight * exp(claim.alike - top))
+            }
+        }
+        let samples = scored.compactMap { claim -> CalibrationSample? in
+            guard let mark = claim.mark else { return nil }
+            let posterior = VerdictPosterior(logOdds: ReliabilityEstimate.mix(claim.own, claim.alike, weight: weight), answered: true)
+            guard let verdict = posterior.verdict else { return nil }
+            return CalibrationSample(score: posterior.score, outcome: verdict.reliabilityIndex == mark ? 1 : 0)
+        }
+        return (weight, samples)
+    }
+
+    static func logSumExp(_ values: PerTruth) -> Double {
+        let top = values.max()
+        return top + log(PerTruth(exp(values[0] - top), exp(values[1] - top), exp(values[2] - top), exp(values[3] - top)).sum())
+    }
+
+    /// The maximum of a function with one peak on `range`, by golden-section search.
+    static func maximise(in range: ClosedRange<Double>, _ function: (Double) -> Double) -> Double {
+        let ratio = (5.0.squareRoot() - 1) / 2
+        var low = range.lowerBound
+        var high = range.upperBound
+        var left = high - ratio * (high - low)
+        var right = low + ratio * (high - low)
+        var atLeft = function(left)
+        var atRight = function(right)
+        for _ in 0..<40 {
+            if atLeft > atRight {
+                high = right
+                right = left
+                atRight = atLeft
+                left = high - ratio * (high - low)
+                atLeft = function(left)
+            } else {
+                low = left
+                left = right
+                atLeft = atRight
+                right = low + ratio * (high - low)
+                atRight = function(right)
+            }
+        }
+        return (low + high) / 2
+    }
+}
+
+extension ReliabilityEstimate {
+    /// Votes as the panel view scores them: all under one name, except those of models whose hand-set
+    /// weight is 0, which keep theirs and so, unknown to the panel's fit, say nothing. (Kept rather
+    /// than dropped, so both views give a probability to the same votes and can be mixed.)
+    static func panelView(_ votes: [JudgedClaim.Vote], prior: ReliabilityPrior) -> [JudgedClaim.Vote] {
+        votes.map { vote in
+            prior.weights[vote.model] == 0 ? vote : JudgedClaim.Vote(model: ReliabilityEstimator.panelName, verdict: vote.verdict, confidence: vote.confidence)
+        }
+    }
+}
+
+/// SplitMix64 for the resampling: tiny, seeded, the same on every platform.
+struct ResamplingGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+
+    /// How many times a claim counts in a resampled history: Poisson(1), by multiplying uniforms until below e⁻¹.
+    mutating func poisson() -> Double {
+        var count = 0.0
+        var product = unit()
+        while product > 0.367_879_441_171_442_3 {
+            count += 1
+            product *= unit()
+        }
+        return count
+    }
+}

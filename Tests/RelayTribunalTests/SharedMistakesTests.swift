@@ -1,0 +1,72 @@
+import RelayCore
+import RelayTribunal
+import Testing
+import TribunalSimulation
+
+/// Issue 29: judges that share their mistakes, and the cold start, on tribunal-sim's seeded panels.
+@Suite("Council: judges that share mistakes, and the plain majority at the cold start")
+struct SharedMistakesTests {
+    /// `count` claims of `panel` from `rng`: the judged claims and their truths.
+    func draw(_ panel: Panel, _ count: Int, _ rng: inout SimulationGenerator) -> [(claim: JudgedClaim, truth: Verdict)] {
+        (0..<count).map { _ in
+            let claim = panel.drawClaim(using: &rng)
+            return (JudgedClaim(votes: panel.votes(on: claim, using: &rng)), Verdict.allCases[claim.truth])
+        }
+    }
+
+    /// Share of `claims` on which `verdict` gives the truth.
+    func accuracy(_ claims: [(claim: JudgedClaim, truth: Verdict)], _ verdict: (JudgedClaim) -> Verdict?) -> Double {
+        Double(claims.count { verdict($0.claim) == $0.truth }) / Double(claims.count)
+    }
+
+    /// The plain majority as tribunal-sim counts it: every answer once, ties as `Agreement` breaks them.
+    func majority(_ claim: JudgedClaim) -> Verdict? {
+        Agreement.compute(claim.votes.map { Ballot(model: $0.model, weight: 1, parsed: ParsedVerdict(verdict: $0.verdict, confidence: 1, answer: "")) }).verdict
+    }
+
+    @Test("two judges that repeat each other count for less, and do not drag the council below the majority")
+    func twoJudgesSharingMistakes() {
+        let panel = Panel.all(in: World()).first { $0.name == "two share mistakes" }!
+        var rng = SimulationGenerator(seed: 12)
+        let history = draw(panel, 300, &rng)
+        let fresh = draw(panel, 300, &rng)
+        let estimate = ReliabilityEstimator().estimate(history.map(\.claim))
+        // j4 repeats j3 on 60 % of claims; the others err independently.
+        for name in ["j3", "j4"] { #expect(estimate.judgeWeights[name]! < 0.8, "\(name): \(estimate.judgeWeights)") }
+        for name in ["j1", "j2"] { #expect(estimate.judgeWeights[name]! > 0.9, "\(name): \(estimate.judgeWeights)") }
+        #expect(estimate.reliability(of: "j3").accuracy < 0.75, "true accuracy 0.65: \(estimate.reliability(of: "j3").accuracy)")
+
+        // Without the check, Dawid–Skene takes the pair for two accurate judges and follows them.
+        var independent = ReliabilityEstimator(dependenceRounds: 0)
+        independent.overrule = nil
+        let naive = independent.estimate(history.map(\.claim))
+        let council = accuracy(fresh) { estimate.posterior($0.votes).verdict }
+        let plain = accuracy(fresh, majority)
+        let before = accuracy(fresh) { naive.posterior($0.votes).verdict }
+        #expect(council >= plain, "council \(council), majority \(plain)")
+        #expect(council > before, "council \(council), without the check \(before)")
+    }
+
+    @Test("judges that err independently keep their full votes")
+    func independentJudgesKeepFullVotes() {
+        let panel = Panel.all(in: World()).first { $0.name == "overconfident" }!
+        var rng = SimulationGenerator(seed: 3)
+        let estimate = ReliabilityEstimator().estimate(draw(panel, 300, &rng).map(\.claim))
+        #expect(estimate.judgeWeights.values.allSatisfy { $0 > 0.9 }, "\(estimate.judgeWeights)")
+    }
+
+    @Test("with a short history the verdict is the plain majority's, never below it")
+    func coldStartIsTheMajority() {
+        let panel = Panel.all(in: World()).first { $0.name == "three with a liar" }!
+        var rng = SimulationGenerator(seed: 5)
+        let history = draw(panel, 30, &rng)
+        let fresh = draw(panel, 200, &rng)
+        let estimate = ReliabilityEstimator().estimate(history.map(\.claim))
+        for (claim, _) in fresh { #expect(estimate.posterior(claim.votes).verdict == majority(claim)) }
+        // Its probability is still the probability of that verdict, not a figure for another one.
+        for (claim, _) in fresh where claim.votes.contains(where: { $0.verdict != nil }) {
+            let posterior = estimate.posterior(claim.votes)
+            #expect(abs(posterior.score - posterior.probability(of: posterior.verdict!)) < 1e-9)
+        }
+    }
+}

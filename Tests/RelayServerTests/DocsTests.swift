@@ -128,7 +128,7 @@ struct DocsTests {
 
     /// Every variable the configuration reads: once with nothing set (every section reads its
     /// keys, secrets their files), once with the council as the backend and one model (its
-    /// per-model keys), and a model's API key named.
+    /// per-model keys), a model's API key named and voice notes on.
     static func variablesRead() async throws -> Set<String> {
         let log = ConfigReadLog()
         _ = try await ConfigurationLoader.load(file: nil, environment: [:], platforms: platforms, readLog: log)
@@ -139,6 +139,8 @@ struct DocsTests {
                 "TRIBUNAL_BACKEND": "council", "COUNCIL_MODELS": model.lowercased(), "COUNCIL_\(model)_BASE_URL": "http://127.0.0.1:9/v1",
                 "COUNCIL_\(model)_MODEL": "m", "COUNCIL_\(model)_TIER": "cheap", "COUNCIL_\(model)_API_KEY_ENV": "DOCS_TEST_KEY", "DOCS_TEST_KEY": "k",
                 "COUNCIL_CHAIRMAN": model.lowercased(),
+                // Voice notes on: the transcription section reads its limits only then.
+                "TRANSCRIPTION_BASE_URL": "http://127.0.0.1:9/v1", "TRANSCRIPTION_MODEL": "m",
             ], platforms: platforms, readLog: log)
         return log.read
     }

@@ -31,47 +31,10 @@ public enum PythonPeers {
     /// The environment's `python`.
     public static func python() async throws -> String { try await venv() + "/bin/python" }
 
-    static var folder: String {
-        if let configured = ProcessInfo.processInfo.environment["RHEA_TEST_PEERS_VENV"], !configured.isEmpty { return configured }
-        // Tests/RelayTestSupport/PythonPeers.swift → the package root.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".peers-venv").path
-    }
+    static var folder: String { PythonVenv.folder(variable: "RHEA_TEST_PEERS_VENV", name: ".peers-venv") }
 
     private static func prepare() async throws -> String {
-        let venv = folder
-        let parent = URL(fileURLWithPath: venv).deletingLastPathComponent().path
-        if try await imports(venv: venv) { return venv }
-        let lock = open(venv + ".lock", O_CREAT | O_RDWR, 0o600)
-        guard lock >= 0 else { throw ChildProcessError(step: "lock \(venv).lock", reason: String(cString: strerror(errno))) }
-        defer { close(lock) }
-        // Blocking, but only while another test process installs: then this one waits its turn.
-        while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
-        defer { flock(lock, LOCK_UN) }
-        if try await imports(venv: venv) { return venv }
-        if !FileManager.default.isExecutableFile(atPath: venv + "/bin/pip") {
-            try await check(runProcess(["python3", "-m", "venv", venv], in: parent, timeout: .seconds(120), step: "python3 -m venv \(venv)"))
-        }
-        try await check(
-            runProcess(
-                [venv + "/bin/pip", "install", "-q"] + packages, in: parent, timeout: .seconds(900), step: "pip install \(packages.joined(separator: " "))"))
-        guard try await imports(venv: venv) else {
-            throw ChildProcessError(step: "import \(modules.joined(separator: ", "))", reason: "still missing from \(venv) after pip install")
-        }
-        return venv
-    }
-
-    private static func imports(venv: String) async throws -> Bool {
-        guard FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else { return false }
-        let script = "import " + modules.joined(separator: ", ")
-        return try await runProcess(
-            [venv + "/bin/python", "-c", script], in: URL(fileURLWithPath: venv).deletingLastPathComponent().path, timeout: .seconds(60), step: "check \(venv)"
-        ).status == 0
-    }
-
-    private static func check(_ result: (status: Int32, output: String)) throws {
-        guard result.status != 0 else { return }
-        throw ChildProcessError(step: "prepare the Python peers", reason: "exit status \(result.status)", output: tail(result.output, lines: 20))
+        try await PythonVenv(folder: folder, packages: packages, modules: modules, purpose: "the Python peers").prepare()
     }
 }
 

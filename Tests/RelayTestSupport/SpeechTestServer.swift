@@ -39,52 +39,13 @@ public struct SpeechTestServer: Sendable {
         try await sharedStart.value { try await start() }
     }
 
-    static var venvFolder: String {
-        if let configured = ProcessInfo.processInfo.environment["RHEA_TEST_VOICE_VENV"], !configured.isEmpty { return configured }
-        // Tests/RelayTestSupport/SpeechTestServer.swift → the package root.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".voice-venv").path
-    }
+    static var venvFolder: String { PythonVenv.folder(variable: "RHEA_TEST_VOICE_VENV", name: ".voice-venv") }
 
     /// The environment's folder, made (`python3 -m venv`, `pip install`) when it lacks a package.
     public static func venv() async throws -> String {
-        try await venvReady.value { try await prepareVenv() }
-    }
-
-    private static func prepareVenv() async throws -> String {
-        let venv = venvFolder
-        let parent = URL(fileURLWithPath: venv).deletingLastPathComponent().path
-        if try await imports(venv: venv) { return venv }
-        let lock = open(venv + ".lock", O_CREAT | O_RDWR, 0o600)
-        guard lock >= 0 else { throw ChildProcessError(step: "lock \(venv).lock", reason: String(cString: strerror(errno))) }
-        defer { close(lock) }
-        // Blocking, but only while another test process installs: then this one waits its turn.
-        while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
-        defer { flock(lock, LOCK_UN) }
-        if try await imports(venv: venv) { return venv }
-        if !FileManager.default.isExecutableFile(atPath: venv + "/bin/pip") {
-            try check(await runProcess(["python3", "-m", "venv", venv], in: parent, timeout: .seconds(120), step: "python3 -m venv \(venv)"))
+        try await venvReady.value {
+            try await PythonVenv(folder: venvFolder, packages: packages, modules: modules, purpose: "the speech model's venv").prepare()
         }
-        try check(
-            await runProcess(
-                [venv + "/bin/pip", "install", "-q"] + packages, in: parent, timeout: .seconds(900), step: "pip install \(packages.joined(separator: " "))"))
-        guard try await imports(venv: venv) else {
-            throw ChildProcessError(step: "import \(modules.joined(separator: ", "))", reason: "still missing from \(venv) after pip install")
-        }
-        return venv
-    }
-
-    private static func imports(venv: String) async throws -> Bool {
-        guard FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else { return false }
-        return try await runProcess(
-            [venv + "/bin/python", "-c", "import " + modules.joined(separator: ", ")], in: URL(fileURLWithPath: venv).deletingLastPathComponent().path,
-            timeout: .seconds(60), step: "check \(venv)"
-        ).status == 0
-    }
-
-    private static func check(_ result: (status: Int32, output: String)) throws {
-        guard result.status != 0 else { return }
-        throw ChildProcessError(step: "prepare the speech model's venv", reason: "exit status \(result.status)", output: tail(result.output, lines: 20))
     }
 
     /// Starts a server of its own and waits until it has transcribed one sentence.

@@ -31,6 +31,24 @@ struct TelegramRateLimiterTests {
         #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now + .milliseconds(400)) == .milliseconds(600))
     }
 
+    @Test func aMessageAnsweredLateHoldsItsChatASecondFromTheAnswer() {
+        let clock = ManualClock()
+        let limiter = TelegramRateLimiter(margin: .milliseconds(150))
+        #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now) == .zero)
+        // A busy machine: the message left late and was answered 900 ms after its booked instant.
+        // Telegram may have counted it as late as that, so a second before the next one counts
+        // from there, not from the booking (which would allow it 250 ms later).
+        clock.advance(by: .milliseconds(900))
+        limiter.sent(chat: Self.privateChat, at: clock.now)
+        #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now) == .seconds(1))
+        // An answer that came in time changes nothing: the booking's interval already covers it.
+        clock.advance(by: .seconds(1))
+        limiter.sent(chat: Self.privateChat, at: clock.now)
+        clock.advance(by: .seconds(5))
+        #expect(Self.granted(limiter, chat: Self.privateChat, at: clock.now) == .zero)
+        #expect(Self.granted(limiter, chat: 7, at: clock.now) == .zero, "another chat is not held back")
+    }
+
     @Test func theMarginWidensEveryIntervalAndWindowAndTheStartIsQuiet() {
         let clock = ManualClock()
         let limiter = TelegramRateLimiter(quietUntil: clock.now + .seconds(1), margin: .milliseconds(150))

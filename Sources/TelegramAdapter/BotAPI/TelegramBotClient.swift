@@ -194,6 +194,8 @@ public struct TelegramBotClient: TelegramBotAPI {
     public func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue {
         guard let chat = try Self.pacedChat(method, body) else { return try await exchange(method, body, timeout: timeout) }
         try await waitForTurn(chat: chat, method: method)
+        // However the exchange ends, Telegram may have counted the message by now.
+        defer { limiter.sent(chat: chat, at: clock.now) }
         do throws(TelegramAPIError) {
             return try await exchange(method, body, timeout: timeout)
         } catch {

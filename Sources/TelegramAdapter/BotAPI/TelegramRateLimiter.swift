@@ -176,6 +176,19 @@ public final class TelegramRateLimiter: Sendable {
         return Self.earliestSlot(from: start, among: Array(current), limit: globalPerSecond, window: globalWindow)
     }
 
+    /// Records that a message to `chat` was answered at `at`: its next message goes no sooner
+    /// than one interval after that. Telegram saw the message before it answered, so spacing from
+    /// the answer keeps the per-chat limit however late the message left after its booked
+    /// instant (a busy process, a slow connection): the margin alone only covers delays up to it.
+    public func sent(chat: Int64, at: Date) {
+        let after = Self.nanoseconds(at) + Self.nanoseconds(perChatInterval)
+        state.withLock { state in
+            guard var record = state.chats[chat] else { return }
+            record.nextSlot = max(record.nextSlot, after)
+            state.chats[chat] = record
+        }
+    }
+
     /// Holds `chat` until `until` (Telegram's `retry_after` after a 429): no instant before it
     /// is booked, and `pausedUntil` tells callers already booked earlier to stand down.
     public func pause(chat: Int64, until: Date) {

@@ -321,19 +321,6 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // `swift run -c release voice-bench`: the relay's own cost per voice command (docs/voice.md).
-        .executableTarget(
-            name: "voice-bench",
-            dependencies: [
-                "RelayCore", "RelayHTTP", "RelayTribunal", "TelegramAdapter", "RelayTestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Benchmarks/VoiceBench",
-            swiftSettings: strict
-        ),
-
         // `swift run -c release slack-bench` (after building rhea-relay in release).
         .executableTarget(
             name: "slack-bench",

@@ -24,11 +24,13 @@ struct CommandClient: Sendable {
     let discordSigner: FakeDiscordSigner
     /// The homeserver commands are typed at (`--platform matrix`).
     let matrix: MatrixSink?
+    /// With `--voice`: the voice note every Telegram command carries (its file id at the fake Bot API).
+    let voiceFile: String?
 
     /// `replicas` servers listen on `port`, `port + 1`…; users are spread over them.
     init(
         http: HTTPClient, port: Int, replicas: Int = 1, secret: String, sink: ReplySink, platform: BenchPlatform = .slack,
-        discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil
+        discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil, voiceFile: String? = nil
     ) {
         self.http = http
         let paths: [BenchPlatform: String] = [
@@ -40,6 +42,7 @@ struct CommandClient: Sendable {
         self.platform = platform
         self.discordSigner = discordSigner
         self.matrix = matrix
+        self.voiceFile = voiceFile
     }
 
     /// The ack's outcome: the HTTP status, or nil when the connection failed (a killed server).
@@ -99,9 +102,17 @@ struct CommandClient: Sendable {
     /// Telegram's webhook delivers it: JSON, with the secret token in its header.
     func sendUpdate(_ index: Int, user: Int) async -> Ack {
         let person = Self.telegramUser(user)
-        let update = TelegramUpdates.message(
-            updateID: index + 1, messageID: index + 1, chat: person, from: person, firstName: "User \(user)", username: "user\(user)",
-            text: "/translate ja Good morning, this is command number \(index)")
+        let update =
+            if let voiceFile {
+                // The same command spoken: the caption names it, the note holds the text.
+                TelegramUpdates.voiceMessage(
+                    updateID: index + 1, messageID: index + 1, chat: person, from: person, voice: TelegramUpdates.voiceObject(fileID: voiceFile),
+                    caption: "/translate ja")
+            } else {
+                TelegramUpdates.message(
+                    updateID: index + 1, messageID: index + 1, chat: person, from: person, firstName: "User \(user)", username: "user\(user)",
+                    text: "/translate ja Good morning, this is command number \(index)")
+            }
         var request = HTTPClientRequest(url: url(for: user))
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

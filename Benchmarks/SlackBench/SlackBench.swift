@@ -110,6 +110,15 @@ struct SlackBench: AsyncParsableCommand {
     @Flag(help: "Telegram: the fake Bot API answers 429 past Telegram's limits (default: it only records how fast messages came).")
     var telegramEnforceLimits = false
 
+    @Flag(
+        help:
+            "Telegram: every command is a voice note captioned `/translate ja`, which the relay fetches from the fake Bot API and sends to a fake transcription service that answers at once (the relay's own cost per voice command)."
+    )
+    var voice = false
+
+    @Option(help: "With --voice: pad the spoken clip (about 12 KB) to this many KB, as a longer note's bytes (0: as spoken).")
+    var voiceKB = 0
+
     @Option(help: "Where the servers keep their store: sqlite (a file each) or postgres (one database on a PostgreSQL the bench starts).")
     var store = BenchStore.sqlite
 
@@ -123,6 +132,7 @@ struct SlackBench: AsyncParsableCommand {
 
     func run() async throws {
         if platform != .slack, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
+        if voice, platform != .telegram { throw ValidationError("--voice sends Telegram voice notes: use it with --platform telegram.") }
         if replicas < 1 || (replicas > 1 && store != .postgres) { throw ValidationError("--replicas N > 1 shares one store: use it with --store postgres.") }
         guard FileManager.default.isExecutableFile(atPath: relay) else {
             throw ValidationError("\(relay) is not built: run `swift build -c release --product rhea-relay` first.")
@@ -130,19 +140,22 @@ struct SlackBench: AsyncParsableCommand {
         let quiet = Logger(label: "slack-bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let backend = try await FakeRheaTribunal.start(logger: quiet)
         let sink = try await ReplySink.start(logger: quiet)
+        let voiceNotes = voice ? try await VoiceNotes.start(paddedToKB: voiceKB, logger: quiet) : nil
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 512)
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let postgres = store == .postgres ? try await PostgresUnderBench.start(cpus: serverCPUs) : nil
         do {
-            try await measure(http: http, sink: sink, backend: backend, postgres: postgres)
+            try await measure(http: http, sink: sink, backend: backend, postgres: postgres, voiceNotes: voiceNotes)
         } catch {
+            await voiceNotes?.stop()
             await postgres?.stop()
             try? await http.shutdown()
             await sink.stop()
             await backend.stop()
             throw error
         }
+        await voiceNotes?.stop()
         await postgres?.stop()
         try await http.shutdown()
         await sink.stop()
@@ -170,9 +183,9 @@ struct SlackBench: AsyncParsableCommand {
 
     /// The platform's own server for one relay's lifetime: a fake Bot API for `--platform
     /// telegram`, a homeserver for `matrix`; nil for the platforms the reply sink plays.
-    func startPeer(_ sink: ReplySink, logger: Logger) async throws -> (any PlatformPeer)? {
+    func startPeer(_ sink: ReplySink, voiceNotes: VoiceNotes?, logger: Logger) async throws -> (any PlatformPeer)? {
         switch platform {
-        case .telegram: try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, logger: logger)
+        case .telegram: try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, voiceNotes: voiceNotes, logger: logger)
         case .matrix: try await MatrixSink.start(forwardingTo: sink, logger: logger)
         case .slack, .discord, .mattermost: nil
         }
@@ -206,10 +219,10 @@ struct SlackBench: AsyncParsableCommand {
     func client(http: HTTPClient, sink: ReplySink, peer: (any PlatformPeer)?) -> CommandClient {
         CommandClient(
             http: http, port: port, replicas: replicas, secret: Self.secret, sink: sink, platform: platform, discordSigner: Self.discordSigner,
-            matrix: peer as? MatrixSink)
+            matrix: peer as? MatrixSink, voiceFile: (peer as? TelegramSink)?.voiceFile)
     }
 
-    func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal, postgres: PostgresUnderBench?) async throws {
+    func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal, postgres: PostgresUnderBench?, voiceNotes: VoiceNotes?) async throws {
         let storeName = postgres == nil ? "SQLite store" : "PostgreSQL store (fsync on, pinned with the server) shared by \(replicas) replica(s)"
         print("slack-bench (\(platform.rawValue)) on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, \(storeName)")
         func startServers(_ launch: RelayProcess.Launch) async throws -> ServerGroup {
@@ -221,13 +234,16 @@ struct SlackBench: AsyncParsableCommand {
                     + (telegramEnforceLimits ? "answers 429 past Telegram's limits" : "does not enforce Telegram's limits (the relay's own pacing is measured)")
             )
         }
+        if let voiceNotes {
+            print("voice: every command is a \(voiceNotes.clip.count / 1024) KB voice note captioned /translate ja; the transcription service answers at once")
+        }
         let quiet = Logger(label: "slack-bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let counter = Counter()
         var table: [String] = []
         let flood = floodCommands
 
         // Idle memory and start to ready, on a fresh store.
-        let idlePeer = try await startPeer(sink, logger: quiet)
+        let idlePeer = try await startPeer(sink, voiceNotes: voiceNotes, logger: quiet)
         let fresh = try await startServers(launch(backend, sink: sink, peer: idlePeer))
         try await Task.sleep(for: .seconds(1))
         let idle = fresh.memoryKiB()
@@ -249,18 +265,19 @@ struct SlackBench: AsyncParsableCommand {
             let delay = parts.count > 1 ? Double(parts[1]) ?? 0 : 0
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: delay / 1000)
             sink.reset()
-            let peer = try await startPeer(sink, logger: quiet)
+            let peer = try await startPeer(sink, voiceNotes: voiceNotes, logger: quiet)
             let server = try await startServers(launch(backend, sink: sink, peer: peer))
             await peer?.connected()
             let client = self.client(http: http, sink: sink, peer: peer)
             let result = await ClosedLoopScenario(users: count, warmup: .seconds(warmupSeconds), window: .seconds(windowSeconds))
                 .run(client: client, server: server, counter: counter)
+            let peak = server.peakMemoryKiB()
             let roundTrips = await server.stop()
             var line =
                 "\(count) users, backend \(Int(delay)) ms: \(String(format: "%.0f", result.repliesPerSecond)) replies/s "
                 + "(\(String(format: "%.0f", result.arrivalsPerSecond))/s arriving in the window), "
                 + "e2e p50 \(ms(percentile(result.endToEnd, 0.5))) p99 \(ms(percentile(result.endToEnd, 0.99))), "
-                + "CPU per command \(ms(result.cpuPerCommand))"
+                + "CPU per command \(ms(result.cpuPerCommand)), peak RSS \(mib(peak))"
                 + (postgres == nil ? "" : " (PostgreSQL's \(ms(result.storeCPUPerCommand)))")
                 + ", failed \(result.failed), busy \(result.busy)"
                 + ", longest wait \(result.longestWait?.ms ?? "-"), last reply \(result.lastAfterLoad.ms) after the load's end"
@@ -284,7 +301,7 @@ struct SlackBench: AsyncParsableCommand {
         if flood > 0 {
             await backend.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0)
             sink.reset()
-            let peer = try await startPeer(sink, logger: quiet)
+            let peer = try await startPeer(sink, voiceNotes: voiceNotes, logger: quiet)
             let server = try await startServers(launch(backend, sink: sink, peer: peer))
             await peer?.connected()
             let client = self.client(http: http, sink: sink, peer: peer)
@@ -310,7 +327,7 @@ struct SlackBench: AsyncParsableCommand {
             }
             if crash && postgres == nil {
                 sink.reset()
-                let peer = try await startPeer(sink, logger: quiet)
+                let peer = try await startPeer(sink, voiceNotes: voiceNotes, logger: quiet)
                 let first = try await startServers(launch(backend, sink: sink, peer: peer))
                 await peer?.connected()
                 let killed = await FloodScenario(commands: flood, connections: floodConnections, killAfterAcks: flood / 2)

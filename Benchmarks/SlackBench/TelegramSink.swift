@@ -22,6 +22,9 @@ final class TelegramSink: PlatformPeer {
     let api: FakeTelegramBotAPI
     private let pump: Task<Void, Never>
     private let placeholders: PlaceholderLog
+    /// With `--voice`: the transcription service, and the file id of the note every command carries.
+    let voiceNotes: VoiceNotes?
+    let voiceFile: String?
 
     /// The placeholders the relay posted, by `chat:message`, with the command each stands for,
     /// and those an answer was edited into.
@@ -36,10 +39,12 @@ final class TelegramSink: PlatformPeer {
         func withLock<T>(_ body: (inout Placeholders) -> T) -> T { state.withLock { body(&$0) } }
     }
 
-    private init(api: FakeTelegramBotAPI, pump: Task<Void, Never>, placeholders: PlaceholderLog) {
+    private init(api: FakeTelegramBotAPI, pump: Task<Void, Never>, placeholders: PlaceholderLog, voiceNotes: VoiceNotes?) {
         self.api = api
         self.pump = pump
         self.placeholders = placeholders
+        self.voiceNotes = voiceNotes
+        voiceFile = voiceNotes.map { api.addFile($0.clip) }
     }
 
     /// The command's number in an answer ("… this is command number 12"), when it says it.
@@ -52,7 +57,7 @@ final class TelegramSink: PlatformPeer {
     static let webhookSecret = "bench-telegram-webhook-secret"
 
     /// Starts a fake Bot API and the task that reports its accepted sends to `sink`.
-    static func start(forwardingTo sink: ReplySink, enforcing: Bool, logger: Logger) async throws -> TelegramSink {
+    static func start(forwardingTo sink: ReplySink, enforcing: Bool, voiceNotes: VoiceNotes? = nil, logger: Logger) async throws -> TelegramSink {
         let api = try await FakeTelegramBotAPI.start(logger: logger)
         api.enforceRateLimits = enforcing
         let placeholders = PlaceholderLog()
@@ -96,7 +101,7 @@ final class TelegramSink: PlatformPeer {
                 }
             }
         }
-        return TelegramSink(api: api, pump: pump, placeholders: placeholders)
+        return TelegramSink(api: api, pump: pump, placeholders: placeholders, voiceNotes: voiceNotes)
     }
 
     /// The server's environment for this Bot API: webhook mode, as "Telegram in 5 minutes"
@@ -105,7 +110,7 @@ final class TelegramSink: PlatformPeer {
         [
             "TELEGRAM_BOT_TOKEN": api.token, "TELEGRAM_MODE": "webhook", "TELEGRAM_API_URL": api.url,
             "TELEGRAM_WEBHOOK_SECRET": Self.webhookSecret,
-        ]
+        ].merging(voiceNotes?.environment ?? [:]) { _, new in new }
     }
 
     /// What the fake saw of the relay's pacing.
@@ -130,7 +135,11 @@ final class TelegramSink: PlatformPeer {
     }
 
     /// How the relay kept to Telegram's limits, for the run's line.
-    var summary: String? { pacing().summary }
+    var summary: String? {
+        guard let voiceNotes else { return pacing().summary }
+        // Proof the run was of voice notes: each command fetched its file and was transcribed.
+        return pacing().summary + ", \(api.calls("getFile").count) getFile calls, \(voiceNotes.transcriptions) transcriptions"
+    }
 
     func pacing() -> Pacing {
         let sends = api.calls("sendMessage") + api.calls("editMessageText")

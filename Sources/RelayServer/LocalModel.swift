@@ -39,12 +39,13 @@ public enum LocalModel {
     }
 
     /// The id of the first model the server at `baseURL` lists, "local" when it lists none; nil
-    /// when nothing answers `GET /models` with 200 within 3 seconds.
+    /// when nothing answers `GET /models` with 200 within 10 seconds (nothing listening fails at
+    /// once; a llama.cpp server busy with a long answer can take seconds to list its model).
     static func servedModel(at baseURL: String) async -> String? {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         let request = HTTPClientRequest(url: base + "/models")
         let answer = try? await HTTPTransport.withOwnClient(maxConnectionsPerHost: 1) { transport in
-            try await transport.exchange(request, timeout: .seconds(3), maxBodyBytes: 1 << 20)
+            try await transport.exchange(request, timeout: .seconds(10), maxBodyBytes: 1 << 20)
         }
         guard let answer, answer.isSuccess else { return nil }
         struct Models: Decodable {

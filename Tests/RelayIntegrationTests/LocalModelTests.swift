@@ -3,26 +3,21 @@ import Foundation
 import Logging
 import RelayCore
 import RelayHTTP
+import RelayTestSupport
 import RelayTribunal
 import Testing
 
-/// The council against a real OpenAI-compatible server: llama.cpp with a 135M model, started by
-/// `.ci/run` through `scripts/local-model start`, which exports `RHEA_TEST_LLM_URL`.
+/// The council against a real OpenAI-compatible server: llama.cpp with a 135M model
+/// (`LocalModelServer`: the one `.ci/run` starts, or started here with `scripts/local-model`).
 /// It checks the wire format and the end-to-end path, never answer quality.
-@Suite(
-    "Council against a real local model server",
-    .enabled(
-        if: ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] != nil,
-        "RHEA_TEST_LLM_URL is not set: run scripts/local-model start and export its URL (.ci/run does) to run these tests"),
-    .serialized)
+@Suite("Council against a real local model server", .serialized)
 struct LocalModelTests {
-    static var baseURL: String { ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] ?? "" }
-
     func withCouncil<T>(_ body: (Council) async throws -> T) async throws -> T {
+        let baseURL = try await LocalModelServer.url()
         let httpClient = HTTPTransport.makeClient()
         // Two council members on the one server: it serves one request at a time, so timeouts are generous.
         let models = ["local-a", "local-b"].map {
-            CouncilModel(name: $0, baseURL: Self.baseURL, model: "smollm2-135m-instruct", tier: .cheap, timeout: .seconds(120))
+            CouncilModel(name: $0, baseURL: baseURL, model: LocalModelServer.model, tier: .cheap, timeout: .seconds(120))
         }
         let council = Council(
             configuration: CouncilConfiguration(models: models, quorum: 1, deadline: .seconds(240), defaultTimeout: .seconds(120)),

@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 public import Logging
 import NIOCore
-public import RelayCore
+import RelayCore
 import Synchronization
 
 /// A fake Mattermost server, built from the published API v4 description

@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 
 /// A file someone sent (a voice note), as the fake Bot API keeps it.
 struct FakeTelegramFile: Sendable {

@@ -249,15 +249,13 @@ struct OpenAICompatibleClientTests {
 
     // MARK: A real server
 
-    /// The base URL of a real OpenAI-compatible server (`scripts/local-model start`).
-    static let realServerURL = ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"]
-
-    @Test(.enabled(if: realServerURL != nil, "RHEA_TEST_LLM_URL is not set: run scripts/local-model start and export its URL (.ci/run does)"))
-    func answersFromARealLlamaCppServer() async throws {
+    /// A real OpenAI-compatible server: llama.cpp (`LocalModelServer`, `scripts/local-model start`).
+    @Test func answersFromARealLlamaCppServer() async throws {
+        let baseURL = try await LocalModelServer.url()
         let http = HTTPTransport.makeClient()
         defer { _ = http.shutdown() }
         let client = OpenAICompatibleClient(transport: HTTPTransport(client: http), logger: Logger(label: "test.council"))
-        let model = CouncilModel(name: "local", baseURL: Self.realServerURL ?? "", model: "smollm2-135m-instruct", tier: .cheap)
+        let model = CouncilModel(name: "local", baseURL: baseURL, model: LocalModelServer.model, tier: .cheap)
         let answer = try await client.complete(
             model, messages: [.user("Say hello in one word.")], maxTokens: 16, timeout: .seconds(60))
         #expect(!answer.text.isEmpty)

@@ -67,16 +67,12 @@ struct FirstRunTests {
         await model.stop()
     }
 
-    /// The README's first command against the real local model (llama.cpp, which `.ci/run`
-    /// starts with `scripts/local-model start`): a real answer, exit 0.
-    @Test(
-        .enabled(
-            if: ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"] != nil,
-            "RHEA_TEST_LLM_URL is not set: run scripts/local-model start and export its URL (.ci/run does)"))
-    func theRealLocalModelAnswers() async throws {
+    /// The README's first command against the real local model (llama.cpp, started with
+    /// `scripts/local-model start`: `LocalModelServer`): a real answer, exit 0.
+    @Test func theRealLocalModelAnswers() async throws {
+        let url = try await LocalModelServer.url()
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let url = try #require(ProcessInfo.processInfo.environment["RHEA_TEST_LLM_URL"])
         let output = try await cli.run(["run", "/translate fr Good morning"], environment: ["LOCAL_MODEL_URL": url], timeout: 120)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("Translation"), "\(output.stdout)")

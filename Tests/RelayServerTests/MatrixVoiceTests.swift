@@ -103,6 +103,21 @@ struct MatrixVoiceTests {
         }
     }
 
+    @Test func theMagnifierOnAVoiceNoteFactChecksWhatWasSaid() async throws {
+        try await MatrixFakes.with { fakes in
+            let audio = try await SpeechSample.oggOpus("The Eiffel Tower is in Berlin.")
+            try await fakes.withRelay(try await Self.configuration(fakes)) { relay in
+                let group = try await Self.groupRoom(relay, fakes)
+                let note = try await relay.alice.sendAudio(try await relay.alice.upload(audio), in: group, size: audio.count)
+                try await relay.alice.react("🔍", to: note, in: group)
+                _ = try #require(try await Self.answers(relay, to: note, in: group).last)
+                let asked = try #require(await relay.tribunal.lastRequest(path: FakeRheaTribunal.tribunalPath))
+                #expect(asked.rawBody.lowercased().contains("berlin"), "\(asked.rawBody)")
+                #expect(!asked.rawBody.contains("Voice message.ogg"), "\(asked.rawBody)")
+            }
+        }
+    }
+
     @Test func tooLargeAndNotAudioAreAnsweredAsOnEveryPlatform() async throws {
         try await MatrixFakes.with { fakes in
             let audio = try await SpeechSample.oggOpus("This note is far too long for the relay.")

@@ -144,12 +144,6 @@ struct MatrixInbound: Sendable {
         return event["content"]?["m.relates_to"]?["m.in_reply_to"] == nil ? body : MatrixText.withoutReplyFallback(body)
     }
 
-    /// The plain text of an event the bot can read, without its own reply fallback; nil when it
-    /// cannot be fetched or has no text.
-    private func text(of eventID: String, room: String) async -> String? {
-        await event(eventID, room: room).flatMap(Self.text(of:))
-    }
-
     /// Submits `event`; a refusal for being one too many is answered at once, and "typing…" shows
     /// while the models work.
     private func submit(_ event: Event, address: MatrixAddress, me: String) async throws {
@@ -172,14 +166,20 @@ struct MatrixInbound: Sendable {
         let address = MatrixAddress(team: team, room: room, user: sender, replyTo: target)
         var line: String?
         var repliedTo: String?
+        var voice: VoiceClip?
         if MatrixText.bare(key) == MatrixText.bare(configuration.tribunalReaction) {
-            guard let text = await text(of: target, room: room) else {
+            guard let reacted = await self.event(target, room: room), let text = Self.text(of: reacted) else {
                 try? await inbox.post(
                     .error("I cannot read that message (it may be encrypted or gone). Reply to it with !tribunal instead."), route: address.route)
                 return
             }
             line = "/tribunal"
-            repliedTo = text
+            // On a voice message, what was said is the claim, not the file's name.
+            switch MatrixAudio(content: reacted["content"] ?? [:], origin: .repliedTo) {
+            case .clip(let clip)?: voice = clip
+            case .encrypted?: return try await answerOnce(MatrixAudio.encryptedReply, to: id, address: address)
+            case nil: repliedTo = text
+            }
         } else if let right = LedgerReference.mark(fromEmoji: key) {
             guard let reacted = try? await api.event(room: room, id: target), reacted["sender"]?.stringValue == me,
                 let body = reacted["content"]?["body"]?.stringValue, let ledger = LedgerReference.id(in: body)
@@ -189,7 +189,7 @@ struct MatrixInbound: Sendable {
         guard let line else { return }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, user: sender, userName: MatrixID.localpart(of: sender), text: line,
-            repliedTo: repliedTo, eventKey: "event:\(id)")
+            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice)
         try await submit(relayEvent, address: address, me: me)
     }
 

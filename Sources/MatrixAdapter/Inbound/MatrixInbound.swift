@@ -41,16 +41,17 @@ struct MatrixInbound: Sendable {
         let relation = content["m.relates_to"]
         // Only what people type or record: not other bots' notices (which must never be answered,
         // so bots cannot loop), not edits (the command already ran), not images or other files.
-        guard relation?["rel_type"]?.stringValue != "m.replace" else { return }
+        let audio = MatrixAudio(content: content, origin: .own)
+        guard relation?["rel_type"]?.stringValue != "m.replace", audio != nil || content["msgtype"]?.stringValue == "m.text" else { return }
         let thread = relation?["rel_type"]?.stringValue == "m.thread" ? relation?["event_id"]?.stringValue : nil
         let team = MatrixAddress.team(room: room)
         let address = MatrixAddress(team: team, room: room, user: sender, replyTo: id, thread: thread)
         let mention = await self.mention(of: me, in: content)
-        if let audio = MatrixAudio(content: content, origin: .own) {
+        if let audio {
             try await voiceNote(audio, content: content, id: id, sender: sender, room: room, address: address, mention: mention, me: me)
             return
         }
-        guard content["msgtype"]?.stringValue == "m.text", let rawBody = content["body"]?.stringValue else { return }
+        guard let rawBody = content["body"]?.stringValue else { return }
         let repliedID = relation?["m.in_reply_to"]?["event_id"]?.stringValue
         let body = repliedID == nil ? rawBody : MatrixText.withoutReplyFallback(rawBody)
         guard var line = MatrixCommandLine.line(body, mention: mention, isReply: repliedID != nil) else { return }

@@ -140,6 +140,17 @@ public final class FakeMattermost: Sendable {
         guard let user = state.withLock({ $0.user(bearer: request.header("authorization")) }) else {
             return (label, json(FakeMattermostError.unauthorized.json(requestID: requestID), status: 401))
         }
+        if request.method == "GET", rest.count == 2, rest[0] == "files" {
+            guard let bytes = state.withLock({ $0.files[rest[1]]?.bytes }) else {
+                return (
+                    label,
+                    json(FakeMattermostError.notFound("app.file_info.get.app_error", "Unable to get the file info.").json(requestID: requestID), status: 404)
+                )
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/octet-stream"
+            return (label, Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes))))
+        }
         let result = state.withLock { Self.route(request, rest, user: user, state: &$0) }
         switch result {
         case .success(let (status, body)): return (label, json(body, status: status))
@@ -150,7 +161,8 @@ public final class FakeMattermost: Sendable {
     /// `POST /posts`, `PUT /posts/{id}/patch`…: the path with ids as `{id}`.
     static func label(method: String, _ rest: [String]) -> String {
         let shape = rest.enumerated().map { index, part in
-            index > 0 && ["posts", "channels", "users", "name", "commands"].contains(rest[index - 1]) && part != "ephemeral" && part != "me" ? "{id}" : part
+            index > 0 && ["posts", "channels", "users", "name", "commands", "files"].contains(rest[index - 1]) && part != "ephemeral" && part != "me"
+                ? "{id}" : part
         }
         return method + " /" + shape.joined(separator: "/")
     }
@@ -313,11 +325,11 @@ public final class FakeMattermost: Sendable {
     /// websocket gets the `posted` event. Returns the post's id.
     @discardableResult
     public func post(
-        _ message: String, channel: String, user: String = FakeMattermost.alice, rootID: String = "", channelType: String = "O"
+        _ message: String, channel: String, user: String = FakeMattermost.alice, rootID: String = "", channelType: String = "O", fileIDs: [String] = []
     ) async throws -> String {
         let (post, team, username) = try state.withLock { state -> (FakeMattermostPost, String, String) in
             if state.channels[channel] == nil { state.channels[channel] = channelType == "D" ? "" : FakeMattermost.teamID }
-            let post = try state.create(channel: channel, message: message, rootID: rootID, user: user, via: "user").get()
+            let post = try state.create(channel: channel, message: message, rootID: rootID, user: user, via: "user", fileIDs: fileIDs).get()
             return (post, state.channels[channel] ?? "", state.usernames[user] ?? user)
         }
         var data: [String: JSONValue] = [
@@ -331,6 +343,23 @@ public final class FakeMattermost: Sendable {
         try await sockets.broadcast("posted", data: .object(data), channel: channel)
         return post.id
     }
+
+    /// Keeps `bytes` as an uploaded file (as `POST /files` would) and returns its id, for
+    /// `post(…, fileIDs:)`; `GET /files/{id}` serves it to any signed-in user.
+    public func addFile(_ bytes: [UInt8], name: String = "voice-note.ogg", mimeType: String = "audio/ogg", declaredSize: Int? = nil) -> String {
+        state.withLock { state in
+            let id = state.newID("file")
+            let info: JSONValue = [
+                "id": .string(id), "name": .string(name), "extension": .string(String(name.split(separator: ".").last ?? "")),
+                "size": .int(declaredSize ?? bytes.count), "mime_type": .string(mimeType), "create_at": .int(Int(state.tick())),
+            ]
+            state.files[id] = (bytes, info)
+            return id
+        }
+    }
+
+    /// How many file downloads were asked for.
+    public var fileRequests: Int { requests("GET /files/{id}").count }
 
     /// Sends the `posted` event of an existing post again, as a reconnecting client may see it twice.
     public func rebroadcast(_ postID: String) async throws {

@@ -31,13 +31,16 @@ public struct FakeMattermostPost: Sendable, Hashable {
     /// person's post, made by the test).
     public var via: String
     public var createAt: Int64
+    /// The `FileInfo`s of its attachments, as `metadata.files` shows them.
+    public var files: [JSONValue] = []
 
     /// As REST v4 answers a post (the `Post` schema).
     public var json: JSONValue {
         [
             "id": .string(id), "create_at": .int(Int(createAt)), "update_at": .int(Int(createAt)), "edit_at": 0, "delete_at": 0,
             "user_id": .string(userID), "channel_id": .string(channelID), "root_id": .string(rootID), "original_id": "",
-            "message": .string(message), "type": "", "props": [:], "hashtags": "", "pending_post_id": "", "metadata": [:],
+            "message": .string(message), "type": "", "props": [:], "hashtags": "", "pending_post_id": "",
+            "file_ids": .array(files.compactMap { $0["id"] }), "metadata": files.isEmpty ? [:] : ["files": .array(files)],
         ]
     }
 }
@@ -55,6 +58,8 @@ struct FakeMattermostState: Sendable {
     var tokens: [String: String] = [:]
     var usernames: [String: String] = [:]
     var posts: [String: FakeMattermostPost] = [:]
+    /// Uploaded files by id: their bytes and `FileInfo`, served by `GET /files/{id}`.
+    var files: [String: (bytes: [UInt8], info: JSONValue)] = [:]
     /// Channels by id: their team ("" for a direct message).
     var channels: [String: String] = [:]
     var teams: [String: String] = [:]
@@ -104,10 +109,10 @@ struct FakeMattermostState: Sendable {
 
     /// A post by `user`, checked as `POST /posts` checks it.
     mutating func create(
-        channel: String, message: String, rootID: String, user: String, ephemeralFor: String? = nil, via: String
+        channel: String, message: String, rootID: String, user: String, ephemeralFor: String? = nil, via: String, fileIDs: [String] = []
     ) -> Result<FakeMattermostPost, FakeMattermostError> {
         guard !channel.isEmpty else { return .failure(.badRequest("api.post.create_post.channel_id.app_error", "Invalid channel_id")) }
-        guard !message.isEmpty else { return .failure(.badRequest("model.post.is_valid.msg.app_error", "Invalid message")) }
+        guard !message.isEmpty || !fileIDs.isEmpty else { return .failure(.badRequest("model.post.is_valid.msg.app_error", "Invalid message")) }
         guard message.unicodeScalars.count <= Self.maxRunes else {
             return .failure(.badRequest("model.post.is_valid.message_length.app_error", "Message is too long (over 16383 runes)"))
         }
@@ -120,7 +125,7 @@ struct FakeMattermostState: Sendable {
         if channels[channel] == nil { channels[channel] = teams.values.first ?? "" }
         let post = FakeMattermostPost(
             id: newID("post"), channelID: channel, rootID: rootID, userID: user, message: message, history: [message], ephemeralFor: ephemeralFor,
-            via: via, createAt: tick())
+            via: via, createAt: tick(), files: fileIDs.compactMap { files[$0]?.info })
         posts[post.id] = post
         return .success(post)
     }

@@ -15,10 +15,12 @@ public struct FakeSlackMessage: Sendable, Hashable {
     public var updates: Int
     /// Who wrote it: the bot for what it posted, a person for what a test seeds.
     public var user: String?
+    /// Files shared with it (`files`, as Slack returns them), for a seeded message.
+    public var files: JSONValue?
 
     public init(
         channel: String, ts: String, text: String, blocks: JSONValue? = nil, threadTS: String? = nil,
-        ephemeralUser: String? = nil, updates: Int = 0, user: String? = nil
+        ephemeralUser: String? = nil, updates: Int = 0, user: String? = nil, files: JSONValue? = nil
     ) {
         self.channel = channel
         self.ts = ts
@@ -28,6 +30,7 @@ public struct FakeSlackMessage: Sendable, Hashable {
         self.ephemeralUser = ephemeralUser
         self.updates = updates
         self.user = user
+        self.files = files
     }
 }
 

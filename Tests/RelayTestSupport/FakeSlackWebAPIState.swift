@@ -139,11 +139,14 @@ struct FakeSlackWebAPIState: Sendable {
         let inChannel = messages.filter { $0.channel == channel && $0.ephemeralUser == nil }
         guard let target = inChannel.first(where: { $0.ts == ts }) else { return .error("thread_not_found") }
         let parentTS = target.threadTS ?? target.ts
-        let thread = inChannel.filter { $0.ts == parentTS || $0.threadTS == parentTS }.sorted { $0.ts < $1.ts }
+        // The parent first, as Slack answers, whatever the ts of what the fake posted.
+        let thread = inChannel.filter { $0.ts == parentTS || $0.threadTS == parentTS }.sorted {
+            ($0.ts == parentTS ? 0 : 1, $0.ts) < ($1.ts == parentTS ? 0 : 1, $1.ts)
+        }
         let limit = min(1000, max(1, form["limit"].flatMap { Int($0) } ?? 1000))
         var start = 0
         if let cursor = form["cursor"], !cursor.isEmpty {
-            guard let from = Self.cursorTS(cursor), let index = thread.firstIndex(where: { $0.ts >= from }) else {
+            guard let from = Self.cursorTS(cursor), let index = thread.firstIndex(where: { $0.ts != parentTS && $0.ts >= from }) else {
                 return .error("invalid_cursor")
             }
             start = index
@@ -154,6 +157,7 @@ struct FakeSlackWebAPIState: Sendable {
         let items: [JSONValue] = thread[start..<end].map { message in
             var item: [String: JSONValue] = ["type": "message", "ts": .string(message.ts), "text": .string(message.text)]
             if let user = message.user { item["user"] = .string(user) }
+            if let files = message.files { item["files"] = files }
             if message.user == FakeSlackWebAPI.botUserID { item["bot_id"] = .string(FakeSlackWebAPI.botID) }
             if message.ts == parentTS, !replies.isEmpty {
                 // A parent with replies carries its thread's summary, and its own ts as thread_ts.

@@ -45,6 +45,39 @@ public struct MatrixTestUser: Sendable {
         return try await sendEvent("m.room.message", content: .object(content), in: room)
     }
 
+    /// Uploads `bytes` to the homeserver's media repository (`POST /_matrix/media/v3/upload`),
+    /// as a client does before it sends an attachment; the `mxc://` URI.
+    public func upload(_ bytes: [UInt8], contentType: String = "audio/ogg", filename: String = "voice-message.ogg") async throws -> String {
+        let answer = try await server.request(
+            .POST, "/_matrix/media/v3/upload?filename=\(Self.encode(filename))", token: token, bytes: bytes, contentType: contentType)
+        guard answer.status == 200, let uri = answer.json?["content_uri"]?.stringValue else {
+            throw MatrixTestError("upload: HTTP \(answer.status) \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+        }
+        return uri
+    }
+
+    /// Sends an `m.audio` message of `url` (`mxc://…`) as Element sends a voice message: the
+    /// file's name as `body`, `info` with its type, size and duration in milliseconds (each left
+    /// out when nil), and the MSC3245 voice marker. A `caption` goes in `body`, with `filename`
+    /// beside it (spec v1.10). `relatesTo` is put as `m.relates_to`.
+    @discardableResult
+    public func sendAudio(
+        _ url: String, in room: String, mimeType: String? = "audio/ogg", size: Int? = nil, durationMS: Int? = 3000, caption: String? = nil,
+        relatesTo: JSONValue? = nil
+    ) async throws -> String {
+        var info: [String: JSONValue] = [:]
+        if let mimeType { info["mimetype"] = .string(mimeType) }
+        if let size { info["size"] = .int(size) }
+        if let durationMS { info["duration"] = .int(durationMS) }
+        var content: [String: JSONValue] = [
+            "msgtype": "m.audio", "body": .string(caption ?? "Voice message.ogg"), "url": .string(url), "info": .object(info),
+            "org.matrix.msc3245.voice": [:], "org.matrix.msc1767.audio": ["duration": .int(durationMS ?? 0)],
+        ]
+        if caption != nil { content["filename"] = "Voice message.ogg" }
+        if let relatesTo { content["m.relates_to"] = relatesTo }
+        return try await sendEvent("m.room.message", content: .object(content), in: room)
+    }
+
     /// A reaction (`m.annotation`) with `key` on `event`.
     @discardableResult
     public func react(_ key: String, to event: String, in room: String) async throws -> String {

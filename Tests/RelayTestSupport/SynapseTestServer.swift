@@ -77,7 +77,7 @@ public struct SynapseTestServer: Sendable {
                 tls: false
                 x_forwarded: false
                 resources:
-                  - names: [client]
+                  - names: [client, media]
                     compress: false
             database:
               name: sqlite3
@@ -147,11 +147,17 @@ public struct SynapseTestServer: Sendable {
     }
 
     /// One request to the homeserver: its status and body.
-    func request(_ method: HTTPMethod, _ path: String, token: String? = nil, body: JSONValue? = nil) async throws -> MatrixTestAnswer {
+    /// `bytes` of `contentType` go as the body when given (a media upload), else `body` as JSON.
+    func request(
+        _ method: HTTPMethod, _ path: String, token: String? = nil, body: JSONValue? = nil, bytes: [UInt8]? = nil, contentType: String? = nil
+    ) async throws -> MatrixTestAnswer {
         var request = HTTPClientRequest(url: url + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let body {
+        if let bytes {
+            request.headers.add(name: "Content-Type", value: contentType ?? "application/octet-stream")
+            request.body = .bytes(ByteBuffer(bytes: bytes))
+        } else if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body.encoded()))
         }

@@ -1,4 +1,5 @@
 public import RelayCore
+public import RelayHTTP
 public import RelayPlatform
 
 /// The calls the adapter makes, each on `call`.
@@ -86,6 +87,28 @@ extension MatrixAPI {
             if case .refused(endpoint: _, let refusal) = error, refusal.status == 404 { return false }
             throw error
         }
+    }
+
+    /// `GET /rooms/{room}/joined_members`: how many have joined the room (the bot among them).
+    public func joinedMemberCount(room: String) async throws(MatrixAPIError) -> Int {
+        let answer = try await call(MatrixRequest(.get, ["rooms", room, "joined_members"], endpoint: "joined_members"))
+        guard let joined = answer["joined"]?.objectValue else { throw .malformed(endpoint: "joined_members", reason: "no joined") }
+        return joined.count
+    }
+
+    /// The bytes of `media`, streamed from the configured homeserver (never from the server the
+    /// URI names: that one is only a path segment, which the homeserver resolves), at most
+    /// `maxBytes`. Asks the authenticated endpoint (`GET /_matrix/client/v1/media/download/…`,
+    /// spec v1.11, with the bot's token); a homeserver that does not know it (404 or 405
+    /// `M_UNRECOGNIZED`) is asked at `/_matrix/media/v3/download/…` instead.
+    public func media(_ media: MatrixContentURI, maxBytes: Int, timeout: Duration) async throws(MatrixAPIError) -> HTTPTransport.Download {
+        let path = ["media", "download", media.server, media.mediaID]
+        let answer = try await download(MatrixRequest(.get, path, endpoint: "media", timeout: timeout, version: "v1"), maxBytes: maxBytes)
+        guard case .complete(let refused) = answer, refused.status == 404 || refused.status == 405,
+            JSONValue.parse(refused.body)?["errcode"]?.stringValue == "M_UNRECOGNIZED"
+        else { return answer }
+        return try await download(
+            MatrixRequest(.get, Array(path.dropFirst()), endpoint: "media", timeout: timeout, version: "v3", api: "media"), maxBytes: maxBytes)
     }
 
     /// `GET /user/{me}/account_data/m.direct`: the bot's direct rooms, by the person they are with.

@@ -25,14 +25,18 @@ public struct MatrixRequest: Sendable, Hashable {
     public var endpoint: String
     /// The whole exchange's limit; the client's own when nil.
     public var timeout: Duration?
-    /// `v3` for most calls; `v1` for those the spec added later (relations).
+    /// `v3` for most calls; `v1` for those the spec added later (relations, media).
     public var version: String
+    /// The API the path is under: `client` (`/_matrix/client/…`), or `media` for the
+    /// unauthenticated media API that homeservers before spec v1.11 offer instead.
+    public var api: String
 
     public init(
         _ method: Method, _ path: [String], query: [String: String] = [:], body: JSONValue? = nil, endpoint: String, timeout: Duration? = nil,
-        version: String = "v3"
+        version: String = "v3", api: String = "client"
     ) {
         self.version = version
+        self.api = api
         self.method = method
         self.path = path
         self.query = query
@@ -49,6 +53,17 @@ public protocol MatrixAPI: Sendable {
     ///
     /// - Throws: a `MatrixAPIError` for every failure; its `deliveryOutcome` says whether to retry.
     func call(_ request: MatrixRequest) async throws(MatrixAPIError) -> JSONValue
+
+    /// Makes `request` and streams the answer's body (media), cut off past `maxBytes`; a non-2xx
+    /// answer comes back whole (it is small), for the caller to read.
+    func download(_ request: MatrixRequest, maxBytes: Int) async throws(MatrixAPIError) -> HTTPTransport.Download
+}
+
+extension MatrixAPI {
+    /// Test doubles that serve no media.
+    public func download(_ request: MatrixRequest, maxBytes: Int) async throws(MatrixAPIError) -> HTTPTransport.Download {
+        throw .invalidRequest(endpoint: request.endpoint, reason: "this client downloads no media")
+    }
 }
 
 /// `MatrixAPI` on the relay's shared `HTTPTransport`, with `Authorization: Bearer <token>`.
@@ -99,6 +114,17 @@ public struct MatrixClient: MatrixAPI {
         }
     }
 
+    public func download(_ request: MatrixRequest, maxBytes: Int) async throws(MatrixAPIError) -> HTTPTransport.Download {
+        let http = try makeRequest(request)
+        do throws(HTTPFailure) {
+            return try await transport.download(http, timeout: request.timeout ?? timeout, maxBytes: maxBytes)
+        } catch {
+            let failure = MatrixAPIError(error, endpoint: request.endpoint)
+            log(failure)
+            throw failure
+        }
+    }
+
     /// The HTTP request: the path's segments percent-encoded, the token in the header only.
     func makeRequest(_ request: MatrixRequest) throws(MatrixAPIError) -> HTTPClientRequest {
         let lowered = homeserverURL.lowercased()
@@ -108,7 +134,10 @@ public struct MatrixClient: MatrixAPI {
         guard !token.secret.isEmpty, token.secret.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
             throw .invalidRequest(endpoint: request.endpoint, reason: "the access token is empty or not printable ASCII (MATRIX_ACCESS_TOKEN)")
         }
-        var url = homeserverURL + "/_matrix/client/" + request.version
+        guard ["client", "media"].contains(request.api), request.version.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw .invalidRequest(endpoint: request.endpoint, reason: "not a client-server API")
+        }
+        var url = homeserverURL + "/_matrix/" + request.api + "/" + request.version
         for segment in request.path {
             guard !segment.isEmpty, let encoded = segment.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) else {
                 throw .invalidRequest(endpoint: request.endpoint, reason: "an empty or unencodable path segment")

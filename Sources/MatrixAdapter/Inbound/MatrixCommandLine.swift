@@ -54,6 +54,17 @@ enum MatrixCommandLine {
         if text.hasPrefix(MatrixConfiguration.commandPrefix) {
             return command(String(text.dropFirst(MatrixConfiguration.commandPrefix.count)))
         }
+        guard let rest = words(afterMentionIn: text, mention: mention) else { return nil }
+        if rest.isEmpty { return isReply ? "/tribunal" : nil }
+        let stripped = rest.drop { $0 == "!" || $0 == "/" }
+        if let line = command(String(stripped)) { return line }
+        return "/tribunal " + rest
+    }
+
+    /// What `body` says besides the bot's name (trimmed; empty for the name alone), or nil when
+    /// it does not mention the bot.
+    static func words(afterMentionIn body: String, mention: MatrixMention) -> String? {
+        let text = body.trimmingCharacters(in: .whitespacesAndNewlines)
         guard mention.matches(text) else { return nil }
         var rest = text
         if let length = mention.leadingName(in: text) {
@@ -62,11 +73,7 @@ enum MatrixCommandLine {
             // A pill elsewhere in the text: its name is not part of what to run.
             for name in mention.names { rest = rest.replacingOccurrences(of: name, with: " ", options: .caseInsensitive) }
         }
-        rest = rest.trimmingCharacters(in: .whitespacesAndNewlines)
-        if rest.isEmpty { return isReply ? "/tribunal" : nil }
-        let stripped = rest.drop { $0 == "!" || $0 == "/" }
-        if let line = command(String(stripped)) { return line }
-        return "/tribunal " + rest
+        return rest.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `cmd rest` as the relay's `/cmd rest`, when `cmd` is a command of the relay.

@@ -1,11 +1,13 @@
 import Logging
 public import RelayCore
+import RelayHTTP
 public import RelayPipeline
 import RelayPlatform
 
 /// Answers the relay's questions about a Matrix room, when a command needs them: whether the
-/// asker administers the room (their power level allows changing the room's power levels), and
-/// the messages of a thread (`/relations`, its root first).
+/// asker administers the room (their power level allows changing the room's power levels), the
+/// messages of a thread (`/relations`, its root first), and the audio of a voice note (from the
+/// configured homeserver's media API, its `mxc://` URI checked first).
 public struct MatrixConversationReader: ConversationReader {
     let api: any MatrixAPI
     let logger: Logger
@@ -19,6 +21,47 @@ public struct MatrixConversationReader: ConversationReader {
         } catch {
             logger.notice("matrix: could not tell whether a user administers a room", metadata: ["reason": "\(error.reason)"])
             return false
+        }
+    }
+
+    /// The whole download of a voice note.
+    static let downloadTimeout: Duration = .seconds(60)
+
+    /// A voice note's bytes, from the configured homeserver only, with the bot's token: the
+    /// `mxc://` URI's server name and media id are checked to be plain path segments first.
+    public func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
+        if let size = clip.byteSize, size > maxBytes { throw .tooLarge(limit: maxBytes, size: size) }
+        guard let uri = MatrixContentURI(clip.file) else {
+            throw .unavailable(reason: "media: the url is not an mxc:// URI of a plain server name and media id")
+        }
+        let download: HTTPTransport.Download
+        do throws(MatrixAPIError) {
+            download = try await api.media(uri, maxBytes: maxBytes, timeout: Self.downloadTimeout)
+        } catch {
+            throw .unavailable(reason: error.reason)
+        }
+        switch download {
+        case .tooLarge(let declared): throw .tooLarge(limit: maxBytes, size: declared)
+        case .complete(let answer) where answer.isSuccess: return answer.body
+        case .complete(let answer):
+            let errcode = JSONValue.parse(answer.body)?["errcode"]?.stringValue ?? "no errcode"
+            throw .unavailable(reason: "media: the homeserver answered HTTP \(answer.status) (\(MatrixRefusal.bounded(errcode)))")
+        }
+    }
+
+    /// The voice note a thread's root is, for a command later in the thread (Element's "Reply in
+    /// thread" on a voice message); nil when it is none or cannot be read, and for encrypted
+    /// media, which the relay cannot decrypt (the command then runs as on any thread).
+    public func threadVoice(_ event: Event) async -> VoiceClip? {
+        guard let root = event.thread else { return nil }
+        do throws(MatrixAPIError) {
+            let first = try await api.event(room: event.channel, id: root)
+            guard first["type"]?.stringValue == "m.room.message", case .clip(let clip)? = MatrixAudio(content: first["content"] ?? [:], origin: .repliedTo)
+            else { return nil }
+            return clip
+        } catch {
+            logger.notice("matrix: could not read a thread's root for its audio", metadata: ["reason": "\(error.reason)"])
+            return nil
         }
     }
 

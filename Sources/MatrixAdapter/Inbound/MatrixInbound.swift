@@ -39,42 +39,110 @@ struct MatrixInbound: Sendable {
     private func message(_ event: JSONValue, id: String, sender: String, room: String, me: String) async throws {
         let content = event["content"] ?? [:]
         let relation = content["m.relates_to"]
-        // Only what people type: not other bots' notices (which must never be answered, so bots
-        // cannot loop), not edits (the command already ran), not images or files.
-        guard content["msgtype"]?.stringValue == "m.text", relation?["rel_type"]?.stringValue != "m.replace",
-            let rawBody = content["body"]?.stringValue
-        else { return }
+        // Only what people type or record: not other bots' notices (which must never be answered,
+        // so bots cannot loop), not edits (the command already ran), not images or other files.
+        let audio = MatrixAudio(content: content, origin: .own)
+        guard relation?["rel_type"]?.stringValue != "m.replace", audio != nil || content["msgtype"]?.stringValue == "m.text" else { return }
+        let thread = relation?["rel_type"]?.stringValue == "m.thread" ? relation?["event_id"]?.stringValue : nil
+        let team = MatrixAddress.team(room: room)
+        let address = MatrixAddress(team: team, room: room, user: sender, replyTo: id, thread: thread)
+        let mention = await self.mention(of: me, in: content)
+        if let audio {
+            try await voiceNote(audio, content: content, id: id, sender: sender, room: room, address: address, mention: mention, me: me)
+            return
+        }
+        guard let rawBody = content["body"]?.stringValue else { return }
         let repliedID = relation?["m.in_reply_to"]?["event_id"]?.stringValue
         let body = repliedID == nil ? rawBody : MatrixText.withoutReplyFallback(rawBody)
-        let known = await identity.current()
-        let mention = MatrixMention(
-            user: me, displayName: known?.displayName, mentionedUsers: content["m.mentions"]?["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            formattedBody: content["formatted_body"]?.stringValue)
-        guard let line = MatrixCommandLine.line(body, mention: mention, isReply: repliedID != nil) else { return }
-        let thread = relation?["rel_type"]?.stringValue == "m.thread" ? relation?["event_id"]?.stringValue : nil
+        guard var line = MatrixCommandLine.line(body, mention: mention, isReply: repliedID != nil) else { return }
         var repliedTo: String?
+        var voice: VoiceClip?
         // In a thread, clients set `m.in_reply_to` to the latest event as a fallback: only a
         // reply the person chose (`is_falling_back` false) is one.
         let chosenReply = thread == nil || relation?["is_falling_back"]?.boolValue != true
-        if let repliedID, chosenReply { repliedTo = await text(of: repliedID, room: room) }
-        let team = MatrixAddress.team(room: room)
+        if let repliedID, chosenReply, let replied = await self.event(repliedID, room: room) {
+            switch MatrixAudio(content: replied["content"] ?? [:], origin: .repliedTo) {
+            case .clip(let clip)?:
+                // A voice note's body is its file name (or a caption): its words are what counts.
+                voice = clip
+                // The bot's name alone, as a reply to a voice note: what `/settings voice` asks for.
+                if MatrixCommandLine.words(afterMentionIn: body, mention: mention)?.isEmpty == true { line = "" }
+            case .encrypted?:
+                try await answerOnce(MatrixAudio.encryptedReply, to: id, address: address)
+                return
+            case nil:
+                repliedTo = Self.text(of: replied)
+            }
+        }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, thread: thread, user: sender, userName: MatrixID.localpart(of: sender), text: line,
-            repliedTo: repliedTo, eventKey: "event:\(id)")
-        try await submit(relayEvent, address: MatrixAddress(team: team, room: room, user: sender, replyTo: id, thread: thread), me: me)
+            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice)
+        try await submit(relayEvent, address: address, me: me)
     }
 
-    /// The plain text of an event the bot can read, without its own reply fallback; nil when it
-    /// cannot be fetched or has no text.
-    private func text(of eventID: String, room: String) async -> String? {
+    /// A voice note of its own: run when it is addressed to the bot — a caption with a command
+    /// or a mention (spec v1.10 captions) — or sent in a direct room where the bot is the only
+    /// other member, where it gets what `/settings voice` asks for. In other rooms a voice note
+    /// nobody addressed to the bot is left alone, unfetched.
+    private func voiceNote(
+        _ audio: MatrixAudio, content: JSONValue, id: String, sender: String, room: String, address: MatrixAddress, mention: MatrixMention, me: String
+    ) async throws {
+        var line: String?
+        if let caption = MatrixAudio.caption(of: content) {
+            line =
+                MatrixCommandLine.words(afterMentionIn: caption, mention: mention)?.isEmpty == true
+                ? "" : MatrixCommandLine.line(caption, mention: mention, isReply: false)
+        }
+        if line == nil, await isDirect(room) { line = "" }
+        guard let line else { return }
+        guard case .clip(let clip) = audio else {
+            try await answerOnce(MatrixAudio.encryptedReply, to: id, address: address)
+            return
+        }
+        let relayEvent = Event(
+            platform: MatrixPlatform.name, team: address.team, channel: room, thread: address.thread, user: sender,
+            userName: MatrixID.localpart(of: sender), text: line, eventKey: "event:\(id)", voice: clip)
+        try await submit(relayEvent, address: address, me: me)
+    }
+
+    /// Whether `room` is the bot's and one person's alone; false when the homeserver cannot say.
+    private func isDirect(_ room: String) async -> Bool {
         do throws(MatrixAPIError) {
-            let event = try await api.event(room: room, id: eventID)
-            guard let body = event["content"]?["body"]?.stringValue else { return nil }
-            return event["content"]?["m.relates_to"]?["m.in_reply_to"] == nil ? body : MatrixText.withoutReplyFallback(body)
+            return try await api.joinedMemberCount(room: room) == 2
+        } catch {
+            logger.notice("matrix: could not count a room's members", metadata: ["reason": "\(error.reason)"])
+            return false
+        }
+    }
+
+    /// How `content` mentions the bot.
+    private func mention(of me: String, in content: JSONValue) async -> MatrixMention {
+        let known = await identity.current()
+        return MatrixMention(
+            user: me, displayName: known?.displayName, mentionedUsers: content["m.mentions"]?["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            formattedBody: content["formatted_body"]?.stringValue)
+    }
+
+    /// An answer that needs no run (the relay cannot read what was asked about), queued once
+    /// per event however often a sync brings the event again.
+    private func answerOnce(_ text: String, to id: String, address: MatrixAddress) async throws {
+        _ = try await inbox.post(.error(text), route: address.route, onceAs: "matrix:answer:\(id)", replacing: nil)
+    }
+
+    /// An event the bot can read; nil when it cannot be fetched.
+    private func event(_ eventID: String, room: String) async -> JSONValue? {
+        do throws(MatrixAPIError) {
+            return try await api.event(room: room, id: eventID)
         } catch {
             logger.notice("matrix: could not read the message a command replies to", metadata: ["reason": "\(error.reason)"])
             return nil
         }
+    }
+
+    /// The plain text of an event, without its own reply fallback; nil when it has none.
+    private static func text(of event: JSONValue) -> String? {
+        guard let body = event["content"]?["body"]?.stringValue else { return nil }
+        return event["content"]?["m.relates_to"]?["m.in_reply_to"] == nil ? body : MatrixText.withoutReplyFallback(body)
     }
 
     /// Submits `event`; a refusal for being one too many is answered at once, and "typing…" shows
@@ -99,14 +167,20 @@ struct MatrixInbound: Sendable {
         let address = MatrixAddress(team: team, room: room, user: sender, replyTo: target)
         var line: String?
         var repliedTo: String?
+        var voice: VoiceClip?
         if MatrixText.bare(key) == MatrixText.bare(configuration.tribunalReaction) {
-            guard let text = await text(of: target, room: room) else {
+            guard let reacted = await self.event(target, room: room), let text = Self.text(of: reacted) else {
                 try? await inbox.post(
                     .error("I cannot read that message (it may be encrypted or gone). Reply to it with !tribunal instead."), route: address.route)
                 return
             }
             line = "/tribunal"
-            repliedTo = text
+            // On a voice message, what was said is the claim, not the file's name.
+            switch MatrixAudio(content: reacted["content"] ?? [:], origin: .repliedTo) {
+            case .clip(let clip)?: voice = clip
+            case .encrypted?: return try await answerOnce(MatrixAudio.encryptedReply, to: id, address: address)
+            case nil: repliedTo = text
+            }
         } else if let right = LedgerReference.mark(fromEmoji: key) {
             guard let reacted = try? await api.event(room: room, id: target), reacted["sender"]?.stringValue == me,
                 let body = reacted["content"]?["body"]?.stringValue, let ledger = LedgerReference.id(in: body)
@@ -116,7 +190,7 @@ struct MatrixInbound: Sendable {
         guard let line else { return }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, user: sender, userName: MatrixID.localpart(of: sender), text: line,
-            repliedTo: repliedTo, eventKey: "event:\(id)")
+            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice)
         try await submit(relayEvent, address: address, me: me)
     }
 

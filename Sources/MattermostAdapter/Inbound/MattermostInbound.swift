@@ -64,16 +64,22 @@ public struct MattermostInbound: Sendable {
     }
 
     /// A post mentioning the bot (or any post in a direct message with it) runs its command in
-    /// the post's thread. The bot's own posts, other integrations' and system messages are
-    /// ignored. The dedupe key is the post id, so a post seen twice (a reconnect) runs once.
+    /// the post's thread; an audio attachment goes with it as the event's voice note (its words
+    /// are fetched only if the command needs them). The bot's own posts, other integrations' and
+    /// system messages are ignored. The dedupe key is the post id, so a post seen twice (a
+    /// reconnect) runs once.
     func posted(_ post: MattermostPost, channelType: String, teamID: String, bot: MattermostUser) async throws {
         guard post.userID != bot.id, post.type.isEmpty, !post.fromIntegration else { return }
         let isDirect = channelType == "D"
-        guard let line = Self.commandLine(post.message, botUsername: bot.username, isDirect: isDirect, inThread: !post.rootID.isEmpty) else { return }
+        let voice = post.voice(origin: .own)
+        guard
+            let line = Self.commandLine(
+                post.message, botUsername: bot.username, isDirect: isDirect, inThread: !post.rootID.isEmpty, hasVoice: voice != nil)
+        else { return }
         let team = isDirect || teamID.isEmpty ? "dm:\(post.userID)" : teamID
         let event = Event(
             platform: MattermostPlatform.name, team: team, channel: post.channelID, thread: post.threadRoot, user: post.userID, text: line,
-            eventKey: "post:\(post.id)")
+            eventKey: "post:\(post.id)", voice: voice)
         let address = MattermostAddress(team: team, channel: post.channelID, user: post.userID, rootID: post.threadRoot)
         try await submit(event, address: address)
     }
@@ -82,14 +88,15 @@ public struct MattermostInbound: Sendable {
     ///
     /// `@bot translate fr hi` runs that command; `@bot` with other words fact-checks them;
     /// `@bot` alone in a thread fact-checks the thread (the relay reads it). In a direct message
-    /// the mention is optional, and a leading `/` is kept.
-    static func commandLine(_ message: String, botUsername: String, isDirect: Bool, inThread: Bool) -> String? {
+    /// the mention is optional, and a leading `/` is kept. With an audio attachment (`hasVoice`),
+    /// `@bot` alone, or nothing typed in a direct message, is "" — what `/settings voice` asks for.
+    static func commandLine(_ message: String, botUsername: String, isDirect: Bool, inThread: Bool, hasVoice: Bool = false) -> String? {
         let mention = "@" + botUsername.lowercased()
         let words = message.split(whereSeparator: \.isWhitespace)
         let mentioned = !botUsername.isEmpty && words.contains { Self.isMention($0, of: mention) }
         guard mentioned || isDirect else { return nil }
         let rest = words.filter { !Self.isMention($0, of: mention) }.joined(separator: " ")
-        if rest.isEmpty { return inThread ? "/tribunal" : (isDirect ? nil : "/help") }
+        if rest.isEmpty { return hasVoice ? "" : inThread ? "/tribunal" : (isDirect ? nil : "/help") }
         if let first = rest.split(separator: " ").first, CommandTable.spec(named: String(first.drop { $0 == "/" }).lowercased()) != nil {
             return "/" + rest.drop { $0 == "/" }
         }

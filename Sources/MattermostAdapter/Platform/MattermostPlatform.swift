@@ -214,6 +214,38 @@ final class MattermostConversationReader: ConversationReader {
         }
     }
 
+    /// The whole download of an audio attachment.
+    static let downloadTimeout: Duration = .seconds(60)
+
+    /// An audio attachment's bytes, from the configured server only (`GET /files/{id}` with the
+    /// bot token), the id checked to be a plain Mattermost id first.
+    func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
+        if let size = clip.byteSize, size > maxBytes { throw .tooLarge(limit: maxBytes, size: size) }
+        let download: HTTPTransport.Download
+        do throws(MattermostAPIError) {
+            download = try await api.file(id: clip.file, maxBytes: maxBytes, timeout: Self.downloadTimeout)
+        } catch {
+            throw .unavailable(reason: error.reason)
+        }
+        switch download {
+        case .tooLarge(let declared): throw .tooLarge(limit: maxBytes, size: declared)
+        case .complete(let answer) where answer.isSuccess: return answer.body
+        case .complete(let answer): throw .unavailable(reason: "GET /files/{id}: Mattermost answered HTTP \(answer.status)")
+        }
+    }
+
+    /// The audio attachment of the post a thread hangs from, for a mention later in the thread;
+    /// nil when it has none or cannot be read.
+    func threadVoice(_ event: Event) async -> VoiceClip? {
+        guard let root = event.thread else { return nil }
+        do throws(MattermostAPIError) {
+            return try await api.post(id: root).voice(origin: .repliedTo)
+        } catch {
+            logger.notice("mattermost: could not read a thread's root for its audio", metadata: ["reason": "\(error.reason)"])
+            return nil
+        }
+    }
+
     /// The thread's messages, oldest first, without the bot's posts and those that mention it
     /// (the one that asked among them); empty when it cannot be read.
     func threadMessages(_ event: Event, limit: Int) async -> [String] {

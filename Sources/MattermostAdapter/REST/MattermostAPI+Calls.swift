@@ -1,4 +1,5 @@
 public import RelayCore
+public import RelayHTTP
 public import RelayPlatform
 
 /// A post as the adapter reads it (REST answers and websocket `posted` events alike).
@@ -14,6 +15,8 @@ public struct MattermostPost: Sendable, Hashable {
     public var createAt: Int64
     /// Posted by an integration (a bot or a webhook): never answered, so two bots cannot loop.
     public var fromIntegration: Bool
+    /// The files attached to it (`metadata.files`), as far as a voice note needs them.
+    public var files: [MattermostFile]
 
     public init(json: JSONValue) {
         id = json["id"]?.stringValue ?? ""
@@ -27,10 +30,39 @@ public struct MattermostPost: Sendable, Hashable {
         fromIntegration =
             props?["from_bot"]?.stringValue == "true" || props?["from_webhook"]?.stringValue == "true"
             || props?["from_bot"]?.boolValue == true
+        files = (json["metadata"]?["files"]?.arrayValue ?? []).compactMap(MattermostFile.init(json:))
+    }
+
+    /// Its first audio attachment, as a clip of `origin`. The declared size comes from the
+    /// server: only a sane one is kept. Mattermost declares no duration.
+    public func voice(origin: VoiceClip.Origin) -> VoiceClip? {
+        guard let file = files.first(where: { $0.mimeType.lowercased().hasPrefix("audio/") }) else { return nil }
+        let size = UntrustedNumber.checked(file.size, in: 0...(4 << 30), source: "mattermost", field: "size")
+        return VoiceClip(file: file.id, mimeType: file.mimeType, byteSize: size, origin: origin)
     }
 
     /// The thread to answer in: this post's thread, or a new one under it.
     public var threadRoot: String { rootID.isEmpty ? id : rootID }
+}
+
+/// A file attached to a post (`FileInfo`): its id, which `GET /files/{id}` serves to the bot
+/// token, and what the server says of it.
+public struct MattermostFile: Sendable, Hashable {
+    public var id: String
+    public var mimeType: String
+    public var size: Int?
+
+    init?(json: JSONValue) {
+        guard let id = json["id"]?.stringValue, !id.isEmpty else { return nil }
+        self.id = id
+        mimeType = json["mime_type"]?.stringValue ?? ""
+        size = json["size"]?.intValue
+    }
+
+    /// A Mattermost id: 26 characters of `[a-z0-9]`, so it is one plain path segment.
+    public static func isID(_ id: String) -> Bool {
+        id.utf8.count == 26 && id.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
+    }
 }
 
 /// The bot account, from `GET /users/me`.
@@ -45,6 +77,13 @@ extension MattermostAPI {
         let answer = try await send(MattermostRequest(.api(method: "GET", path: "/users/me", label: "GET /users/me")))
         guard let id = answer["id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: "GET /users/me", reason: "no user id") }
         return MattermostUser(id: id, username: answer["username"]?.stringValue ?? "")
+    }
+
+    /// `GET /files/{id}`: an attachment's bytes, streamed and cut off past `maxBytes`, from the
+    /// configured server with the bot token. The id is checked to be a plain Mattermost id.
+    public func file(id: String, maxBytes: Int, timeout: Duration) async throws(MattermostAPIError) -> HTTPTransport.Download {
+        guard MattermostFile.isID(id) else { throw .invalidRequest(endpoint: "GET /files/{id}", reason: "not a Mattermost file id") }
+        return try await download(MattermostRequest(.api(method: "GET", path: "/files/" + id, label: "GET /files/{id}")), maxBytes: maxBytes, timeout: timeout)
     }
 
     /// `POST /posts` (201): a post in `channel`, in the thread of `rootID` when given; its id.

@@ -47,6 +47,17 @@ public protocol MattermostAPI: Sendable {
     /// Sends `request` and returns the answer's JSON (`{}` for an empty or non-JSON 2xx body).
     /// - Throws: `MattermostAPIError` for every failure; its `deliveryOutcome` says whether to retry.
     func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> JSONValue
+
+    /// Sends `request` (a REST `GET`) and streams the answer's body, cut off past `maxBytes`; a
+    /// non-2xx answer comes back whole (it is small), for the caller to read.
+    func download(_ request: MattermostRequest, maxBytes: Int, timeout: Duration) async throws(MattermostAPIError) -> HTTPTransport.Download
+}
+
+extension MattermostAPI {
+    /// Test doubles that serve no files.
+    public func download(_ request: MattermostRequest, maxBytes: Int, timeout: Duration) async throws(MattermostAPIError) -> HTTPTransport.Download {
+        throw .invalidRequest(endpoint: request.label, reason: "this client downloads no files")
+    }
 }
 
 /// One call: a REST route under `/api/v4` with the bot token, or a `response_url` (which is
@@ -100,6 +111,28 @@ public struct MattermostClient: MattermostAPI {
 
     public func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> JSONValue {
         let label = request.label
+        let http = try makeRequest(request)
+        let answer: HTTPAnswer
+        do throws(HTTPFailure) {
+            answer = try await transport.exchange(http, timeout: Self.timeout, maxBodyBytes: Self.maxResponseBytes)
+        } catch {
+            throw MattermostAPIError(error, endpoint: label)
+        }
+        return try Self.interpret(answer, endpoint: label).get()
+    }
+
+    public func download(_ request: MattermostRequest, maxBytes: Int, timeout: Duration) async throws(MattermostAPIError) -> HTTPTransport.Download {
+        let http = try makeRequest(request)
+        do throws(HTTPFailure) {
+            return try await transport.download(http, timeout: timeout, maxBytes: maxBytes)
+        } catch {
+            throw MattermostAPIError(error, endpoint: request.label)
+        }
+    }
+
+    /// The HTTP request: the bot token in the header for the REST API, none for a response URL.
+    func makeRequest(_ request: MattermostRequest) throws(MattermostAPIError) -> HTTPClientRequest {
+        let label = request.label
         var http: HTTPClientRequest
         switch request.destination {
         case .api(let method, let path, _):
@@ -124,13 +157,7 @@ public struct MattermostClient: MattermostAPI {
             http.headers.add(name: "Content-Type", value: "application/json")
             http.body = .bytes(ByteBuffer(bytes: bytes))
         }
-        let answer: HTTPAnswer
-        do throws(HTTPFailure) {
-            answer = try await transport.exchange(http, timeout: Self.timeout, maxBodyBytes: Self.maxResponseBytes)
-        } catch {
-            throw MattermostAPIError(error, endpoint: label)
-        }
-        return try Self.interpret(answer, endpoint: label).get()
+        return http
     }
 
     /// What an answer means (see the type's documentation).

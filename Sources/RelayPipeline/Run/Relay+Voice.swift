@@ -17,7 +17,11 @@ extension Relay {
     /// command that takes text when none was typed (typed text wins over the voice note); a
     /// custom command whose template reads `{context}`.
     static func needsVoice(_ command: Command, event: Event, customs: [CustomCommand]) -> Bool {
-        guard event.voice != nil else { return false }
+        event.voice != nil && mayHear(command, customs: customs)
+    }
+
+    /// Whether the command would use a voice note's words if the event had one (`needsVoice`).
+    static func mayHear(_ command: Command, customs: [CustomCommand]) -> Bool {
         switch command.kind {
         case .transcribe:
             return true
@@ -28,6 +32,18 @@ extension Relay {
         default:
             return false
         }
+    }
+
+    /// The event with the voice note its thread starts from (`ConversationReader.threadVoice`),
+    /// when it has no clip and no replied-to message of its own; else as it is. Not asked with
+    /// voice notes off: a thread under a voice clip then reads as any thread.
+    func withThreadVoice(_ event: Event) async -> Event {
+        guard transcriber != nil, event.voice == nil, event.repliedTo == nil, event.thread != nil, let reader = readers[event.platform],
+            let clip = await reader.threadVoice(event)
+        else { return event }
+        var event = event
+        event.voice = clip
+        return event
     }
 
     /// Fetches the event's voice note and puts its transcript where a replied-to message's text

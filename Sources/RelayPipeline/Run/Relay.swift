@@ -71,6 +71,8 @@ public struct Relay: Sendable {
         var metricName = RunOutcome.unparsed
         var event = event
         do {
+            // `@bot` alone in a thread whose parent is a voice note: the note is what it means.
+            if event.text.trimmingWhitespace().isEmpty { event = await withThreadVoice(event) }
             // A voice note with no command: its words, or what `/settings voice` asks for.
             if event.voice != nil && event.text.trimmingWhitespace().isEmpty { event.text = try await voiceCommandLine(for: event) }
             let customs = try await store.customCommands(team: event.team)
@@ -135,6 +137,9 @@ public struct Relay: Sendable {
         if !event.isAdmin && command.kind.changesTeamSettings {
             event.isAdmin = await reader.isAdmin(event)
         }
+        // Before the thread's messages: the parent's voice note comes first, as a replied-to
+        // message's text would.
+        if Self.mayHear(command, customs: customs) { event = await withThreadVoice(event) }
         if event.thread != nil && event.threadMessages.isEmpty && Self.mayReadThread(command, event: event, customs: customs) {
             event.threadMessages = await reader.threadMessages(event, limit: configuration.threadMessageLimit)
         }
@@ -317,6 +322,11 @@ public protocol ConversationReader: Sendable {
     /// own file host as configured (never from an address in a message), at most `maxBytes`:
     /// a larger file is refused as soon as that is known. In memory only.
     func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8]
+    /// The voice note the message that starts `event.thread` carries (Slack: an audio file in
+    /// the thread's parent), as a clip of origin `.repliedTo`; nil when it carries none, there
+    /// is no thread, or the platform cannot tell. Asked only for an event without a clip or a
+    /// replied-to message of its own, whose command could use a voice note's words.
+    func threadVoice(_ event: Event) async -> VoiceClip?
 }
 
 extension ConversationReader {
@@ -324,6 +334,9 @@ extension ConversationReader {
     public func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
         throw .notSupported
     }
+
+    /// Platforms whose threads start from no voice note the relay can read.
+    public func threadVoice(_ event: Event) async -> VoiceClip? { nil }
 }
 
 /// What a run keeps besides its reply: its history row and the fact-checks it asked for.

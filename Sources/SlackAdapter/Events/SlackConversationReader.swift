@@ -97,6 +97,25 @@ public final class SlackConversationReader: ConversationReader {
         }
     }
 
+    /// The audio file of the message a thread hangs from, for a mention later in the thread
+    /// (`@Rhea translate fr` under a voice clip): the first message `conversations.replies`
+    /// gives, when it is the parent itself. A mention that starts no thread has its own ts as
+    /// `thread`, so its "parent" is the mention, whose files came with the event. A failed read
+    /// is logged and answers nil: the command then runs as if the parent had no audio.
+    public func threadVoice(_ event: Event) async -> VoiceClip? {
+        guard let thread = event.thread else { return nil }
+        do throws(SlackAPIError) {
+            let page = try await api.threadReplies(channel: event.channel, ts: thread, limit: 1)
+            guard let parent = page.messages.first, parent.ts == thread else { return nil }
+            return parent.voice
+        } catch {
+            logger.warning(
+                "slack: could not read a thread's parent for its audio",
+                metadata: ["slack.channel": "\(event.channel)", "slack.thread": "\(thread)", "reason": "\(error.reason)"])
+            return nil
+        }
+    }
+
     /// `<host>/files-pri/<segments>` with plain segments (no `..`, no other host, no user info).
     public static func isPrivateFile(_ url: String, host: String) -> Bool {
         guard let parsed = URLComponents(string: url), let base = URLComponents(string: host), parsed.user == nil, parsed.password == nil,

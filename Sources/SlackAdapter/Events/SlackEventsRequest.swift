@@ -208,35 +208,10 @@ struct RawEventsBody: Decodable {
         var reaction: String?
         var item: Item?
         var itemUser: String?
-        var files: [File]?
+        var files: [SlackFile]?
 
-        /// A file shared with a message; only what a voice clip needs.
-        struct File: Decodable {
-            var mimetype: String?
-            var size: Int?
-            var urlPrivateDownload: String?
-            var urlPrivate: String?
-            var durationMS: Int?
-
-            enum CodingKeys: String, CodingKey {
-                case mimetype, size
-                case urlPrivateDownload = "url_private_download"
-                case urlPrivate = "url_private"
-                case durationMS = "duration_ms"
-            }
-        }
-
-        /// The first audio file, as a clip. Declared numbers come from outside: only sane ones
-        /// are kept.
-        var audioClip: VoiceClip? {
-            for file in files ?? [] where file.mimetype?.hasPrefix("audio/") == true {
-                guard let url = file.urlPrivateDownload ?? file.urlPrivate else { continue }
-                let size = UntrustedNumber.checked(file.size, in: 0...(4 << 30), source: "slack", field: "size")
-                let milliseconds = UntrustedNumber.checked(file.durationMS, in: 0...(7 * 24 * 3_600_000), source: "slack", field: "duration_ms")
-                return VoiceClip(file: url, mimeType: file.mimetype, byteSize: size, duration: milliseconds.map { ($0 + 999) / 1000 }, origin: .own)
-            }
-            return nil
-        }
+        /// The first audio file, as a clip.
+        var audioClip: VoiceClip? { SlackFile.audioClip(in: files ?? [], origin: .own) }
 
         enum CodingKeys: String, CodingKey {
             case type, subtype, user
@@ -273,7 +248,7 @@ struct RawEventsBody: Decodable {
             item = try container.decodeIfPresent(Item.self, forKey: .item)
             itemUser = try container.decodeIfPresent(String.self, forKey: .itemUser)
             // A file of an unexpected shape costs only its voice clip, never the event.
-            files = (try? container.decodeIfPresent([File].self, forKey: .files)) ?? nil
+            files = (try? container.decodeIfPresent([SlackFile].self, forKey: .files)) ?? nil
         }
     }
 
@@ -307,5 +282,43 @@ struct RawEventsBody: Decodable {
         case enterpriseID = "enterprise_id"
         case apiAppID = "api_app_id"
         case event, authorizations
+    }
+}
+
+/// A file shared with a message (an event's or a `conversations.replies` message's `files`);
+/// only what a voice clip needs.
+struct SlackFile: Decodable {
+    var mimetype: String?
+    var size: Int?
+    var urlPrivateDownload: String?
+    var urlPrivate: String?
+    var durationMS: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case mimetype, size
+        case urlPrivateDownload = "url_private_download"
+        case urlPrivate = "url_private"
+        case durationMS = "duration_ms"
+    }
+
+    /// The same fields from a Web API answer's JSON; fields of another shape are left out.
+    init(json: JSONValue) {
+        mimetype = json["mimetype"]?.stringValue
+        size = json["size"]?.intValue
+        urlPrivateDownload = json["url_private_download"]?.stringValue
+        urlPrivate = json["url_private"]?.stringValue
+        durationMS = json["duration_ms"]?.intValue
+    }
+
+    /// The first audio file of `files`, as a clip. Declared numbers come from outside: only
+    /// sane ones are kept.
+    static func audioClip(in files: [SlackFile], origin: VoiceClip.Origin) -> VoiceClip? {
+        for file in files where file.mimetype?.hasPrefix("audio/") == true {
+            guard let url = file.urlPrivateDownload ?? file.urlPrivate else { continue }
+            let size = UntrustedNumber.checked(file.size, in: 0...(4 << 30), source: "slack", field: "size")
+            let milliseconds = UntrustedNumber.checked(file.durationMS, in: 0...(7 * 24 * 3_600_000), source: "slack", field: "duration_ms")
+            return VoiceClip(file: url, mimeType: file.mimetype, byteSize: size, duration: milliseconds.map { ($0 + 999) / 1000 }, origin: origin)
+        }
+        return nil
     }
 }

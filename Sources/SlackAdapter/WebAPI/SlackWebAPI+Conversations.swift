@@ -1,4 +1,4 @@
-import RelayCore
+public import RelayCore
 public import RelayPlatform
 
 /// A message as `conversations.replies` returns it.
@@ -10,12 +10,16 @@ public struct SlackFetchedMessage: Sendable, Hashable {
     public var threadTS: String?
     /// Who wrote it; absent for some bot and app messages.
     public var user: String?
+    /// The first audio file shared with it, as a clip of origin `.repliedTo` (a thread's parent
+    /// heard by a mention later in the thread).
+    public var voice: VoiceClip?
 
-    public init(ts: String, text: String, threadTS: String? = nil, user: String? = nil) {
+    public init(ts: String, text: String, threadTS: String? = nil, user: String? = nil, voice: VoiceClip? = nil) {
         self.ts = ts
         self.text = text
         self.threadTS = threadTS
         self.user = user
+        self.voice = voice
     }
 }
 
@@ -50,7 +54,8 @@ extension SlackWebAPI {
             guard let messageTS = message["ts"]?.stringValue else { return nil }
             return SlackFetchedMessage(
                 ts: messageTS, text: message["text"]?.stringValue ?? "", threadTS: message["thread_ts"]?.stringValue,
-                user: message["user"]?.stringValue)
+                user: message["user"]?.stringValue,
+                voice: SlackFile.audioClip(in: (message["files"]?.arrayValue ?? []).map(SlackFile.init(json:)), origin: .repliedTo))
         }
         let next = answer["response_metadata"]?["next_cursor"]?.stringValue
         return SlackThreadPage(messages: messages, nextCursor: next.flatMap { $0.isEmpty ? nil : $0 })

@@ -19,7 +19,7 @@ public enum VoiceFetchError: Error, Sendable, Hashable {
         case .unavailable:
             "The relay could not fetch this voice note from the chat platform. Try again in a minute; if it keeps failing, tell the relay's operator."
         case .notSupported:
-            "Voice notes from this chat platform do not reach the relay yet (Telegram's do). Type the text instead."
+            "Voice notes from this chat do not reach the relay yet: type the text instead, or send the voice note in Telegram, Discord, Slack, Matrix or Mattermost."
         }
     }
 

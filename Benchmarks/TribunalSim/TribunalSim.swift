@@ -145,7 +145,8 @@ struct TribunalSim: ParsableCommand {
 
         print("")
         print("targets (means over the seeds): last \(recent): ECE ≤ 0.05, learned ≥ best + 0.02 and ≥ majority where the oracle is;")
-        print("cold start: ECE ≤ 0.10 and learned ≥ majority. In brackets: what the oracle itself reaches.")
+        print("cold start: ECE ≤ 0.10 and learned ≥ majority. In brackets: what the oracle itself reaches. In braces: the ECE the")
+        print("council's own probabilities would show on as many claims if they were exactly right (the noise floor of ECE).")
         for (panel, scores) in zip(panels, scored) { print(targets(panel.name, scores)) }
 
         if !noDiagrams {
@@ -175,10 +176,11 @@ struct TribunalSim: ParsableCommand {
         let coldECE = mean(scores, \.coldECE)
         let coldOverMajority = mean(scores, \.coldLearned) - mean(scores, \.coldMajority)
         let mark = { (met: Bool) in met ? "yes" : "NO" }
-        return "\(pad(name + ":", 21)) ECE \(format(ece)) \(mark(ece <= 0.05)) [\(format(mean(scores, \.oracleECE)))]; "
+        return "\(pad(name + ":", 21)) ECE \(format(ece)) \(mark(ece <= 0.05)) [\(format(mean(scores, \.oracleECE)))] "
+            + "{\(format(mean(scores, \.learnedFloor)))}; "
             + "−best \(format(overBest, signed: true)) \(mark(overBest >= 0.02)) [\(format(oracleOverBest, signed: true))]; "
             + "−majority \(format(overMajority, signed: true)) \(mark(overMajority >= 0)) [\(format(oracleOverMajority, signed: true))]; "
-            + "cold ECE \(format(coldECE)) \(mark(coldECE <= 0.10)) [\(format(mean(scores, \.coldOracleECE)))]; "
+            + "cold ECE \(format(coldECE)) \(mark(coldECE <= 0.10)) [\(format(mean(scores, \.coldOracleECE)))] {\(format(mean(scores, \.coldFloor)))}; "
             + "cold −majority \(format(coldOverMajority, signed: true)) \(mark(coldOverMajority >= 0)) "
             + "[\(format(mean(scores, \.coldOracle) - mean(scores, \.coldMajority), signed: true))]"
     }

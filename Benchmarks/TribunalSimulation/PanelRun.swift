@@ -32,6 +32,9 @@ public struct PanelScore: Sendable {
     public var oracleECE: Double { ExpectedCalibrationError(oracleScores).value }
     public var coldECE: Double { ExpectedCalibrationError(coldScores).value }
     public var coldOracleECE: Double { ExpectedCalibrationError(coldOracleScores).value }
+    /// The ECE the council's probabilities would show if they were exactly right (see `ExpectedCalibrationError.floor`).
+    public var learnedFloor: Double { ExpectedCalibrationError.floor(learnedScores) }
+    public var coldFloor: Double { ExpectedCalibrationError.floor(coldScores) }
 }
 
 /// Runs a panel claim by claim, the council learning as it goes: each claim is judged with the
@@ -170,6 +173,18 @@ public struct ExpectedCalibrationError: Sendable {
             bins[bin].right += score.right ? 1 : 0
         }
         value = bins.reduce(0) { $0 + abs($1.right - $1.stated) } / Double(max(1, scores.count))
+    }
+
+    /// The mean ECE of a perfectly calibrated forecaster stating the same probabilities on as many claims: each claim
+    /// right with exactly its stated probability, over `draws` draws. ECE over a few hundred claims cannot be expected
+    /// to fall below it (each bin's share right is a sample), so a figure near it is calibrated as far as it can show.
+    public static func floor(_ scores: [Scored], draws: Int = 100) -> Double {
+        var rng = SimulationGenerator(seed: 29)
+        var total = 0.0
+        for _ in 0..<draws {
+            total += ExpectedCalibrationError(scores.map { Scored(probability: $0.probability, right: rng.unit() < $0.probability) }).value
+        }
+        return total / Double(draws)
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-public import RelayCore
+import RelayCore
 public import RelayTribunal
 
 /// A probability stated for a verdict, and whether the verdict was right.

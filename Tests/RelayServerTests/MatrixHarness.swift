@@ -107,7 +107,7 @@ struct MatrixRelay: Sendable {
     /// The bot's messages in `room` as a reader sees them, oldest first: each with every text it
     /// showed (edits applied in order) and the event it answers.
     func botMessages(in room: String) async throws -> [MatrixShownMessage] {
-        try await MatrixShownMessage.read(try await alice.events(in: room), from: bot.user)
+        try MatrixShownMessage.read(try await alice.events(in: room), from: bot.user)
     }
 
     /// Waits until the bot has answered `event` in `room` (a message replying to it), then until

@@ -1,5 +1,5 @@
 import Logging
-public import RelayCore
+import RelayCore
 public import RelayPipeline
 import RelayPlatform
 

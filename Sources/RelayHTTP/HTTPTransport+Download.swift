@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
-import RelayCore
+public import RelayCore
 
 extension HTTPTransport {
     /// What a capped download brought back.
@@ -49,6 +49,19 @@ extension HTTPTransport {
             }
         } catch {
             throw HTTPFailure.classify(error, timeout: limit, maxBodyBytes: maxBytes)
+        }
+    }
+}
+
+extension HTTPTransport.Download {
+    /// A voice note's bytes, or the `VoiceFetchError` the chat is told: too large (with the size
+    /// the host declared, when it did), or unavailable with `refusal`'s account of a non-2xx
+    /// answer. One mapping for every platform's file host.
+    public func voiceBytes(limit: Int, refusal: (HTTPAnswer) -> String) throws(VoiceFetchError) -> [UInt8] {
+        switch self {
+        case .tooLarge(let declared): throw .tooLarge(limit: limit, size: declared)
+        case .complete(let answer) where answer.isSuccess: return answer.body
+        case .complete(let answer): throw .unavailable(reason: refusal(answer))
         }
     }
 }

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import RelayCore
 import RelayHTTP
-public import RelayPlatform
+import RelayPlatform
 import RelayTribunal
 
 /// The backend of a first run: the small model `scripts/local-model` serves on this machine.

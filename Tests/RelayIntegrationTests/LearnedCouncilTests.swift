@@ -28,13 +28,13 @@ struct LearnedCouncilTests {
         for persona in personas { servers.append(try await FakeOpenAIServer.start(persona: persona)) }
         let httpClient = HTTPTransport.makeClient()
         let store = MemoryStore()
-        for entry in history { _ = try await store.recordConsensus(entry) }
+        for entry in history { _ = try store.recordConsensus(entry) }
         let configuration = CouncilConfiguration(
             models: zip(names, servers).map { CouncilModel(name: $0, baseURL: $1.url, model: $0, tier: .cheap) }, deadline: .seconds(10))
         let council = Council(
             configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")),
             logger: Logger(label: "test"),
-            reliability: CouncilReliability(weights: [:], history: { try await store.recentLedger(limit: CouncilReliability.historyLimit) }))
+            reliability: CouncilReliability(weights: [:], history: { try store.recentLedger(limit: CouncilReliability.historyLimit) }))
         do {
             try await body(Relay(tribunal: council, store: store), store)
         } catch {

@@ -33,7 +33,7 @@ final class ServeProcess {
         process.currentDirectoryURL = directory
         process.environment = env
         stderrFile = directory.appendingPathComponent("serve-\(port).stderr")
-        FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()

@@ -45,14 +45,7 @@ public struct DiscordConversationReader: ConversationReader {
         } catch {
             throw .unavailable(reason: "attachment: \(error.label)")
         }
-        switch download {
-        case .tooLarge(let declared):
-            throw .tooLarge(limit: maxBytes, size: declared)
-        case .complete(let answer) where answer.isSuccess:
-            return answer.body
-        case .complete(let answer):
-            throw .unavailable(reason: "attachment: the CDN answered HTTP \(answer.status)")
-        }
+        return try download.voiceBytes(limit: maxBytes) { "attachment: the CDN answered HTTP \($0.status)" }
     }
 
     /// `<cdn>/attachments/<segments>` with plain segments (no `..`, no other host, no user info).

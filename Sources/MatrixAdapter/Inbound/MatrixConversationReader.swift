@@ -40,12 +40,9 @@ public struct MatrixConversationReader: ConversationReader {
         } catch {
             throw .unavailable(reason: error.reason)
         }
-        switch download {
-        case .tooLarge(let declared): throw .tooLarge(limit: maxBytes, size: declared)
-        case .complete(let answer) where answer.isSuccess: return answer.body
-        case .complete(let answer):
+        return try download.voiceBytes(limit: maxBytes) { answer in
             let errcode = JSONValue.parse(answer.body)?["errcode"]?.stringValue ?? "no errcode"
-            throw .unavailable(reason: "media: the homeserver answered HTTP \(answer.status) (\(MatrixRefusal.bounded(errcode)))")
+            return "media: the homeserver answered HTTP \(answer.status) (\(MatrixRefusal.bounded(errcode)))"
         }
     }
 

@@ -227,11 +227,7 @@ final class MattermostConversationReader: ConversationReader {
         } catch {
             throw .unavailable(reason: error.reason)
         }
-        switch download {
-        case .tooLarge(let declared): throw .tooLarge(limit: maxBytes, size: declared)
-        case .complete(let answer) where answer.isSuccess: return answer.body
-        case .complete(let answer): throw .unavailable(reason: "GET /files/{id}: Mattermost answered HTTP \(answer.status)")
-        }
+        return try download.voiceBytes(limit: maxBytes) { "GET /files/{id}: Mattermost answered HTTP \($0.status)" }
     }
 
     /// The audio attachment of the post a thread hangs from, for a mention later in the thread;

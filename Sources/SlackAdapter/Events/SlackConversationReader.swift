@@ -90,11 +90,7 @@ public final class SlackConversationReader: ConversationReader {
         } catch {
             throw .unavailable(reason: error.reason)
         }
-        switch download {
-        case .tooLarge(let declared): throw .tooLarge(limit: maxBytes, size: declared)
-        case .complete(let answer) where answer.isSuccess: return answer.body
-        case .complete(let answer): throw .unavailable(reason: "file: Slack answered HTTP \(answer.status)")
-        }
+        return try download.voiceBytes(limit: maxBytes) { "file: Slack answered HTTP \($0.status)" }
     }
 
     /// The audio file of the message a thread hangs from, for a mention later in the thread

@@ -57,6 +57,7 @@ struct DiscordFakes {
         configuration.platforms = [DiscordPlatform(configuration: discord)]
         configuration.delivery = SlackFakes.fastDelivery
         configuration.shutdownGrace = .seconds(1)
+        configuration.http.idleTimeout = HarnessTimings.idleTimeout
         configuration.http.adminToken = Self.adminToken
         return configuration
     }

@@ -48,6 +48,7 @@ struct MatrixFakes {
         ]
         configuration.delivery = SlackFakes.fastDelivery
         configuration.shutdownGrace = .seconds(1)
+        configuration.http.idleTimeout = HarnessTimings.idleTimeout
         configuration.http.adminToken = Self.adminToken
         return configuration
     }

@@ -46,6 +46,7 @@ struct MattermostFakes {
         ]
         configuration.delivery = SlackFakes.fastDelivery
         configuration.shutdownGrace = .seconds(1)
+        configuration.http.idleTimeout = HarnessTimings.idleTimeout
         configuration.http.adminToken = Self.adminToken
         return configuration
     }

@@ -59,6 +59,7 @@ struct SlackFakes {
         configuration.platforms = [SlackPlatform(configuration: platform)]
         configuration.delivery = delivery
         configuration.shutdownGrace = .seconds(1)
+        configuration.http.idleTimeout = HarnessTimings.idleTimeout
         configuration.http.adminToken = SlackFakes.adminToken
         return configuration
     }

@@ -47,6 +47,7 @@ struct TelegramFakes {
         configuration.platforms = [TelegramPlatform(configuration: telegram)]
         configuration.delivery = SlackFakes.fastDelivery
         configuration.shutdownGrace = .seconds(1)
+        configuration.http.idleTimeout = HarnessTimings.idleTimeout
         configuration.http.adminToken = Self.adminToken
         return configuration
     }

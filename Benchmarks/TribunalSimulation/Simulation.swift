@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 public import RelayTribunal
 
 // The simulated world. Its assumptions, stated so the figures can be judged:
@@ -25,19 +25,14 @@ public import RelayTribunal
 // - `--verdicts 2`: claims only true (55 %) or false, and a wrong judge says the other: the world
 //   where a majority of weak judges falls below its best judge.
 
-/// SplitMix64: tiny and the same on every platform, so every figure here can be reproduced.
+/// RelayCore's `SplitMix64`, with the simulation's draws: the same on every platform, so every
+/// figure here can be reproduced.
 public struct SimulationGenerator: RandomNumberGenerator, Sendable {
-    var state: UInt64
+    var generator: SplitMix64
 
-    public init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// Uniform in [0, 1).
     public mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }

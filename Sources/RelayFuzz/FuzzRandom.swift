@@ -1,19 +1,15 @@
-/// A small deterministic random number generator (SplitMix64): the same seed gives the same
+import RelayCore
+
+/// A small deterministic random number generator (RelayCore's `SplitMix64`): the same seed gives the same
 /// inputs on every machine, so a crash found once is found again with the same command.
 public struct FuzzRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     public init(seed: UInt64) {
-        state = seed
+        generator = SplitMix64(seed: seed)
     }
 
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// A number in `0..<bound` (0 when `bound` is not positive).
     public mutating func below(_ bound: Int) -> Int {

@@ -53,7 +53,7 @@ struct ReplicaFaultTests {
                         // What people saw: a resend replaces the first post at its response_url (issue 28).
                         let shownTwice = acknowledged.filter { slack.responses(responseURL: $0).count > 1 }
                         let said = await replicas.stopAll()
-                        Issue.record("replicas said: \(said.suffix(4000))")
+                        Issue.record("answers shown twice: \(shownTwice); replicas said: \(said.suffix(4000))")
                         throw error
                     }
                     let unanswered = acknowledged.filter { slack.requests(responseURL: $0).isEmpty }

@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 
 // When the learned records may overrule the plain majority (issue 29). The records are estimates:
 // from a short history, or where the votes fit several readings of who is reliable, the verdict

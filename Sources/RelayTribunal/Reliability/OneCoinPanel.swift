@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 
 #if canImport(Glibc)
     import Glibc

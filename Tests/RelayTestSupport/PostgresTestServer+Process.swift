@@ -79,9 +79,11 @@ struct PostgresCluster: Sendable {
     }
 
     /// The server's command-line options: loopback only, its socket in our folder, and no
-    /// durability work, which test data never needs.
+    /// durability work, which test data never needs. Room for 1 000 connections: the store
+    /// suites run in parallel, each store with its own pool, and 300 ran out once under load
+    /// ("too many clients already").
     private func serverOptions(port: Int) -> String {
-        "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c max_connections=300"
+        "-p \(port) -k \(socketDirectory) -c listen_addresses=127.0.0.1 -c max_connections=1000"
             + (durable ? "" : " -c fsync=off -c full_page_writes=off")
     }
 

@@ -69,4 +69,16 @@ struct SharedMistakesTests {
             #expect(abs(posterior.score - posterior.probability(of: posterior.verdict!)) < 1e-9)
         }
     }
+
+    @Test("a weak true/false panel never reads the truths mirrored (unanimous false as true)")
+    func weakTrueFalsePanelKeepsItsLabels() {
+        // On seed 8 the panel view's fit, resumed from the last estimate, drifted into the mirror image
+        // (every judge a contrarian, "false" read as "true"): the votes' likelihood cannot tell the two
+        // apart. Over claims 100–199 the council was right on 0.40 of them (ECE 0.28) against a plain
+        // majority's 0.66; now 0.67 (ECE 0.09).
+        let panel = Panel.all(in: .twoVerdicts).first { $0.name == "weak + contrarian" }!
+        let score = PanelRun(panel: panel, claims: 200, recent: 100).run(seed: 8)
+        #expect(score.learned >= score.majority, "council \(score.learned), majority \(score.majority)")
+        #expect(score.learnedECE < 0.15, "ECE \(score.learnedECE)")
+    }
 }

@@ -91,7 +91,10 @@ public struct ReliabilityEstimator: Sendable {
         var best = settle(table, from: FittedReliability(table: table, prior: prior, previous: nil))
         if let previous {
             let resumed = settle(table, from: FittedReliability(table: table, prior: prior, previous: previous))
-            if resumed.logLikelihood > best.logLikelihood { best = resumed }
+            // The votes cannot tell a fit from its mirror image (see `VoteTable+Majority.swift`): one that sides with the
+            // majority on most claims is kept over one that does not, whatever the likelihoods.
+            let sides = (fresh: table.sidesWithMajority(best.fitted), resumed: table.sidesWithMajority(resumed.fitted))
+            if sides.fresh == sides.resumed ? resumed.logLikelihood > best.logLikelihood : sides.resumed { best = resumed }
         }
         return (best.fitted, best.iterations)
     }

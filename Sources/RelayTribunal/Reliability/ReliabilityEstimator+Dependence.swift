@@ -66,11 +66,13 @@ extension ReliabilityEstimator {
                 kept = close.max { Self.majorityAgreement($0.table, under: $0.fit.fitted) < Self.majorityAgreement($1.table, under: $1.fit.fitted) }!
             }
         }
-        // A reading that differs from the kept one and explains the votes nearly as well stays as an alternative.
+        // A reading that differs from the kept one and explains the votes nearly as well stays as an alternative,
+        // unless it sees another mix of truths: then it is another optimum, such as "every claim is true" (see
+        // `ReliabilityEstimator+Uncertainty.swift`), not another reading of who shares mistakes.
         let alternatives = readings.compactMap { reading -> ReliabilityEstimate.Alternative? in
             let odds = reading.logLikelihood - kept.logLikelihood
             let differs = zip(reading.table.judgeWeights, kept.table.judgeWeights).contains { abs($0 - $1) > 0.05 }
-            guard differs, odds > -ambiguity else { return nil }
+            guard differs, odds > -ambiguity, reading.fit.fitted.readsTheSameClaims(as: kept.fit.fitted) else { return nil }
             return ReliabilityEstimate.Alternative(fitted: reading.fit.fitted, odds: exp(odds))
         }
         return (kept.table, kept.fit, alternatives)

@@ -38,7 +38,7 @@ public struct ReliabilityEstimate: Sendable {
     /// Another reading of which judges share mistakes, and how likely it is against the kept one.
     struct Alternative: Sendable {
         var fitted: FittedReliability
-        /// P(votes | this reading) / P(votes | the kept one), at most 1.
+        /// P(votes | this reading) / P(votes | the kept one): above 1 where the kept one won for needing fewer judges that share mistakes.
         var odds: Double
     }
     /// The one-coin panel: the majority's probability while it stands (see `OneCoinPanel.swift`).

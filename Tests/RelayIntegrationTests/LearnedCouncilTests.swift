@@ -106,6 +106,7 @@ struct LearnedCouncilTests {
             let help = await send(relay, "/help tribunal").body
             #expect(help.contains("\"80% likely right\" means about 4 in 5 such verdicts are"), "\(help)")
             #expect(help.contains("until about 50 fact-checks (or 10 marked ones) the verdict is the plain majority's"), "\(help)")
+            #expect(help.contains("a mistake every model makes alike (a shared blind spot) looks like agreement"), "\(help)")
             let reply = await send(relay, "/tribunal --k 3 The claim")
             let footer = try #require(reply.footer)
             // Equal priors: two votes beat one, whatever the one says of its own certainty.

@@ -342,7 +342,7 @@ extension BuiltinCommand {
                 usage: "/tribunal [--k N] CLAIM", examples: ["/tribunal The Eiffel Tower is in Berlin", "/tribunal --k 5 (replying to a message)"],
                 input: .replyOrThread, inputNoun: "the claim to check",
                 details: [
-                    "The score, on the built-in council: how often a verdict given with that score has turned out right — \"80% likely right\" means about 4 in 5 such verdicts are, judged by how the models agree and disagree across the ledger's fact-checks and by the verdicts people marked with `/ledger mark`.",
+                    "The score, on the built-in council: how often a verdict given with that score has turned out right — \"80% likely right\" means about 4 in 5 such verdicts are, judged by how the models agree and disagree across the ledger's fact-checks and by the verdicts people marked with `/ledger mark`; a mistake every model makes alike (a shared blind spot) looks like agreement, and only those marks reveal it.",
                     "With little history it cannot tell the models apart: until about 50 fact-checks (or 10 marked ones) the verdict is the plain majority's and the score says how often a majority that size is right, so it stays modest (an even split or no readable verdict reads about 50% or \"No verdict\"); it sharpens as the ledger grows and as people mark verdicts. \"3 of 4 agree\" beside it is how many gave the verdict; `/council` shows each model's accuracy and how sure it is.",
                     "On the Rhea Tribunal gateway the score is the models' agreement.",
                 ])

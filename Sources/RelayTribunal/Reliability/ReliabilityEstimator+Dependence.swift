@@ -63,7 +63,7 @@ extension ReliabilityEstimator {
             let best = readings.map(\.logLikelihood).max()!
             let close = readings.filter { $0.logLikelihood > best - ambiguity }
             if close.count > 1 {
-                kept = close.max { Self.majorityAgreement($0.table, under: $0.fit.fitted) < Self.majorityAgreement($1.table, under: $1.fit.fitted) }!
+                kept = close.max { $0.table.majorityAgreement(under: $0.fit.fitted).agreeing < $1.table.majorityAgreement(under: $1.fit.fitted).agreeing }!
             }
         }
         // A reading that differs from the kept one and explains the votes nearly as well stays as an alternative,
@@ -178,29 +178,6 @@ extension ReliabilityEstimator {
             }
         }
         return (shared.map { 1 / (1 + $0) }, total, shares)
-    }
-
-    /// Claims of `table` on which `fitted`'s most probable truth is the plain majority's verdict (ties as `Agreement` breaks them).
-    static func majorityAgreement(_ table: VoteTable, under fitted: FittedReliability) -> Int {
-        let classes = Verdict.reliabilityClassCount
-        // true, partly, false, unverifiable: the order ties go in, as indices.
-        let order = [0, 2, 1, 3]
-        let logClass = ReliabilityEstimate.logOf(fitted.classFrequencies)
-        var agreeing = 0
-        for claim in table.marks.indices {
-            let range = table.claimStart[claim]..<table.claimStart[claim + 1]
-            guard !range.isEmpty else { continue }
-            var counts = [Int](repeating: 0, count: classes)
-            var logp = logClass
-            for vote in range {
-                counts[table.cells[vote] % classes] += 1
-                logp += fitted.logBandConfusion[table.cells[vote]]
-            }
-            let majority = order.max { counts[$0] != counts[$1] ? counts[$0] < counts[$1] : order.firstIndex(of: $0)! > order.firstIndex(of: $1)! }!
-            let truth = (0..<classes).max { logp[$0] < logp[$1] }!
-            if truth == majority { agreeing += 1 }
-        }
-        return agreeing
     }
 
     /// The votes' log-likelihood under `fitted` where a judge repeats another's verdict with their pair's share:

@@ -1,13 +1,5 @@
 import RelayCore
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 // Label switching (issue 29). The votes' likelihood does not change when the truths are relabelled
 // (on true/false claims: read every "true" as "false" and every judge as a contrarian), so neither
 // EM's choice between a fresh and a resumed fit nor the held-out weight of the panel view can tell
@@ -20,30 +12,35 @@ import RelayCore
 // on every such case in tribunal-sim it came back to the same fit, so that retry is not made.)
 
 extension VoteTable {
-    /// Whether `fitted` makes the plurality verdict the most probable on at least half the claims that have one.
-    func sidesWithMajority(_ fitted: FittedReliability) -> Bool { majorityAgreement(under: fitted) >= 0.5 }
+    /// Whether `fitted` makes the plain majority's verdict the most probable on at least half the claims.
+    func sidesWithMajority(_ fitted: FittedReliability) -> Bool {
+        let agreement = majorityAgreement(under: fitted)
+        return agreement.agreeing * 2 >= agreement.claims
+    }
 
-    /// Of the claims with a strict plurality of verdicts, the share on which `fitted` makes that verdict the most probable.
-    func majorityAgreement(under fitted: FittedReliability) -> Double {
+    /// Of the claims with a verdict, how many `fitted` makes the plain majority's verdict the most probable on (ties as
+    /// `Agreement` breaks them).
+    func majorityAgreement(under fitted: FittedReliability) -> (agreeing: Int, claims: Int) {
         let classes = Verdict.reliabilityClassCount
-        let logClass = PerTruth(fitted.classFrequencies.indices.map { log(fitted.classFrequencies[$0]) })
-        var agreeing = 0.0
-        var decided = 0.0
+        // true, partly, false, unverifiable: the order ties go in, as indices.
+        let order = [0, 2, 1, 3]
+        let logClass = ReliabilityEstimate.logOf(fitted.classFrequencies)
+        var agreeing = 0
+        var answered = 0
         for claim in marks.indices {
             let range = claimStart[claim]..<claimStart[claim + 1]
-            var said = PerTruth()
+            guard !range.isEmpty else { continue }
+            answered += 1
+            var counts = [Int](repeating: 0, count: classes)
             var logp = logClass
             for vote in range {
-                said[cells[vote] % classes] += 1
+                counts[cells[vote] % classes] += 1
                 logp += fitted.logBandConfusion[cells[vote]]
             }
-            let top = said.max()
-            guard top > 0, (0..<classes).count(where: { said[$0] == top }) == 1 else { continue }
-            let weight = weights?[claim] ?? 1
-            decided += weight
-            let plurality = (0..<classes).first { said[$0] == top }!
-            if (0..<classes).allSatisfy({ logp[$0] <= logp[plurality] }) { agreeing += weight }
+            let majority = order.max { counts[$0] != counts[$1] ? counts[$0] < counts[$1] : order.firstIndex(of: $0)! > order.firstIndex(of: $1)! }!
+            let truth = (0..<classes).max { logp[$0] < logp[$1] }!
+            if truth == majority { agreeing += 1 }
         }
-        return decided > 0 ? agreeing / decided : 1
+        return (agreeing, answered)
     }
 }

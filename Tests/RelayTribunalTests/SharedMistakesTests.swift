@@ -55,6 +55,16 @@ struct SharedMistakesTests {
         #expect(estimate.judgeWeights.values.allSatisfy { $0 > 0.9 }, "\(estimate.judgeWeights)")
     }
 
+    @Test("two good judges beside a liar keep their full votes: one other judge is too little truth to check a pair against")
+    func honestPairBesideALiarKeepsFullVotes() {
+        let panel = Panel.all(in: World()).first { $0.name == "three with a liar" }!
+        for seed: UInt64 in [2, 3, 5] {
+            var rng = SimulationGenerator(seed: seed)
+            let estimate = ReliabilityEstimator().estimate(draw(panel, 400, &rng).map(\.claim))
+            #expect(estimate.judgeWeights.values.allSatisfy { $0 > 0.95 }, "seed \(seed): \(estimate.judgeWeights)")
+        }
+    }
+
     @Test("with a short history the verdict is the plain majority's, never below it")
     func coldStartIsTheMajority() {
         let panel = Panel.all(in: World()).first { $0.name == "three with a liar" }!

@@ -20,6 +20,8 @@ import RelayCore
 // 1 / (1 + the sum of its shares) of a full vote when weighing a claim's truth, so two judges that
 // always agree count as one; its record still learns from every verdict. The fit is repeated with
 // those weights, which lowers the pair's inflated records, and the check again, a few rounds.
+// A pair is checked only on claims where at least two other judges answered (or a person marked
+// the claim): one other judge's word is too little truth to measure an excess against.
 // The pairs without a share of their own are also checked together, for mistakes every judge makes
 // a little together; in tribunal-sim's "shared mistakes" (hard claims that fool everyone) the fit
 // absorbs that into higher accuracies and neither check finds it (see the issue 29 notes).
@@ -114,7 +116,11 @@ extension ReliabilityEstimator {
         let logs = fitted.logBandConfusion
         for claim in table.marks.indices {
             let range = table.claimStart[claim]..<table.claimStart[claim + 1]
-            guard range.count >= 2 else { continue }
+            // A pair is checked against the truth as at least two other votes tell it, or as a person marked it. Against one
+            // other vote the "truth" is that judge's word: two good judges beside a liar agree far more than the liar's
+            // verdicts let them expect, and read as sharing mistakes (tribunal-sim, three with a liar: both counted as
+            // 0.85–0.91 of a vote on half the seeds; ECE 0.060, now 0.047). So on three-judge panels only marks can show it.
+            guard range.count >= 4 || (table.marks[claim] >= 0 && range.count >= 2) else { continue }
             var logp = logClass
             for vote in range { logp += logs[table.cells[vote]] }
             for first in range {

@@ -13,7 +13,6 @@ public final class RawConnection: Sendable {
     private struct State {
         var received: [UInt8] = []
         var closed = false
-        var reset = false
     }
 
     init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
@@ -31,17 +30,15 @@ public final class RawConnection: Sendable {
             let connection = RawConnection(outbound: outbound)
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
-                    var reset = false
                     do {
                         for try await chunk in inbound { connection.append(chunk) }
                     } catch {
                         // A reset is a close too.
-                        reset = true
                     }
                     // Cancelled (the test is done with the connection): the server did not close it, and a test that
                     // reads `isClosed` as it stops must not see its own cancellation as the server's close.
                     if Task.isCancelled { return nil }
-                    connection.markClosed(reset: reset)
+                    connection.markClosed()
                     return nil
                 }
                 let result = try await body(connection)
@@ -62,10 +59,6 @@ public final class RawConnection: Sendable {
     /// Whether the server has closed the connection (or reset it).
     public var isClosed: Bool { state.withLock { $0.closed } }
 
-    /// Whether the connection ended with an error (a reset) rather than the server's orderly close.
-    /// A reset drops whatever the kernel had received and not yet handed over, answer included.
-    public var wasReset: Bool { state.withLock { $0.reset } }
-
     /// The status code of the response received, once its status line has arrived.
     public var status: Int? {
         let text = received
@@ -77,10 +70,7 @@ public final class RawConnection: Sendable {
         state.withLock { $0.received += chunk.readableBytesView }
     }
 
-    private func markClosed(reset: Bool) {
-        state.withLock {
-            $0.closed = true
-            $0.reset = reset
-        }
+    private func markClosed() {
+        state.withLock { $0.closed = true }
     }
 }

@@ -158,14 +158,8 @@ final class LedgerHistory: Sendable {
 /// Council fact-checks by judges right 85, 75, 70, 65 and 60 % of the time (wrong: another verdict at random).
 enum SyntheticLedger {
     static func entries(_ count: Int, models: [String], firstID: Int64) -> [LedgerEntry] {
-        var state = UInt64(bitPattern: firstID) &* 0x9E37_79B9_7F4A_7C15
-        func unit() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) * 0x1p-53
-        }
+        var generator = SplitMix64(seed: UInt64(bitPattern: firstID) &* 0x9E37_79B9_7F4A_7C15)
+        func unit() -> Double { generator.unit() }
         let accuracies = [0.85, 0.75, 0.70, 0.65, 0.60]
         return (0..<count).map { offset in
             let truth = Verdict.allCases[unit() < 0.5 ? 0 : unit() < 0.6 ? 1 : 2]

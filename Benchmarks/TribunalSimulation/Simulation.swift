@@ -35,7 +35,7 @@ public struct SimulationGenerator: RandomNumberGenerator, Sendable {
     public mutating func next() -> UInt64 { generator.next() }
 
     /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+    public mutating func unit() -> Double { generator.unit() }
 
     mutating func uniform(_ range: ClosedRange<Double>) -> Double { range.lowerBound + unit() * (range.upperBound - range.lowerBound) }
 

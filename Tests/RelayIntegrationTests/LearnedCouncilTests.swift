@@ -137,7 +137,7 @@ struct LearnedCouncilTests {
     /// accurate ones": see the issue 29 notes.)
     static func sharing(_ count: Int) -> [LedgerEntry] {
         var rng = SplitMix64(seed: 29)
-        let unit = { (rng: inout SplitMix64) in Double(rng.next() >> 11) * 0x1p-53 }
+        let unit = { (rng: inout SplitMix64) in rng.unit() }
         let judges: [(String, Double)] = [("first", 0.85), ("second", 0.75), ("twin", 0.65), ("echo", 0.65), ("fifth", 0.60)]
         let verdicts: [Verdict] = [.true, .false, .partly, .unverifiable]
         return (0..<count).map { index in

@@ -211,7 +211,7 @@ struct ReliabilityUncertaintyTests {
             let truth: Verdict = rng.next() % 2 == 0 ? .true : .false
             return JudgedClaim(
                 votes: ["a", "b", "c", "d"].map { name in
-                    let right = Double(rng.next() >> 11) * 0x1p-53 < 0.8
+                    let right = rng.unit() < 0.8
                     return JudgedClaim.Vote(model: name, verdict: right ? truth : (truth == .true ? .false : .true), confidence: 0.9)
                 })
         }
@@ -232,7 +232,7 @@ struct ReliabilityUncertaintyTests {
             let truth: Verdict = rng.next() % 2 == 0 ? .true : .false
             return JudgedClaim(
                 votes: ["a", "b", "c"].map { name in
-                    let right = Double(rng.next() >> 11) * 0x1p-53 < 0.85
+                    let right = rng.unit() < 0.85
                     return JudgedClaim.Vote(model: name, verdict: right ? truth : (truth == .true ? .false : .true))
                 })
         }
@@ -246,9 +246,6 @@ struct ReliabilityUncertaintyTests {
 /// Draws for the synthetic ledgers, from the shared seeded generator, so every ledger is the same
 /// on every run and platform.
 extension SplitMix64 {
-    /// A number in `0..<1`, from the top 53 bits of one `next()`.
-    fileprivate mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
-
     /// An index of `weights`, drawn in proportion to its weight.
     fileprivate mutating func pick(_ weights: [Double]) -> Int {
         var remaining = unit() * weights.reduce(0, +)

@@ -39,7 +39,7 @@ extension ReliabilityEstimator {
     /// `estimate` with its resampled fits, the panel view, the view's held-out weight and the marked claims' held-out scores.
     func withUncertainty(_ estimate: ReliabilityEstimate, claims: [JudgedClaim], table: VoteTable, previous: ReliabilityEstimate?) -> ReliabilityEstimate {
         // Seeded by the history's size: the same ledger gives the same estimate.
-        var generator = ResamplingGenerator(seed: UInt64(claims.count))
+        var generator = SplitMix64(seed: UInt64(claims.count))
         let draws = (0..<resamples).map { _ in
             var resampled = table
             resampled.weights = claims.indices.map { _ in generator.poisson() }
@@ -147,23 +147,7 @@ extension ReliabilityEstimate {
     }
 }
 
-/// SplitMix64 for the resampling: tiny, seeded, the same on every platform.
-struct ResamplingGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
-
+extension SplitMix64 {
     /// How many times a claim counts in a resampled history: Poisson(1), by multiplying uniforms until below e⁻¹.
     mutating func poisson() -> Double {
         var count = 0.0

@@ -70,6 +70,7 @@ public struct PanelRun: Sendable {
         var score = PanelScore()
         var estimating = Duration.zero
         let clock = ContinuousClock()
+        let debugsClaims = ProcessInfo.processInfo.environment["SIM_DEBUG"] == "2"
 
         for index in 0..<claims {
             let due = every > 0 ? index % every == 0 : index - learnedAt >= CouncilReliability.relearnStep(after: learnedAt)
@@ -94,6 +95,14 @@ public struct PanelRun: Sendable {
             let learned = Scored(probability: posterior.verdict == nil ? 0.5 : calibrator.calibrated(posterior.score), right: posterior.verdict == truth)
             let best = Scored(probability: oracle[oracleVerdict], right: oracleVerdict == claim.truth)
 
+            if index >= claims - recent, debugsClaims, posterior.verdict != majority.verdict || posterior.verdict != truth || oracleVerdict != claim.truth {
+                // SIM_DEBUG=2: every scored claim where the council, the majority or the oracle differs or is wrong.
+                let short = { (verdict: Verdict?) in verdict.map { String("\($0)".prefix(4)) } ?? "-" }
+                let said = votes.map { "\($0.model)=\(short($0.verdict))" }.joined(separator: " ")
+                let council = "\(short(posterior.verdict)) \(String(format: "%.2f", posterior.score))"
+                let bayes = "\(short(Verdict.allCases[oracleVerdict])) \(String(format: "%.2f", oracle[oracleVerdict]))"
+                print("  \(index) truth \(short(truth)) majority \(short(majority.verdict)) council \(council) oracle \(bayes) | \(said)")
+            }
             if index >= claims - recent {
                 recentTally.count(votes, truth: truth, majority: majority.verdict == truth, learned: learned, oracle: best)
             }

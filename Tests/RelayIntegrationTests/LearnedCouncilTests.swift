@@ -156,20 +156,22 @@ struct LearnedCouncilTests {
         }
     }
 
-    @Test func councilShowsThatJudgesWhoRepeatEachOtherCountForLess() async throws {
+    @Test func councilShowsWhichJudgesRepeatEachOther() async throws {
         let names = ["first", "second", "twin", "echo", "fifth"]
         let personas = names.map { _ in FakeOpenAIPersona.verdict(.true, confidence: 0.8, answer: "Yes.") }
         try await withCouncil(history: Self.sharing(300), names: names, personas: personas) { relay, _ in
             let lines = await send(relay, "/council").body.split(separator: "\n").map(String.init)
-            // The share of a vote a line shows; 1 when it shows none.
-            let share = { (name: String) -> Double in
+            // The share of claims on which a line says its model repeats `other`; 0 when it says none.
+            let repeats = { (name: String, other: String) -> Int in
                 guard let line = lines.first(where: { $0.hasPrefix("• \(name)") }) else { return -1 }
-                guard let range = line.range(of: "counts as ") else { return 1 }
-                return Double(line[range.upperBound...].prefix(4)) ?? -1
+                guard let range = line.range(of: "repeats \(other)'s verdict on about ") else { return 0 }
+                return Int(line[range.upperBound...].prefix { $0.isNumber }) ?? -1
             }
-            for name in ["twin", "echo"] { #expect(share(name) >= 0 && share(name) < 0.8, "\(lines)") }
-            for name in ["first", "second", "fifth"] { #expect(share(name) > 0.85, "\(lines)") }
-            #expect(lines.contains { $0.contains("of a vote: it agrees with other models more than their records explain") })
+            // echo repeats twin on 60 % of claims, beyond what agreeing by being right explains.
+            #expect(repeats("echo", "twin") >= 25, "\(lines)")
+            #expect(repeats("twin", "echo") >= 25, "\(lines)")
+            for name in ["first", "second", "fifth"] { #expect(!(lines.first { $0.hasPrefix("• \(name)") } ?? "").contains("repeats"), "\(lines)") }
+            #expect(lines.contains { $0.contains("(shared mistakes: they agree more than their records explain), so where they agree its vote adds little") })
         }
     }
 

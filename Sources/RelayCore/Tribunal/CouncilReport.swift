@@ -14,13 +14,13 @@ public struct CouncilReport: Sendable, Hashable {
         public var weight: Double
         /// The hand-set `weight:` from configuration, which sets its prior.
         public var configuredWeight: Double
-        /// The share of a full vote its verdict counts for: below 1 when it agrees with other judges
-        /// more than their records explain, as judges that share mistakes do (issue 29).
-        public var shareOfVote: Double
+        /// By other model: the share of its verdicts that repeat that model's, where the two agree more than their
+        /// records explain, as judges that share mistakes do (issue 29); where they agree, its vote adds little.
+        public var repeats: [String: Double]
 
         public init(
             model: String, tier: Tier, accuracy: Double, spread: Double = 0, judged: Int, weight: Double, configuredWeight: Double,
-            shareOfVote: Double = 1
+            repeats: [String: Double] = [:]
         ) {
             self.model = model
             self.tier = tier
@@ -29,7 +29,7 @@ public struct CouncilReport: Sendable, Hashable {
             self.judged = judged
             self.weight = weight
             self.configuredWeight = configuredWeight
-            self.shareOfVote = shareOfVote
+            self.repeats = repeats
         }
     }
 

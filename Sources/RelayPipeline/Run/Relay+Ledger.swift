@@ -65,11 +65,17 @@ extension Relay {
                 ? "accuracy \(Self.twoDecimals(judge.accuracy)), its prior: no verdicts yet"
                 : "accuracy \(Self.twoDecimals(judge.accuracy)) ± \(Self.twoDecimals((judge.spread * 100 - 1e-9).rounded(.up) / 100)) over \(judge.judged) verdict\(judge.judged == 1 ? "" : "s")"
             let handSet = judge.configuredWeight == 1 ? "" : " (hand-set weight \(Self.decimal(judge.configuredWeight)) as its prior)"
-            // Shown only where it matters: a judge whose verdicts repeat another's counts for part of a vote.
+            // Shown only where it matters: a judge that repeats another's verdicts on 5 % of claims or more.
+            let repeated = judge.repeats.filter { $0.value >= 0.05 }.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            let percent = { (share: Double) in "\(Int((share * 100).rounded())) %" }
+            let partners = repeated.enumerated().map { index, pair in
+                index == 0 ? "\(pair.key)'s verdict on about \(percent(pair.value)) of claims" : "\(pair.key)'s on \(percent(pair.value))"
+            }
             let shared =
-                judge.shareOfVote < 0.95
-                ? " · counts as \(Self.twoDecimals(judge.shareOfVote)) of a vote: it agrees with other models more than their records explain (shared mistakes)"
-                : ""
+                partners.isEmpty
+                ? ""
+                : " · repeats \(partners.joined(separator: ", ")) (shared mistakes: they agree more than their records explain),"
+                    + " so where they agree its vote adds little"
             return "• \(judge.model) (\(judge.tier.rawValue)): \(record) · weight \(Self.decimal(judge.weight))\(handSet)\(shared)"
         }
         lines.append(

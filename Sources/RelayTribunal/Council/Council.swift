@@ -75,7 +75,7 @@ public final class Council: Tribunal, Sendable {
             return CouncilReport.Judge(
                 model: model.name, tier: model.tier, accuracy: record.accuracy, spread: record.spread, judged: record.votes,
                 weight: CouncilReliability.weight(accuracy: record.accuracy), configuredWeight: model.weight,
-                shareOfVote: snapshot.estimate.judgeWeights[model.name] ?? 1)
+                repeats: snapshot.estimate.repeats(of: model.name))
         }
         let calibration =
             if reliability == nil {

@@ -29,6 +29,8 @@ struct FittedReliability: Sendable {
     let logBandConfusion: [PerTruth]
     /// Per model: the share of a full vote its verdict counts for (see `VoteTable.judgeWeights`).
     let judgeWeights: [Double]
+    /// Which judges repeat each other's verdicts; when set, a claim's votes are weighed under it, not by `judgeWeights`.
+    var repeated: RepeatedVerdicts?
     /// Per model: its accuracy over all verdicts, the centre its rows are pulled towards.
     let overallAccuracy: [Double]
     /// (said): P(a wrong model says it | truth), pooled over models; 0 where said is the truth.
@@ -49,11 +51,13 @@ struct FittedReliability: Sendable {
             counts.claims = previous.counts.claims
         }
         self.init(prior: prior, models: table.models, bands: table.bands, judgeWeights: table.judgeWeights, counts: counts)
+        repeated = table.repeated
     }
 
     /// The M step: parameters fitted to `counts`, with the same prior and models as `current`.
     init(fitting counts: ExpectedCounts, to current: FittedReliability) {
         self.init(prior: current.prior, models: current.models, bands: current.bands, judgeWeights: current.judgeWeights, counts: counts)
+        repeated = current.repeated
     }
 
     private init(prior: ReliabilityPrior, models: [String], bands: ConfidenceBands, judgeWeights: [Double], counts: ExpectedCounts) {

@@ -44,8 +44,12 @@ public struct ReliabilityEstimate: Sendable {
     /// The one-coin panel: the majority's probability while it stands (see `OneCoinPanel.swift`).
     var oneCoin: OneCoinPanel?
 
-    /// Per model: the share of a full vote its verdict counts for, below 1 where it shares mistakes with other judges.
+    /// Per model: the share of a full vote its verdict counts for while the records are fitted, below 1 where it shares mistakes with other judges.
     public var judgeWeights: [String: Double] { Dictionary(uniqueKeysWithValues: zip(fitted.models, fitted.judgeWeights)) }
+
+    /// The share of `model`'s verdicts that repeat each other model's, for the models it agrees with more than their
+    /// records explain (shared mistakes; see `RepeatedVerdicts.swift`); empty when it shares none.
+    public func repeats(of model: String) -> [String: Double] { fitted.repeated?.shares(of: model) ?? [:] }
 
     init(
         fitted: FittedReliability, iterations: Int, claimCount: Int, draws: [FittedReliability] = [], panel: FittedReliability? = nil,
@@ -109,7 +113,7 @@ public struct ReliabilityEstimate: Sendable {
     /// the majority stands, its probability is the one-coin panel's (see `OneCoinPanel.swift`).
     public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
         let answered = votes.contains { $0.verdict != nil }
-        let alike = panel.map { Self.logJoint(Self.panelView(votes, prior: fitted.prior), under: $0) }
+        let alike = panel.map { Self.logJoint(votes, underPanel: $0, repeated: fitted.repeated) }
         let mixed = { (own: PerTruth) in alike.map { panelWeight > 0 ? Self.mix(own, $0, weight: panelWeight) : own } ?? own }
         let perDraw = draws.map { Self.logJoint(votes, under: $0) }
         var own = perDraw.isEmpty ? Self.logJoint(votes, under: fitted) : Self.logMeanExp(perDraw)
@@ -137,8 +141,10 @@ public struct ReliabilityEstimate: Sendable {
         return posterior
     }
 
-    /// log P(truth, votes) for every truth, each vote weighted by the log-likelihoods its model's record implies.
+    /// log P(truth, votes) for every truth, each vote weighted by the log-likelihoods its model's record implies,
+    /// or, where the fit found judges repeating each other, under the model that sees it (see `RepeatedVerdicts.swift`).
     static func logJoint(_ votes: [JudgedClaim.Vote], under fitted: FittedReliability) -> PerTruth {
+        if let repeated = fitted.repeated { return logJoint(votes, records: fitted, repeated: repeated) { votes[$0].model } }
         var logp = logOf(fitted.classFrequencies)
         for vote in votes {
             guard let verdict = vote.verdict else { continue }
@@ -149,6 +155,38 @@ public struct ReliabilityEstimate: Sendable {
             } else {
                 logp += logOf(priorProbabilities(of: verdict.reliabilityIndex, model: vote.model, prior: fitted.prior))
             }
+        }
+        return logp
+    }
+
+    /// log P(truth, votes) under the panel view: every vote by the panel's one record, repeating as the judges' own fit found it.
+    static func logJoint(_ votes: [JudgedClaim.Vote], underPanel panel: FittedReliability, repeated: RepeatedVerdicts?) -> PerTruth {
+        let alike = panelView(votes, prior: panel.prior)
+        guard let repeated else { return logJoint(alike, under: panel) }
+        return logJoint(votes, records: panel, repeated: repeated) { alike[$0].model }
+    }
+
+    /// log P(truth, votes) where judges repeat each other as `repeated` has it; `recordName` gives the name of the
+    /// record each vote (by its index) is weighed by: its model's own, or the panel's.
+    private static func logJoint(
+        _ votes: [JudgedClaim.Vote], records fitted: FittedReliability, repeated: RepeatedVerdicts, recordName: (Int) -> String
+    ) -> PerTruth {
+        let classes = Verdict.reliabilityClassCount
+        var logp = logOf(fitted.classFrequencies)
+        var earlier: [(judge: Int, said: Int)] = []
+        for (position, vote) in votes.enumerated() {
+            guard let verdict = vote.verdict?.reliabilityIndex else { continue }
+            guard let record = fitted.models.firstIndex(of: recordName(position)) else {
+                logp += logOf(priorProbabilities(of: verdict, model: vote.model, prior: fitted.prior))
+                continue
+            }
+            let said = fitted.bandConfusion[(record * fitted.bands.count + fitted.bands.band(of: vote.confidence)) * classes + verdict]
+            guard let judge = repeated.models.firstIndex(of: vote.model) else {
+                logp += logOf(said)
+                continue
+            }
+            logp += logOf(repeated.likelihood(said, judge: judge, said: verdict, after: earlier))
+            earlier.append((judge, verdict))
         }
         return logp
     }

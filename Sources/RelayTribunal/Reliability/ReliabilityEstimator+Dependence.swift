@@ -16,10 +16,12 @@ import RelayCore
 // So after a fit, every pair of judges is checked: on each claim both answered, the truth as the
 // *other* votes (and a mark) tell it, and the pair's records, give the chance the two agree. Where
 // they agree more often than that, beyond the noise, the excess is read as a share s of claims on
-// which one repeats the other (agreeing = s + (1 − s) · expected). A judge's vote then counts for
-// 1 / (1 + the sum of its shares) of a full vote when weighing a claim's truth, so two judges that
-// always agree count as one; its record still learns from every verdict. The fit is repeated with
-// those weights, which lowers the pair's inflated records, and the check again, a few rounds.
+// which one repeats the other (agreeing = s + (1 − s) · expected). While the records are fitted, a
+// judge's vote then counts for 1 / (1 + the sum of its shares) of a full vote when weighing a claim's
+// truth, so two judges that always agree count as one; its record still learns from every verdict.
+// The fit is repeated with those weights, which lowers the pair's inflated records, and the check
+// again, a few rounds. A new claim's votes are weighed under the shares themselves, claim by claim
+// (see `RepeatedVerdicts.swift`).
 // A pair is checked only on claims where at least two other judges answered (or a person marked
 // the claim): one other judge's word is too little truth to measure an excess against.
 // The pairs without a share of their own are also checked together, for mistakes every judge makes
@@ -95,7 +97,10 @@ extension ReliabilityEstimator {
             fit = (settled.fitted, fit.iterations + settled.iterations)
             check = Self.dependence(table, under: fit.fitted, pooled: pooledDependence)
         }
-        return (table, fit, check.shared, Self.logLikelihood(table, under: fit.fitted, shares: check.pairs))
+        // The repeating found by the last check goes with the fit: a claim's votes are weighed under it (see `RepeatedVerdicts.swift`).
+        table.repeated = RepeatedVerdicts(models: table.models, shares: check.pairs)
+        fit.fitted.repeated = table.repeated
+        return (table, fit, check.shared, Self.logLikelihood(table, under: fit.fitted, repeated: table.repeated))
     }
 
     /// Per model of `table`: the share of a full vote its verdict counts for, from how much more
@@ -186,11 +191,9 @@ extension ReliabilityEstimator {
         return (shared.map { 1 / (1 + $0) }, total, shares)
     }
 
-    /// The votes' log-likelihood under `fitted` where a judge repeats another's verdict with their pair's share:
-    /// P(vote | truth, earlier votes) = Σ share · [same as that earlier vote] + (1 − Σ share) · its record's P(vote | truth).
+    /// The votes' log-likelihood under `fitted` where judges repeat each other as `repeated` has it (see `RepeatedVerdicts.swift`).
     /// Unlike the fit's own likelihood it sees the repeating, so two readings of who shares mistakes can be compared.
-    static func logLikelihood(_ table: VoteTable, under fitted: FittedReliability, shares: [Double]) -> Double {
-        let models = table.models.count
+    static func logLikelihood(_ table: VoteTable, under fitted: FittedReliability, repeated: RepeatedVerdicts?) -> Double {
         let classes = Verdict.reliabilityClassCount
         let perModel = table.bands.count * classes
         let logClass = ReliabilityEstimate.logOf(fitted.classFrequencies)
@@ -200,19 +203,12 @@ extension ReliabilityEstimator {
             var logp = logClass
             for vote in range {
                 let cell = table.cells[vote]
-                let model = cell / perModel
-                var repeated = 0.0
-                var share = 0.0
-                for earlier in range.lowerBound..<vote {
-                    let other = table.cells[earlier]
-                    let pair = shares[model * models + other / perModel]
-                    guard pair > 0 else { continue }
-                    share += pair
-                    if other % classes == cell % classes { repeated += pair }
+                var record = fitted.bandConfusion[cell]
+                if let repeated {
+                    let earlier = (range.lowerBound..<vote).lazy.map { (judge: table.cells[$0] / perModel, said: table.cells[$0] % classes) }
+                    record = repeated.likelihood(record, judge: cell / perModel, said: cell % classes, after: earlier)
                 }
-                let scale = share > 0.95 ? 0.95 / share : 1
-                let own = fitted.bandConfusion[cell] * (1 - share * scale) + PerTruth(repeating: repeated * scale)
-                logp += ReliabilityEstimate.logOf(own)
+                logp += ReliabilityEstimate.logOf(record)
             }
             if table.marks[claim] >= 0 {
                 total += logp[table.marks[claim]]

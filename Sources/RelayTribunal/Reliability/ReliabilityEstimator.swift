@@ -146,6 +146,8 @@ struct VoteTable: Sendable {
     /// Per model: the share of a full vote its verdict counts for when weighing a claim's truth (below 1
     /// for judges that share mistakes with others); its own record still learns from every verdict.
     var judgeWeights: [Double]
+    /// Which judges repeat each other, found with those weights; nil: none (see `RepeatedVerdicts.swift`).
+    var repeated: RepeatedVerdicts?
 
     /// - Parameter judgeWeights: by model name; 1 for a model not named.
     init(_ claims: [JudgedClaim], bands: ConfidenceBands, judgeWeights named: [String: Double] = [:]) {

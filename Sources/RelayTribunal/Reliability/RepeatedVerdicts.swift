@@ -12,7 +12,7 @@ import RelayCore
 // where it disagrees it adds as much as any judge's (it did not repeat). tribunal-sim, "two share
 // mistakes", seeds 11–20: weighed under this model (the judges' own records and the panel view
 // alike) the council gained 0.6 points and ECE 0.049 → 0.039 on 4 verdicts, and ECE 0.111 → 0.089
-// on true/false claims; every other panel moved by at most 0.002.
+// on true/false claims; every other panel moved by at most 0.004.
 
 /// Which judges repeat each other's verdicts, and by how much: what a vote is worth given the votes before it.
 struct RepeatedVerdicts: Sendable {

@@ -97,6 +97,13 @@ struct CouncilBench: AsyncParsableCommand {
         let first = started.duration(to: clock.now)
         let cached = try await measure(runs) { _ = try await learned.consensus(claim) }
         report("consensus k=5, learned council, estimate cached", cached, minus: 0)
+        // Which judges the estimate weighs as repeating each other: the path a consensus then takes.
+        let repeating = (await learned.councilReport()?.judges ?? []).flatMap { judge in
+            judge.repeats.filter { $0.value >= 0.05 }.sorted { $0.key < $1.key }.map { other, share in
+                "\(judge.model) repeats \(other) on \(Int((share * 100).rounded())) %"
+            }
+        }
+        print("  repeating: \(repeating.isEmpty ? "none found" : repeating.joined(separator: ", "))")
         let step = CouncilReliability.relearnStep(after: min(ledger, CouncilReliability.historyLimit))
         var nextID = Int64(ledger + 1)
         let relearning = try await measure(learnRuns) {
@@ -155,7 +162,9 @@ final class LedgerHistory: Sendable {
     func newest(_ limit: Int) -> [LedgerEntry] { entries.withLock { Array($0.suffix(limit).reversed()) } }
 }
 
-/// Council fact-checks by judges right 85, 75, 70, 65 and 60 % of the time (wrong: another verdict at random).
+/// Council fact-checks by judges right 85, 75, 70, 65 and 60 % of the time (wrong: another verdict at random), the
+/// fourth repeating the third's verdict on 40 % of claims: the council then weighs votes under the model that sees
+/// repeating, its costlier path (`RepeatedVerdicts.swift`).
 enum SyntheticLedger {
     static func entries(_ count: Int, models: [String], firstID: Int64) -> [LedgerEntry] {
         var generator = SplitMix64(seed: UInt64(bitPattern: firstID) &* 0x9E37_79B9_7F4A_7C15)
@@ -163,10 +172,13 @@ enum SyntheticLedger {
         let accuracies = [0.85, 0.75, 0.70, 0.65, 0.60]
         return (0..<count).map { offset in
             let truth = Verdict.allCases[unit() < 0.5 ? 0 : unit() < 0.6 ? 1 : 2]
-            let judges = models.enumerated().map { index, model in
+            var judges: [LedgerJudge] = []
+            for (index, model) in models.enumerated() {
                 let right = unit() < accuracies[index % accuracies.count]
                 let wrong = Verdict.allCases.filter { $0 != truth }[Int(unit() * 3)]
-                return LedgerJudge(model: model, verdict: right ? truth : wrong, confidence: 0.8 + 0.18 * unit())
+                let repeats = index % accuracies.count == 3 && unit() < 0.4
+                let verdict = repeats ? judges[index - 1].verdict : right ? truth : wrong
+                judges.append(LedgerJudge(model: model, verdict: verdict, confidence: 0.8 + 0.18 * unit()))
             }
             return LedgerEntry(
                 id: firstID + Int64(offset), team: "bench", user: "u", channel: "c", origin: .tribunal, claim: nil, answer: nil, verdict: truth, score: 0.5,

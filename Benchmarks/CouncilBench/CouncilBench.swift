@@ -97,7 +97,7 @@ struct CouncilBench: AsyncParsableCommand {
         let first = started.duration(to: clock.now)
         let cached = try await measure(runs) { _ = try await learned.consensus(claim) }
         report("consensus k=5, learned council, estimate cached", cached, minus: 0)
-        // Which judges the estimate weighs as repeating each other: the path a consensus then takes.
+        // Which judges the estimate weighs as repeating each other (the path a consensus then takes), from 5 % as `/council` shows them.
         let repeating = (await learned.councilReport()?.judges ?? []).flatMap { judge in
             judge.repeats.filter { $0.value >= 0.05 }.sorted { $0.key < $1.key }.map { other, share in
                 "\(judge.model) repeats \(other) on \(Int((share * 100).rounded())) %"

@@ -28,20 +28,6 @@ struct RepeatedVerdicts: Sendable {
         self.shares = shares
     }
 
-    /// The same shares, indexed by `other` (the judges of another table of the same panel); judges not here share nothing.
-    func reindexed(to other: [String]) -> RepeatedVerdicts? {
-        let index = Dictionary(uniqueKeysWithValues: models.enumerated().map { ($1, $0) })
-        let count = models.count
-        var shares = [Double](repeating: 0, count: other.count * other.count)
-        for (a, first) in other.enumerated() {
-            for (b, second) in other.enumerated() {
-                guard let i = index[first], let j = index[second] else { continue }
-                shares[a * other.count + b] = self.shares[i * count + j]
-            }
-        }
-        return RepeatedVerdicts(models: other, shares: shares)
-    }
-
     /// The share of `model`'s verdicts that repeat each other judge's, for the judges it shares any with.
     func shares(of model: String) -> [String: Double] {
         guard let judge = models.firstIndex(of: model) else { return [:] }

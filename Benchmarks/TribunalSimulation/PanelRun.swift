@@ -120,6 +120,14 @@ public struct PanelRun: Sendable {
                 "\($0.model) \(String(format: "%.2f", $0.accuracy))×\(String(format: "%.2f", estimate.judgeWeights[$0.model] ?? 1))"
             }
             print("\(panel.name) seed \(seed): \(models.joined(separator: ", ")) panel \(String(format: "%.2f", estimate.panelWeight))")
+            if ProcessInfo.processInfo.environment["SIM_DEBUG"] == "3" {
+                // SIM_DEBUG=3: each judge's learned matrix, a row per truth (true, false, partly, unverifiable).
+                for model in estimate.models {
+                    let rows = model.confusion.map { $0.map { String(format: "%.2f", $0) }.joined(separator: " ") }
+                    print("  \(model.model): \(rows.joined(separator: " | "))")
+                }
+                print("  classes: \(Verdict.allCases.map { String(format: "%.2f", estimate.classFrequencies[$0] ?? 0) }.joined(separator: " "))")
+            }
         }
         (score.bestSingle, score.majority, score.learned, score.oracle) = recentTally.shares
         (score.learnedScores, score.oracleScores) = (recentTally.learned, recentTally.oracle)

@@ -11,9 +11,9 @@ public import RelayCore
 /// What the estimator learned: every model's reliability and the verdicts' frequencies, ready to combine a new claim's votes.
 ///
 /// A new claim's votes are combined two ways, each with its uncertainty, and the two mixed (see
-/// `ReliabilityEstimator+Uncertainty.swift`): under each judge's own record, averaged over the fits
-/// to resampled histories; and under the panel view, where every judge counts alike. The mixture's
-/// weight is what predicted held-out claims best.
+/// `ReliabilityEstimator+Uncertainty.swift`): under each judge's own record, and under the panel
+/// view, where every judge counts alike; each averaged over its fits to the same resampled
+/// histories. The mixture's weight is what predicted held-out claims best.
 public struct ReliabilityEstimate: Sendable {
     let fitted: FittedReliability
     /// EM rounds the estimate took.
@@ -24,6 +24,8 @@ public struct ReliabilityEstimate: Sendable {
     let draws: [FittedReliability]
     /// The panel view: every judge's votes counted as one judge's; nil when not learned.
     let panel: FittedReliability?
+    /// The panel view fitted to each of the resampled histories of `draws`, pair by pair; empty without the panel view.
+    let panelDraws: [FittedReliability]
     /// The panel view's share of the mixture, 0…1, from held-out claims.
     public let panelWeight: Double
     /// The scores of the history's marked claims, each from fits that did not see it; nil when not computed.
@@ -53,13 +55,15 @@ public struct ReliabilityEstimate: Sendable {
 
     init(
         fitted: FittedReliability, iterations: Int, claimCount: Int, draws: [FittedReliability] = [], panel: FittedReliability? = nil,
-        panelWeight: Double = 0, heldOutSamples: [CalibrationSample]? = nil
+        panelDraws: [FittedReliability] = [], panelWeight: Double = 0, heldOutSamples: [CalibrationSample]? = nil
     ) {
+        precondition(panelDraws.isEmpty || panelDraws.count == draws.count, "the panel view's resampled fits pair with the records'")
         self.fitted = fitted
         self.iterations = iterations
         self.claimCount = claimCount
         self.draws = draws
         self.panel = panel
+        self.panelDraws = panelDraws
         self.panelWeight = panelWeight
         self.heldOutSamples = heldOutSamples
     }
@@ -107,14 +111,17 @@ public struct ReliabilityEstimate: Sendable {
     /// The distribution of the truth given a claim's votes.
     ///
     /// Under each judge's own record (averaged over the resampled fits, when there are any, and with
-    /// the other reading of who shares mistakes, when there is one), and under the panel view, mixed
-    /// by `panelWeight`: P(truth, votes) of the two views, then normalised. The verdict is the plain
+    /// the other reading of who shares mistakes, when there is one), and under the panel view
+    /// (averaged over its fits to the same histories), mixed by `panelWeight`: P(truth, votes) of the
+    /// two views, then normalised. The verdict is the plain
     /// majority's unless `overrule` lets the records overrule it (see `MajorityOverrule.swift`); while
     /// the majority stands, its probability is the one-coin panel's (see `OneCoinPanel.swift`).
     public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
         let answered = votes.contains { $0.verdict != nil }
-        let alike = panel.map { Self.logJoint(votes, underPanel: $0, repeated: fitted.repeated) }
-        let mixed = { (own: PerTruth) in alike.map { panelWeight > 0 ? Self.mix(own, $0, weight: panelWeight) : own } ?? own }
+        let alikePerDraw = panelDraws.map { Self.logJoint(votes, underPanel: $0, repeated: fitted.repeated) }
+        let alike = alikePerDraw.isEmpty ? panel.map { Self.logJoint(votes, underPanel: $0, repeated: fitted.repeated) } : Self.logMeanExp(alikePerDraw)
+        let mix = { (own: PerTruth, alike: PerTruth?) in alike.map { panelWeight > 0 ? Self.mix(own, $0, weight: panelWeight) : own } ?? own }
+        let mixed = { (own: PerTruth) in mix(own, alike) }
         let perDraw = draws.map { Self.logJoint(votes, under: $0) }
         var own = perDraw.isEmpty ? Self.logJoint(votes, under: fitted) : Self.logMeanExp(perDraw)
         // Averaged with the other readings of who shares mistakes, by how well each explains the votes.
@@ -126,7 +133,12 @@ public struct ReliabilityEstimate: Sendable {
         guard let overrule, let verdict = posterior.verdict, let majority = MajorityOverrule.majority(votes, prior: fitted.prior) else { return posterior }
         let early = !overrule.allows(claims: claimCount, marked: markedCount)
         if verdict != majority && !early {
-            let agreeing = perDraw.count { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
+            // Each resampled history's records with its own panel view: the panel view is an estimate too, and on three
+            // judges one fit of it can read two "partly" votes as weaker than one "true" where the records do not.
+            let agreeing = perDraw.indices.count { draw in
+                let view = alikePerDraw.isEmpty ? alike : alikePerDraw[draw]
+                return VerdictPosterior(logOdds: mix(perDraw[draw], view), answered: true).verdict == verdict
+            }
             let readingsAgree = others.allSatisfy { VerdictPosterior(logOdds: mixed($0), answered: true).verdict == verdict }
             if readingsAgree && Double(agreeing) >= overrule.agreeingShare * Double(max(1, perDraw.count)) { return posterior }
         }

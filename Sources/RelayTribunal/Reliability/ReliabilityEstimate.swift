@@ -113,9 +113,9 @@ public struct ReliabilityEstimate: Sendable {
     /// Under each judge's own record (averaged over the resampled fits, when there are any, and with
     /// the other reading of who shares mistakes, when there is one), and under the panel view
     /// (averaged over its fits to the same histories), mixed by `panelWeight`: P(truth, votes) of the
-    /// two views, then normalised. The verdict is the plain
-    /// majority's unless `overrule` lets the records overrule it (see `MajorityOverrule.swift`); while
-    /// the majority stands, its probability is the one-coin panel's (see `OneCoinPanel.swift`).
+    /// two views, then normalised. The verdict is the plain majority's unless `overrule` lets the
+    /// records overrule it (see `MajorityOverrule.swift`); while the majority stands, its probability
+    /// is the one-coin panel's (see `OneCoinPanel.swift`).
     public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
         let answered = votes.contains { $0.verdict != nil }
         let alikePerDraw = panelDraws.map { Self.logJoint(votes, underPanel: $0, repeated: fitted.repeated) }

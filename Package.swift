@@ -8,6 +8,12 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// The council's estimator is numeric code that the tests run on simulated panels of hundreds of
+// claims: unoptimized it took 145 s of both cores, holding the test pool long enough for other
+// tests' deadlines to lapse; optimized, 16 s. `assert` is off under -O: these modules use
+// `precondition`.
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "rhea-relay",
     platforms: [.macOS(.v15)],
@@ -91,7 +97,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         // The Store protocol's implementations: SQLite now, PostgreSQL later.
         .target(
@@ -309,7 +315,7 @@ let package = Package(
             name: "TribunalSimulation",
             dependencies: ["RelayTribunal", "RelayCore"],
             path: "Benchmarks/TribunalSimulation",
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .executableTarget(
             name: "tribunal-sim",

@@ -91,7 +91,9 @@ struct TelegramButtonsAndInlineTests {
 
     @Test func anInlineQueryIsAnsweredWithAResultCardWithinTheDeadline() async throws {
         try await Fakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) { relay in
+            // Eight of Telegram's ten seconds: a loaded machine must not turn the answer into the
+            // placeholder sent when the backend is late.
+            try await fakes.withRelay(fakes.configuration(inlineDeadline: .seconds(8))) { relay in
                 let query = relay.telegram.issueInlineQuery(from: Fakes.alice, query: "fr Good morning")
                 #expect(try await relay.deliver(query).status == .ok)
                 try await eventually("the inline answer") { !relay.telegram.inlineAnswers.isEmpty }

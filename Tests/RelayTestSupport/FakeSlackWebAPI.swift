@@ -229,7 +229,7 @@ public final class FakeSlackWebAPI: Sendable {
     ///
     /// - Throws: `FakeSlackTimeout` after `timeout` seconds.
     @discardableResult
-    public func waitForRequests(count: Int, path: String? = nil, timeout: Double = 5) async throws -> [RecordedRequest] {
+    public func waitForRequests(count: Int, path: String? = nil, timeout: Double = 30) async throws -> [RecordedRequest] {
         let path = path.map(Self.normalized)
         let matching: @Sendable (FakeSlackWebAPIState) -> [RecordedRequest] = { state in
             state.requests.filter { path == nil || $0.path == path }

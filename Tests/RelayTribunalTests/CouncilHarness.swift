@@ -19,7 +19,7 @@ struct CouncilHarness {
     let servers: [String: FakeOpenAIServer]
 
     static func with<T>(
-        _ members: [Member], quorum: Int = 2, deadline: Duration = .seconds(5), chairman: String? = nil,
+        _ members: [Member], quorum: Int = 2, deadline: Duration = .seconds(30), chairman: String? = nil,
         clock: any RelayClock = SystemClock(), logger: Logger = Logger(label: "test"),
         _ body: (CouncilHarness) async throws -> T
     ) async throws -> T {
@@ -35,7 +35,7 @@ struct CouncilHarness {
                         name: member.name, baseURL: server.url, model: "fake-\(member.name)", tier: member.tier, weight: member.weight, timeout: member.timeout)
                 )
             }
-            let configuration = CouncilConfiguration(models: models, quorum: quorum, deadline: deadline, defaultTimeout: .seconds(5), chairman: chairman)
+            let configuration = CouncilConfiguration(models: models, quorum: quorum, deadline: deadline, defaultTimeout: .seconds(30), chairman: chairman)
             let council = Council(
                 configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger),
                 logger: logger, clock: clock)

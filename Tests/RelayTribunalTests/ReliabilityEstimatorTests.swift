@@ -184,22 +184,26 @@ struct ReliabilityUncertaintyTests {
     }
 
     @Test("three weak judges on true/false claims: the probability is calibrated without marks, where the single fit was overconfident")
-    func threeWeakJudges() {
+    func threeWeakJudges() async throws {
         let panel = Panel.all(in: .twoVerdicts).first { $0.name.hasPrefix("three .70") }!
         // The estimator as it was before issue 29: one fit taken as known, every vote independent, the old prior.
-        var before = ReliabilityEstimator(prior: ReliabilityPrior(rowStrength: 30, bandStrength: 50), resamples: 0, folds: 0, dependenceRounds: 0)
-        before.overrule = nil
-        let single = ece(panel, before)
-        let council = ece(panel, ReliabilityEstimator())
+        var old = ReliabilityEstimator(prior: ReliabilityPrior(rowStrength: 30, bandStrength: 50), resamples: 0, folds: 0, dependenceRounds: 0)
+        old.overrule = nil
+        let before = old
+        let (single, council) = try await offThePool { (self.ece(panel, before), self.ece(panel, ReliabilityEstimator())) }
         #expect(single > 0.08, "the single fit, as before issue 29: \(single)")
         #expect(council < 0.06, "\(council)")
     }
 
     @Test("people's marks still improve it where the judges share their mistakes")
-    func marksStillHelp() {
+    func marksStillHelp() async throws {
         let panels = Panel.all(in: World())
-        let unmarked = ece(panels.first { $0.name == "shared mistakes" }!, ReliabilityEstimator(), claims: 300, recent: 150, seeds: 2)
-        let marked = ece(panels.first { $0.name == "shared + 10% marks" }!, ReliabilityEstimator(), claims: 300, recent: 150, seeds: 2)
+        let (unmarked, marked) = try await offThePool {
+            (
+                self.ece(panels.first { $0.name == "shared mistakes" }!, ReliabilityEstimator(), claims: 300, recent: 150, seeds: 2),
+                self.ece(panels.first { $0.name == "shared + 10% marks" }!, ReliabilityEstimator(), claims: 300, recent: 150, seeds: 2)
+            )
+        }
         #expect(marked < unmarked, "with marks \(marked), without \(unmarked)")
     }
 

@@ -1,4 +1,5 @@
 import RelayCore
+import RelayTestSupport
 import RelayTribunal
 import Testing
 import TribunalSimulation
@@ -81,19 +82,19 @@ struct SharedMistakesTests {
     }
 
     @Test("a judge that repeats another adds little where the two agree, and a full vote where they do not")
-    func repeatedVerdictsWeighedClaimByClaim() {
+    func repeatedVerdictsWeighedClaimByClaim() async throws {
         // j4 repeats j3 on 60 % of claims. Counted for a fixed 0.68 of a vote each, the pair still
         // outweighed j1 and j2 where the two agreed, and was discounted where j4 disagreed (and so had
         // not repeated): on seed 16 the council was right on 0.850 of the last 200 claims against a plain
         // majority's 0.865 (ECE 0.079). Weighed under the model that sees repeating: 0.870 (ECE 0.022).
         let panel = Panel.all(in: World()).first { $0.name == "two share mistakes" }!
-        let score = PanelRun(panel: panel, claims: 400, recent: 200).run(seed: 16)
+        let score = try await offThePool { PanelRun(panel: panel, claims: 400, recent: 200).run(seed: 16) }
         #expect(score.learned >= score.majority, "council \(score.learned), majority \(score.majority)")
         #expect(score.learnedECE <= 0.05, "ECE \(score.learnedECE)")
     }
 
     @Test("three judges: the panel view is resampled too, so one loose fit of it does not overrule the majority")
-    func panelViewResampledOnThreeJudges() {
+    func panelViewResampledOnThreeJudges() async throws {
         // With three judges the panel view's one record is loosely fixed on the rarer verdicts (one fit
         // read P(says true | partly) as 0.05, about 0.13 in truth), and it was the one part of the
         // estimate taken as known: mixed into every resampled fit alike, it let one "true" overrule two
@@ -101,32 +102,32 @@ struct SharedMistakesTests {
         // 0.755 of the last 200 claims against a plain majority's 0.775; with the panel view refitted
         // to each resampled history, 0.785.
         let panel = Panel.all(in: World()).first { $0.name.hasPrefix("three .70") }!
-        let score = PanelRun(panel: panel, claims: 400, recent: 200).run(seed: 17)
+        let score = try await offThePool { PanelRun(panel: panel, claims: 400, recent: 200).run(seed: 17) }
         #expect(score.learned >= score.majority, "council \(score.learned), majority \(score.majority)")
         #expect(score.learnedECE <= 0.10, "ECE \(score.learnedECE)")
     }
 
     @Test("a weak true/false panel never reads the truths mirrored (unanimous false as true)")
-    func weakTrueFalsePanelKeepsItsLabels() {
+    func weakTrueFalsePanelKeepsItsLabels() async throws {
         // On seed 8 the panel view's fit, resumed from the last estimate, drifted into the mirror image
         // (every judge a contrarian, "false" read as "true"): the votes' likelihood cannot tell the two
         // apart. Over claims 100–199 the council was right on 0.40 of them (ECE 0.28) against a plain
         // majority's 0.66; now 0.67 (ECE 0.09).
         let panel = Panel.all(in: .twoVerdicts).first { $0.name == "weak + contrarian" }!
-        let score = PanelRun(panel: panel, claims: 200, recent: 100).run(seed: 8)
+        let score = try await offThePool { PanelRun(panel: panel, claims: 200, recent: 100).run(seed: 8) }
         #expect(score.learned >= score.majority, "council \(score.learned), majority \(score.majority)")
         #expect(score.learnedECE < 0.15, "ECE \(score.learnedECE)")
     }
 
     @Test("fits to resampled histories that land in another optimum are not averaged in")
-    func resampledFitsStayWithTheEstimate() {
+    func resampledFitsStayWithTheEstimate() async throws {
         // On true/false claims with a judge that always says true, a fit to a resampled history can
         // land in another optimum altogether: "every claim is true, the always-true judge is never
         // wrong, the other four are coin flips". Averaged in, such fits called four judges' "false"
         // against the yes-man's "true" true: over claims 150–249 of seed 8 the council was right on
         // 0.68 (ECE 0.37) against a plain majority's 0.86; now 0.84 (ECE 0.08).
         let panel = Panel.all(in: .twoVerdicts).first { $0.name == "always true" }!
-        let score = PanelRun(panel: panel, claims: 250, recent: 100).run(seed: 8)
+        let score = try await offThePool { PanelRun(panel: panel, claims: 250, recent: 100).run(seed: 8) }
         #expect(score.learned >= score.majority - 0.03, "council \(score.learned), majority \(score.majority)")
         #expect(score.learnedECE < 0.15, "ECE \(score.learnedECE)")
     }

@@ -96,7 +96,7 @@ final class EnvelopeRecorder: Sendable {
 
     /// Waits until `count` envelopes have arrived; returns them all.
     @discardableResult
-    func wait(count: Int, timeout: Double = 5) async throws -> [SocketModeEnvelope] {
+    func wait(count: Int, timeout: Double = 30) async throws -> [SocketModeEnvelope] {
         let arrived = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in

@@ -10,7 +10,7 @@ struct FakeSlackWebAPITests {
     @Test func waitingResumesWhenTheRequestArrivesAndTimesOutClearly() async throws {
         try await withSlackWeb { harness in
             let client = harness.client
-            async let waited = harness.fake.waitForRequests(count: 2, path: "/api/chat.postMessage", timeout: 5)
+            async let waited = harness.fake.waitForRequests(count: 2, path: "/api/chat.postMessage")
             try await client.postMessage(channel: "C1", text: "one")
             try await client.postMessage(channel: "C1", text: "two")
             let requests = try await waited

@@ -40,8 +40,7 @@ struct CallCountStoreTests {
     @Test("Two replicas counting one key at once allow exactly its limit between them")
     func replicasShareTheCount() async throws {
         try await PostgresTestServer.shared().withDatabase { database in
-            let url = try PostgresURL(database.url)
-            let (a, b) = (try await PostgresStore.open(url: url), try await PostgresStore.open(url: url))
+            let (a, b) = (try await openTestStore(database.url), try await openTestStore(database.url))
             let allowed = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for call in 0..<40 {
                     let store = call.isMultiple(of: 2) ? a : b

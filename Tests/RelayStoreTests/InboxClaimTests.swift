@@ -141,8 +141,8 @@ struct InboxClaimTests {
     /// Two stores on one PostgreSQL database: two replicas.
     func withTwoReplicas(_ body: (PostgresStore, PostgresStore) async throws -> Void) async throws {
         try await PostgresTestServer.shared().withDatabase { database in
-            let first = try await PostgresStore.open(url: try PostgresURL(database.url))
-            let second = try await PostgresStore.open(url: try PostgresURL(database.url))
+            let first = try await openTestStore(database.url)
+            let second = try await openTestStore(database.url)
             do {
                 try await body(first, second)
             } catch {

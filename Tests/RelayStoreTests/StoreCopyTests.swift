@@ -87,9 +87,8 @@ struct StoreCopyTests {
         try await withTemporaryStore { sqlite in
             _ = try await Self.fill(sqlite)
             try await PostgresTestServer.shared().withDatabase { database in
-                let url = try PostgresURL(database.url)
-                let replica = try await PostgresStore.open(url: url)
-                let target = try await PostgresStore.open(url: url)
+                let replica = try await openTestStore(database.url)
+                let target = try await openTestStore(database.url)
                 do {
                     try await eventually("the replica hears team-data changes") { replica.teamCacheIsLive }
                     // Read, and so cached, while the shared store is still empty.

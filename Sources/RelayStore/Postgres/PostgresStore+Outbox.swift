@@ -105,7 +105,7 @@ extension PostgresStore {
     }
 
     public func pendingOutboxCount() async throws -> Int {
-        try await query("count pending outbox entries", "SELECT count(*) AS count FROM outbox WHERE state = 'pending'", within: Self.requestTimeout)
+        try await query("count pending outbox entries", "SELECT count(*) AS count FROM outbox WHERE state = 'pending'", within: requestTimeout)
             .first?.int("count") ?? 0
     }
 

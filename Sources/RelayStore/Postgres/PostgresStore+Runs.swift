@@ -19,7 +19,7 @@ extension PostgresStore {
             acceptedAt: now.timeIntervalSince1970, team: PostgresJSON.withoutNUL(event.team), platform: route.platform,
             conversation: PostgresJSON.withoutNUL(route.conversation), address: PostgresJSON.withoutNUL(route.address), event: encoded,
             leaseUntil: leaseUntil?.timeIntervalSince1970, owner: owner)
-        return try await execute("accept an event from \(route.platform) into the inbox", statement, within: Self.requestTimeout).first
+        return try await execute("accept an event from \(route.platform) into the inbox", statement, within: requestTimeout).first
     }
 
     /// Leases waiting items in turn order, `FOR UPDATE SKIP LOCKED`: replicas claiming at once
@@ -165,7 +165,7 @@ extension PostgresStore {
             INSERT INTO dedupe (key, expires_at) VALUES (\(key), \(expiresAt.timeIntervalSince1970))
             ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE dedupe.expires_at <= \(now.timeIntervalSince1970)
             RETURNING key
-            """, within: Self.requestTimeout
+            """, within: requestTimeout
         ).isEmpty
     }
 

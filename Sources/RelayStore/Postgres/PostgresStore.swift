@@ -42,10 +42,13 @@ public final class PostgresStore: Store {
     private let listenTask: Task<Void, Never>
     private let closed = Mutex(false)
     private let trips = RoundTrips()
+    /// How long a statement that a platform's request waits on may take (see ``defaultRequestTimeout``).
+    let requestTimeout: Duration
 
-    private init(url: PostgresURL, client: PostgresClient, logger: Logger) {
+    private init(url: PostgresURL, client: PostgresClient, requestTimeout: Duration, logger: Logger) {
         self.url = url
         self.client = client
+        self.requestTimeout = requestTimeout
         self.logger = logger
         let process = ProcessInfo.processInfo
         owner = "\(process.hostName)/\(process.processIdentifier)/\(UUID().uuidString.prefix(8).lowercased())"
@@ -66,9 +69,11 @@ public final class PostgresStore: Store {
         try await open(url: url, migrations: PostgresSchema.migrations, maxConnections: maxConnections, logger: logger)
     }
 
-    /// Opens with an explicit migration list; tests use it to simulate older and newer code.
+    /// Opens with an explicit migration list and request deadline; tests use them to simulate older
+    /// and newer code, and to test what the deadline does not concern on a loaded machine.
     static func open(
-        url: PostgresURL, migrations: [Migration], maxConnections: Int = 16, logger: Logger = Logger(label: "rhea-relay.store")
+        url: PostgresURL, migrations: [Migration], maxConnections: Int = 16, requestTimeout: Duration = defaultRequestTimeout,
+        logger: Logger = Logger(label: "rhea-relay.store")
     ) async throws -> PostgresStore {
         var logger = logger
         logger[metadataKey: "store.url"] = .string(url.description)
@@ -95,7 +100,7 @@ public final class PostgresStore: Store {
         var configuration = clientConfiguration(url)
         configuration.options.maximumConnections = max(2, maxConnections)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let store = PostgresStore(url: url, client: client, logger: logger)
+        let store = PostgresStore(url: url, client: client, requestTimeout: requestTimeout, logger: logger)
         // The pool's first connection is made now rather than by the first command: its start-up
         // (SCRAM costs both sides real CPU, more on a busy machine) would otherwise count against
         // the 2 s a platform's request may wait. A failure here is the first command's to report.
@@ -182,7 +187,7 @@ public final class PostgresStore: Store {
     /// and the probes in `deploy/` give up after 3, so while PostgreSQL is away a command is
     /// refused in time for the person to read "send it again" (an event gets its 500 before
     /// Slack stops waiting, and is retried), and `/readyz` answers 503 rather than nothing.
-    static let requestTimeout: Duration = .seconds(2)
+    static let defaultRequestTimeout: Duration = .seconds(2)
 
     /// `body`'s result, or ``PostgresFailure/TimedOut`` once `timeout` passed. The caller is
     /// answered at the deadline whatever `body` does: a wait for a pooled connection ends when

@@ -115,12 +115,12 @@ public struct PanelRun: Sendable {
             history.append(JudgedClaim(votes: votes, mark: marked ? truth : nil))
         }
 
-        if ProcessInfo.processInfo.environment["SIM_DEBUG"] != nil {
+        if let debug = ProcessInfo.processInfo.environment["SIM_DEBUG"] {
             let models = estimate.models.map {
                 "\($0.model) \(String(format: "%.2f", $0.accuracy))×\(String(format: "%.2f", estimate.judgeWeights[$0.model] ?? 1))"
             }
             print("\(panel.name) seed \(seed): \(models.joined(separator: ", ")) panel \(String(format: "%.2f", estimate.panelWeight))")
-            if ProcessInfo.processInfo.environment["SIM_DEBUG"] == "3" {
+            if debug == "3" {
                 // SIM_DEBUG=3: each judge's learned matrix, a row per truth (true, false, partly, unverifiable).
                 for model in estimate.models {
                     let rows = model.confusion.map { $0.map { String(format: "%.2f", $0) }.joined(separator: " ") }

@@ -187,9 +187,11 @@ struct ReliabilityUncertaintyTests {
     func threeWeakJudges() async throws {
         let panel = Panel.all(in: .twoVerdicts).first { $0.name.hasPrefix("three .70") }!
         // The estimator as it was before issue 29: one fit taken as known, every vote independent, the old prior.
-        var old = ReliabilityEstimator(prior: ReliabilityPrior(rowStrength: 30, bandStrength: 50), resamples: 0, folds: 0, dependenceRounds: 0)
-        old.overrule = nil
-        let before = old
+        let before = {
+            var estimator = ReliabilityEstimator(prior: ReliabilityPrior(rowStrength: 30, bandStrength: 50), resamples: 0, folds: 0, dependenceRounds: 0)
+            estimator.overrule = nil
+            return estimator
+        }()
         let (single, council) = try await offThePool { (self.ece(panel, before), self.ece(panel, ReliabilityEstimator())) }
         #expect(single > 0.08, "the single fit, as before issue 29: \(single)")
         #expect(council < 0.06, "\(council)")

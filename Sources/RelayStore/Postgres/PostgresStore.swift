@@ -69,8 +69,8 @@ public final class PostgresStore: Store {
         try await open(url: url, migrations: PostgresSchema.migrations, maxConnections: maxConnections, logger: logger)
     }
 
-    /// Opens with an explicit migration list and request deadline; tests use them to simulate older
-    /// and newer code, and to test what the deadline does not concern on a loaded machine.
+    /// Opens with an explicit migration list and request deadline. Tests use the list to simulate
+    /// older and newer code, and a longer deadline where they check what is stored, not how fast.
     static func open(
         url: PostgresURL, migrations: [Migration], maxConnections: Int = 16, requestTimeout: Duration = defaultRequestTimeout,
         logger: Logger = Logger(label: "rhea-relay.store")

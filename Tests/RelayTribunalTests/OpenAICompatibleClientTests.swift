@@ -214,7 +214,7 @@ struct OpenAICompatibleClientTests {
     }
 
     @Test func slowAnswerTimesOut() async throws {
-        try await withOpenAIFake(persona: .slow(seconds: 5, then: .agree)) { fake, client, _ in
+        try await withOpenAIFake(persona: .slow(seconds: 60, then: .agree)) { fake, client, _ in
             let error = await client.outcome(fake.model(), messages: Self.messages, timeout: .milliseconds(300)).failure
             #expect(error == .timedOut(after: .milliseconds(300)))
             #expect(error?.reason == "timed out after 0.3 s")

@@ -131,9 +131,9 @@ struct SlackWebClientTests {
 
     @Test func aSlowAnswerTimesOutAndIsRetryable() async throws {
         try await withSlackWeb(timeout: .milliseconds(300)) { harness in
-            // The fake answers `ok` after 3 s: a call that waited for it would succeed, so a
-            // timeout error shows the client gave up at its own limit.
-            harness.fake.failNext(with: .slow(seconds: 3))
+            // The fake answers `ok` after 30 s (stop cuts it off): a call that waited for it
+            // would succeed, so a timeout error shows the client gave up at its own limit.
+            harness.fake.failNext(with: .slow(seconds: 30))
             let error = await slackError { try await harness.client.postMessage(channel: "C1", text: "x") }
             #expect(error == .timedOut(endpoint: "chat.postMessage", after: .milliseconds(300)))
             #expect(error?.isRetryable == true)
@@ -238,7 +238,9 @@ struct SlackWebClientTests {
 
     @Test func cancellingTheCallerCancelsTheCall() async throws {
         try await withSlackWeb { harness in
-            harness.fake.failNext(with: .slow(seconds: 5))
+            // The answer would come after 120 s (stop cuts it off): on a loaded machine a 5 s
+            // answer could arrive before the cancel did, and the call would simply succeed.
+            harness.fake.failNext(with: .slow(seconds: 120))
             let client = harness.client
             let call = Task { await slackError { try await client.postMessage(channel: "C1", text: "x") } }
             try await harness.fake.waitForRequests(count: 1, path: "chat.postMessage")

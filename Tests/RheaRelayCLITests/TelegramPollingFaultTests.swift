@@ -81,7 +81,7 @@ struct TelegramPollingFaultTests {
                         await replicas.kill9(first)
                         // Its poll ends with its connection; then wave B waits with Telegram
                         // while no one polls.
-                        try await eventually("the killed poller's poll to end", safety: .seconds(5)) { ended() == 1 || !telegram.pollConflicts.isEmpty }
+                        try await eventually("the killed poller's poll to end", safety: .seconds(30)) { ended() == 1 || !telegram.pollConflicts.isEmpty }
                         _ = feed(6, wave: "B")
                         let killed = try #require(try await nextPoll(after: killedAt), "polling resumes after the holder is killed")
                         try await replicas.restart(first)
@@ -93,7 +93,7 @@ struct TelegramPollingFaultTests {
                         #expect(second != first)
                         let stoppedAt = ContinuousClock.now
                         replicas.processes[second].process.terminate()
-                        try await eventually("the stopped poller's poll to end", safety: .seconds(5)) { ended() == 2 || !telegram.pollConflicts.isEmpty }
+                        try await eventually("the stopped poller's poll to end", safety: .seconds(30)) { ended() == 2 || !telegram.pollConflicts.isEmpty }
                         _ = feed(6, wave: "C")
                         let stopped = try #require(try await nextPoll(after: stoppedAt), "polling resumes after the holder stops")
                         await replicas.processes[second].exited()
@@ -112,7 +112,9 @@ struct TelegramPollingFaultTests {
                         replies.allSatisfy { $0 == 1 },
                         "every update answered once: \(zip(chats, replies).filter { $0.1 != 1 }); replicas said: \(said.suffix(3000))")
                     #expect(killed < Self.takeoverBound, "polling resumed \(killed) after the holder was killed")
-                    #expect(stopped < .seconds(3), "polling resumed \(stopped) after the holder stopped")
+                    // The others ask every 2 s; a lease left to lapse would free 6–8 s after the stop.
+                    // 5 s tells a release from a lapse with room for a loaded machine.
+                    #expect(stopped < .seconds(5), "polling resumed \(stopped) after the holder stopped")
                     let polls = telegram.calls("getUpdates").count
                     print(
                         "telegram polling on three replicas: \(chats.count) updates, \(replies.reduce(0, +)) replies, \(conflicts.count) conflicts (409), "

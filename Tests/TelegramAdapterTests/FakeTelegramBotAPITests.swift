@@ -95,7 +95,7 @@ struct FakeTelegramBotAPITests {
     func concurrentPollsAndAllowedUpdates() async throws {
         try await withFakeTelegramBotAPI { telegram in
             async let older = callBotAPI(telegram, "getUpdates", ["timeout": 5])
-            try await eventually("the first poll is waiting", safety: .seconds(5)) { telegram.offsets.count == 1 }
+            try await eventually("the first poll is waiting", safety: .seconds(30)) { telegram.offsets.count == 1 }
             let newer = try await callBotAPI(telegram, "getUpdates", ["timeout": 0])
             let first = try await older
             #expect(newer.status == 200)
@@ -397,7 +397,7 @@ struct FakeTelegramBotAPITests {
 
         let clock = ContinuousClock()
         async let poll = callBotAPI(telegram, "getUpdates", ["timeout": 30], timeout: 40)
-        try await eventually("the poll is waiting", safety: .seconds(5)) { telegram.offsets.count == 1 }
+        try await eventually("the poll is waiting", safety: .seconds(30)) { telegram.offsets.count == 1 }
         let stopping = clock.now
         await telegram.stop()
         // Well before the 30 s the poll would last: a busy CI machine can take seconds to stop.
@@ -433,7 +433,7 @@ struct FakeTelegramBotAPITests {
             let answer = try await FakeTelegramBotAPI.deliver(update, to: telegram.methodURL("getMe"), secretToken: "s3cret")
             #expect(answer.status == 200)
             #expect(answer.body.contains("RheaTestBot"))
-            let call = try #require(await telegram.next("getMe", timeout: .seconds(5)))
+            let call = try #require(await telegram.next("getMe", timeout: .seconds(30)))
             #expect(call.body == update)
             #expect(call.contentType == "application/json")
             #expect(call.headers["x-telegram-bot-api-secret-token"] == "s3cret")

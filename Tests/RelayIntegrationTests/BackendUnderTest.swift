@@ -91,7 +91,7 @@ final class BackendUnderTest: Sendable {
                     models.append(CouncilModel(name: "\(tier.rawValue)-\(index)", baseURL: server.url, model: "fake-\(tier.rawValue)-\(index)", tier: tier))
                 }
             }
-            let configuration = CouncilConfiguration(models: models, deadline: .seconds(10))
+            let configuration = CouncilConfiguration(models: models, deadline: .seconds(30))
             // As `serve` builds it: learning from the ledger of the relay it serves (set by `withRelay`).
             let ledger = LedgerSource()
             let council = Council(

@@ -30,7 +30,7 @@ struct LearnedCouncilTests {
         let store = MemoryStore()
         for entry in history { _ = try store.recordConsensus(entry) }
         let configuration = CouncilConfiguration(
-            models: zip(names, servers).map { CouncilModel(name: $0, baseURL: $1.url, model: $0, tier: .cheap) }, deadline: .seconds(10))
+            models: zip(names, servers).map { CouncilModel(name: $0, baseURL: $1.url, model: $0, tier: .cheap) }, deadline: .seconds(30))
         let council = Council(
             configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")),
             logger: Logger(label: "test"),

@@ -13,14 +13,15 @@ import Testing
 /// Two relays sharing one store, as two replicas of a deployment: each connection a platform
 /// allows once is held by one of them, and when its holder dies (killed: nothing released) the
 /// other takes it over within the lease's duration and one renew interval, carrying on where
-/// the dead one stopped. Leases here last 2 s and are renewed every 0.1 s
+/// the dead one stopped. Leases here last 4 s and are renewed every 0.1 s
 /// (`ReplicaRelay.fastLeases`); `ConnectionLeaseTests` checks the bound to the tick.
 @Suite("Connections move between replicas")
 struct ConnectionHandoverTests {
-    /// The longest a takeover may take here: the bound, 10 s. The leases here make it
-    /// 2.1 s on an idle machine (`ConnectionLeaseTests` checks that bound to the tick); two cores
-    /// shared with every other test have taken it past 6 s.
-    static let takeoverLimit: Duration = .seconds(10)
+    /// The longest a takeover may take here. The leases here make it 4.1 s on an idle machine
+    /// (`ConnectionLeaseTests` checks that bound to the tick, on a test clock); two cores shared
+    /// with every other test have taken it past 6 s, so this checks that the takeover comes by
+    /// the lease, not when.
+    static let takeoverLimit: Duration = .seconds(20)
 
     @Test func oneReplicaPollsTelegramAndTheNextStartsFromTheOffsetTheDeadOneSaved() async throws {
         try await TelegramFakes.with { fakes in
@@ -114,7 +115,7 @@ struct ConnectionHandoverTests {
             await a.stop()
             let resume = try #require(await gateway.next(FakeDiscordGateway.resume))
             let takeover = stopping.duration(to: .now)
-            #expect(takeover < .seconds(15), "taken over after \(takeover), long before the lease would have lapsed")
+            #expect(takeover < .seconds(25), "taken over after \(takeover), before the lease would have lapsed")
             // relay-a saved where it was as it closed, keeping the session open for relay-b.
             #expect(resume["d"]?["session_id"]?.stringValue == "fake-session-1")
             #expect(resume["d"]?["seq"]?.intValue == 2)

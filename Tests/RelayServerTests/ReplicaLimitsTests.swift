@@ -5,11 +5,12 @@ import HummingbirdTesting
 import RelayCore
 import RelayPlatform
 import RelayServer
-import RelayStore
 import RelayTestSupport
 import RheaAPI
 import TelegramAdapter
 import Testing
+
+@testable import RelayStore
 
 /// Limits a platform or the served API counts per bot or per key hold for replicas together, not
 /// for each (issue 24, point 5): three relays share one PostgreSQL store, and the fakes count what
@@ -107,7 +108,11 @@ struct ReplicaLimitsTests {
                 var (replicas, stores): ([ReplicaRelay], [PostgresStore]) = ([], [])
                 do {
                     for index in 0..<count {
-                        stores.append(try await PostgresStore.open(url: try PostgresURL(database.url)))
+                        // 30 s for a request's statements, not serve's 2 s: this counts limits, and
+                        // on a loaded machine a fresh database's first admits have taken longer.
+                        stores.append(
+                            try await PostgresStore.open(
+                                url: try PostgresURL(database.url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30)))
                         replicas.append(try await ReplicaRelay.start("relay-\(index)", configuration, store: stores[index]))
                     }
                     try await body(replicas, fakes.telegram, database)

@@ -68,7 +68,7 @@ struct RheaAPITests {
                 CouncilConfiguration(
                     models: models.enumerated().map { index, server in
                         CouncilModel(name: "judge-\(index + 1)", baseURL: server.url, model: "fake-\(index + 1)", tier: .cheap)
-                    }, deadline: .seconds(10)))
+                    }, deadline: .seconds(30)))
             var api = RheaAPISettings(enabled: true, keyDigests: [APIKeyFile.digest(of: Self.key)], jwtSecret: Self.secret)
             configure(&api)
             configuration.api = api

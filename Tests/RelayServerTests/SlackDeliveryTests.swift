@@ -62,7 +62,7 @@ struct SlackDeliveryTests {
             fakes.slack.failNext(3, with: .status(500), path: "chat.postMessage", after: 1)
             var slow = fakes.configuration()
             slow.delivery = DeliveryPolicy(
-                maxAttempts: 20, retry: RetryPolicy(attempts: 20, baseDelay: .seconds(1), maxDelay: .seconds(1)), lease: .seconds(30),
+                maxAttempts: 20, retry: RetryPolicy(attempts: 20, baseDelay: .seconds(3), maxDelay: .seconds(3)), lease: .seconds(30),
                 pollInterval: .milliseconds(50), drainTimeout: .seconds(1))
             try await fakes.withRelay(slow) { relay in
                 #expect(try await relay.event(mention).status == .ok)

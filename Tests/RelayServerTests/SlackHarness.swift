@@ -52,7 +52,8 @@ struct SlackFakes {
         var configuration = AppConfiguration(storePath: database.path)
         configuration.tribunal.baseURL = tribunal.url
         configuration.tribunal.token = FakeRheaTribunal.defaultToken
-        configuration.tribunal.timeouts = .init(quick: .seconds(5), dialog: .seconds(5), tribunal: .seconds(5), health: .seconds(1))
+        // 30 s: no test here waits for these to fire, and a loaded machine answers slowly.
+        configuration.tribunal.timeouts = .init(quick: .seconds(30), dialog: .seconds(30), tribunal: .seconds(30), health: .seconds(1))
         configuration.tribunal.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(20))
         var platform = SlackConfiguration(signingSecret: signingSecret, botToken: slack.botToken, appToken: appToken, apiURL: apiURL ?? slack.apiURL)
         platform.filesURL = slack.baseURL

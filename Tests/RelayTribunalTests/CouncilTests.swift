@@ -100,12 +100,13 @@ struct CouncilTests {
             [
                 Member(name: "a", tier: .cheap, persona: .agree), Member(name: "b", tier: .cheap, persona: .agree),
                 Member(name: "c", tier: .cheap, persona: .hang),
-            ], deadline: .seconds(6)
+            ], deadline: .seconds(10)
         ) { h in
-            // Generous margins: the suite runs in parallel on small machines.
+            // Generous margins: the suite runs in parallel on small machines. Under the 30 s a
+            // model may take, so only the deadline explains the answer.
             let started = Date()
             let result = try await h.council.consensus(ConsensusRequest(claim: "x", k: 3, tier: .cheap))
-            #expect(Date().timeIntervalSince(started) < 20)
+            #expect(Date().timeIntervalSince(started) < 25)
             #expect(result.answered == 2 && result.asked == 3)
             #expect(result.agreement == 1)
         }

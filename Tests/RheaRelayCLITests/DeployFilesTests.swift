@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import RelayPipeline
 import RelayPlatform
 import RelayServer
@@ -280,11 +281,11 @@ struct DeployFilesTests {
 
     /// A probe's answer as the platform sees it once the relay has started: it probes again
     /// while the answer is not 200 (a replica says not ready until it takes runs, which may be
-    /// a moment after /healthz first answers), here for up to 10 s.
+    /// a moment after /healthz first answers), here for up to 60 s.
     static func status(of path: String, on server: ServeProcess) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
-            let status = try await server.get(path).status
+            let status = try await server.get(path, timeout: .seconds(10)).status
             if status == 200 || ContinuousClock.now >= deadline { return status }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -54,7 +54,7 @@ struct ReplicaEventsTests {
                             for try await status in group { statuses.append(status) }
                         }
                         // Every event answered; then, once both replicas are idle, nothing more.
-                        let deadline = ContinuousClock.now + .seconds(20)
+                        let deadline = ContinuousClock.now + .seconds(60)
                         // (A placeholder first, then the answer in its place.)
                         let answered = { (channel: String) in slack.messages(channel: channel).contains { !$0.text.hasPrefix("⏳") } }
                         while ContinuousClock.now < deadline, channels.contains(where: { !answered($0) }) {

@@ -37,7 +37,9 @@ final class ServeProcess {
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<300 {
+        // Up to 60 s: serve migrates its store first, beside PostgreSQL, Synapse and other tests.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
             if (try? await get("/healthz").status) == 200 { return }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))

@@ -83,7 +83,7 @@ final class ServeReplicas {
 
     /// Waits until no replica has a run in flight and nothing waits in the outbox, seen twice in
     /// a row 300 ms apart: then nothing more will be sent. Throws after `limit`.
-    func waitUntilIdle(within limit: Duration = .seconds(15)) async throws {
+    func waitUntilIdle(within limit: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + limit
         var quiet = 0
         while quiet < 2 {
@@ -137,7 +137,7 @@ extension ServeReplicas {
     /// POSTs `body` to `path` on the replica at `port`, signed as Slack signs it; nil when no
     /// answer came within `timeout` (refused, or the process gone).
     static func postFromSlack(
-        port: Int, path: String, body: String, contentType: String, headers: [String: String] = [:], timeout: Duration = .seconds(5)
+        port: Int, path: String, body: String, contentType: String, headers: [String: String] = [:], timeout: Duration = .seconds(30)
     ) async -> ReplicaAnswer? {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = .POST
@@ -159,7 +159,7 @@ extension ServeReplicas {
     /// A slash command as Slack POSTs it, with a trigger id of its own (the relay dedupes by it).
     static func slashCommand(
         port: Int, command: String = "/translate", text: String, responseURL: String, channel: String, user: String = "U0FAULT",
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(30)
     ) async -> ReplicaAnswer? {
         let body = SlackPayloads.slashCommand(
             command: command, text: text, responseURL: responseURL, team: "T0FAULT", channel: channel, user: user,
@@ -169,7 +169,7 @@ extension ServeReplicas {
     }
 
     /// An Events API body as Slack POSTs it; `retry` adds the headers of Slack's redeliveries.
-    static func event(port: Int, _ event: JSONValue, retry: Int? = nil, timeout: Duration = .seconds(5)) async -> ReplicaAnswer? {
+    static func event(port: Int, _ event: JSONValue, retry: Int? = nil, timeout: Duration = .seconds(30)) async -> ReplicaAnswer? {
         var headers: [String: String] = [:]
         if let retry {
             headers["X-Slack-Retry-Num"] = String(retry)

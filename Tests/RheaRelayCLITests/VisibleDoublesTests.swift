@@ -54,14 +54,14 @@ struct VisibleDoublesTests {
                         #expect(answer.status == 200, "update \(index) accepted")
                     }
                     // The held answers show in their chats: Telegram took them.
-                    try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(20)) {
+                    try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(60)) {
                         Self.telegramAnswers(telegram, chats: chats).filter { $0 == 1 }.count == held
                     }
                     kill(first.process.processIdentifier, SIGKILL)
                     await first.exited()
                     second = try await ServeProcess(environment: environment, directory: cli.directory)
                     try await Self.waitUntilIdle(port: second!.port)
-                    try await eventually("every chat answered", safety: .seconds(20)) { !Self.telegramAnswers(telegram, chats: chats).contains(0) }
+                    try await eventually("every chat answered", safety: .seconds(60)) { !Self.telegramAnswers(telegram, chats: chats).contains(0) }
                 } catch {
                     let said = await first.stop() + "\n---\n" + (await second?.stop() ?? "")
                     Issue.record("serve said: \(said.suffix(3000))")
@@ -123,7 +123,7 @@ struct VisibleDoublesTests {
                             ts: "1700000100.00010\(offset)", eventID: "Ev0DOUBLE\(offset)", team: "T0FAULT", botUserID: FakeSlackWebAPI.botUserID)
                         #expect(await ServeReplicas.event(port: first.port, event)?.status == 200, "mention \(index) acknowledged")
                     }
-                    try await eventually("every answer shown while its HTTP answer is held", safety: .seconds(20)) {
+                    try await eventually("every answer shown while its HTTP answer is held", safety: .seconds(60)) {
                         Self.slackAnswers(slack, urls: urls, channels: mentionChannels) == Array(repeating: 1, count: urls.count + mentionChannels.count)
                     }
                     kill(first.process.processIdentifier, SIGKILL)
@@ -197,7 +197,7 @@ struct VisibleDoublesTests {
                             FakeDiscordInteractions.mention(
                                 "translate fr Good morning \(Self.token(index))", id: "15000000000000002\(offset)", channel: "11000000000000009\(offset)"))
                     }
-                    try await eventually("every answer shown while its HTTP answer is held", safety: .seconds(20)) {
+                    try await eventually("every answer shown while its HTTP answer is held", safety: .seconds(60)) {
                         Self.discordAnswers(discord, tokens: tokens, mentions: mentionCount) == Array(repeating: 1, count: tokens.count + mentionCount)
                     }
                     kill(first.process.processIdentifier, SIGKILL)
@@ -250,7 +250,7 @@ struct VisibleDoublesTests {
         request.headers.add(name: "X-Signature-Timestamp", value: timestamp)
         request.headers.add(name: "X-Signature-Ed25519", value: signer.signature(body: body, timestamp: timestamp))
         request.body = .bytes(ByteBuffer(string: body))
-        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(5)) else { return nil }
+        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(30)) else { return nil }
         _ = try? await response.body.collect(upTo: 1 << 20)
         return Int(response.status.code)
     }
@@ -259,12 +259,12 @@ struct VisibleDoublesTests {
 
     /// Waits until the server has no run in flight and nothing in its outbox, seen twice 300 ms
     /// apart: every reply it will send was sent.
-    static func waitUntilIdle(port: Int, within limit: Duration = .seconds(25)) async throws {
+    static func waitUntilIdle(port: Int, within limit: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + limit
         var quiet = 0
         while quiet < 2 {
             guard ContinuousClock.now < deadline else { throw ServeError("serve did not become idle within \(limit)") }
-            let report = await ServeReplicas.readiness(port: port, timeout: .seconds(5))?.report
+            let report = await ServeReplicas.readiness(port: port, timeout: .seconds(30))?.report
             let idle = report?["runs"]?["inFlight"]?.intValue == 0 && report?["store"]?["outboxDepth"]?.intValue == 0
             quiet = idle ? quiet + 1 : 0
             try await Task.sleep(for: .milliseconds(300))

@@ -94,7 +94,8 @@ struct FakeTelegramBotAPITests {
     @Test("a newer getUpdates ends the older one with 409; kinds not allowed are never sent")
     func concurrentPollsAndAllowedUpdates() async throws {
         try await withFakeTelegramBotAPI { telegram in
-            async let older = callBotAPI(telegram, "getUpdates", ["timeout": 5])
+            // Long enough that the newer call comes first on a loaded machine; it ends at the 409.
+            async let older = callBotAPI(telegram, "getUpdates", ["timeout": 30], timeout: 40)
             try await eventually("the first poll is waiting", safety: .seconds(30)) { telegram.offsets.count == 1 }
             let newer = try await callBotAPI(telegram, "getUpdates", ["timeout": 0])
             let first = try await older

@@ -27,7 +27,9 @@ func mentionEnvelope(_ envelopeID: String, eventID: String, text: String = "<@U0
 /// Fast timings so reconnects take milliseconds, not seconds.
 let fastSocketMode = SocketModeClient.Configuration(
     backoff: Backoff(initial: .milliseconds(50), multiplier: 2, maximum: .milliseconds(200), jitter: 0.5),
-    healthyUptime: .seconds(30), helloTimeout: .seconds(5), pingInterval: .seconds(5), closeTimeout: .seconds(2))
+    // No test waits for the hello timeout to fire but the one that sets its own; 30 s keeps a
+    // loaded machine from replacing a connection whose hello is on its way.
+    healthyUptime: .seconds(30), helloTimeout: .seconds(30), pingInterval: .seconds(5), closeTimeout: .seconds(2))
 
 /// Starts both fakes and a running client, runs `body`, then stops the client (waiting for
 /// `run()` to return) and the fakes, and checks no credential was logged.

@@ -117,7 +117,7 @@ struct PostgresRestartTests {
                     // the change's answer, so replica 1 is asked for up to two seconds (without the
                     // notification its cache would keep the old value for good).
                     var shown = try await settings(1, "")
-                    for _ in 0..<20 where !shown.contains("(\(language))") {
+                    for _ in 0..<100 where !shown.contains("(\(language))") {
                         try await Task.sleep(for: .milliseconds(100))
                         shown = try await settings(1, "")
                     }
@@ -125,9 +125,11 @@ struct PostgresRestartTests {
                 }
 
                 let ((outage, restart), said) = try await replicas.run {
+                    // Ready first: the first commands then meet a store that has answered, not a
+                    // fresh one still opening connections while the other replica starts.
+                    _ = try await readiness(200, within: .seconds(60))
+                    _ = try await listening(within: .seconds(60))
                     await commands(4, phase: "before")
-                    _ = try await readiness(200, within: .seconds(10))
-                    _ = try await listening(within: .seconds(10))
                     try await settingReachesTheOtherReplica("fr", user: "U0SETTING1")
 
                     // Work in flight when the server goes: two replies being posted (Slack takes

@@ -16,7 +16,7 @@ struct FakeMattermostDriverTests {
         port, token, channel = int(sys.argv[1]), sys.argv[2], sys.argv[3]
         def options(token):
             return {"url": "127.0.0.1", "port": port, "scheme": "http", "basepath": "/api/v4", "token": token,
-                    "verify": False, "timeout": 5, "keepalive": False, "debug": False}
+                    "verify": False, "timeout": 30, "keepalive": False, "debug": False}
         driver = Driver(options(token))
         driver.login()
         me = driver.users.get_user("me")
@@ -34,7 +34,7 @@ struct FakeMattermostDriverTests {
             frames.append(frame)
             if frame.get("event") == "hello":
                 socket.disconnect()
-        asyncio.run(asyncio.wait_for(socket.connect(handler), 10))
+        asyncio.run(asyncio.wait_for(socket.connect(handler), 60))
         out["frames"] = frames
         print("RESULT " + json.dumps(out))
         """#

@@ -21,6 +21,10 @@ struct ReplicaLimitsTests {
 
     @Test func aBurstSpreadOverThreeReplicasStaysWithinTelegramsLimits() async throws {
         try await Self.withReplicas(3) { replicas, telegram, _ in
+            // Arrivals up to 300 ms off their pacing are forgiven (the default is 50 ms): a loaded machine
+            // can hold some sends back and let them arrive together, while a relay that did not pace
+            // at all, or paced each replica on its own, still breaks the window by far.
+            telegram.rateLimits.tolerance = .milliseconds(300)
             // 75 people at once, each in their own chat, their commands spread over the replicas:
             // each replica pacing on its own would send up to 90 a second; the bot may send 30.
             for index in 0..<75 {

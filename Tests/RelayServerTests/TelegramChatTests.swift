@@ -89,6 +89,10 @@ struct TelegramChatTests {
     @Test func aBurstAcrossManyChatsStaysWithinThirtyMessagesASecond() async throws {
         try await Fakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in
+                // Arrivals up to 300 ms off their pacing are forgiven (the default is 50 ms): a
+                // loaded machine can hold some sends back and let them arrive together, while a
+                // relay that did not pace at all still breaks the window by far.
+                relay.telegram.rateLimits.tolerance = .milliseconds(300)
                 // 45 people within a moment, each in their own chat: Telegram allows 30 messages a
                 // second in all. (Delivered one after another, each acknowledged in milliseconds:
                 // their answers are what comes at once.)

@@ -112,11 +112,12 @@ struct ReplicaLimitsTests {
                 var (replicas, stores): ([ReplicaRelay], [PostgresStore]) = ([], [])
                 do {
                     for index in 0..<count {
-                        // 30 s for a request's statements, not serve's 2 s: this counts limits, and
-                        // on a loaded machine a fresh database's first admits have taken longer.
+                        // 30 s for the store's statements, not serve's 2 and 5 s: this counts limits,
+                        // and on a loaded machine a fresh database's first admits have taken longer.
                         stores.append(
                             try await PostgresStore.open(
-                                url: try PostgresURL(database.url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30)))
+                                url: try PostgresURL(database.url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30),
+                                operationTimeout: .seconds(30)))
                         replicas.append(try await ReplicaRelay.start("relay-\(index)", configuration, store: stores[index]))
                     }
                     try await body(replicas, fakes.telegram, database)

@@ -46,11 +46,13 @@ func withPostgresStore(_ body: (PostgresStore) async throws -> Void) async throw
 }
 
 /// A store as `serve` opens it, but with 30 s for the statements a platform's request waits on
-/// instead of 2: these tests check what is stored and who wins a claim, and on a loaded CI machine
-/// a fresh database's first admit has taken more than 2 s. The 2 s themselves are checked
-/// through `serve` (`PostgresRestartTests`).
+/// instead of 2, and for the others instead of 5: these tests check what is stored and who wins a
+/// claim, and on a loaded CI machine a fresh database's first admit has taken more than 2 s. The
+/// 2 s themselves are checked through `serve` (`PostgresRestartTests`), the 5 s by
+/// `PostgresOpeningTests`.
 func openTestStore(_ url: String) async throws -> PostgresStore {
-    try await PostgresStore.open(url: try PostgresURL(url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30))
+    try await PostgresStore.open(
+        url: try PostgresURL(url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30), operationTimeout: .seconds(30))
 }
 
 /// Runs `body` with `store`, then closes it, also when `body` throws.

@@ -44,11 +44,14 @@ public final class PostgresStore: Store {
     private let trips = RoundTrips()
     /// How long a statement that a platform's request waits on may take (see ``defaultRequestTimeout``).
     let requestTimeout: Duration
+    /// How long any other operation may wait for the server (see ``defaultOperationTimeout``).
+    let operationTimeout: Duration
 
-    private init(url: PostgresURL, client: PostgresClient, requestTimeout: Duration, logger: Logger) {
+    private init(url: PostgresURL, client: PostgresClient, requestTimeout: Duration, operationTimeout: Duration, logger: Logger) {
         self.url = url
         self.client = client
         self.requestTimeout = requestTimeout
+        self.operationTimeout = operationTimeout
         self.logger = logger
         let process = ProcessInfo.processInfo
         owner = "\(process.hostName)/\(process.processIdentifier)/\(UUID().uuidString.prefix(8).lowercased())"
@@ -69,11 +72,11 @@ public final class PostgresStore: Store {
         try await open(url: url, migrations: PostgresSchema.migrations, maxConnections: maxConnections, logger: logger)
     }
 
-    /// Opens with an explicit migration list and request deadline. Tests use the list to simulate
-    /// older and newer code, and a longer deadline where they check what is stored, not how fast.
+    /// Opens with an explicit migration list and deadlines. Tests use the list to simulate older
+    /// and newer code, and longer deadlines where they check what is stored, not how fast.
     static func open(
         url: PostgresURL, migrations: [Migration], maxConnections: Int = 16, requestTimeout: Duration = defaultRequestTimeout,
-        logger: Logger = Logger(label: "rhea-relay.store")
+        operationTimeout: Duration = defaultOperationTimeout, logger: Logger = Logger(label: "rhea-relay.store")
     ) async throws -> PostgresStore {
         var logger = logger
         logger[metadataKey: "store.url"] = .string(url.description)
@@ -100,7 +103,8 @@ public final class PostgresStore: Store {
         var configuration = clientConfiguration(url)
         configuration.options.maximumConnections = max(2, maxConnections)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let store = PostgresStore(url: url, client: client, requestTimeout: requestTimeout, logger: logger)
+        let store = PostgresStore(
+            url: url, client: client, requestTimeout: requestTimeout, operationTimeout: operationTimeout, logger: logger)
         // The pool's first connection is made now rather than by the first command: its start-up
         // (SCRAM costs both sides real CPU, more on a busy machine) would otherwise count against
         // the 2 s a platform's request may wait. A failure here is the first command's to report.
@@ -140,11 +144,12 @@ public final class PostgresStore: Store {
 
     /// Runs one statement and returns its rows, turning a failure into a
     /// ``StoreError/operationFailed(operation:reason:)`` that names `operation`; failing after
-    /// `timeout` when the server does not answer.
+    /// `timeout` (``operationTimeout`` unless given) when the server does not answer.
     @discardableResult
     func query(
-        _ operation: @autoclosure () -> String, _ query: PostgresQuery, within timeout: Duration = operationTimeout
+        _ operation: @autoclosure () -> String, _ query: PostgresQuery, within timeout: Duration? = nil
     ) async throws -> [PostgresRandomAccessRow] {
+        let timeout = timeout ?? operationTimeout
         guard !closed.withLock({ $0 }) else { throw StoreError.closed }
         trips.add(1)
         let (client, logger) = (client, logger)
@@ -160,8 +165,9 @@ public final class PostgresStore: Store {
     /// Runs a prepared statement (`PostgresHotStatements`: parsed and planned once per
     /// connection) and returns its rows decoded, as `query` does otherwise.
     func execute<Statement: PostgresPreparedStatement>(
-        _ operation: @autoclosure () -> String, _ statement: Statement, within timeout: Duration = operationTimeout
+        _ operation: @autoclosure () -> String, _ statement: Statement, within timeout: Duration? = nil
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        let timeout = timeout ?? operationTimeout
         guard !closed.withLock({ $0 }) else { throw StoreError.closed }
         trips.add(1)
         let (client, logger) = (client, logger)
@@ -180,8 +186,7 @@ public final class PostgresStore: Store {
     /// asking for a connection (for up to a minute before it gives up on its own): a caller
     /// gets a failure after this long instead — an adapter then answers its platform with a
     /// retryable status rather than acknowledging what it could not store.
-    static let operationTimeout: Duration = .seconds(5)
-    var operationTimeout: Duration { Self.operationTimeout }
+    static let defaultOperationTimeout: Duration = .seconds(5)
     /// How long a statement that a platform's request waits on may take: admitting an event
     /// (with its dedupe key) and the readiness probe's count. Slack wants its answer within 3 s
     /// and the probes in `deploy/` give up after 3, so while PostgreSQL is away a command is

@@ -50,7 +50,7 @@ struct TelegramPollingFaultTests {
                         let parts = holder.split(separator: "/")
                         return parts.count == 3 ? Int32(parts[1]).flatMap(replicas.index(ofProcess:)) : nil
                     }
-                    /// How long after `since` the first `getUpdates` came, when one came within 20 s.
+                    /// How long after `since` the first `getUpdates` came, when one came within 60 s.
                     func nextPoll(after since: ContinuousClock.Instant) async throws -> Duration? {
                         let deadline = since + .seconds(60)
                         while ContinuousClock.now < deadline {

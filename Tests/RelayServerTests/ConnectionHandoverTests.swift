@@ -19,8 +19,8 @@ import Testing
 struct ConnectionHandoverTests {
     /// The longest a takeover may take here. The leases here make it 4.1 s on an idle machine
     /// (`ConnectionLeaseTests` checks that bound to the tick, on a test clock); two cores shared
-    /// with every other test have taken it past 6 s, so this checks that the takeover comes by
-    /// the lease, not when.
+    /// with every other test have taken it past 6 s, so this checks that a takeover comes, not
+    /// how soon.
     static let takeoverLimit: Duration = .seconds(20)
 
     @Test func oneReplicaPollsTelegramAndTheNextStartsFromTheOffsetTheDeadOneSaved() async throws {

@@ -50,19 +50,20 @@ struct ServeCommand: AsyncParsableCommand {
 
         let app: RelayApplication.App
         do {
-            app = try await RelayApplication.build(configuration: configuration, registry: registry, logger: logger)
+            // The start-up summary, always printed whatever the log level, once the server
+            // listens: with the port it got, which `HTTP_PORT=0` leaves to the system.
+            app = try await RelayApplication.build(configuration: configuration, registry: registry, logger: logger) { [configuration] port in
+                writeErr("rhea-relay \(RelayVersion.current) serving on http://\(configuration.http.host):\(port) (store: \(configuration.storeDescription))")
+                writeErr("backend: \(RelayRuntime.describeBackend(configuration))")
+                for (platform, status) in configuration.platformStatus.sorted(by: { $0.key < $1.key }) {
+                    writeErr("\(platform): \(status)")
+                }
+                for line in configuration.api.startupSummary { writeErr(line) }
+            }
         } catch {
             writeErr("rhea-relay: \(error)")
             throw ExitCode(2)
         }
-        // The start-up summary is always printed, whatever the log level.
-        let address = "http://\(configuration.http.host):\(configuration.http.port)"
-        writeErr("rhea-relay \(RelayVersion.current) serving on \(address) (store: \(configuration.storeDescription))")
-        writeErr("backend: \(RelayRuntime.describeBackend(configuration))")
-        for (platform, status) in configuration.platformStatus.sorted(by: { $0.key < $1.key }) {
-            writeErr("\(platform): \(status)")
-        }
-        for line in configuration.api.startupSummary { writeErr(line) }
         try await app.runService()
     }
 }

@@ -244,4 +244,45 @@ struct OutboxWorkerTests {
             try await store.close()
         }
     }
+
+    /// A replica that loses a platform's delivery lease (its renewals stalled past the lease)
+    /// hands the replies it had queued back at once: the new holder sends them, and none leaves
+    /// from here. Sent from both, they would be paced twice, by each replica's own limiter, and
+    /// break the limits the platform counts per bot (issue 49).
+    @Test func aReplicaThatLosesTheDeliveryLeaseHandsItsQueuedRepliesToTheNewHolder() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let clock = ManualClock()
+            let policy = DeliveryPolicy(lease: .seconds(30), pollInterval: .milliseconds(50), maxInFlight: 1)
+            let (old, new) = (RecordingSender(clock: clock), RecordingSender(clock: clock))
+            let oldWorker = worker(Outbox(store: store, clock: clock), old, policy: policy)
+            let newWorker = worker(Outbox(store: store, clock: clock), new, policy: policy)
+            for worker in [oldWorker, newWorker] { worker.deliverOnlyUnderLease("test") }
+            let outbox = Outbox(store: store, clock: clock)
+            let entries = (1...5).map { outbox.reply("reply \($0)", conversation: "t:\($0)") }
+            // The first delivery stays in flight, so the other four wait in the holder's queue.
+            old.gate.hold("reply 1")
+            // Both replicas run; each drops a single-process store's leases as it starts, so both
+            // have started (each waits on the clock) before anything is claimed.
+            try await whileRunning([newWorker, oldWorker]) {
+                await clock.waitForSleepers(2)
+                let held = Task { await oldWorker.deliverWhileHeld("test", quiet: .zero) }
+                for entry in entries { try await outbox.enqueue(entry) }
+                #expect(try await old.next().entry.replyBody == "reply 1")
+                // The lease is lost (cancelled, as when it could not be renewed in time); another
+                // replica takes it.
+                held.cancel()
+                await held.value
+                let holding = Task { await newWorker.deliverWhileHeld("test", quiet: .zero) }
+                defer { holding.cancel() }
+                try await advance(clock, by: .milliseconds(10), until: "the new holder to send the four queued replies") { new.deliveries.count >= 4 }
+                old.gate.release("reply 1")
+                try await waitUntilNothingPending(store)
+            }
+            #expect(old.deliveries.compactMap(\.entry.replyBody) == ["reply 1"], "the one in flight when the lease was lost, and no other")
+            #expect(new.deliveries.compactMap(\.entry.replyBody).sorted() == ["reply 2", "reply 3", "reply 4", "reply 5"])
+            for entry in entries { #expect(try await store.outboxEntry(id: entry.id)?.state == .sent) }
+            try await store.close()
+        }
+    }
 }

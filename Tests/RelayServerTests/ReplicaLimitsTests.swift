@@ -20,7 +20,8 @@ struct ReplicaLimitsTests {
     typealias Fakes = TelegramFakes
 
     @Test func aBurstSpreadOverThreeReplicasStaysWithinTelegramsLimits() async throws {
-        try await Self.withReplicas(3) { replicas, telegram, _ in
+        try await Self.withReplicas(3) { replicas, fakes, _ in
+            let telegram = fakes.telegram
             // Arrivals up to 300 ms off their pacing are forgiven (the default is 50 ms): a loaded machine
             // can hold some sends back and let them arrive together, while a relay that did not pace
             // at all, or paced each replica on its own, still breaks the window by far.
@@ -52,8 +53,69 @@ struct ReplicaLimitsTests {
         }
     }
 
+    /// The same burst, with chains in the group (their progress edits count too), while the
+    /// delivery lease moves to another replica midway — as when its holder stalls past the
+    /// lease. The replica that lost it hands its queued replies over rather than sending them
+    /// beside the new holder: two replicas each pacing on their own send up to 60 a second.
+    @Test func aBurstWhoseDeliveryLeaseMovesMidwayStaysWithinTelegramsLimits() async throws {
+        try await Self.withReplicas(3) { replicas, fakes, database in
+            let telegram = fakes.telegram
+            telegram.rateLimits.tolerance = .milliseconds(300)
+            let server = try await PostgresTestServer.shared()
+            let save = TelegramUpdates.message(
+                updateID: 2_300, messageID: 80, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob, firstName: "Bob",
+                username: "bob", text: "/chain save polish = input > grammar > rewrite:formal > rewrite:shorter > output")
+            #expect(try await Self.deliver(save, to: replicas[0]) == .ok)
+            try await eventually("the chain saved") { telegram.messages().contains { $0.text.contains("Saved chain") } }
+            // Each model call takes 600 ms: a chain of three shows its progress ("Running… 2/3")
+            // between its placeholder and its answer.
+            await fakes.tribunal.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0.6)
+            var holder: String?
+            try await eventually("a replica to take the Telegram deliveries") {
+                holder =
+                    try await server.queryStrings("SELECT holder FROM leases WHERE name = 'telegram.delivery'", database: database.name).first?.first ?? nil
+                return holder != nil
+            }
+            let before = telegram.messages().count
+            for index in 0..<75 {
+                let person = Fakes.alice + 400 + Int64(index)
+                let command = TelegramUpdates.message(
+                    updateID: 2_400 + index, messageID: 5, chat: person, chatType: "private", from: person, firstName: "P", username: "q\(index)",
+                    text: "/fix teh cat \(index)")
+                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
+            }
+            for index in 0..<4 {
+                let command = TelegramUpdates.message(
+                    updateID: 2_500 + index, messageID: 100 + index, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob,
+                    firstName: "Bob", username: "bob", text: "/run polish teh dog \(index)")
+                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
+            }
+            // Midway, the lease goes to another replica: its next ask keeps it, and the holder's
+            // next renewal finds it gone.
+            try await eventually("the burst under way") { telegram.calls("sendMessage").count >= before + 20 }
+            let successor = replicas.map(\.name).first { $0 != holder }!
+            let moved = try await server.queryStrings(
+                "UPDATE leases SET holder = '\(successor)', token = token + 1, expires_at = extract(epoch from now()) + 30 WHERE name = 'telegram.delivery' RETURNING token",
+                database: database.name)
+            #expect(moved.count == 1)
+            try await eventually("every command answered", safety: .seconds(90)) {
+                let messages = telegram.messages()
+                return messages.count == before + 79 && !messages.contains { $0.text.hasPrefix("⏳") }
+            }
+            let refused = telegram.calls().filter { $0.status == 429 }
+            #expect(refused.isEmpty, "Telegram never had to refuse one: \(refused.count) refused (\(Set(refused.map(\.method)).sorted()))")
+            #expect(telegram.maximumOverallRate() <= 30)
+            #expect(telegram.maximumRate(perChat: Fakes.group) <= 1)
+            let progress = telegram.messages(chat: Fakes.group).flatMap(\.history).filter { $0.text.contains("Running…") }
+            #expect(!progress.isEmpty, "the chains' progress edits were among the sends")
+            let holderNow = try await server.queryStrings("SELECT holder FROM leases WHERE name = 'telegram.delivery'", database: database.name)
+            #expect(holderNow.first?.first == successor, "the lease stayed where it was moved")
+        }
+    }
+
     @Test func whenTheReplicaSendingTelegramsRepliesDiesAnotherSendsThem() async throws {
-        try await Self.withReplicas(2) { replicas, telegram, database in
+        try await Self.withReplicas(2) { replicas, fakes, database in
+            let telegram = fakes.telegram
             let server = try await PostgresTestServer.shared()
             var holder: String?
             try await eventually("a replica to take the Telegram deliveries") {
@@ -100,7 +162,7 @@ struct ReplicaLimitsTests {
     /// connections and caches, as separate processes have), Telegram by webhook.
     static func withReplicas(
         _ count: Int, api perMinute: Int? = nil,
-        _ body: @escaping @Sendable ([ReplicaRelay], FakeTelegramBotAPI, PostgresTestDatabase) async throws -> Void
+        _ body: @escaping @Sendable ([ReplicaRelay], TelegramFakes, PostgresTestDatabase) async throws -> Void
     ) async throws {
         try await Fakes.with { fakes in
             var configuration = fakes.configuration()
@@ -120,7 +182,7 @@ struct ReplicaLimitsTests {
                                 operationTimeout: .seconds(30)))
                         replicas.append(try await ReplicaRelay.start("relay-\(index)", configuration, store: stores[index]))
                     }
-                    try await body(replicas, fakes.telegram, database)
+                    try await body(replicas, fakes, database)
                 } catch {
                     for replica in replicas { await replica.kill() }
                     for store in stores { try? await store.close() }

@@ -78,14 +78,15 @@ struct TelegramVoiceFailureTests {
     }
 
     @Test func aTranscriptionServiceThatIsDownIsSaidToBe() async throws {
-        let port = try unusedLoopbackPort()
-        try await Self.withRelay(transcription: TranscriptionConfiguration(baseURL: "http://127.0.0.1:\(port)/v1", model: "whisper-1")) { relay in
-            let audio = try await SpeechSample.oggOpus("Hello there.")
-            let voice = TelegramUpdates.voiceObject(fileID: relay.telegram.addFile(audio), size: audio.count)
-            let posted = try await Self.answer(relay, voice: voice)
-            #expect(posted.count == 1 && posted[0].contains("transcription service is down or cannot be reached"), "\(posted)")
-            #expect(posted.first?.contains("error id") == true, "the operator finds the details by the id: \(posted)")
-            #expect(posted.first?.contains("127.0.0.1") == false, "no address in the chat: \(posted)")
+        try await withRefusingLoopbackPort { port in
+            try await Self.withRelay(transcription: TranscriptionConfiguration(baseURL: "http://127.0.0.1:\(port)/v1", model: "whisper-1")) { relay in
+                let audio = try await SpeechSample.oggOpus("Hello there.")
+                let voice = TelegramUpdates.voiceObject(fileID: relay.telegram.addFile(audio), size: audio.count)
+                let posted = try await Self.answer(relay, voice: voice)
+                #expect(posted.count == 1 && posted[0].contains("transcription service is down or cannot be reached"), "\(posted)")
+                #expect(posted.first?.contains("error id") == true, "the operator finds the details by the id: \(posted)")
+                #expect(posted.first?.contains("127.0.0.1") == false, "no address in the chat: \(posted)")
+            }
         }
     }
 

@@ -79,13 +79,13 @@ struct PostgresOpeningTests {
 
     @Test("A port nothing listens on is refused as cannotConnect within seconds")
     func unreachable() async throws {
-        let url = try PostgresURL("postgres://relay:s3cret-pw@127.0.0.1:\(try unusedLoopbackPort())/relay?sslmode=disable")
         let clock = ContinuousClock()
         let started = clock.now
-        let error = try await #require(throws: StoreError.self) {
-            try await PostgresStore.open(url: url)
+        let (url, error) = try await withRefusingLoopbackPort { port in
+            let url = try PostgresURL("postgres://relay:s3cret-pw@127.0.0.1:\(port)/relay?sslmode=disable")
+            return (url, try await #require(throws: StoreError.self) { try await PostgresStore.open(url: url) })
         }
-        // Refused at once, or, if something else answers on the port, at the store's 5 s deadline.
+        // Refused at once (the port is held, not listening), well before the store's 5 s deadline.
         #expect(clock.now - started < .seconds(10))
         guard case .cannotConnect(let store, _) = error else {
             Issue.record("Expected cannotConnect, got \(error)")

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOPosix
 
 #if canImport(Glibc)
     import Glibc
@@ -103,13 +101,4 @@ func tail(_ text: String, lines: Int) -> String {
     var all = text.split(separator: "\n", omittingEmptySubsequences: false)
     while all.last?.isEmpty == true { all.removeLast() }
     return all.suffix(lines).joined(separator: "\n")
-}
-
-/// The loopback port the kernel gives a socket bound to port 0, closed again.
-func freeLoopbackPort() async throws -> Int {
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-    let port = channel.localAddress?.port
-    try await channel.close()
-    guard let port, port > 0 else { throw ChildProcessError(step: "pick a free port", reason: "the bound socket had no port") }
-    return port
 }

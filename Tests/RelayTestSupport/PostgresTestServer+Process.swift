@@ -93,12 +93,12 @@ struct PostgresCluster: Sendable {
         return text.split(separator: "\n").first.flatMap { Int32($0) }
     }
 
-    /// Starts the server on a free loopback port and returns it. A port picked by binding port 0
-    /// can be taken again before the server binds it, so a failed start tries a new port.
+    /// Starts the server on a reserved loopback port (`reservedLoopbackPort`) and returns it; a
+    /// failed start (something outside the tests took the port after all) tries another.
     func startOnFreePort() async throws -> Int {
         var lastError: (any Error)?
         for _ in 1...5 {
-            let port = try await freeLoopbackPort()
+            let port = try reservedLoopbackPort()
             do {
                 try await start(port: port)
                 return port

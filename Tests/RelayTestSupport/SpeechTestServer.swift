@@ -66,7 +66,7 @@ public struct SpeechTestServer: Sendable {
         }
         var lastError: (any Error)?
         for _ in 1...3 {
-            let port = try await freeLoopbackPort()
+            let port = try reservedLoopbackPort()
             let pid = try spawn(
                 [venv + "/bin/faster-whisper-server", model, "--host", "127.0.0.1", "--port", String(port)], in: folder,
                 output: folder + "/server.log", step: "start faster-whisper-server")

@@ -43,7 +43,7 @@ public struct SynapseTestServer: Sendable {
         let secret = UUID().uuidString
         var lastError: (any Error)?
         for _ in 1...3 {
-            let port = try await freeLoopbackPort()
+            let port = try reservedLoopbackPort()
             try configuration(folder: folder, port: port, secret: secret).write(toFile: folder + "/homeserver.yaml", atomically: true, encoding: .utf8)
             let keys = try await runProcess(
                 [python, "-m", "synapse.app.homeserver", "-c", "homeserver.yaml", "--generate-keys"], in: folder, timeout: .seconds(120),

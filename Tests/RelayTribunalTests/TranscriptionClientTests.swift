@@ -87,10 +87,11 @@ struct TranscriptionClientTests {
     }
 
     @Test func aServiceThatIsDownIsUnreachable() async throws {
-        let port = try unusedLoopbackPort()
         let audio = try await SpeechSample.oggOpus("Hello.")
-        let error = await #expect(throws: TranscriptionError.self) {
-            try await withClient(baseURL: "http://127.0.0.1:\(port)/v1") { client in try await client.transcribe(TranscriptionAudio(bytes: audio)) }
+        let error = try await withRefusingLoopbackPort { port in
+            await #expect(throws: TranscriptionError.self) {
+                try await withClient(baseURL: "http://127.0.0.1:\(port)/v1") { client in try await client.transcribe(TranscriptionAudio(bytes: audio)) }
+            }
         }
         guard case .unreachable = error else {
             Issue.record("\(String(describing: error))")

@@ -32,8 +32,9 @@ struct CLIEndToEndTests {
     @Test func aPasswordInTheBackendsURLIsNeverShown() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let port = try unusedLoopbackPort()
-        let out = try await cli.run(["run", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": "http://ada:s3cret-pass@127.0.0.1:\(port)"])
+        let (port, out) = try await withRefusingLoopbackPort { port in
+            (port, try await cli.run(["run", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": "http://ada:s3cret-pass@127.0.0.1:\(port)"]))
+        }
         #expect(out.status == 1)
         #expect(!(out.stdout + out.stderr).contains("s3cret-pass"), "\(out.stdout)\(out.stderr)")
         #expect((out.stdout + out.stderr).contains("http://ada:***@127.0.0.1:\(port)"), "\(out.stdout)\(out.stderr)")
@@ -208,16 +209,18 @@ struct CLIEndToEndTests {
     @Test func aRegistrationThatCannotReachThePlatformExitsOne() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let closed = "http://127.0.0.1:\(try unusedLoopbackPort())"
-        let telegram = try await cli.run(
-            ["register", "telegram"], environment: ["TELEGRAM_BOT_TOKEN": "123456789:AAE_fake-token_for-tests", "TELEGRAM_API_URL": closed])
-        #expect(telegram.status == 1, "\(telegram.stderr)")
-        #expect(telegram.stderr.contains("could not reach Telegram"), "\(telegram.stderr)")
-        let discord = try await cli.run(
-            ["register", "discord"],
-            environment: ["DISCORD_BOT_TOKEN": "secret-bot-token", "DISCORD_APPLICATION_ID": "1100000000000000001", "DISCORD_API_URL": closed])
-        #expect(discord.status == 1, "\(discord.stderr)")
-        #expect(discord.stderr.contains("could not reach Discord"), "\(discord.stderr)")
+        try await withRefusingLoopbackPort { port in
+            let closed = "http://127.0.0.1:\(port)"
+            let telegram = try await cli.run(
+                ["register", "telegram"], environment: ["TELEGRAM_BOT_TOKEN": "123456789:AAE_fake-token_for-tests", "TELEGRAM_API_URL": closed])
+            #expect(telegram.status == 1, "\(telegram.stderr)")
+            #expect(telegram.stderr.contains("could not reach Telegram"), "\(telegram.stderr)")
+            let discord = try await cli.run(
+                ["register", "discord"],
+                environment: ["DISCORD_BOT_TOKEN": "secret-bot-token", "DISCORD_APPLICATION_ID": "1100000000000000001", "DISCORD_API_URL": closed])
+            #expect(discord.status == 1, "\(discord.stderr)")
+            #expect(discord.stderr.contains("could not reach Discord"), "\(discord.stderr)")
+        }
         // Missing configuration stays exit 2.
         let missing = try await cli.run(["register", "discord"])
         #expect(missing.status == 2)

@@ -12,8 +12,11 @@ struct FirstRunTests {
     func withNoLocalModelItSaysWhatToRun(arguments: [String]) async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let local = "http://127.0.0.1:\(try unusedLoopbackPort())/v1"
-        let output = try await cli.run(arguments, environment: ["LOCAL_MODEL_URL": local, "HTTP_PORT": String(try unusedLoopbackPort())], timeout: 30)
+        // HTTP_PORT 0: any port; `serve` must exit before it listens anyway.
+        let (local, output) = try await withRefusingLoopbackPort { port in
+            let local = "http://127.0.0.1:\(port)/v1"
+            return (local, try await cli.run(arguments, environment: ["LOCAL_MODEL_URL": local, "HTTP_PORT": "0"], timeout: 30))
+        }
         #expect(output.status == 2, "\(output.stderr)")
         #expect(output.stdout.isEmpty, "\(output.stdout)")
         #expect(output.stderr.contains("no AI backend is configured, and no local model answers at \(local)."), "\(output.stderr)")

@@ -27,8 +27,10 @@ struct ServeListenTests {
     func aHostThatIsNotThisMachinesExitsTwoNamingHTTPHost(host: String, says: String) async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let port = try unusedLoopbackPort()
-        let output = try await cli.run(["serve"], environment: ["HTTP_HOST": host, "HTTP_PORT": String(port)], timeout: 30)
+        // A held loopback port: the bind fails for the host's sake, never for the port's.
+        let output = try await withRefusingLoopbackPort { port in
+            try await cli.run(["serve"], environment: ["HTTP_HOST": host, "HTTP_PORT": String(port)], timeout: 30)
+        }
         #expect(output.status == 2)
         #expect(output.stderr.contains("HTTP_HOST (http.host) \(says)"), "\(output.stderr)")
         #expect(!output.stderr.contains("serving on"), "\(output.stderr)")

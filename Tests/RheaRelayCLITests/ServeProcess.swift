@@ -5,11 +5,12 @@ import NIOCore
 import NIOHTTP1
 import RelayTestSupport
 
-/// `rhea-relay serve` as a child process on a free loopback port, for tests that need the real
-/// server as an operator runs it (its environment, its probes, its access to configuration).
+/// `rhea-relay serve` as a child process on a loopback port the system chose (`HTTP_PORT=0`;
+/// "serving on" names it), for tests that need the real server as an operator runs it (its
+/// environment, its probes, its access to configuration).
 final class ServeProcess {
     let process = Process()
-    let port: Int
+    private(set) var port = 0
     /// stderr goes to a file, so a chatty log can never fill a pipe and stall the server.
     let stderrFile: URL
 
@@ -17,9 +18,8 @@ final class ServeProcess {
     /// (octal, `000`) when given, and waits until `/healthz` answers, or throws with what the
     /// process printed.
     init(environment: [String: String], directory: URL, umask: String? = nil) async throws {
-        port = try Self.freePort()
         var env = environment
-        env["HTTP_PORT"] = String(port)
+        env["HTTP_PORT"] = "0"
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         env["HOME"] = directory.path
         if let umask {
@@ -32,7 +32,7 @@ final class ServeProcess {
         }
         process.currentDirectoryURL = directory
         process.environment = env
-        stderrFile = directory.appendingPathComponent("serve-\(port).stderr")
+        stderrFile = directory.appendingPathComponent("serve-\(UUID().uuidString).stderr")
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         process.standardOutput = FileHandle.nullDevice
@@ -40,12 +40,22 @@ final class ServeProcess {
         // Up to 60 s: serve migrates its store first, beside PostgreSQL, Synapse and other tests.
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            if (try? await get("/healthz").status) == 200 { return }
+            if port == 0 { port = Self.listeningPort(in: (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "") ?? 0 }
+            if port != 0, (try? await get("/healthz").status) == 200 { return }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         let said = await stop()
-        throw ServeError("rhea-relay serve did not answer /healthz on port \(port): \(said)")
+        throw ServeError("rhea-relay serve did not answer /healthz (on port \(port == 0 ? "none said" : String(port))): \(said)")
+    }
+
+    /// The port in `serve`'s "serving on http://127.0.0.1:<port> (…" line, once printed.
+    static func listeningPort(in stderr: String) -> Int? {
+        guard let line = stderr.split(separator: "\n").first(where: { $0.contains(" serving on http://") }),
+            let address = line.split(separator: " serving on http://").last?.split(separator: " ").first,
+            let port = address.split(separator: ":").last.flatMap({ Int($0) }), port > 0
+        else { return nil }
+        return port
     }
 
     /// GETs a path on the server.
@@ -71,11 +81,6 @@ final class ServeProcess {
         while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-    }
-
-    /// A port nothing listens on now.
-    static func freePort() throws -> Int {
-        try unusedLoopbackPort()
     }
 }
 

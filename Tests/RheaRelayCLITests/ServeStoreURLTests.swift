@@ -15,13 +15,15 @@ struct ServeStoreURLTests {
     @Test func anUnreachableStoreExitsTwoNamingSTORE_URLWithThePasswordMasked() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
-        let port = try unusedLoopbackPort()
-        let out = try await cli.run(
-            ["serve"],
-            environment: [
-                "STORE_URL": "postgres://relay:\(Self.password)@127.0.0.1:\(port)/relay?sslmode=disable", "HTTP_PORT": "0", "TRIBUNAL_URL": Self.backend,
-            ],
-            timeout: 30)
+        let (port, out) = try await withRefusingLoopbackPort { port in
+            let out = try await cli.run(
+                ["serve"],
+                environment: [
+                    "STORE_URL": "postgres://relay:\(Self.password)@127.0.0.1:\(port)/relay?sslmode=disable", "HTTP_PORT": "0", "TRIBUNAL_URL": Self.backend,
+                ],
+                timeout: 30)
+            return (port, out)
+        }
         #expect(out.status == 2, "\(out.stderr)")
         #expect(out.stderr.contains("STORE_URL"), "\(out.stderr)")
         #expect(out.stderr.contains("postgres://relay:•••@127.0.0.1:\(port)/relay"), "\(out.stderr)")

@@ -174,10 +174,52 @@ struct TelegramRateLimiterTests {
         for chat in 100..<130 { #expect(limiter.takeTurnIfNow(chat: Int64(chat), now: clock.now + .seconds(5)) == .zero) }
         #expect(limiter.takeTurnIfNow(chat: 7, now: clock.now + .seconds(5)) == .seconds(1))
         #expect(limiter.overallWait(now: clock.now + .seconds(5)) == .seconds(1))
-        // A turn its send never used is dropped after two seconds, not kept for a later message.
+        // A turn its send never used is undone by the chat's next booking, not kept for a later message.
         clock.advance(by: .seconds(10))
         #expect(Self.granted(limiter, chat: 100, at: clock.now) == .zero)
         #expect(Self.granted(limiter, chat: 100, at: clock.now) == .seconds(1))
+    }
+
+    /// Deliveries slow to start (a loaded machine, a slow store) come for their turns late. Kept,
+    /// those turns would leave beside the turns booked after them: more in a second than
+    /// Telegram takes, though each was booked within the limit. Each is booked again when it
+    /// really leaves, so what leaves keeps the limit (issue 49).
+    @Test func turnsUsedLateAreBookedAgainSoWhatLeavesKeepsTheOverallLimit() {
+        let clock = ManualClock()
+        let limiter = TelegramRateLimiter()
+        var departures: [Date] = []
+        /// The worker's side: a delivery starts once its turn is taken (the clock moves on to
+        /// it while it must wait), and its send goes at once, or `late` after.
+        func deliver(_ chats: Range<Int64>, late: Duration = .zero, sendNow: Bool = true) -> [Int64] {
+            for chat in chats {
+                var wait = limiter.takeTurnIfNow(chat: chat, now: clock.now)
+                while wait > .zero {
+                    clock.advance(by: wait)
+                    wait = limiter.takeTurnIfNow(chat: chat, now: clock.now)
+                }
+                if sendNow { send(chat) }
+            }
+            return Array(chats)
+        }
+        func send(_ chat: Int64) {
+            guard case .granted(let wait) = limiter.reserve(chat: chat, now: clock.now, maxWait: .seconds(5)) else {
+                Issue.record("chat \(chat): the send was handed back")
+                return
+            }
+            departures.append(clock.now + wait)
+        }
+        // Thirty deliveries start at once; fifteen send at once, fifteen 600 ms later.
+        _ = deliver(100..<115)
+        let slow = deliver(115..<130, sendNow: false)
+        clock.advance(by: .milliseconds(600))
+        for chat in slow { send(chat) }
+        // Thirty more, each as soon as the limiter lets it start.
+        clock.advance(by: .milliseconds(400))
+        _ = deliver(200..<230)
+        departures.sort()
+        #expect(departures.count == 60)
+        let most = departures.indices.map { start in departures[start...].prefix { $0 < departures[start] + .seconds(1) }.count }.max() ?? 0
+        #expect(most <= 30, "at most 30 leave in any second, \(most) did")
     }
 
     @Test func idleChatsAreForgotten() {

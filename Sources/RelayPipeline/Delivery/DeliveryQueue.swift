@@ -101,6 +101,19 @@ struct DeliveryQueue {
         return (ready, nextAt)
     }
 
+    /// Takes out every entry of `platforms`, oldest first: platforms another replica delivers
+    /// now (this one lost their delivery lease).
+    mutating func removeAll(of platforms: Set<String>) -> [Item] {
+        guard !platforms.isEmpty, counts.keys.contains(where: platforms.contains) else { return [] }
+        let removed = items.filter { platforms.contains($0.entry.platform) }
+        items.removeAll { platforms.contains($0.entry.platform) }
+        for item in removed {
+            ids.remove(item.entry.id)
+            uncount(item.entry.platform)
+        }
+        return removed
+    }
+
     /// Takes out every entry (a drain at shutdown).
     mutating func removeAll() -> [Item] {
         defer {

@@ -82,6 +82,7 @@ public final class OutboxWorker: Service, Sendable {
                         lastClaim = now
                         await claim()
                     }
+                    await handBackLostPlatforms()
                     let nextStart = startReady(in: &group)
                     if now >= lastRenewal + policy.renewal {
                         lastRenewal = now
@@ -126,6 +127,29 @@ public final class OutboxWorker: Service, Sendable {
         outbox.holdsLease(of: platform, true)
         defer { outbox.holdsLease(of: platform, false) }
         try? await gracefulShutdown()
+    }
+
+    /// Gives back the queued entries of platforms whose delivery lease this replica lost: their
+    /// leases in the store end now, so the new holder claims them, and none is sent from here.
+    /// Sent from here they would be paced by this replica's limiter while the holder paces its
+    /// own sends, and together break the limits the platform counts per bot (Telegram's 30
+    /// messages a second): a replica that stalled past its lease kept sending its queue.
+    private func handBackLostPlatforms() async {
+        let excluded = outbox.excludedPlatforms
+        guard !excluded.isEmpty else { return }
+        let lost = queue.withLock { $0.removeAll(of: excluded) }
+        guard !lost.isEmpty else { return }
+        logger.notice(
+            "outbox: another replica delivers this platform now; handing its queued replies back",
+            metadata: ["platforms": "\(excluded.sorted())", "entries": "\(lost.count)"])
+        do {
+            // Ending a lease is renewing it to now: claims take entries whose lease has ended.
+            try await store.renewLeases(inbox: [], outbox: lost.map(\.entry.id), until: clock.now)
+        } catch {
+            // They stay leased here until their leases lapse; then the holder claims them.
+            logger.warning("outbox: could not hand queued replies back; they go once their leases lapse", metadata: ["error": "\(error)"])
+        }
+        outbox.full(queue.withLock(\.full))
     }
 
     /// Claims due entries into the queue, leaving in the store the platforms whose share of the

@@ -70,8 +70,12 @@ public enum RelayApplication {
 
     /// Builds the application from configuration: opens the store, the transport and the
     /// backend, then composes them. Run it with `runService()` (SIGTERM/SIGINT shut it down
-    /// gracefully) or HummingbirdTesting's `test(.live)`.
-    public static func build(configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws -> App {
+    /// gracefully) or HummingbirdTesting's `test(.live)`. `onListening` is told the port the
+    /// server listens on once it does (the one the system chose for `HTTP_PORT=0`).
+    public static func build(
+        configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) async throws -> App {
         let runtime = try await RelayRuntime.start(configuration, logger: logger)
         do {
             let secret =
@@ -80,7 +84,8 @@ public enum RelayApplication {
             return try build(
                 Dependencies(
                     configuration: configuration, store: runtime.store, backend: runtime.tribunal, platforms: configuration.platforms,
-                    transport: runtime.transport, registry: registry, logger: logger, close: { await runtime.shutdown() }, relaySecret: secret))
+                    transport: runtime.transport, registry: registry, logger: logger, close: { await runtime.shutdown() }, relaySecret: secret),
+                onListening: onListening)
         } catch {
             await runtime.shutdown()
             throw error
@@ -89,7 +94,7 @@ public enum RelayApplication {
 
     /// Composes the application from made dependencies: the one `Relay`, the outbox, the
     /// dispatcher, every platform that is on, and the routes.
-    public static func build(_ dependencies: Dependencies) throws -> App {
+    public static func build(_ dependencies: Dependencies, onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws -> App {
         let configuration = dependencies.configuration
         let logger = dependencies.logger
         let connected = try dependencies.platforms.filter(\.status.isOn).map { platform in
@@ -170,6 +175,7 @@ public enum RelayApplication {
             server: server(configuration.http),
             configuration: .init(address: .hostname(configuration.http.host, port: configuration.http.port), serverName: "rhea-relay"),
             services: services,
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.http.port) },
             logger: logger)
     }
 

@@ -351,7 +351,7 @@ public struct TelegramBotClient: TelegramBotAPI {
     }
 
     /// How late a woken message may be and still go; and how often it books again when later.
-    static let lateTolerance: Duration = .milliseconds(100)
+    static let lateTolerance = TelegramRateLimiter.lateTolerance
     static let lateRebookings = 2
 
     /// The numeric `chat_id` a message goes to (an integer, or one written as a string).

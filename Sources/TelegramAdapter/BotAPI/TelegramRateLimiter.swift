@@ -55,7 +55,14 @@ public final class TelegramRateLimiter: Sendable {
         var recent: [Int64] = []
         /// An instant booked ahead of the send (`takeTurnIfNow`), which the send's own `reserve`
         /// takes instead of booking another.
-        var taken: Int64?
+        var taken: TakenTurn?
+    }
+
+    /// A turn booked ahead, and what its booking changed, so a turn used too late can be undone.
+    private struct TakenTurn {
+        var instant: Int64
+        /// The chat's `nextSlot` before the booking.
+        var previousNextSlot: Int64
     }
 
     private struct State {
@@ -93,7 +100,8 @@ public final class TelegramRateLimiter: Sendable {
         reserve(chat: chat, now: now, maxWait: maxWait, takingAhead: false)
     }
 
-    /// `reserve`; a send (`takingAhead` false) first takes the turn taken ahead for it, if any.
+    /// `reserve`; a send (`takingAhead` false) first takes the turn taken ahead for it, if any,
+    /// and a turn taken ahead (`takingAhead`) is kept for the send.
     private func reserve(chat: Int64, now: Date, maxWait: Duration?, takingAhead: Bool) -> Reservation {
         let now = Self.nanoseconds(now)
         let interval = Self.nanoseconds(perChatInterval + margin)
@@ -103,7 +111,12 @@ public final class TelegramRateLimiter: Sendable {
         return state.withLock { state in
             if !takingAhead, let taken = state.chats[chat]?.taken {
                 state.chats[chat]?.taken = nil
-                if taken >= now - Self.nanoseconds(Self.takenTurnLasts) { return .granted(wait: .nanoseconds(max(0, taken - now))) }
+                if taken.instant >= now - Self.nanoseconds(Self.lateTolerance) { return .granted(wait: .nanoseconds(max(0, taken.instant - now))) }
+                // Used too late (the delivery was slow to start): the booking is undone and the
+                // message booked at the instant it really leaves. Honoured late, it would leave
+                // together with messages booked after it, more in one second than the limits
+                // allow though each was booked within them.
+                Self.undo(taken, chat: chat, in: &state)
             }
             sweepIfDue(&state, now: now)
             // Instants this old cannot share a window with one at `now` or later.
@@ -121,6 +134,7 @@ public final class TelegramRateLimiter: Sendable {
             if let maxWait, wait > maxWait {
                 return .refused(wait: wait)
             }
+            if takingAhead { record.taken = TakenTurn(instant: slot, previousNextSlot: record.nextSlot) }
             record.nextSlot = slot + interval
             if isGroup { record.recent.append(slot) }
             state.chats[chat] = record
@@ -132,17 +146,29 @@ public final class TelegramRateLimiter: Sendable {
     /// For the outbox, before it starts a delivery: when a message to `chat` may go now, books
     /// that instant and returns zero — the send's own `reserve` then takes it, so the message
     /// neither waits nor is booked twice; otherwise books nothing and returns how long until it
-    /// could go. A turn not used within `takenTurnLasts` (the delivery failed before sending) is
-    /// dropped by the next `reserve` for the chat.
+    /// could go. A turn the send comes for more than `lateTolerance` later (a delivery slow to
+    /// start: a loaded machine, a slow store) is undone and booked again at the send's instant;
+    /// one never used (the delivery failed before sending) is undone by the next `reserve` for
+    /// the chat.
     public func takeTurnIfNow(chat: Int64, now: Date) -> Duration {
         guard case .granted = reserve(chat: chat, now: now, maxWait: .zero, takingAhead: true) else { return wait(chat: chat, now: now) }
-        let now = Self.nanoseconds(now)
-        state.withLock { state in state.chats[chat]?.taken = now }
         return .zero
     }
 
-    /// How long a turn taken ahead waits for its send.
-    static let takenTurnLasts: Duration = .seconds(2)
+    /// How late a booked instant may be used and still count as kept: the pacing margin (150 ms)
+    /// absorbs lateness up to it. A message later than this is booked again (here for a turn
+    /// taken ahead, in `TelegramBotClient.waitForTurn` for a sleeper that woke late).
+    public static let lateTolerance: Duration = .milliseconds(100)
+
+    /// Takes back a turn taken ahead: its instant leaves the overall and group windows, and the
+    /// chat's next slot is what it was before.
+    private static func undo(_ taken: TakenTurn, chat: Int64, in state: inout State) {
+        if let index = state.sends.firstIndex(of: taken.instant) { state.sends.remove(at: index) }
+        guard var record = state.chats[chat] else { return }
+        if let index = record.recent.lastIndex(of: taken.instant) { record.recent.remove(at: index) }
+        record.nextSlot = max(taken.previousNextSlot, record.pausedUntil)
+        state.chats[chat] = record
+    }
 
     /// How long until a message to `chat` would be booked, without booking it (zero: now): for
     /// the outbox, which leaves a message that must wait queued rather than waiting in a slot.

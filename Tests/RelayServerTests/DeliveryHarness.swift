@@ -49,12 +49,18 @@ final class RecordingSender: ReplySender {
     let turns = Mutex<(conversations: [String: Date], platform: Date?)>(([:], nil))
     /// Deliveries in progress now, and the most at once.
     private let active = Mutex<(now: Int, most: Int)>((0, 0))
+    /// Like a platform client that paces the bot's requests: a delivery held at the gate is
+    /// waiting for its turn, and asks `DeliveryPermit` before it takes it.
+    let pacesByPermit: Bool
+    /// Deliveries that gave their turn up: the permit was gone when it came.
+    private let givenUp = Mutex<[String]>([])
 
     /// `script` answers deliveries in the order they come; `scripts` per conversation first.
     init(
         platform: String = "test", clock: any RelayClock = SystemClock(), minimumInterval: Duration = .zero, script: [DeliveryOutcome] = [],
-        scripts: [String: [DeliveryOutcome]] = [:], placeholders: Bool = false
+        scripts: [String: [DeliveryOutcome]] = [:], placeholders: Bool = false, pacesByPermit: Bool = false
     ) {
+        self.pacesByPermit = pacesByPermit
         self.platform = platform
         self.placeholders = placeholders
         self.clock = clock
@@ -86,6 +92,10 @@ final class RecordingSender: ReplySender {
         defer { active.withLock { $0.now -= 1 } }
         log.append(Delivery(entry: entry, earlier: earlier, at: clock.now), key: "")
         if let body = entry.replyBody { await gate.pass(body) }
+        if pacesByPermit, !DeliveryPermit.isHeld {
+            givenUp.withLock { $0.append(entry.replyBody ?? entry.id) }
+            return .rateLimited(retryAfter: .zero, reason: "another replica delivers this platform now")
+        }
         let scripted = scripts.withLock { scripts -> DeliveryOutcome? in
             guard var queue = scripts[entry.conversation], !queue.isEmpty else { return nil }
             defer { scripts[entry.conversation] = queue }
@@ -95,6 +105,9 @@ final class RecordingSender: ReplySender {
     }
 
     var deliveries: [Delivery] { log.all }
+
+    /// The bodies of the deliveries that gave their turn up (`pacesByPermit`).
+    var gaveUp: [String] { givenUp.withLock { $0 } }
 
     /// The next delivery attempt (in order), waiting for it to happen.
     func next() async throws -> Delivery {

@@ -266,8 +266,10 @@ struct OutboxWorkerTests {
             // have started (each waits on the clock) before anything is claimed.
             try await whileRunning([newWorker, oldWorker]) {
                 await clock.waitForSleepers(2)
-                let held = Task { await oldWorker.deliverWhileHeld("test", quiet: .zero) }
+                // Written before the lease is taken: taking it asks for a claim (the clock, and so the
+                // poll, never moves here).
                 for entry in entries { try await outbox.enqueue(entry) }
+                let held = Task { await oldWorker.deliverWhileHeld("test", quiet: .zero) }
                 #expect(try await old.next().entry.replyBody == "reply 1")
                 // The lease is lost (cancelled, as when it could not be renewed in time); another
                 // replica takes it.
@@ -281,6 +283,45 @@ struct OutboxWorkerTests {
             }
             #expect(old.deliveries.compactMap(\.entry.replyBody) == ["reply 1"], "the one in flight when the lease was lost, and no other")
             #expect(new.deliveries.compactMap(\.entry.replyBody).sorted() == ["reply 2", "reply 3", "reply 4", "reply 5"])
+            for entry in entries { #expect(try await store.outboxEntry(id: entry.id)?.state == .sent) }
+            try await store.close()
+        }
+    }
+
+    /// Deliveries already started but still waiting for their turn inside the sender (a client
+    /// pacing the bot's requests) when the lease is lost give the turn up: the new holder sends
+    /// them, and the give-up counts no attempt.
+    @Test func deliveriesWaitingForTheirTurnWhenTheLeaseIsLostAreLeftToTheNewHolder() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let clock = ManualClock()
+            let policy = DeliveryPolicy(lease: .seconds(30), pollInterval: .milliseconds(50))
+            let (old, new) = (RecordingSender(clock: clock, pacesByPermit: true), RecordingSender(clock: clock, pacesByPermit: true))
+            let oldWorker = worker(Outbox(store: store, clock: clock), old, policy: policy)
+            let newWorker = worker(Outbox(store: store, clock: clock), new, policy: policy)
+            for worker in [oldWorker, newWorker] { worker.deliverOnlyUnderLease("test") }
+            let outbox = Outbox(store: store, clock: clock)
+            let entries = (1...3).map { outbox.reply("reply \($0)", conversation: "t:\($0)") }
+            for entry in entries { old.gate.hold(entry.replyBody!) }
+            try await whileRunning([newWorker, oldWorker]) {
+                await clock.waitForSleepers(2)
+                // Written before the lease is taken: taking it asks for a claim (the clock, and so the
+                // poll, never moves here).
+                for entry in entries { try await outbox.enqueue(entry) }
+                let held = Task { await oldWorker.deliverWhileHeld("test", quiet: .zero) }
+                _ = try await old.first(3)
+                held.cancel()
+                await held.value
+                for entry in entries { old.gate.release(entry.replyBody!) }
+                try await eventually("the three turns given up") { old.gaveUp.count == 3 }
+                let holding = Task { await newWorker.deliverWhileHeld("test", quiet: .zero) }
+                defer { holding.cancel() }
+                try await advance(clock, by: .milliseconds(10), until: "the new holder to send the three") { new.deliveries.count >= 3 }
+                try await waitUntilNothingPending(store)
+            }
+            #expect(old.gaveUp.sorted() == ["reply 1", "reply 2", "reply 3"])
+            #expect(new.deliveries.compactMap(\.entry.replyBody).sorted() == ["reply 1", "reply 2", "reply 3"])
+            #expect(new.deliveries.allSatisfy { $0.entry.attempts == 0 }, "giving a turn up is no attempt")
             for entry in entries { #expect(try await store.outboxEntry(id: entry.id)?.state == .sent) }
             try await store.close()
         }

@@ -61,7 +61,6 @@ struct ReplicaLimitsTests {
         try await Self.withReplicas(3) { replicas, fakes, database in
             let telegram = fakes.telegram
             telegram.rateLimits.tolerance = .milliseconds(300)
-            let server = try await PostgresTestServer.shared()
             let save = TelegramUpdates.message(
                 updateID: 2_300, messageID: 80, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob, firstName: "Bob",
                 username: "bob", text: "/chain save polish = input > grammar > rewrite:formal > rewrite:shorter > output")
@@ -70,12 +69,7 @@ struct ReplicaLimitsTests {
             // Each model call takes 600 ms: a chain of three shows its progress ("Running… 2/3")
             // between its placeholder and its answer.
             await fakes.tribunal.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0.6)
-            var holder: String?
-            try await eventually("a replica to take the Telegram deliveries") {
-                holder =
-                    try await server.queryStrings("SELECT holder FROM leases WHERE name = 'telegram.delivery'", database: database.name).first?.first ?? nil
-                return holder != nil
-            }
+            let holder = try await Self.holder(of: "telegram.delivery", in: database)
             let before = telegram.messages().count
             for index in 0..<75 {
                 let person = Fakes.alice + 400 + Int64(index)
@@ -90,14 +84,10 @@ struct ReplicaLimitsTests {
                     firstName: "Bob", username: "bob", text: "/run polish teh dog \(index)")
                 #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
             }
-            // Midway, the lease goes to another replica: its next ask keeps it, and the holder's
-            // next renewal finds it gone.
+            // Midway, the lease goes to another replica.
             try await eventually("the burst under way") { telegram.calls("sendMessage").count >= before + 20 }
             let successor = replicas.map(\.name).first { $0 != holder }!
-            let moved = try await server.queryStrings(
-                "UPDATE leases SET holder = '\(successor)', token = token + 1, expires_at = extract(epoch from now()) + 30 WHERE name = 'telegram.delivery' RETURNING token",
-                database: database.name)
-            #expect(moved.count == 1)
+            try await Self.move("telegram.delivery", to: successor, in: database)
             try await eventually("every command answered", safety: .seconds(90)) {
                 let messages = telegram.messages()
                 return messages.count == before + 79 && !messages.contains { $0.text.hasPrefix("⏳") }
@@ -108,21 +98,14 @@ struct ReplicaLimitsTests {
             #expect(telegram.maximumRate(perChat: Fakes.group) <= 1)
             let progress = telegram.messages(chat: Fakes.group).flatMap(\.history).filter { $0.text.contains("Running…") }
             #expect(!progress.isEmpty, "the chains' progress edits were among the sends")
-            let holderNow = try await server.queryStrings("SELECT holder FROM leases WHERE name = 'telegram.delivery'", database: database.name)
-            #expect(holderNow.first?.first == successor, "the lease stayed where it was moved")
+            #expect(try await Self.holder(of: "telegram.delivery", in: database) == successor, "the lease stayed where it was moved")
         }
     }
 
     @Test func whenTheReplicaSendingTelegramsRepliesDiesAnotherSendsThem() async throws {
         try await Self.withReplicas(2) { replicas, fakes, database in
             let telegram = fakes.telegram
-            let server = try await PostgresTestServer.shared()
-            var holder: String?
-            try await eventually("a replica to take the Telegram deliveries") {
-                holder =
-                    try await server.queryStrings("SELECT holder FROM leases WHERE name = 'telegram.delivery'", database: database.name).first?.first ?? nil
-                return holder != nil
-            }
+            let holder = try await Self.holder(of: "telegram.delivery", in: database)
             let (dead, live) = holder == replicas[0].name ? (replicas[0], replicas[1]) : (replicas[1], replicas[0])
             let killed = ContinuousClock.now
             await dead.kill()
@@ -166,32 +149,60 @@ struct ReplicaLimitsTests {
     ) async throws {
         try await Fakes.with { fakes in
             var configuration = fakes.configuration()
-            configuration.connectionLease = ReplicaRelay.fastLeases
             if let perMinute {
                 configuration.api = RheaAPISettings(enabled: true, keyDigests: [APIKeyFile.digest(of: apiKey)], perMinute: perMinute)
             }
-            try await PostgresTestServer.shared().withDatabase { database in
-                var (replicas, stores): ([ReplicaRelay], [PostgresStore]) = ([], [])
-                do {
-                    for index in 0..<count {
-                        // 30 s for the store's statements, not serve's 2 and 5 s: this counts limits,
-                        // and on a loaded machine a fresh database's first admits have taken longer.
-                        stores.append(
-                            try await PostgresStore.open(
-                                url: try PostgresURL(database.url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30),
-                                operationTimeout: .seconds(30)))
-                        replicas.append(try await ReplicaRelay.start("relay-\(index)", configuration, store: stores[index]))
-                    }
-                    try await body(replicas, fakes, database)
-                } catch {
-                    for replica in replicas { await replica.kill() }
-                    for store in stores { try? await store.close() }
-                    throw error
-                }
-                for replica in replicas { await replica.stop() }
-                for store in stores { try? await store.close() }
-            }
+            try await withReplicas(count, configuration) { replicas, database in try await body(replicas, fakes, database) }
         }
+    }
+
+    /// `count` relays configured alike on one fresh PostgreSQL database, each with its own store.
+    static func withReplicas(
+        _ count: Int, _ configuration: AppConfiguration, _ body: @escaping @Sendable ([ReplicaRelay], PostgresTestDatabase) async throws -> Void
+    ) async throws {
+        var configuration = configuration
+        configuration.connectionLease = ReplicaRelay.fastLeases
+        try await PostgresTestServer.shared().withDatabase { database in
+            var (replicas, stores): ([ReplicaRelay], [PostgresStore]) = ([], [])
+            do {
+                for index in 0..<count {
+                    // 30 s for the store's statements, not serve's 2 and 5 s: this counts limits,
+                    // and on a loaded machine a fresh database's first admits have taken longer.
+                    stores.append(
+                        try await PostgresStore.open(
+                            url: try PostgresURL(database.url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30),
+                            operationTimeout: .seconds(30)))
+                    replicas.append(try await ReplicaRelay.start("relay-\(index)", configuration, store: stores[index]))
+                }
+                try await body(replicas, database)
+            } catch {
+                for replica in replicas { await replica.kill() }
+                for store in stores { try? await store.close() }
+                throw error
+            }
+            for replica in replicas { await replica.stop() }
+            for store in stores { try? await store.close() }
+        }
+    }
+
+    /// The replica holding `lease` (`telegram.delivery`), once one does.
+    static func holder(of lease: String, in database: PostgresTestDatabase) async throws -> String {
+        let server = try await PostgresTestServer.shared()
+        var holder: String?
+        try await eventually("a replica to take \(lease)") {
+            holder = try await server.queryStrings("SELECT holder FROM leases WHERE name = '\(lease)'", database: database.name).first?.first ?? nil
+            return holder != nil
+        }
+        return holder!
+    }
+
+    /// Gives `lease` to `replica`, as a stalled holder loses it: the replica's next ask keeps
+    /// it, and the holder's next renewal finds it gone.
+    static func move(_ lease: String, to replica: String, in database: PostgresTestDatabase) async throws {
+        let moved = try await PostgresTestServer.shared().queryStrings(
+            "UPDATE leases SET holder = '\(replica)', token = token + 1, expires_at = extract(epoch from now()) + 30 WHERE name = '\(lease)' RETURNING token",
+            database: database.name)
+        #expect(moved.count == 1, "\(lease) moved")
     }
 
     static func deliver(_ update: JSONValue, to replica: ReplicaRelay) async throws -> HTTPResponse.Status {

@@ -143,6 +143,35 @@ public final class FakeDiscordAPI: Sendable {
         state.withLock { $0.messages[id] = FakeDiscordMessage(id: id, channel: channel, content: content, author: author) }
     }
 
+    /// Discord's rate limits, enforced when set (off by default): per-bucket windows with their
+    /// `X-RateLimit-*` headers, and the global 50 a second; past them, 429.
+    public var rateLimits: FakeDiscordRateLimits? {
+        get { state.withLock { $0.rateLimits } }
+        set { state.withLock { $0.rateLimits = newValue } }
+    }
+
+    /// The requests the rate limits refused with 429, oldest first: their route names, "(global)"
+    /// after those the global limit refused.
+    public func rateLimitRefusals() -> [String] {
+        state.withLock { $0.refusals }
+    }
+
+    /// The most requests on routes the global limit counts that arrived in any `window` (less
+    /// the limits' tolerance), refused ones excepted.
+    public func maximumGlobalRate(window: Duration = .seconds(1)) -> Int {
+        state.withLock { state in
+            let span = window - (state.rateLimits?.tolerance ?? .zero)
+            let times = state.requests.filter { !$0.refused && $0.route != FakeDiscordAPI.editOriginal && $0.route != FakeDiscordAPI.followup }
+                .map(\.arrived).sorted()
+            var (best, start) = (0, 0)
+            for end in times.indices {
+                while times[start].duration(to: times[end]) >= span { start += 1 }
+                best = max(best, end - start + 1)
+            }
+            return best
+        }
+    }
+
     /// How long a create's `nonce` with `enforce_nonce` is remembered (Discord: "the past few
     /// minutes"; 2 minutes here).
     public var nonceWindow: Duration {
@@ -197,6 +226,25 @@ public final class FakeDiscordAPI: Sendable {
     public func originals() -> [String: FakeDiscordMessage] {
         state.withLock { $0.originals }
     }
+}
+
+/// The limits the fake enforces when `FakeDiscordAPI.rateLimits` is set: the buckets Discord
+/// gives a bot's channel messages and an interaction's webhook, and its global limit.
+public struct FakeDiscordRateLimits: Sendable, Hashable {
+    /// Requests per window in one channel's bucket (creates and edits each have their own).
+    public var channelMessages = 5
+    public var channelWindow: Duration = .seconds(5)
+    /// Requests per window on one interaction's webhook (edits of `@original`, follow-ups).
+    public var webhook = 5
+    public var webhookWindow: Duration = .seconds(2)
+    /// Requests across the bot's routes per `globalWindow` (interaction webhooks are exempt).
+    public var global = 50
+    public var globalWindow: Duration = .seconds(1)
+    /// Arrival jitter forgiven on the global window: it counts arrivals less than the window
+    /// less this apart.
+    public var tolerance: Duration = .milliseconds(50)
+
+    public init() {}
 }
 
 /// A message the fake keeps.

@@ -14,6 +14,8 @@ struct FakeDiscordAPIState: Sendable {
         var route: String
         var request: RecordedRequest
         var arrived: ContinuousClock.Instant
+        /// Refused by the rate limits (429).
+        var refused = false
     }
 
     let botToken: String
@@ -30,6 +32,14 @@ struct FakeDiscordAPIState: Sendable {
     var failures: [(route: String, failure: FakeDiscordAPI.Failure)] = []
     var requests: [Filed] = []
     var nextID = 1_300_000_000_000_000_000
+    /// Discord's limits, enforced when set (`FakeDiscordAPI.rateLimits`).
+    var rateLimits: FakeDiscordRateLimits?
+    /// Each bucket's window (per route and major parameter): when it started, how many it took.
+    var buckets: [String: (start: ContinuousClock.Instant, count: Int)] = [:]
+    /// Arrivals of accepted requests on routes the global limit counts.
+    var globalArrivals: [ContinuousClock.Instant] = []
+    /// Requests the limits refused with 429, by route name, "(global)" after it for the global limit.
+    var refusals: [String] = []
 
     init(botToken: String) {
         self.botToken = botToken
@@ -43,6 +53,17 @@ struct FakeDiscordAPIState: Sendable {
         let (route, needsBot) = Self.route(method: request.method, parts)
         requests.append(Filed(route: route, request: request, arrived: .now))
         if route == "unknown" { return (route, Self.error(404, 0, "404: Not Found")) }
+        var limitHeaders: [(String, String)] = []
+        if let limits = rateLimits {
+            switch limit(route: route, parts: parts, limits: limits, now: .now) {
+            case .refused(let answer):
+                refusals.append(answer.headers.contains { $0 == ("X-RateLimit-Global", "true") } ? route + " (global)" : route)
+                requests[requests.count - 1].refused = true
+                return (route, answer)
+            case .allowed(let headers):
+                limitHeaders = headers
+            }
+        }
         if let index = failures.firstIndex(where: { $0.route == route }) {
             let failure = failures.remove(at: index).failure
             switch failure {
@@ -60,7 +81,77 @@ struct FakeDiscordAPIState: Sendable {
                 return (route, Self.error(status, code, message))
             }
         }
-        return (route, answer(route: route, parts: parts, needsBot: needsBot, request: request))
+        var answer = answer(route: route, parts: parts, needsBot: needsBot, request: request)
+        answer.headers += limitHeaders
+        return (route, answer)
+    }
+
+    // MARK: - Rate limits
+
+    enum Limited {
+        case allowed(headers: [(String, String)])
+        case refused(Answer)
+    }
+
+    /// Counts the request against its bucket and the global limit, as Discord does: a bucket is
+    /// a fixed window from its first request, keyed by route and major parameter (a channel, an
+    /// interaction's webhook); the global limit is a sliding second over the bot's routes, which
+    /// interaction webhooks are exempt from. Every answer in a bucket carries its headers.
+    mutating func limit(route: String, parts: [String], limits: FakeDiscordRateLimits, now: ContinuousClock.Instant) -> Limited {
+        let exempt = route == FakeDiscordAPI.editOriginal || route == FakeDiscordAPI.followup
+        if !exempt {
+            let span = limits.globalWindow - limits.tolerance
+            globalArrivals.removeAll { $0.duration(to: now) >= span }
+            if globalArrivals.count >= limits.global, let oldest = globalArrivals.first {
+                let wait = now.duration(to: oldest.advanced(by: span))
+                var answer = Self.error(429, 0, "You are being rate limited.")
+                answer.body = ["message": "You are being rate limited.", "retry_after": .double(Self.seconds(wait)), "global": true]
+                answer.headers = [
+                    ("Retry-After", String(Int(Self.seconds(wait).rounded(.up)))), ("X-RateLimit-Global", "true"), ("X-RateLimit-Scope", "global"),
+                ]
+                return .refused(answer)
+            }
+        }
+        guard let (bucket, limit, window) = Self.bucket(route: route, parts: parts, limits: limits) else {
+            if !exempt { globalArrivals.append(now) }
+            return .allowed(headers: [])
+        }
+        var current = buckets[bucket] ?? (now, 0)
+        if current.start.duration(to: now) >= window { current = (now, 0) }
+        let resetAfter = Self.seconds(now.duration(to: current.start.advanced(by: window)))
+        var headers = [
+            ("X-RateLimit-Limit", String(limit)), ("X-RateLimit-Reset-After", String((resetAfter * 1000).rounded(.up) / 1000)),
+            ("X-RateLimit-Bucket", "fake-\(route)"),
+        ]
+        guard current.count < limit else {
+            headers.append(("X-RateLimit-Remaining", "0"))
+            headers.append(("X-RateLimit-Scope", "user"))
+            var answer = Self.error(429, 0, "You are being rate limited.")
+            answer.body = ["message": "You are being rate limited.", "retry_after": .double(resetAfter), "global": false]
+            answer.headers = headers + [("Retry-After", String(Int(resetAfter.rounded(.up))))]
+            return .refused(answer)
+        }
+        current.count += 1
+        buckets[bucket] = current
+        if !exempt { globalArrivals.append(now) }
+        headers.append(("X-RateLimit-Remaining", String(limit - current.count)))
+        return .allowed(headers: headers)
+    }
+
+    /// The bucket of a route that has one (channel messages, interaction webhooks), with its limit.
+    static func bucket(route: String, parts: [String], limits: FakeDiscordRateLimits) -> (String, Int, Duration)? {
+        switch route {
+        case FakeDiscordAPI.createMessage, FakeDiscordAPI.editMessage:
+            return ("\(route)/\(parts[1])", limits.channelMessages, limits.channelWindow)
+        case FakeDiscordAPI.editOriginal, FakeDiscordAPI.followup:
+            return ("\(route)/\(parts[1])/\(parts[2])", limits.webhook, limits.webhookWindow)
+        default:
+            return nil
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// The answer of `route` once no scripted failure applies.

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 public import RelayCore
 public import RelayHTTP
+import RelayPipeline
 public import RelayPlatform
 
 /// One Discord REST call: its route (method, template, concrete path) and its JSON body.
@@ -103,6 +104,8 @@ public struct DiscordRESTClient: DiscordREST {
         var waited = Duration.zero
         // Bounded: each pass waits at least a millisecond, and the total is capped.
         while true {
+            // This replica lost the delivery lease meanwhile: the holder sends it, paced with its own.
+            guard DeliveryPermit.isHeld else { throw .rateLimited(endpoint: route.description, retryAfter: .zero) }
             let wait = await limiter.acquire(route, now: clock.now)
             if wait == .zero { return }
             guard waited + wait <= maximumQueueWait else {

@@ -113,6 +113,11 @@ public final class Outbox: Sendable {
         handoff.withLock { $0.full = platforms }
     }
 
+    /// Whether this process delivers `platform`'s entries now.
+    func delivers(_ platform: String) -> Bool {
+        handoff.withLock { $0.delivers(platform) }
+    }
+
     /// The platforms whose entries this process leaves to another replica now.
     var excludedPlatforms: Set<String> {
         handoff.withLock { $0.excluded }

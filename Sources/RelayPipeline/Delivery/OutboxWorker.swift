@@ -311,9 +311,20 @@ public final class OutboxWorker: Service, Sendable {
         if wait > .zero { try? await clock.sleep(for: wait) }
 
         let earlier = try? await entry.replaces.asyncFlatMap { try await store.outboxEntry(id: $0) }
-        let outcome = await sender.deliver(entry, earlier: earlier)
+        let outcome = await DeliveryPermit.$check.withValue({ [outbox] in outbox.delivers(entry.platform) }) {
+            await sender.deliver(entry, earlier: earlier)
+        }
         let attempts = entry.attempts + 1
         let now = clock.now
+        if !outbox.delivers(entry.platform), outcome.isPassing {
+            // The lease moved while this waited (`DeliveryPermit`): the holder sends it, and this
+            // was no attempt of its.
+            await finish(entry) {
+                try await store.reschedule(
+                    id: entry.id, attempts: entry.attempts, nextAttemptAt: now, lastError: "handed to the replica that delivers \(entry.platform) now")
+            }
+            return true
+        }
         switch outcome {
         case .sent(let platformRef):
             RelayMetrics.delivery(platform: entry.platform, outcome: "sent")

@@ -19,6 +19,16 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case rejected(reason: String)
 }
 
+extension DeliveryOutcome {
+    /// A failure that may pass: rate limited, or retryable.
+    var isPassing: Bool {
+        switch self {
+        case .rateLimited, .retryable: true
+        case .sent, .partDelivered, .rejected: false
+        }
+    }
+}
+
 /// An adapter's outbound side: delivers one outbox entry to its platform.
 ///
 /// `earlier` is the entry named by `entry.replaces`, when there is one, so an adapter can edit
@@ -60,6 +70,22 @@ public protocol ReplySender: Sendable {
     /// transaction ids, Mattermost's `pending_post_id`).
     func answersByEditingPlaceholder(at address: String) -> Bool
     func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome
+}
+
+/// Whether the delivery under way may still send: false once this replica stopped delivering
+/// its platform (it lost the platform's delivery lease to another replica).
+///
+/// A sender that waits for its turn inside `deliver` (a platform client pacing a bot's
+/// requests) asks before each turn it would take, and gives the turn up when the permit is gone:
+/// it hands the message back as rate limited, and the outbox leaves the entry to the new holder
+/// without counting an attempt. Sent anyway, it would leave beside the new holder's sends, each
+/// replica pacing on its own, and break the limits the platform counts per bot. A request
+/// already on its way is not called back. Outside a delivery it is always held.
+public enum DeliveryPermit {
+    @TaskLocal static var check: @Sendable () -> Bool = { true }
+
+    /// Whether this replica still delivers the platform of the delivery under way.
+    public static var isHeld: Bool { check() }
 }
 
 extension ReplySender {

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 public import RelayCore
 public import RelayHTTP
+import RelayPipeline
 public import RelayPlatform
 
 /// Telegram's Bot API as the adapter sees it: one primitive, `call`, with the typed methods the
@@ -331,6 +332,8 @@ public struct TelegramBotClient: TelegramBotAPI {
     /// than its limits allow in one second, though each was booked within them.
     func waitForTurn(chat: Int64, method: String) async throws(TelegramAPIError) {
         for attempt in 0...Self.lateRebookings {
+            // This replica lost the delivery lease meanwhile: the holder sends it, paced with its own.
+            guard DeliveryPermit.isHeld else { throw .rateLimited(endpoint: method, retryAfter: .zero) }
             let booked = clock.now
             switch limiter.reserve(chat: chat, now: booked, maxWait: maxPacingWait) {
             case .refused(let wait):

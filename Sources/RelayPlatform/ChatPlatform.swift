@@ -6,7 +6,7 @@ public import RelayPipeline
 public import ServiceLifecycle
 
 /// One chat platform, as `rhea-relay` composes it: the seam every platform module plugs into
-/// (DESIGN §2). A module exposes one type conforming to this; the server and the CLI are handed
+/// (docs/architecture.md). A module exposes one type conforming to this; the server and the CLI are handed
 /// a list of them and name none.
 ///
 /// Its life: the configuration loader reads the platform's own section (`init(configuration:)`),

@@ -8,7 +8,7 @@ import struct Foundation.Date
 
 /// Keeps a connection a platform allows only once per bot (the Discord gateway, Telegram's long
 /// polling, Slack Socket Mode) on exactly one replica: the one that holds its lease in the
-/// shared store (DESIGN §9).
+/// shared store (docs/replicas.md).
 ///
 /// Every replica runs one per connection. Each asks for the lease every `renewInterval`; the
 /// one granted runs the connection (`body`) and renews every `renewInterval` while the others

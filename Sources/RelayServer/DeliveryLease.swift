@@ -3,7 +3,7 @@ import RelayPlatform
 import ServiceLifecycle
 
 /// A platform whose limits count per bot has its replies leave through one replica of a shared
-/// store: the holder of the platform's delivery lease (`<platform>.delivery`, DESIGN §9).
+/// store: the holder of the platform's delivery lease (`<platform>.delivery`; docs/replicas.md).
 ///
 /// Telegram (30 messages a second, one a second per chat, 20 a minute per group) and Discord
 /// (its route buckets and 50 requests a second) count per bot, not per process. Each adapter

@@ -6,9 +6,9 @@ public import RelayCore
 public import RelayPipeline
 import RelayPlatform
 
-/// The Rhea Tribunal API served by the relay (issue 13; DESIGN §5.3): `POST /keyboard/quick`,
+/// The Rhea Tribunal API served by the relay (issue 13; docs/rhea-api.md): `POST /keyboard/quick`,
 /// `POST /dialog`, `POST /tribunal`, `GET /health`, `GET /models`, with the gateway's request and
-/// response shapes (`../shared/tribunal-contract.md` §2), backed by the relay's own backend.
+/// response shapes (the table in docs/rhea-api.md), backed by the relay's own backend.
 ///
 /// Differences from the gateway, on purpose (docs/rhea-api.md): every POST needs a
 /// key or token and counts against the caller's rate limit (the gateway leaves quick and dialog

@@ -3,7 +3,7 @@ import Logging
 import RelayPipeline
 
 /// The API's per-key limits counted in the shared store, one round trip per call, so that a key
-/// spread over several replicas gets no more than it would from one (DESIGN §9). The sliding
+/// spread over several replicas gets no more than it would from one (docs/replicas.md). The sliding
 /// minute is counted to the second and the day to the minute (`CallCountStore`).
 struct SharedAPIRateLimiter: APICallLimiter {
     let store: any CallCountStore

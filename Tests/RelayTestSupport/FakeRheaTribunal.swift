@@ -4,7 +4,7 @@ import NIOCore
 public import RelayCore
 
 /// A fake Rhea Tribunal gateway: a real HTTP server on 127.0.0.1 speaking the contract's wire
-/// format (`tribunal-contract.md` §1–2), scriptable while it runs.
+/// format (the routes and shapes in docs/rhea-api.md), scriptable while it runs.
 ///
 /// ```swift
 /// let fake = try await FakeRheaTribunal.start()

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// `RHEA_TEST_LLM_URL` names one already running (`.ci/run` starts it and sets it). Otherwise the
 /// first test that needs it runs the script itself — on port 18082 with its venv in `.llm-venv`
-/// at the package's root, with the prebuilt wheel in `../shared/llm` when that folder is there —
+/// at the package's root, with a prebuilt wheel when the machine keeps one beside the clone
+/// (CI's machines do, in `shared/llm`) —
 /// so no test is skipped for want of it. The script is idempotent (a server already answering
 /// is reused) and leaves the server running for the next run: `scripts/local-model stop --dir
 /// .llm-venv` stops it.

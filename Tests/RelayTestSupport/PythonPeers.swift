@@ -16,7 +16,7 @@ import Synchronization
 /// no test is skipped for want of it; a lock file keeps two test processes from installing at
 /// once.
 public enum PythonPeers {
-    /// What the tests drive, pinned to the versions ../shared/platforms.md was checked with.
+    /// What the tests drive, pinned to the versions these tests were written against.
     public static let packages = ["matrix-synapse==1.163.2", "mattermostdriver==7.3.2"]
     /// The modules that must import for the environment to count as ready.
     static let modules = ["synapse", "mattermostdriver"]

@@ -177,7 +177,7 @@ public final class Outbox: Sendable {
 /// One reply waiting to be delivered, or one run parked at shutdown to be run again at start.
 ///
 /// Written to the store before anything is sent and marked sent after, so a restart resends
-/// whatever was not confirmed (DESIGN §6). The relay never looks inside `address`: each adapter
+/// whatever was not confirmed (docs/serving.md). The relay never looks inside `address`: each adapter
 /// writes its own (and seals anything secret in it, such as a Slack `response_url`, before it
 /// reaches the store).
 public struct OutboxEntry: Sendable, Hashable, Codable {

@@ -46,7 +46,7 @@ public protocol ReplySender: Sendable {
     func minimumInterval(for entry: OutboxEntry) -> Duration
     /// Whether the platform counts its limits per bot (messages a second, per chat, route
     /// buckets), so that replicas sharing a store send its replies from one of them, the holder
-    /// of its delivery lease (DESIGN §9). True unless a sender says otherwise.
+    /// of its delivery lease (docs/replicas.md). True unless a sender says otherwise.
     var limitsCountPerBot: Bool { get }
     /// Asked right before the worker would start `entry`: zero when the platform's own limits
     /// (per chat, per bot) let it go now — the sender then takes that turn, so `deliver` sends
@@ -64,7 +64,7 @@ public protocol ReplySender: Sendable {
     /// after a crash (the platform took it, the process died before the outbox marked it sent)
     /// would show it twice. The run then posts a placeholder as it starts ("⏳ Working on
     /// /translate…", an outbox entry that is the run's progress message) and its answer is an
-    /// edit of that message: an edit sent twice still shows one message (DESIGN §6). False
+    /// edit of that message: an edit sent twice still shows one message (docs/serving.md). False
     /// unless a sender says otherwise: where the answer is an edit already (Discord's
     /// `@original`) or the platform deduplicates creates (Discord's `nonce`, Matrix's
     /// transaction ids, Mattermost's `pending_post_id`).

@@ -1,7 +1,7 @@
 public import struct Foundation.Date
 
 /// Calls counted per caller where every replica counts them (PostgreSQL): the served Rhea API's
-/// per-key limits hold for the deployment, not for each replica (DESIGN §9). A store of one
+/// per-key limits hold for the deployment, not for each replica (docs/replicas.md). A store of one
 /// process is not one; the API counts in memory there.
 public protocol CallCountStore: Sendable {
     /// Counts a call by `caller` at `now` if it keeps both limits: at most `perMinute` in the

@@ -2,7 +2,7 @@ public import RelayCore
 
 public import struct Foundation.Date
 
-/// The durable inbox (DESIGN §6): an accepted event is committed here before the platform is
+/// The durable inbox (docs/serving.md, "Accepting"): an accepted event is committed here before the platform is
 /// acknowledged, and stays until its run's reply is in the outbox — the two change in one
 /// transaction — so a crash at any moment loses no acknowledged command and answers none twice.
 /// Every `Store` is one.

@@ -2,7 +2,7 @@ public import struct Foundation.Date
 
 /// Leases on connections a platform allows only once per bot (the Discord gateway, Telegram's
 /// long polling, Slack Socket Mode), so that among several replicas exactly one holds each
-/// (DESIGN §9). Every `Store` is one.
+/// (docs/replicas.md). Every `Store` is one.
 ///
 /// A lease is a row with an expiry and a fencing token, not an advisory lock held on a
 /// connection of its own: such a lock lives as long as its connection, so a replica cut off by a

@@ -2,7 +2,7 @@ import RelayCore
 
 public import struct Foundation.Date
 
-/// The outbox part of the store (DESIGN §6): replies are written before they are sent and marked
+/// The outbox part of the store (docs/serving.md, "Delivery"): replies are written before they are sent and marked
 /// sent after, so a restart resends whatever was not confirmed. Every `Store` is one.
 public protocol OutboxStore: Sendable {
     /// Writes a new entry (state pending). Before anything is sent.
@@ -12,7 +12,7 @@ public protocol OutboxStore: Sendable {
     /// (`nextAttemptAt <= now`) and not leased (no lease, or one that ended before `now`): so a
     /// conversation's replies go out one at a time and in order, even across retries.
     /// Entries of the `excluding` platforms are left to others: a replica of a shared store
-    /// sends a platform whose limits count per bot only while it holds its delivery lease (DESIGN §9).
+    /// sends a platform whose limits count per bot only while it holds its delivery lease (docs/replicas.md).
     func claimDueOutbox(now: Date, leaseUntil: Date, limit: Int, excluding: Set<String>) async throws -> [OutboxEntry]
     /// Delivered: state sent, the platform's message id kept for later edits (a nil one keeps
     /// what an earlier part recorded), lease dropped.

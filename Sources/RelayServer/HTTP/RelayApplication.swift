@@ -102,7 +102,7 @@ public enum RelayApplication {
             var platformLogger = logger
             platformLogger[metadataKey: "platform"] = .string(name)
             // The store leases the connections a platform allows once, so that of the replicas
-            // sharing it one holds each (DESIGN §9).
+            // sharing it one holds each (docs/replicas.md).
             let context = PlatformContext(
                 transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger, relaySecret: dependencies.relaySecret,
                 leases: dependencies.store, replica: dependencies.replica, leaseTiming: configuration.connectionLease)

@@ -164,7 +164,7 @@ enum PostgresSchema {
         Migration(
             version: 2,
             statements: [
-                // Connection leases (DESIGN §9), as SQLite keeps them: one row per connection a
+                // Connection leases (docs/replicas.md), as SQLite keeps them: one row per connection a
                 // platform allows once, taken over by one upsert whose WHERE decides who wins.
                 """
                 CREATE TABLE leases (
@@ -180,7 +180,7 @@ enum PostgresSchema {
         Migration(
             version: 3,
             statements: [
-                // The served API's calls per caller, counted for every replica (DESIGN §9): per
+                // The served API's calls per caller, counted for every replica (docs/replicas.md): per
                 // second for the sliding minute, per minute for the sliding day. Each caller
                 // keeps at most 60 + 1 440 rows; `relay_admit_call` drops the older ones.
                 """

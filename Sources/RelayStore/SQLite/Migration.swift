@@ -197,7 +197,7 @@ extension Migration {
                 "ALTER TABLE inbox ADD COLUMN turn INTEGER NOT NULL DEFAULT 0",
                 "CREATE INDEX inbox_by_team_and_turn ON inbox (team, turn)",
                 "CREATE INDEX inbox_by_turn ON inbox (turn, id)",
-                // Connection leases (DESIGN §9): who holds each connection a platform allows once,
+                // Connection leases (docs/replicas.md): who holds each connection a platform allows once,
                 // until when, and the fencing token that grows each time it changes hands. A
                 // released lease keeps its row: the token must keep growing, and `state` is what
                 // the next holder starts from (Telegram's offset, the gateway's session).

@@ -56,7 +56,7 @@ public struct SlackReplySender: ReplySender {
     /// Slack's limits bind per channel and per workspace method, not per bot at once: a slash
     /// command's answer at its `response_url` has none; `chat.postMessage` allows about one a
     /// second per channel, with short bursts. So replicas sharing a store each send the replies
-    /// of the runs they ran, with no claim between (DESIGN §9). Across replicas a conversation's
+    /// of the runs they ran, with no claim between (docs/replicas.md). Across replicas a conversation's
     /// entries still go one at a time and in order; two to one channel can come closer than a
     /// second, a burst Slack allows, and a 429 holds the conversation back by its Retry-After.
     public var limitsCountPerBot: Bool { false }

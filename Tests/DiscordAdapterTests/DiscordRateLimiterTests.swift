@@ -31,6 +31,24 @@ struct DiscordRateLimiterTests {
         #expect(limiter.acquire(.createMessage(channelID: "222"), now: now) == .zero)
     }
 
+    /// Fifty a second, in a window widened by 150 ms: requests sent within the limit that
+    /// arrive bunched (a busy machine, the network) still keep it as Discord counts them.
+    @Test func theGlobalLimitKeepsAMarginForJitter() {
+        var limiter = DiscordRateLimiter()
+        let route = DiscordRoute.gatewayBot
+        // Its answers carry no rate-limit headers: only the global limit applies to it.
+        #expect(limiter.acquire(route, now: Self.start) == .zero)
+        #expect(limiter.record(route, status: 200, header: Self.headers([:]), body: [], now: Self.start) == .proceed)
+        for _ in 1..<50 { #expect(limiter.acquire(route, now: Self.start) == .zero) }
+        // Dates keep microseconds, not nanoseconds.
+        func about(_ wait: Duration, _ expected: Duration) -> Bool { abs((wait - expected) / .milliseconds(1)) < 0.01 }
+        #expect(about(limiter.acquire(route, now: Self.start), .milliseconds(1150)))
+        #expect(about(limiter.acquire(route, now: Self.start + .seconds(1)), .milliseconds(150)), "a second is not enough")
+        #expect(limiter.acquire(route, now: Self.start + .milliseconds(1150)) == .zero)
+        // Interaction webhooks are exempt.
+        #expect(limiter.acquire(.editOriginalResponse(applicationID: "1", token: "t"), now: Self.start) == .zero)
+    }
+
     @Test func requestsStillInFlightCountAgainstWhatARespondedOneSaysRemains() {
         var limiter = DiscordRateLimiter()
         let now = Self.start

@@ -42,6 +42,7 @@ extension ReplicaLimitsTests {
                 }
                 try await eventually("the first wave under way") { discord.requests(FakeDiscordAPI.createMessage).count >= 30 }
                 let successor = replicas.map(\.name).first { $0 != holder }!
+                let movedAt = ContinuousClock.now
                 try await Self.move("discord.delivery", to: successor, in: database)
                 try await wave(100..<200)
                 let mentions = Set((0..<200).map { String(1_500_000_000_000_010_000 + $0) })
@@ -52,7 +53,9 @@ extension ReplicaLimitsTests {
                     }
                 }
                 let refused = discord.rateLimitRefusals()
-                #expect(refused.isEmpty, "Discord never had to refuse one: \(refused.count) refused (\(Set(refused).sorted()))")
+                let offsets = discord.refusedArrivals().map { Int((movedAt.duration(to: $0) / .milliseconds(1)).rounded()) }
+                #expect(
+                    refused.isEmpty, "Discord never had to refuse one: \(refused.count) refused (\(Set(refused).sorted())), at ms from the move \(offsets)")
                 #expect(discord.maximumGlobalRate() <= 50)
                 #expect(Self.answered(discord).filter { mentions.contains($0.key) }.values.allSatisfy { $0 == 1 }, "each mention answered once")
                 #expect(!discord.requests(FakeDiscordAPI.editMessage).isEmpty, "the chains' progress was edited in place")

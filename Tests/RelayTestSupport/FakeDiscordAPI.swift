@@ -156,6 +156,11 @@ public final class FakeDiscordAPI: Sendable {
         state.withLock { $0.refusals }
     }
 
+    /// When the requests the rate limits refused arrived, oldest first.
+    public func refusedArrivals() -> [ContinuousClock.Instant] {
+        state.withLock { $0.requests.filter(\.refused).map(\.arrived) }
+    }
+
     /// The most requests on routes the global limit counts that arrived in any `window` (less
     /// the limits' tolerance), refused ones excepted.
     public func maximumGlobalRate(window: Duration = .seconds(1)) -> Int {

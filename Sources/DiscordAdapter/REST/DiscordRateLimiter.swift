@@ -14,7 +14,10 @@ public import struct Foundation.Date
 ///   probe); the others wait for what it teaches. A route whose responses carry no rate-limit
 ///   headers is limited only globally.
 /// - **Global.** At most `globalLimit` requests (50 by default, Discord's per bot) in any
-///   sliding `globalWindow` (1 s), except interaction endpoints, which Discord exempts.
+///   sliding `globalWindow` (1 s) widened by `globalMargin` (150 ms), except interaction
+///   endpoints, which Discord exempts. Discord counts requests as they arrive, and on a busy
+///   machine requests sent within the limit arrive bunched: the margin absorbs that jitter, at
+///   the cost of a lower sustained rate (50 per 1.15 s), as Telegram's pacing does.
 /// - **429.** `retry_after` from the JSON body (seconds, fractional), else `Retry-After`, blocks
 ///   the bucket, or every request when `global` is true; a 429 whose body is not JSON (a
 ///   Cloudflare block) blocks every request for `Retry-After` or a minute.
@@ -33,9 +36,11 @@ public struct DiscordRateLimiter: Sendable {
         case retry(after: Duration, global: Bool)
     }
 
-    /// Requests in any `globalWindow`, for routes not exempt.
+    /// Requests in any `globalWindow` (plus `globalMargin`), for routes not exempt.
     public let globalLimit: Int
     public let globalWindow: Duration
+    /// Added to `globalWindow` for the jitter between sending and arrival.
+    public let globalMargin: Duration
     /// How long to wait while a route's probe is out or a window's end is unknown.
     public let unknownWait: Duration
     /// The longest wait any number from Discord can cause.
@@ -45,7 +50,7 @@ public struct DiscordRateLimiter: Sendable {
 
     private var routeBuckets: [String: String] = [:]
     private var buckets: [String: Bucket] = [:]
-    /// Send times of non-exempt requests in the last `globalWindow`, oldest first.
+    /// Send times of non-exempt requests in the last window (`globalWindow` + `globalMargin`), oldest first.
     private var globalSends: [Date] = []
     private var globalBlockedUntil: Date?
 
@@ -53,11 +58,12 @@ public struct DiscordRateLimiter: Sendable {
     static let bucketCapacity = 4096
 
     public init(
-        globalLimit: Int = 50, globalWindow: Duration = .seconds(1), unknownWait: Duration = .milliseconds(100),
-        maximumWait: Duration = .seconds(3600), minimumRetry: Duration = .milliseconds(100)
+        globalLimit: Int = 50, globalWindow: Duration = .seconds(1), globalMargin: Duration = .milliseconds(150),
+        unknownWait: Duration = .milliseconds(100), maximumWait: Duration = .seconds(3600), minimumRetry: Duration = .milliseconds(100)
     ) {
         self.globalLimit = max(1, globalLimit)
         self.globalWindow = max(.milliseconds(1), globalWindow)
+        self.globalMargin = max(.zero, globalMargin)
         self.unknownWait = max(.milliseconds(1), unknownWait)
         self.maximumWait = max(.seconds(1), maximumWait)
         self.minimumRetry = max(.zero, minimumRetry)
@@ -180,7 +186,8 @@ public struct DiscordRateLimiter: Sendable {
         if let until = globalBlockedUntil {
             if now < until { wait = until.duration(since: now) } else { globalBlockedUntil = nil }
         }
-        let windowStart = now - globalWindow
+        let window = globalWindow + globalMargin
+        let windowStart = now - window
         if let firstKept = globalSends.firstIndex(where: { $0 > windowStart }) {
             globalSends.removeFirst(firstKept)
         } else {
@@ -189,7 +196,7 @@ public struct DiscordRateLimiter: Sendable {
         if globalSends.count >= globalLimit {
             // The oldest send leaves the window at `oldest + window`.
             let oldest = globalSends[globalSends.count - globalLimit]
-            wait = max(wait, (oldest + globalWindow).duration(since: now))
+            wait = max(wait, (oldest + window).duration(since: now))
         }
         return wait
     }

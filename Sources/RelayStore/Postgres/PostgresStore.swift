@@ -85,7 +85,7 @@ public final class PostgresStore: Store {
         // the database.
         let connection: PostgresConnection
         do {
-            let (configuration, connectLogger) = (try connectionConfiguration(url), logger)
+            let (configuration, connectLogger) = (try connectionConfiguration(url, connectTimeout: operationTimeout), logger)
             connection = try await withinDeadline(operationTimeout) {
                 try await PostgresConnection.connect(
                     on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration, id: 0, logger: connectLogger)
@@ -100,7 +100,7 @@ public final class PostgresStore: Store {
             try? await connection.close()
             throw error
         }
-        var configuration = clientConfiguration(url)
+        var configuration = clientConfiguration(url, connectTimeout: operationTimeout)
         configuration.options.maximumConnections = max(2, maxConnections)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let store = PostgresStore(
@@ -242,14 +242,16 @@ public final class PostgresStore: Store {
 
     // MARK: Connection settings
 
-    static func connectionConfiguration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
+    /// A connection is made within `connectTimeout`: the operation deadline (5 s in `serve`),
+    /// which tests that check what is stored, not how fast, lengthen.
+    static func connectionConfiguration(_ url: PostgresURL, connectTimeout: Duration) throws -> PostgresConnection.Configuration {
         var configuration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: try connectionTLS(url.tls))
-        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.connectTimeout = TimeAmount(connectTimeout)
         return configuration
     }
 
-    static func clientConfiguration(_ url: PostgresURL) -> PostgresClient.Configuration {
+    static func clientConfiguration(_ url: PostgresURL, connectTimeout: Duration) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
             switch url.tls {
             case .disable: .disable
@@ -258,7 +260,7 @@ public final class PostgresStore: Store {
             }
         var configuration = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: tls)
-        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.connectTimeout = connectTimeout
         return configuration
     }
 

@@ -373,6 +373,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The tags scripts/test groups the suites by (`.peers`, `.alone`).
+        .target(name: "RelayTestTags", path: "Tests/RelayTestTags", swiftSettings: strict),
         // Fakes of external services, as real servers on 127.0.0.1.
         .target(
             name: "RelayTestSupport",
@@ -420,7 +422,7 @@ let package = Package(
         .testTarget(
             name: "RelayTribunalTests",
             dependencies: [
-                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport", "TribunalSimulation",
+                "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport", "RelayTestTags", "TribunalSimulation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -465,7 +467,7 @@ let package = Package(
         .testTarget(
             name: "MatrixAdapterTests",
             dependencies: [
-                "MatrixAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayPlatform",
+                "MatrixAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayTestTags", "RelayPlatform",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -485,7 +487,8 @@ let package = Package(
         .testTarget(
             name: "RelayServerTests",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTribunal", "RheaAPI",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTestTags", "RelayTribunal",
+                "RheaAPI",
                 "SlackAdapter",
                 "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
@@ -507,7 +510,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RelayStoreTests",
-            dependencies: ["RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport"],
+            dependencies: ["RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport", "RelayTestTags"],
             swiftSettings: strict
         ),
         // The same scenarios against both backends, and the real local model server.
@@ -527,7 +530,7 @@ let package = Package(
         .testTarget(
             name: "RheaRelayCLITests",
             dependencies: [
-                "rhea-relay", "RelayCore", "RelayPipeline", "RelayServer", "RelayTestSupport", "RelayPlatform",
+                "rhea-relay", "RelayCore", "RelayPipeline", "RelayServer", "RelayTestSupport", "RelayTestTags", "RelayPlatform",
                 // SHA-256, to check the line `api-key new` prints against its key.
                 .product(name: "Crypto", package: "swift-crypto"),
                 // deploy/: compose and Kubernetes files are YAML; the probes are fetched over HTTP.

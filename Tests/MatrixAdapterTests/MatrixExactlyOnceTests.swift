@@ -5,6 +5,7 @@ import RelayCore
 import RelayHTTP
 import RelayPipeline
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 @testable import MatrixAdapter
@@ -12,7 +13,7 @@ import Testing
 /// Exactly once for free, against a real Synapse: a reply whose send reached the homeserver but
 /// whose answer was lost (a crash, a timeout) is delivered again after the restart, under the
 /// same transaction id, and the room shows it once.
-@Suite("Matrix sends are idempotent")
+@Suite("Matrix sends are idempotent", .tags(.peers))
 struct MatrixExactlyOnceTests {
     /// A sender as a fresh process makes it: a client of its own, nothing remembered.
     static func withFreshSender<T: Sendable>(_ synapse: SynapseTestServer, token: String, _ body: (MatrixReplySender) async throws -> T) async throws -> T {

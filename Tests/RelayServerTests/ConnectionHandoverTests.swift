@@ -6,6 +6,7 @@ import RelayPlatform
 import RelayServer
 import RelayStore
 import RelayTestSupport
+import RelayTestTags
 import SlackAdapter
 import TelegramAdapter
 import Testing
@@ -15,7 +16,7 @@ import Testing
 /// other takes it over within the lease's duration and one renew interval, carrying on where
 /// the dead one stopped. Leases here last 4 s and are renewed every 0.1 s
 /// (`ReplicaRelay.fastLeases`); `ConnectionLeaseTests` checks the bound to the tick.
-@Suite("Connections move between replicas")
+@Suite("Connections move between replicas", .tags(.peers))
 struct ConnectionHandoverTests {
     /// The longest a takeover may take here. The leases here make it 4.1 s on an idle machine
     /// (`ConnectionLeaseTests` checks that bound to the tick, on a test clock); two cores shared

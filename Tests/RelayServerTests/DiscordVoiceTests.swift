@@ -3,13 +3,14 @@ import Foundation
 import RelayCore
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import RelayTribunal
 import Testing
 
 /// Discord voice messages over the gateway, through the real server, with the real speech model
 /// (`SpeechTestServer`): the fake CDN serves the voice message, the fake Rhea Tribunal echoes
 /// what reached it.
-@Suite("Discord voice messages, through the server", .serialized, .timeLimit(.minutes(5)))
+@Suite("Discord voice messages, through the server", .serialized, .timeLimit(.minutes(5)), .tags(.peers))
 struct DiscordVoiceTests {
     /// A MESSAGE_CREATE of a voice message (flag 8192, one OGG attachment) by `user`: in a DM
     /// when `guild` is nil.

@@ -1,11 +1,12 @@
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Matrix through the real server against a real Synapse: a person types in rooms over the plain
 /// client-server API, and what the room then shows is checked as a Matrix client would show it.
-@Suite("Matrix end to end, against Synapse")
+@Suite("Matrix end to end, against Synapse", .tags(.peers))
 struct MatrixEndToEndTests {
     @Test func aCommandIsAnsweredInTheRoomAsANoticeReplyingToItAndMentioningNoOne() async throws {
         try await MatrixFakes.with { fakes in

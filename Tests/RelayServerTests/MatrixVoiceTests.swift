@@ -3,6 +3,7 @@ import MatrixAdapter
 import RelayCore
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import RelayTribunal
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// speech model: a person uploads a clip to the homeserver's media repository and sends it as
 /// Element sends a voice message; the relay fetches it from the homeserver's authenticated media
 /// API and answers in the room.
-@Suite("Matrix voice notes, against Synapse", .serialized, .timeLimit(.minutes(6)))
+@Suite("Matrix voice notes, against Synapse", .serialized, .timeLimit(.minutes(6)), .tags(.peers))
 struct MatrixVoiceTests {
     static func configuration(_ fakes: MatrixFakes, maxBytes: Int? = nil) async throws -> AppConfiguration {
         var configuration = fakes.configuration()

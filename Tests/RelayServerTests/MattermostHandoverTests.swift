@@ -4,12 +4,13 @@ import RelayCore
 import RelayServer
 import RelayStore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// The Mattermost websocket is held by one replica at a time (`mattermost.websocket`): two
 /// connections would each get every event and answer every mention twice. When its holder dies,
 /// the other takes it over and answers.
-@Suite("Mattermost's websocket moves between replicas")
+@Suite("Mattermost's websocket moves between replicas", .tags(.peers))
 struct MattermostHandoverTests {
     @Test func oneReplicaHoldsTheWebsocketAndTheNextTakesItOver() async throws {
         try await MattermostFakes.with { fakes in

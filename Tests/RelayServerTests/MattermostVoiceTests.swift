@@ -3,13 +3,14 @@ import MattermostAdapter
 import RelayCore
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import RelayTribunal
 import Testing
 
 /// Mattermost audio attachments through the real server, with the real speech model: the fake
 /// server keeps the file and serves `GET /api/v4/files/{id}` to the bot token, and the post
 /// carries it in `metadata.files`, as Mattermost's websocket `posted` event does.
-@Suite("Mattermost audio attachments, through the server", .serialized, .timeLimit(.minutes(5)))
+@Suite("Mattermost audio attachments, through the server", .serialized, .timeLimit(.minutes(5)), .tags(.peers))
 struct MattermostVoiceTests {
     static let channel = "chan0000000000000000000077"
 

@@ -1,10 +1,11 @@
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// The same commands give the same answers on every chat platform, through the real server:
 /// each scenario is sent the platform's way (a signed Slack slash command, a signed Discord
 /// interaction) and checked on what the platform's fake received, as a person would see it.
-@Suite("Same behaviour on every chat platform")
+@Suite("Same behaviour on every chat platform", .tags(.peers))
 struct PlatformParityTests {
     @Test(arguments: PlatformKind.allCases)
     func aQuickActionIsAnsweredOnceWithTheText(kind: PlatformKind) async throws {

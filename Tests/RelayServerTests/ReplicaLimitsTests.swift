@@ -6,6 +6,7 @@ import RelayCore
 import RelayPlatform
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import RheaAPI
 import TelegramAdapter
 import Testing
@@ -15,7 +16,7 @@ import Testing
 /// Limits a platform or the served API counts per bot or per key hold for replicas together, not
 /// for each (issue 24, point 5): three relays share one PostgreSQL store, and the fakes count what
 /// they all send.
-@Suite("Limits hold across replicas", .serialized)
+@Suite("Limits hold across replicas", .serialized, .tags(.peers))
 struct ReplicaLimitsTests {
     typealias Fakes = TelegramFakes
 
@@ -26,22 +27,8 @@ struct ReplicaLimitsTests {
             // can hold some sends back and let them arrive together, while a relay that did not pace
             // at all, or paced each replica on its own, still breaks the window by far.
             telegram.rateLimits.tolerance = .milliseconds(300)
-            // 75 people at once, each in their own chat, their commands spread over the replicas:
-            // each replica pacing on its own would send up to 90 a second; the bot may send 30.
-            for index in 0..<75 {
-                let person = Fakes.alice + 200 + Int64(index)
-                let command = TelegramUpdates.message(
-                    updateID: 2_000 + index, messageID: 5, chat: person, chatType: "private", from: person, firstName: "P", username: "p\(index)",
-                    text: "/fix teh cat \(index)")
-                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
-            }
-            // And four to one group, one per replica in turn: one message a second in a chat.
-            for index in 0..<4 {
-                let command = TelegramUpdates.message(
-                    updateID: 2_100 + index, messageID: 90 + index, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob,
-                    firstName: "Bob", username: "bob", text: "/fix teh dog \(index)")
-                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
-            }
+            // Each replica pacing on its own would send up to 90 a second; the bot may send 30.
+            try await Self.burst(over: replicas, groupCommand: "/fix")
             // Each answer is edited into its run's placeholder: 79 messages, none left at "⏳".
             try await eventually("every command answered", safety: .seconds(60)) {
                 let messages = telegram.messages()
@@ -71,19 +58,7 @@ struct ReplicaLimitsTests {
             await fakes.tribunal.setDelay(path: FakeRheaTribunal.quickPath, seconds: 0.6)
             let holder = try await Self.holder(of: "telegram.delivery", in: database)
             let before = telegram.messages().count
-            for index in 0..<75 {
-                let person = Fakes.alice + 400 + Int64(index)
-                let command = TelegramUpdates.message(
-                    updateID: 2_400 + index, messageID: 5, chat: person, chatType: "private", from: person, firstName: "P", username: "q\(index)",
-                    text: "/fix teh cat \(index)")
-                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
-            }
-            for index in 0..<4 {
-                let command = TelegramUpdates.message(
-                    updateID: 2_500 + index, messageID: 100 + index, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob,
-                    firstName: "Bob", username: "bob", text: "/run polish teh dog \(index)")
-                #expect(try await Self.deliver(command, to: replicas[index % 3]) == .ok)
-            }
+            try await Self.burst(over: replicas, groupCommand: "/run polish")
             // Midway, the lease goes to another replica.
             try await eventually("the burst under way") { telegram.calls("sendMessage").count >= before + 20 }
             let successor = replicas.map(\.name).first { $0 != holder }!
@@ -203,6 +178,25 @@ struct ReplicaLimitsTests {
             "UPDATE leases SET holder = '\(replica)', token = token + 1, expires_at = extract(epoch from now()) + 30 WHERE name = '\(lease)' RETURNING token",
             database: database.name)
         #expect(moved.count == 1, "\(lease) moved")
+    }
+
+    /// 75 people at once, each typing `/fix teh cat N` in their own chat, then four commands
+    /// (`<groupCommand> teh dog N`) in one group (one message a second in a chat), each update
+    /// delivered to the next replica in turn.
+    static func burst(over replicas: [ReplicaRelay], groupCommand: String) async throws {
+        for index in 0..<75 {
+            let person = Fakes.alice + 200 + Int64(index)
+            let command = TelegramUpdates.message(
+                updateID: 2_000 + index, messageID: 5, chat: person, chatType: "private", from: person, firstName: "P", username: "p\(index)",
+                text: "/fix teh cat \(index)")
+            #expect(try await deliver(command, to: replicas[index % replicas.count]) == .ok)
+        }
+        for index in 0..<4 {
+            let command = TelegramUpdates.message(
+                updateID: 2_100 + index, messageID: 90 + index, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob,
+                firstName: "Bob", username: "bob", text: "\(groupCommand) teh dog \(index)")
+            #expect(try await deliver(command, to: replicas[index % replicas.count]) == .ok)
+        }
     }
 
     static func deliver(_ update: JSONValue, to replica: ReplicaRelay) async throws -> HTTPResponse.Status {

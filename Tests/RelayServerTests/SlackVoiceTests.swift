@@ -4,13 +4,14 @@ import HummingbirdTesting
 import RelayCore
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import RelayTribunal
 import SlackAdapter
 import Testing
 
 /// Slack audio files shared with a mention, through the real server, with the real speech model:
 /// the fake Web API serves the file to the bot token as `files.slack.com` does.
-@Suite("Slack audio files, through the server", .serialized, .timeLimit(.minutes(5)))
+@Suite("Slack audio files, through the server", .serialized, .timeLimit(.minutes(5)), .tags(.peers))
 struct SlackVoiceTests {
     /// `mention` with an audio file shared along (`files`, as Slack's `app_mention` carries it).
     static func withAudio(_ mention: JSONValue, url: String, size: Int) -> JSONValue {

@@ -4,12 +4,13 @@ import HummingbirdTesting
 import RelayCore
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import RelayTribunal
 import Testing
 
 /// What a Telegram user is told when a voice note cannot be heard: each failure says which it
 /// was and what to do, and none crashes the relay or leaves the user without an answer.
-@Suite("Telegram voice notes that cannot be heard", .serialized, .timeLimit(.minutes(5)))
+@Suite("Telegram voice notes that cannot be heard", .serialized, .timeLimit(.minutes(5)), .tags(.peers))
 struct TelegramVoiceFailureTests {
     typealias Fakes = TelegramFakes
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import RelayCore
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import RelayTribunal
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// serves the voice note (`getFile`, then the file), faster-whisper-server transcribes it
 /// (`SpeechTestServer`), the fake Rhea Tribunal answers the command (it echoes its input, so the
 /// reply shows what reached the model). Every check is about what Telegram was sent.
-@Suite("Telegram voice notes, through the server", .serialized, .timeLimit(.minutes(5)))
+@Suite("Telegram voice notes, through the server", .serialized, .timeLimit(.minutes(5)), .tags(.peers))
 struct TelegramVoiceTests {
     typealias Fakes = TelegramFakes
     static let sentence = "Please translate good morning into French."

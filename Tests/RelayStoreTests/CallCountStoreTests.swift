@@ -2,10 +2,11 @@ import Foundation
 import RelayPipeline
 import RelayStore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// The served API's per-key limits, counted in PostgreSQL for every replica (issue 24, point 5).
-@Suite("API calls counted across replicas")
+@Suite("API calls counted across replicas", .tags(.peers))
 struct CallCountStoreTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000.25)
 

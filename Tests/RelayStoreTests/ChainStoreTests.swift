@@ -2,9 +2,10 @@ import Foundation
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("Chains, in every store")
+@Suite("Chains, in every store", .tags(.peers))
 struct ChainStoreTests {
     static func chain(_ name: String, team: String = "T1", source: String = "input > grammar > output") -> SavedChain {
         SavedChain(team: team, name: name, source: source, creator: "U1", createdAt: instant(), updatedAt: instant())

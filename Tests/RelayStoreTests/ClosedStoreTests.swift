@@ -1,9 +1,10 @@
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("Using a closed store, in every store")
+@Suite("Using a closed store, in every store", .tags(.peers))
 struct ClosedStoreTests {
     @Test(
         "Operations after close() fail with StoreError.closed; closing twice is harmless",

@@ -1,9 +1,10 @@
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("Custom commands, in every store")
+@Suite("Custom commands, in every store", .tags(.peers))
 struct CustomCommandStoreTests {
     static func command(_ name: String, team: String = "T1", template: String = "Explain like I'm five: {input}")
         -> CustomCommand

@@ -1,9 +1,10 @@
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("Event dedupe, in every store")
+@Suite("Event dedupe, in every store", .tags(.peers))
 struct DedupeStoreTests {
     @Test("First claim wins, a retry is dropped, an expired claim can be made again", arguments: StoreKind.allCases)
     func claimLifecycle(kind: StoreKind) async throws {

@@ -1,9 +1,10 @@
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("Run history, in every store")
+@Suite("Run history, in every store", .tags(.peers))
 struct HistoryStoreTests {
     static func entry(
         _ command: String, at offset: Double, team: String = "T1", user: String = "alice", channel: String = "general"

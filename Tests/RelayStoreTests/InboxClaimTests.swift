@@ -3,10 +3,11 @@ import RelayCore
 import RelayPipeline
 import RelayStore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// The inbox under leases: what waits, who takes it, and the fence on a run's end.
-@Suite("Inbox claims and leases, in every store")
+@Suite("Inbox claims and leases, in every store", .tags(.peers))
 struct InboxClaimTests {
     let route = ReplyRoute(platform: "test", conversation: "test:C1", address: "C1")
 

@@ -2,9 +2,10 @@ import Foundation
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("Connection leases, in every store")
+@Suite("Connection leases, in every store", .tags(.peers))
 struct LeaseStoreTests {
     static let name = "telegram.poll"
 

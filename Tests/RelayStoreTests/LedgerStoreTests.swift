@@ -1,9 +1,10 @@
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("The fact-check ledger, in every store")
+@Suite("The fact-check ledger, in every store", .tags(.peers))
 struct LedgerStoreTests {
     static func entry(
         _ claim: String?, at offset: Double, team: String = "T1", user: String = "alice", channel: String = "general",

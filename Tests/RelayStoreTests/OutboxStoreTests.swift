@@ -2,9 +2,10 @@ import Foundation
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("The outbox, in every store")
+@Suite("The outbox, in every store", .tags(.peers))
 struct OutboxStoreTests {
     typealias Fixtures = OutboxFixtures
 

@@ -2,13 +2,14 @@ import Foundation
 import RelayCore
 import RelayPipeline
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 @testable import RelayStore
 
 /// What an operator meets when the shared store cannot be used as configured: each failure says
 /// what is wrong, names STORE_URL, never shows the password, and changes nothing.
-@Suite("Opening the PostgreSQL store")
+@Suite("Opening the PostgreSQL store", .tags(.peers))
 struct PostgresOpeningTests {
     @Test("A database migrated by a newer rhea-relay is refused with a clear error and left untouched")
     func schemaTooNew() async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// The harness the PostgreSQL store's tests stand on: if it leaked data between databases or
 /// could not survive a restart, their failures would point at the store instead.
-@Suite("PostgresTestServer")
+@Suite("PostgresTestServer", .tags(.peers))
 struct PostgresTestServerTests {
     @Test("Databases of the shared server are separate, and dropping one removes it")
     func separateDatabases() async throws {

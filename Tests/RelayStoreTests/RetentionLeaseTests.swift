@@ -4,10 +4,11 @@ import RelayCore
 import RelayPipeline
 import RelayStore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Replicas sharing a store purge it one at a time (issue 24): the `retention` lease.
-@Suite("Retention purges, one replica at a time")
+@Suite("Retention purges, one replica at a time", .tags(.peers))
 struct RetentionLeaseTests {
     @Test("While one replica holds the retention lease, another skips its pass; the holder purges at its next")
     func oneReplicaPurges() async throws {

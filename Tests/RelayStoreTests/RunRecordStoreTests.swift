@@ -1,11 +1,12 @@
 import Foundation
 import RelayCore
 import RelayPipeline
+import RelayTestTags
 import Testing
 
 /// Issue 23: what a run keeps (history, fact-checks) is written with its reply and the end of its
 /// inbox item, in one transaction, and the reply gets the number of the fact-check it names.
-@Suite("Store: a run's record, written with its end")
+@Suite("Store: a run's record, written with its end", .tags(.peers))
 struct RunRecordStoreTests {
     typealias Fixtures = OutboxFixtures
 

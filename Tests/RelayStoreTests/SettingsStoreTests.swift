@@ -1,9 +1,10 @@
 import RelayCore
 import RelayPipeline
 import RelayStore
+import RelayTestTags
 import Testing
 
-@Suite("Settings, in every store")
+@Suite("Settings, in every store", .tags(.peers))
 struct SettingsStoreTests {
     let alice = SettingsScope.user(team: "T1", user: "alice")
     let general = SettingsScope.channel(team: "T1", channel: "general")

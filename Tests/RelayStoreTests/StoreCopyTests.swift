@@ -2,6 +2,7 @@ import Foundation
 import RelayCore
 import RelayPipeline
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 @testable import RelayStore
@@ -9,7 +10,7 @@ import Testing
 /// `rhea-relay store copy` underneath: an SQLite store filled through the `Store` API, copied,
 /// reads back through PostgresStore's `Store` API as it read from SQLite — and the shared store
 /// then goes on from it (new ids after the copied ones, leases gone).
-@Suite("Copying an SQLite store into PostgreSQL")
+@Suite("Copying an SQLite store into PostgreSQL", .tags(.peers))
 struct StoreCopyTests {
     /// An instant as `Date()` makes them, which seconds since 1970 keep only after rounding: the
     /// copy must carry what SQLite kept, to the last bit.

@@ -3,6 +3,7 @@ import RelayCore
 import RelayPipeline
 import RelayStore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// The same long, seeded sequence of operations on every store, answer by answer: catches
@@ -12,7 +13,7 @@ import Testing
 /// The script's texts are ids, conversations and fixed error words, never U+0000, so nothing is
 /// left out of the comparison: PostgreSQL's one intended difference (it keeps U+FFFD where the
 /// others keep U+0000) cannot show here.
-@Suite("MemoryStore and PostgresStore answer as SQLiteStore does")
+@Suite("MemoryStore and PostgresStore answer as SQLiteStore does", .tags(.peers))
 struct StoreEquivalenceTests {
     @Test("Outbox, dedupe and history operations give the same answers", arguments: [1, 2, 3] as [UInt64])
     func sameAnswers(seed: UInt64) async throws {

@@ -4,6 +4,7 @@ import Logging
 import RelayCore
 import RelayHTTP
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 @testable import RelayTribunal
@@ -11,7 +12,7 @@ import Testing
 /// The transcription client against a real speech model (faster-whisper-server with Whisper
 /// tiny.en, `SpeechTestServer`) and, for the failures a real server will not stage on demand,
 /// the fake OpenAI server. Speech is made at test time (`SpeechSample`).
-@Suite("Transcription client", .serialized, .timeLimit(.minutes(5)))
+@Suite("Transcription client", .serialized, .timeLimit(.minutes(5)), .tags(.peers))
 struct TranscriptionClientTests {
     @Test func transcribesASpokenSentenceWithTheRealModel() async throws {
         let server = try await SpeechTestServer.shared()

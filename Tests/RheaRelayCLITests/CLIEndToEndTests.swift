@@ -2,10 +2,11 @@ import Crypto
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Runs the real `rhea-relay` binary against a fake Rhea Tribunal on 127.0.0.1.
-@Suite("rhea-relay CLI end to end", .serialized)
+@Suite("rhea-relay CLI end to end", .serialized, .tags(.peers))
 struct CLIEndToEndTests {
     func withCLI(_ body: (CLIProcess, FakeRheaTribunal) async throws -> Void) async throws {
         let cli = try CLIProcess()

@@ -1,11 +1,12 @@
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// `rhea-relay register matrix` and Matrix's configuration, through the real binary against a
 /// real Synapse on 127.0.0.1.
-@Suite("rhea-relay and Matrix", .serialized)
+@Suite("rhea-relay and Matrix", .serialized, .tags(.peers))
 struct CLIMatrixTests {
     @Test func registerChecksTheTokenAndSaysHowToInviteTheBot() async throws {
         let cli = try CLIProcess()

@@ -1,9 +1,10 @@
 import Foundation
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// `rhea-relay register mattermost`, as an operator runs it.
-@Suite("CLI: register mattermost")
+@Suite("CLI: register mattermost", .tags(.peers))
 struct CLIMattermostTests {
     @Test func withTheBotItCreatesTheCommandsAndPrintsTheirTokens() async throws {
         try await withFakeMattermost { mattermost in

@@ -1,11 +1,12 @@
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// `rhea-relay register telegram` and Telegram's configuration, through the real binary against
 /// the fake Bot API on 127.0.0.1.
-@Suite("rhea-relay and Telegram", .serialized)
+@Suite("rhea-relay and Telegram", .serialized, .tags(.peers))
 struct CLITelegramTests {
     static let secret = "cli-webhook_Secret-42"
 

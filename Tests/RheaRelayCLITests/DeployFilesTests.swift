@@ -4,6 +4,7 @@ import RelayPipeline
 import RelayPlatform
 import RelayServer
 import RelayTestSupport
+import RelayTestTags
 import Testing
 import Yams
 
@@ -16,7 +17,7 @@ import Yams
 /// taken from swift-configuration's own access log (`CONFIG_ACCESS_LOG_FILE`). Issue 24, item 9:
 /// the files that run several replicas (compose's `postgres` profile, the Kubernetes `replicas: 3`
 /// variant) are started the same way, on a real PostgreSQL.
-@Suite("deploy/: the files match the server", .serialized)
+@Suite("deploy/: the files match the server", .serialized, .tags(.peers))
 struct DeployFilesTests {
     static let targets: [DeployTarget] = (try? DeployTarget.all()) ?? []
 

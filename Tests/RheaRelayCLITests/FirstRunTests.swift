@@ -1,11 +1,12 @@
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// A first run with no backend configured: the local model `scripts/local-model` serves, or one
 /// message that says what to run.
-@Suite("first run: no backend configured")
+@Suite("first run: no backend configured", .tags(.peers))
 struct FirstRunTests {
     /// Nothing answers where the local model would: exit 2 with what to run, nothing else tried.
     @Test(arguments: [["run", "/translate fr Good morning"], ["serve"]])

@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Issue 24: PostgreSQL goes away under two `rhea-relay serve` processes — stopped for a few
@@ -9,7 +10,7 @@ import Testing
 /// outage is refused in a way Slack or the person retries, `/readyz` says not ready meanwhile,
 /// and once the server is back everything works again without restarting a process, the
 /// notifications between replicas included.
-@Suite("Replicas on PostgreSQL: PostgreSQL stopped and restarted", .serialized)
+@Suite("Replicas on PostgreSQL: PostgreSQL stopped and restarted", .serialized, .tags(.alone))
 struct PostgresRestartTests {
     /// How a replica answered a slash command.
     enum Outcome: Equatable, CustomStringConvertible {

@@ -1,13 +1,14 @@
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Issue 24: Slack delivers an Events API event again when it thinks the first delivery failed
 /// (`X-Slack-Retry-Num`), and behind a load balancer the retry can reach another replica, even
 /// while the first is still being handled. Two `rhea-relay serve` processes on one real
 /// PostgreSQL answer it once.
-@Suite("Replicas on PostgreSQL: a Slack event delivered to two replicas", .serialized)
+@Suite("Replicas on PostgreSQL: a Slack event delivered to two replicas", .serialized, .tags(.peers))
 struct ReplicaEventsTests {
     /// A mention of the bot with a command, as Slack sends it in an `event_callback`.
     static func mention(_ text: String, eventID: String, channel: String, ts: String) -> JSONValue {

@@ -1,10 +1,11 @@
 import Foundation
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Issue 24: three `rhea-relay serve` processes on one real PostgreSQL, as an operator runs
 /// several replicas, with faults an operator meets: a replica killed with SIGKILL.
-@Suite("Replicas on PostgreSQL: faults end to end", .serialized)
+@Suite("Replicas on PostgreSQL: faults end to end", .serialized, .tags(.peers))
 struct ReplicaFaultTests {
     /// A signed slash command to one replica; true when it was acknowledged (HTTP 200).
     static func slashCommand(port: Int, text: String, responseURL: String, channel: String) async -> Bool {

@@ -1,10 +1,11 @@
 import Foundation
+import RelayTestTags
 import Testing
 
 /// Issue 28, point 4, as an operator meets it: `serve` refuses a secret file others can change
 /// or read (exit 2, naming the file and the fix), and what it makes itself — the SQLite store,
 /// its -wal and -shm, the relay's key — is its user's alone whatever the umask.
-@Suite("serve: secret files and the files it makes")
+@Suite("serve: secret files and the files it makes", .tags(.peers))
 struct SecretFileCLITests {
     @Test func aWorldWritableKeysFileStopsServeNamingIt() async throws {
         let cli = try CLIProcess()

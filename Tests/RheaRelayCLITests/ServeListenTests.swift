@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// `serve` on an address it cannot listen on: one line naming the setting to change, exit 2,
 /// before "serving on" and before the store is touched.
-@Suite("serve: where it listens")
+@Suite("serve: where it listens", .tags(.peers))
 struct ServeListenTests {
     @Test func aPortInUseExitsTwoNamingHTTPPortBeforeServing() async throws {
         let cli = try CLIProcess()

@@ -1,11 +1,12 @@
 import Foundation
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// `rhea-relay serve` with the shared store configured: a store it cannot use stops it with exit
 /// code 2 and a message that names STORE_URL and masks the password; one it can use (here named by
 /// STORE_URL_FILE) serves, and says so without the password.
-@Suite("rhea-relay serve with STORE_URL", .serialized)
+@Suite("rhea-relay serve with STORE_URL", .serialized, .tags(.peers))
 struct ServeStoreURLTests {
     /// The password of the URLs that point nowhere.
     static let password = "s3cret-pw"

@@ -1,10 +1,11 @@
 import Foundation
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// `rhea-relay store copy` as an operator runs it: what the relay kept in its SQLite file, it then
 /// reads from PostgreSQL; a target with data, a missing file or no target is refused with exit 2.
-@Suite("rhea-relay store copy", .serialized)
+@Suite("rhea-relay store copy", .serialized, .tags(.peers))
 struct StoreCopyCLITests {
     @Test func whatTheSQLiteStoreKeptTheRelayReadsFromPostgreSQLAfterTheCopy() async throws {
         let cli = try CLIProcess()

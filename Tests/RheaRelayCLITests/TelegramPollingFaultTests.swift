@@ -1,6 +1,7 @@
 import Foundation
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Issue 24: Telegram's long polling across three `rhea-relay serve` processes on one real
@@ -8,7 +9,7 @@ import Testing
 /// waiting with 409 "Conflict: terminated by other getUpdates request", and the fake does the
 /// same (`pollConflicts`). One replica polls (the `telegram.poll` lease); when it is killed or
 /// stopped, another takes over where it stopped, and no two polls are ever open at once.
-@Suite("Replicas on PostgreSQL: Telegram long polling", .serialized)
+@Suite("Replicas on PostgreSQL: Telegram long polling", .serialized, .tags(.peers))
 struct TelegramPollingFaultTests {
     /// How soon after its holder's death a connection moves: the lease (8 s) and one round of
     /// asking (2 s), `ConnectionLease.Timing()`'s bound; plus the new holder's first two calls

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import RelayCore
 import RelayTestSupport
+import RelayTestTags
 import Testing
 
 /// Issue 28, point 3: no visible double after a crash. The real `rhea-relay serve` on a SQLite
@@ -14,7 +15,7 @@ import Testing
 /// store, which sends every unconfirmed reply again. What people see (the fake's messages, not
 /// its call counts) must hold every answer exactly once: none lost, none shown twice as a new
 /// message.
-@Suite("No visible double after kill -9", .serialized)
+@Suite("No visible double after kill -9", .serialized, .tags(.peers))
 struct VisibleDoublesTests {
     static let telegramSecret = "doubles-webhook_Secret-42"
 

@@ -9,6 +9,7 @@ extension Tag {
     /// made miss them now and then.
     @Tag public static var peers: Self
     /// The suite must run with nothing beside it: it checks a deadline of the product's (Slack's
-    /// 3 s) across processes and a database restart. It runs last, alone.
+    /// 3 s) across a database restart, or counts a platform's rate limits as the fakes see sends
+    /// arrive. Each such suite runs last, on its own.
     @Tag public static var alone: Self
 }

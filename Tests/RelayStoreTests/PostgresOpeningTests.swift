@@ -11,12 +11,18 @@ import Testing
 /// what is wrong, names STORE_URL, never shows the password, and changes nothing.
 @Suite("Opening the PostgreSQL store", .tags(.peers))
 struct PostgresOpeningTests {
+    /// Opens with 30 s deadlines, not serve's 5 s: these check what a failure says, and a loaded
+    /// machine has taken longer than 5 s to refuse a wrong password.
+    static func open(_ url: PostgresURL) async throws -> PostgresStore {
+        try await PostgresStore.open(url: url, migrations: PostgresSchema.migrations, requestTimeout: .seconds(30), operationTimeout: .seconds(30))
+    }
+
     @Test("A database migrated by a newer rhea-relay is refused with a clear error and left untouched")
     func schemaTooNew() async throws {
         let server = try await PostgresTestServer.shared()
         try await server.withDatabase { database in
             let url = try PostgresURL(database.url)
-            let first = try await PostgresStore.open(url: url)
+            let first = try await Self.open(url)
             try await first.saveChain(
                 SavedChain(team: "T1", name: "kept", source: "input > output", creator: "U1", createdAt: instant(), updatedAt: instant()))
             try await first.close()
@@ -25,7 +31,7 @@ struct PostgresOpeningTests {
             let before = try await Self.snapshot(server, database)
 
             let error = try await #require(throws: StoreError.self) {
-                try await PostgresStore.open(url: url)
+                try await Self.open(url)
             }
             #expect(error == .databaseSchemaTooNew(store: url.description, found: newer, supported: PostgresStore.supportedSchemaVersion))
             #expect(error.description.contains("STORE_URL"))
@@ -45,7 +51,12 @@ struct PostgresOpeningTests {
             let migrations =
                 PostgresSchema.migrations + [Migration(version: PostgresSchema.latestVersion + 1, statements: ["CREATE TABLE only_once (x integer)"])]
             let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-                for _ in 0..<5 { group.addTask { try await PostgresStore.open(url: url, migrations: migrations, maxConnections: 2) } }
+                for _ in 0..<5 {
+                    group.addTask {
+                        try await PostgresStore.open(
+                            url: url, migrations: migrations, maxConnections: 2, requestTimeout: .seconds(30), operationTimeout: .seconds(30))
+                    }
+                }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(stores.count == 5)
@@ -64,7 +75,7 @@ struct PostgresOpeningTests {
             let wrong = "wrong-" + UUID().uuidString
             url.password = wrong
             let error = try await #require(throws: StoreError.self) {
-                try await PostgresStore.open(url: url)
+                try await Self.open(url)
             }
             guard case .cannotConnect(let store, _) = error else {
                 Issue.record("Expected cannotConnect, got \(error)")

@@ -373,7 +373,7 @@ public final class FakeTelegramBotAPI: Sendable {
     /// Telegram does; nil (nothing sent) when its kind is not in the `allowed_updates` in force.
     ///
     /// - Throws: `FakeTelegramDeliveryError.noWebhook` when none is set.
-    public func deliver(_ update: JSONValue, timeout: Duration = .seconds(10)) async throws -> (status: Int, body: String)? {
+    public func deliver(_ update: JSONValue, timeout: Duration = .seconds(30)) async throws -> (status: Int, body: String)? {
         let (webhook, allowed) = state.withLock { state in
             state.note(update, now: .now)
             return (state.webhook, state.isAllowed(update))
@@ -389,7 +389,7 @@ public final class FakeTelegramBotAPI: Sendable {
     /// Delivers `update` to `url` as Telegram does, registering its inline or callback query
     /// id as issued now.
     public func deliver(
-        _ update: JSONValue, to url: String, secretToken: String?, timeout: Duration = .seconds(10)
+        _ update: JSONValue, to url: String, secretToken: String?, timeout: Duration = .seconds(30)
     ) async throws -> (status: Int, body: String) {
         state.withLock { $0.note(update, now: .now) }
         return try await Self.deliver(update, to: url, secretToken: secretToken, timeout: timeout)
@@ -399,7 +399,7 @@ public final class FakeTelegramBotAPI: Sendable {
     /// application/json` and, when given, `X-Telegram-Bot-Api-Secret-Token`. Returns the status
     /// and body answered.
     public static func deliver(
-        _ update: JSONValue, to url: String, secretToken: String?, timeout: Duration = .seconds(10)
+        _ update: JSONValue, to url: String, secretToken: String?, timeout: Duration = .seconds(30)
     ) async throws -> (status: Int, body: String) {
         var headers = [("Content-Type", "application/json")]
         if let secretToken { headers.append(("X-Telegram-Bot-Api-Secret-Token", secretToken)) }

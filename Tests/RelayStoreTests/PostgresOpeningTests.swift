@@ -108,6 +108,26 @@ struct PostgresOpeningTests {
         #expect(!error.description.contains("s3cret-pw"))
     }
 
+    /// A server that takes the connection and says nothing (one starting, or slow under load) is
+    /// asked again, three times in all, before the open is refused, saying it did not answer.
+    @Test("A server that does not answer is asked three times, then refused as cannotConnect")
+    func silent() async throws {
+        let logs = LogCapture()
+        let error = try await withSilentLoopbackPort { port in
+            let url = try PostgresURL("postgres://relay:s3cret-pw@127.0.0.1:\(port)/relay?sslmode=disable")
+            return try await #require(throws: StoreError.self) {
+                try await PostgresStore.open(url: url, migrations: PostgresSchema.migrations, operationTimeout: .milliseconds(300), logger: logs.logger)
+            }
+        }
+        guard case .cannotConnect(_, let reason) = error else {
+            Issue.record("Expected cannotConnect, got \(error)")
+            return
+        }
+        #expect(reason.contains("did not answer within"))
+        #expect(logs.text.components(separatedBy: "the store did not answer in time; asking again").count - 1 == PostgresStore.startupAttempts - 1)
+        #expect(!logs.text.contains("s3cret-pw"))
+    }
+
     /// The schema's tables and their row counts, and the recorded migrations: what a refused
     /// open must leave as it was.
     private static func snapshot(_ server: PostgresTestServer, _ database: PostgresTestDatabase) async throws -> [[String?]] {

@@ -30,6 +30,16 @@ public func withRefusingLoopbackPort<T>(_ body: (Int) async throws -> T) async t
     return try await body(socket.port)
 }
 
+/// Runs `body` with a loopback port that takes connections and never answers: a socket this
+/// process holds, listening, that accepts nothing (the system completes a few handshakes for
+/// it), as a server that hangs does. Closed when `body` returns.
+public func withSilentLoopbackPort<T>(_ body: (Int) async throws -> T) async throws -> T {
+    let socket = try BoundSocket()
+    defer { socket.release() }
+    guard listen(socket.fd, 16) == 0 else { throw UnusedPortError(reason: "listen() failed") }
+    return try await body(socket.port)
+}
+
 /// A TCP socket bound to 127.0.0.1 on a port the system chose, not listening.
 private struct BoundSocket {
     let fd: Int32

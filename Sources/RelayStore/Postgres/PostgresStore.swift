@@ -83,16 +83,7 @@ public final class PostgresStore: Store {
         // One connection of its own first: a wrong password or an unreachable server is told at
         // once (the pool would retry quietly), and the migrations run on it before anyone else uses
         // the database.
-        let connection: PostgresConnection
-        do {
-            let (configuration, connectLogger) = (try connectionConfiguration(url, connectTimeout: operationTimeout), logger)
-            connection = try await withinDeadline(operationTimeout) {
-                try await PostgresConnection.connect(
-                    on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration, id: 0, logger: connectLogger)
-            }
-        } catch {
-            throw StoreError.cannotConnect(store: url.description, reason: PostgresFailure.reason(for: error))
-        }
+        let connection = try await firstConnection(url, timeout: operationTimeout, logger: logger)
         do {
             try await PostgresMigrator(connection: connection, store: url.description, logger: logger).run(migrations)
             try? await connection.close()
@@ -110,6 +101,37 @@ public final class PostgresStore: Store {
         // the 2 s a platform's request may wait. A failure here is the first command's to report.
         _ = try? await store.query("open the pool's first connection", "SELECT 1")
         return store
+    }
+
+    /// How many times `open` asks a server that does not answer in time before it gives up.
+    static let startupAttempts = 3
+
+    /// The connection `open` migrates on. A server that accepts the connection but does not
+    /// answer within `timeout` — still starting, or slow under load (measured: a loaded 2-core
+    /// machine's PostgreSQL has taken more than 5 s to finish a SCRAM login) — is asked again, up
+    /// to `startupAttempts` times; anything else (a refused port, a wrong password) is told at
+    /// once.
+    private static func firstConnection(_ url: PostgresURL, timeout: Duration, logger: Logger) async throws -> PostgresConnection {
+        let configuration: PostgresConnection.Configuration
+        do {
+            configuration = try connectionConfiguration(url, connectTimeout: timeout)
+        } catch {
+            throw StoreError.cannotConnect(store: url.description, reason: PostgresFailure.reason(for: error))
+        }
+        var attempt = 1
+        while true {
+            do {
+                return try await withinDeadline(timeout) {
+                    try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration, id: 0, logger: logger)
+                }
+            } catch let error as PostgresFailure.TimedOut where attempt < startupAttempts {
+                logger.warning(
+                    "the store did not answer in time; asking again", metadata: ["attempt": "\(attempt)", "reason": "\(error.description)"])
+                attempt += 1
+            } catch {
+                throw StoreError.cannotConnect(store: url.description, reason: PostgresFailure.reason(for: error))
+            }
+        }
     }
 
     /// Stops the pool after the operations in flight; later calls throw ``StoreError/closed``.

@@ -1,3 +1,4 @@
+import NIOCore
 import PostgresNIO
 import RelayPipeline
 
@@ -13,7 +14,11 @@ enum PostgresFailure {
     /// The server did not answer in time (it is down, restarting, or out of connections).
     struct TimedOut: Error, CustomStringConvertible {
         let after: Duration
-        var description: String { "PostgreSQL did not answer within \(after.components.seconds) s (it may be down or restarting)" }
+        var description: String {
+            let seconds = after.components.seconds
+            let shown = seconds > 0 ? "\(seconds) s" : "\(after.components.attoseconds / 1_000_000_000_000_000) ms"
+            return "PostgreSQL did not answer within \(shown) (it may be down or restarting)"
+        }
     }
 
     /// The schema's CHECK constraints a caller's value can break, by the name PostgreSQL gives
@@ -39,9 +44,22 @@ enum PostgresFailure {
         return .operationFailed(operation: operation, reason: reason(for: error))
     }
 
+    /// Whether the server did not answer in time: no answer to the login within the deadline,
+    /// or no connection taken within the connect timeout.
+    static func isTimeout(_ error: any Error) -> Bool {
+        if error is TimedOut { return true }
+        guard let error = error as? PSQLError, error.code == .connectionError, case .connectTimeout? = error.underlying as? ChannelError else {
+            return false
+        }
+        return true
+    }
+
     /// A short reason: the server's message with its SQLSTATE, or what went wrong with the
     /// connection.
     static func reason(for error: any Error) -> String {
+        if let error = error as? PSQLError, error.code == .connectionError, case .connectTimeout(let after)? = error.underlying as? ChannelError {
+            return TimedOut(after: Duration.nanoseconds(after.nanoseconds)).description
+        }
         guard let error = error as? PSQLError else { return String(describing: error) }
         if let info = error.serverInfo, let message = info[.message] {
             let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""

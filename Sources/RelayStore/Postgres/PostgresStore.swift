@@ -106,11 +106,11 @@ public final class PostgresStore: Store {
     /// How many times `open` asks a server that does not answer in time before it gives up.
     static let startupAttempts = 3
 
-    /// The connection `open` migrates on. A server that accepts the connection but does not
-    /// answer within `timeout` — still starting, or slow under load (measured: a loaded 2-core
-    /// machine's PostgreSQL has taken more than 5 s to finish a SCRAM login) — is asked again, up
-    /// to `startupAttempts` times; anything else (a refused port, a wrong password) is told at
-    /// once.
+    /// The connection `open` migrates on. A server that does not answer within `timeout` — its
+    /// connection not taken, or its login not finished: still starting, or slow under load
+    /// (measured: a loaded 2-core machine's PostgreSQL has taken more than 5 s to finish a SCRAM
+    /// login) — is asked again, up to `startupAttempts` times; anything else (a refused port, a
+    /// wrong password) is told at once.
     private static func firstConnection(_ url: PostgresURL, timeout: Duration, logger: Logger) async throws -> PostgresConnection {
         let configuration: PostgresConnection.Configuration
         do {
@@ -124,9 +124,9 @@ public final class PostgresStore: Store {
                 return try await withinDeadline(timeout) {
                     try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration, id: 0, logger: logger)
                 }
-            } catch let error as PostgresFailure.TimedOut where attempt < startupAttempts {
+            } catch  where PostgresFailure.isTimeout(error) && attempt < startupAttempts {
                 logger.warning(
-                    "the store did not answer in time; asking again", metadata: ["attempt": "\(attempt)", "reason": "\(error.description)"])
+                    "the store did not answer in time; asking again", metadata: ["attempt": "\(attempt)", "reason": "\(PostgresFailure.reason(for: error))"])
                 attempt += 1
             } catch {
                 throw StoreError.cannotConnect(store: url.description, reason: PostgresFailure.reason(for: error))

@@ -22,33 +22,20 @@ extension HTTPTransport {
     /// - Throws: `HTTPFailure` for everything that produced no status (never `.status`: a
     ///   non-2xx comes back as `.complete`, for the caller to read).
     public func download(_ request: HTTPClientRequest, timeout: Duration, maxBytes: Int) async throws(HTTPFailure) -> Download {
-        if Task.isCancelled { throw .cancelled }
-        let limit = timeout > .zero ? timeout : .milliseconds(1)
-        let client = client
-        let started = ContinuousClock.now
-        let deadline = NIODeadline.now() + .milliseconds(Int64((limit.seconds * 1000).rounded(.up)) + 1000)
-        // An error page is small; more of it is of no use.
-        let errorBodyLimit = 64 * 1024
-        do {
-            return try await withTimeLimit(limit, on: client.eventLoopGroup.any()) {
-                let response = try await client.execute(request, deadline: deadline)
-                let status = Int(response.status.code)
-                guard (200..<300).contains(status) else {
-                    let body = try await response.body.collect(upTo: errorBodyLimit)
-                    return .complete(HTTPAnswer(status: status, headers: response.headers, body: Array(body.readableBytesView)))
-                }
-                if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > maxBytes {
-                    return .tooLarge(declared: declared)
-                }
-                var bytes: [UInt8] = []
-                for try await chunk in response.body {
-                    guard chunk.readableBytes <= maxBytes - bytes.count else { return .tooLarge(declared: nil) }
-                    bytes.append(contentsOf: chunk.readableBytesView)
-                }
-                return .complete(HTTPAnswer(status: status, headers: response.headers, body: bytes, elapsed: started.duration(to: .now)))
+        let answered = try await responding(to: request, timeout: timeout, maxBytes: maxBytes) { response, started in
+            if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > maxBytes {
+                return Download.tooLarge(declared: declared)
             }
-        } catch {
-            throw HTTPFailure.classify(error, timeout: limit, maxBodyBytes: maxBytes)
+            var bytes: [UInt8] = []
+            for try await chunk in response.body {
+                guard chunk.readableBytes <= maxBytes - bytes.count else { return .tooLarge(declared: nil) }
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+            return .complete(HTTPAnswer(status: Int(response.status.code), headers: response.headers, body: bytes, elapsed: started.duration(to: .now)))
+        }
+        switch answered {
+        case .read(let download): return download
+        case .refused(let answer): return .complete(answer)
         }
     }
 }

@@ -33,7 +33,7 @@ extension PlatformRefusal {
 /// template, `response_url`), never a URL or a path, which may hold a token. `label` is bounded,
 /// for metrics; `reason` is one line for logs and the outbox's `lastError`; `deliveryOutcome`
 /// says what the outbox should do next.
-public enum PlatformCallError<Refusal: PlatformRefusal>: Error, Sendable, Hashable {
+public enum PlatformCallError<Refusal: PlatformRefusal>: DeliveryFailure, Sendable, Hashable {
     /// A 429 (or a wait in the client's own limiter longer than it queues for): no sooner than
     /// `retryAfter`, read and clamped by `RetryAfter`.
     case rateLimited(endpoint: String, retryAfter: Duration)

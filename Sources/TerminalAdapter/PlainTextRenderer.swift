@@ -3,13 +3,19 @@ public import RelayCore
 /// Renders a `Reply` as plain terminal text: title, body, agreement footer, dissent, notes.
 public enum PlainTextRenderer {
     public static func render(_ reply: Reply) -> String {
+        let heading = heading(reply).map { [$0] } ?? []
+        return (heading + [reply.body] + tail(reply)).joined(separator: "\n")
+    }
+
+    /// The line above the body, when there is one.
+    static func heading(_ reply: Reply) -> String? {
+        if let title = reply.title { return reply.kind == .error ? "✗ \(title)" : "▸ \(title)" }
+        return reply.kind == .error ? "✗ Error" : nil
+    }
+
+    /// The lines under the body: footer, dissent, notes.
+    static func tail(_ reply: Reply) -> [String] {
         var lines: [String] = []
-        if let title = reply.title {
-            lines.append(reply.kind == .error ? "✗ \(title)" : "▸ \(title)")
-        } else if reply.kind == .error {
-            lines.append("✗ Error")
-        }
-        lines.append(reply.body)
         if let footer = reply.footer {
             lines.append("— " + footer.summary)
             for dissent in footer.dissent {
@@ -24,7 +30,7 @@ public enum PlainTextRenderer {
         if reply.isPrivate && reply.kind == .result {
             lines.append("  (only you can see this)")
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     /// One progress line while a chain runs.

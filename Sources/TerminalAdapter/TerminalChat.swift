@@ -23,12 +23,27 @@ public struct TerminalChat: Sendable {
 
     /// Runs one command line and returns its reply (progress lines go to `write` as they happen).
     public func runLine(_ line: String, repliedTo: String? = nil, write: @escaping @Sendable (String) -> Void) async -> Reply {
+        await answer(line, repliedTo: repliedTo, write: write, stream: nil).reply
+    }
+
+    /// Runs one command line. With `stream`, an answer is printed to it as the model writes it
+    /// (raw text, no newline added) and `rest` is what is left to print; without, `rest` is the
+    /// whole reply. Progress lines go to `write` as they happen.
+    public func answer(_ line: String, repliedTo: String? = nil, write: @escaping @Sendable (String) -> Void, stream: (@Sendable (String) -> Void)?) async
+        -> (reply: Reply, rest: String)
+    {
         // The terminal user owns their local team: they may change any chain or command in it.
         let event = Event(platform: "terminal", team: team, channel: channel, user: user, text: line, repliedTo: repliedTo, isAdmin: true)
-        let reply = await relay.handle(event) { progress in
-            write(PlainTextRenderer.render(progress))
-        }
-        return reply ?? .info("(already handled)")
+        let printer = stream.map { StreamPrinter(raw: $0) }
+        let reply =
+            await relay.handle(event) { progress in
+                if let partial = progress.partial {
+                    printer?.show(partial)
+                } else {
+                    write(PlainTextRenderer.render(progress))
+                }
+            } ?? .info("(already handled)")
+        return (reply, printer?.rest(of: reply) ?? PlainTextRenderer.render(reply))
     }
 
     /// What plain text typed at the prompt gets: the command that asks it, and where the list is.
@@ -37,8 +52,11 @@ public struct TerminalChat: Sendable {
         return "Commands start with `/`. To ask the models, type `/ask \(shown)`; `/help` lists every command."
     }
 
-    /// Reads lines until the input ends or the user types `/quit`.
-    public func run<Lines: AsyncSequence>(lines: Lines, prompt: @escaping @Sendable () -> Void, write: @escaping @Sendable (String) -> Void) async throws
+    /// Reads lines until the input ends or the user types `/quit`. Answers are printed as they
+    /// are written to `stream` (raw text) when given.
+    public func run<Lines: AsyncSequence>(
+        lines: Lines, prompt: @escaping @Sendable () -> Void, write: @escaping @Sendable (String) -> Void, stream: (@Sendable (String) -> Void)? = nil
+    ) async throws
     where Lines.Element == String {
         write("Rhea Relay — type a command (`/help` lists them, `/quit` leaves).")
         prompt()
@@ -55,8 +73,7 @@ public struct TerminalChat: Sendable {
                 prompt()
                 continue
             }
-            let reply = await runLine(line, write: write)
-            write(PlainTextRenderer.render(reply))
+            write(await answer(line, write: write, stream: stream).rest)
             prompt()
         }
     }

@@ -23,7 +23,7 @@ struct ChatCommand: AsyncParsableCommand {
         try await chat.run(
             lines: StandardInputLines(),
             prompt: { if interactive { FileHandle.standardOutput.write(Data("› ".utf8)) } },
-            write: writeOut)
+            write: writeOut, stream: writeRaw)
         await runtime.shutdown()
     }
 }

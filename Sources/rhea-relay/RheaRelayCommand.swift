@@ -70,6 +70,11 @@ func writeOut(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
+/// Standard output as it is, no newline added: an answer as the model writes it.
+@Sendable func writeRaw(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
+
 func writeErr(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }

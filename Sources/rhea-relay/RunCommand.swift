@@ -14,15 +14,18 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Text of the message the command replies to (input when none is typed).")
     var replyTo: String?
 
+    @Flag(name: .long, help: "Print only the whole reply at the end, not the answer as the model writes it.")
+    var noStream = false
+
     @Argument(help: "The command line, e.g. '/translate fr Good morning'.")
     var commandLine: String
 
     func run() async throws {
         let runtime = try await common.start(needsBackend: true)
         let chat = TerminalChat(relay: runtime.makeRelay(), team: common.team, user: common.user)
-        // Progress goes to stderr so stdout holds only the reply.
-        let reply = await chat.runLine(commandLine, repliedTo: replyTo, write: writeErr)
-        writeOut(PlainTextRenderer.render(reply))
+        // Progress goes to stderr so stdout holds only the reply, streamed or whole.
+        let (reply, rest) = await chat.answer(commandLine, repliedTo: replyTo, write: writeErr, stream: noStream ? nil : writeRaw)
+        writeOut(rest)
         await runtime.shutdown()
         if reply.kind == .error { throw ExitCode(1) }
     }

@@ -16,12 +16,15 @@ import Testing
 @Suite("Matrix sends are idempotent", .tags(.peers))
 struct MatrixExactlyOnceTests {
     /// A sender as a fresh process makes it: a client of its own, nothing remembered.
-    static func withFreshSender<T: Sendable>(_ synapse: SynapseTestServer, token: String, _ body: (MatrixReplySender) async throws -> T) async throws -> T {
+    static func withFreshSender<T: Sendable>(_ synapse: SynapseTestServer, token: String, _ body: (Deliverer<MatrixDelivery>) async throws -> T) async throws
+        -> T
+    {
         let logger = Logger(label: "test.matrix-once")
         return try await HTTPTransport.withOwnClient { transport in
             let api = MatrixClient(transport: transport, homeserverURL: synapse.url, token: MatrixToken(token), logger: logger)
             let identity = MatrixIdentity(api: api, logger: logger)
-            return try await body(MatrixReplySender(api: api, identity: identity, rooms: MatrixDirectRooms(api: api, identity: identity), logger: logger))
+            return try await body(
+                Deliverer(MatrixDelivery(api: api, identity: identity, rooms: MatrixDirectRooms(api: api, identity: identity)), logger: logger))
         }
     }
 

@@ -19,6 +19,9 @@ public indirect enum FakeOpenAIPersona: Sendable, Hashable {
     case jsonInProse(Verdict, confidence: Double)
     /// This text as the content, with no JSON at all.
     case prose(String)
+    /// These pieces joined as the content; streamed (`"stream": true`), exactly these pieces,
+    /// one a chunk — to split a mention or an escape across chunks.
+    case pieces([String])
     /// Content that starts like the verdict JSON and breaks off: `{"verdict": "true", "confidence": `.
     case malformedJSON
     /// Content `"[<requested model id>] <last user message>"`: shows which model got which prompt.

@@ -8,6 +8,11 @@ struct FakeOpenAIReply: Sendable {
     var delay: Double = 0
     /// Seconds for a `Retry-After` header.
     var retryAfter: Int?
+    /// A completion's content, and the pieces `.pieces` streams it in.
+    var content: String?
+    var pieces: [String]?
+    /// Set when the request asked for a stream: the body is then these events, not `body`.
+    var stream: FakeOpenAIStreamPlan?
 
     init(status: Int, json: JSONValue) {
         self.status = status
@@ -66,7 +71,12 @@ enum FakeOpenAIReplies {
         let chat = Chat(
             model: model, lastUserMessage: lastUser, promptCharacters: texts.reduce(0) { $0 + ($1?.count ?? 0) },
             number: next.number, asksForVerdict: asksForVerdict)
-        return answer(next.persona, index: next.index, chat: chat)
+        var reply = answer(next.persona, index: next.index, chat: chat)
+        if body["stream"]?.boolValue == true, reply.status == 200, let content = reply.content {
+            reply.stream = FakeOpenAIStreamPlan(
+                pieces: reply.pieces ?? FakeOpenAIStream.pieces(of: content), model: model, id: "chatcmpl-fake\(chat.number)", style: state.stream)
+        }
+        return reply
     }
 
     /// `POST /v1/audio/transcriptions`: the persona decides how (`.hang`, `.slow`, `.fail`,
@@ -125,6 +135,10 @@ enum FakeOpenAIReplies {
             return completion("Sure! Here is my judgement:\n```json\n\(json)\n```\nHope this helps.", chat)
         case .prose(let text):
             return completion(text, chat)
+        case .pieces(let pieces):
+            var reply = completion(pieces.joined(), chat)
+            reply.pieces = pieces
+            return reply
         case .malformedJSON:
             return completion(#"{"verdict": "true", "confidence": "#, chat)
         case .echo:
@@ -161,7 +175,7 @@ enum FakeOpenAIReplies {
     static func completion(_ content: String, _ chat: Chat) -> FakeOpenAIReply {
         let promptTokens = max(1, chat.promptCharacters / 4)
         let completionTokens = max(1, content.count / 4)
-        return FakeOpenAIReply(
+        var reply = FakeOpenAIReply(
             status: 200,
             json: [
                 "id": .string("chatcmpl-fake\(chat.number)"),
@@ -180,6 +194,8 @@ enum FakeOpenAIReplies {
                 ],
                 "system_fingerprint": "fp_fake",
             ])
+        reply.content = content
+        return reply
     }
 
     static func models(_ modelID: String) -> FakeOpenAIReply {

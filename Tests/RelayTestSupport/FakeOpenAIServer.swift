@@ -58,6 +58,7 @@ public final class FakeOpenAIServer: Sendable {
                 // Throws when the server stops, which cuts the answer off.
                 try await stopFlag.delay(reply.delay)
             }
+            if let plan = reply.stream { return streamed(plan, stopFlag: stopFlag) }
             var responseHeaders = HTTPFields()
             responseHeaders[.contentType] = "application/json"
             if let retryAfter = reply.retryAfter {
@@ -72,6 +73,31 @@ public final class FakeOpenAIServer: Sendable {
         let (server, port) = try await FakeServerHandle.start(
             responder: responder, stopFlag: stopFlag, logger: logger ?? Logger(label: "FakeOpenAIServer", factory: { _ in SwiftLogNoOpLogHandler() }))
         return FakeOpenAIServer(port: port, state: state, server: server)
+    }
+
+    /// An answer as server-sent events, written as `plan` says; a disconnect (or the server
+    /// stopping) ends the body unfinished, which closes the connection midway.
+    static func streamed(_ plan: FakeOpenAIStreamPlan, stopFlag: FakeStopFlag) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                for step in plan.steps {
+                    switch step {
+                    case .wait(let seconds): try await stopFlag.delay(seconds)
+                    case .send(let text): try await writer.write(ByteBuffer(string: text))
+                    case .disconnect: throw FakeDisconnect()
+                    }
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// Streams the following answers asked for with `"stream": true` as `stream` says.
+    public func setStream(_ stream: FakeOpenAIStream) {
+        state.stream = stream
     }
 
     /// Stops the server and waits until the port is closed; slow and hanging answers are cut off.
@@ -121,3 +147,6 @@ public func withFakeOpenAIServer<T>(
         throw error
     }
 }
+
+/// Thrown inside a streamed body: the connection drops midway.
+struct FakeDisconnect: Error {}

@@ -14,6 +14,7 @@ final class FakeOpenAIState: Sendable {
         /// Chat completions answered since start; numbers the `id`s.
         var completions = 0
         var requests: [RecordedRequest] = []
+        var stream = FakeOpenAIStream()
     }
 
     let requiredKey: String?
@@ -45,6 +46,12 @@ final class FakeOpenAIState: Sendable {
             values.completions += 1
             return (values.persona, values.personaRequests - 1, values.completions)
         }
+    }
+
+    /// How answers asked for with `"stream": true` are streamed.
+    var stream: FakeOpenAIStream {
+        get { values.withLock { $0.stream } }
+        set { values.withLock { $0.stream = newValue } }
     }
 
     var requests: [RecordedRequest] { values.withLock { $0.requests } }

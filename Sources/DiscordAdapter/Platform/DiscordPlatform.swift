@@ -147,7 +147,7 @@ struct DiscordConnection: PlatformConnection {
     let logger: Logger
 
     var sender: any ReplySender {
-        DiscordReplySender(api: api, canPost: configuration.botToken != nil, box: box, clock: clock, logger: logger)
+        Deliverer(DiscordDelivery(api: api, canPost: configuration.botToken != nil, box: box, clock: clock), logger: logger)
     }
 
     /// Fetches voice messages' audio from the CDN (`DiscordConversationReader`).

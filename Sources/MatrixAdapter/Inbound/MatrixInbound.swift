@@ -77,7 +77,7 @@ struct MatrixInbound: Sendable {
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, thread: thread, user: sender, userName: MatrixID.localpart(of: sender), text: line,
             repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice)
-        try await submit(relayEvent, address: address, me: me)
+        try await submit(relayEvent, address: address)
     }
 
     /// A voice note of its own: run when it is addressed to the bot — a caption with a command
@@ -102,7 +102,7 @@ struct MatrixInbound: Sendable {
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: address.team, channel: room, thread: address.thread, user: sender,
             userName: MatrixID.localpart(of: sender), text: line, eventKey: "event:\(id)", voice: clip)
-        try await submit(relayEvent, address: address, me: me)
+        try await submit(relayEvent, address: address)
     }
 
     /// Whether `room` is the bot's and one person's alone; false when the homeserver cannot say.
@@ -145,15 +145,12 @@ struct MatrixInbound: Sendable {
         return event["content"]?["m.relates_to"]?["m.in_reply_to"] == nil ? body : MatrixText.withoutReplyFallback(body)
     }
 
-    /// Submits `event`; a refusal for being one too many is answered at once, and "typing…" shows
-    /// while the models work.
-    private func submit(_ event: Event, address: MatrixAddress, me: String) async throws {
+    /// Submits `event`; a refusal for being one too many is answered at once. ("typing…" is the
+    /// deliverer's, from the run's start to its answer.)
+    private func submit(_ event: Event, address: MatrixAddress) async throws {
         let submission = try await inbox.submit(event, route: address.route)
         if let busy = submission.busyMessage {
             try? await inbox.post(.error(busy), route: address.route)
-        } else if case .accepted = submission {
-            // Cosmetic, so never waited for.
-            Task { [api] in try? await api.typing(room: address.room, user: me, on: true) }
         }
     }
 
@@ -191,7 +188,7 @@ struct MatrixInbound: Sendable {
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, user: sender, userName: MatrixID.localpart(of: sender), text: line,
             repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice)
-        try await submit(relayEvent, address: address, me: me)
+        try await submit(relayEvent, address: address)
     }
 
     // MARK: - Rooms

@@ -98,7 +98,7 @@ struct MatrixConnection: PlatformConnection {
     let lease: ConnectionLease
     let logger: Logger
 
-    var sender: any ReplySender { MatrixReplySender(api: api, identity: identity, rooms: rooms, logger: logger) }
+    var sender: any ReplySender { Deliverer(MatrixDelivery(api: api, identity: identity, rooms: rooms), logger: logger) }
 
     var reader: (any ConversationReader)? { MatrixConversationReader(api: api, logger: logger) }
 

@@ -162,7 +162,7 @@ struct MattermostConnection: PlatformConnection {
     let logger: Logger
 
     var sender: any ReplySender {
-        MattermostReplySender(api: api, canPost: configuration.botEnabled, box: box, clock: clock, logger: logger)
+        Deliverer(MattermostDelivery(api: api, canPost: configuration.botEnabled, box: box, clock: clock), logger: logger)
     }
 
     var reader: (any ConversationReader)? {

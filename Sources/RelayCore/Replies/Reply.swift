@@ -160,19 +160,29 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
     }
 }
 
-/// Progress of a run: a chain's after each block ("Running… 2/5"), or the placeholder a run
-/// posts as it starts where its answer must come as an edit ("Working on /translate…").
+/// Progress of a run: a chain's after each block ("Running… 2/5"), the placeholder a run
+/// posts as it starts where its answer must come as an edit ("Working on /translate…"), or the
+/// answer so far while a model writes it (`partial`).
 public struct RunProgress: Sendable, Hashable, Codable {
     public var completed: Int
     /// The chain's blocks; 0 for the starting step.
     public var total: Int
     /// The block just finished, as the DSL writes it; for the starting step, the command.
     public var block: String
+    /// The answer as far as the model has written it, shown in place of the progress line; the
+    /// whole answer replaces it at the end. Absent from progress stored before streaming.
+    public var partial: PartialAnswer?
 
-    public init(completed: Int, total: Int, block: String) {
+    public init(completed: Int, total: Int, block: String, partial: PartialAnswer? = nil) {
         self.completed = completed
         self.total = total
         self.block = block
+        self.partial = partial
+    }
+
+    /// The answer so far, titled as the whole answer will be.
+    public static func writing(_ text: String, title: String?) -> RunProgress {
+        RunProgress(completed: 0, total: 0, block: "", partial: PartialAnswer(title: title, text: text))
     }
 
     /// The step a run shows as it starts, before any work is done: `command` as typed
@@ -185,4 +195,25 @@ public struct RunProgress: Sendable, Hashable, Codable {
     public var isStart: Bool { total == 0 }
 
     public var line: String { isStart ? "Working on \(block)…" : "Running… \(completed)/\(total) (\(block))" }
+}
+
+/// An answer while the model writes it.
+public struct PartialAnswer: Sendable, Hashable, Codable {
+    public var title: String?
+    /// The text so far.
+    public var text: String
+
+    public init(title: String?, text: String) {
+        self.title = title
+        self.text = text
+    }
+
+    /// The answer so far as a reply, marked as still being written: what each platform renders
+    /// (and escapes) as it renders the whole answer.
+    public var reply: Reply {
+        Reply(kind: .result, title: title, body: text, notes: [Self.writingNote])
+    }
+
+    /// The small print under an answer still being written.
+    public static let writingNote = "✍️ writing…"
 }

@@ -5,6 +5,10 @@
 public protocol Tribunal: Sendable {
     /// One model, one action.
     func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult
+    /// One model, one action, shown as it is written: `onText` gets the whole text so far each
+    /// time it grows, then the result comes as from `quick`. A backend that cannot stream (the
+    /// Rhea gateway's routes) answers whole, `onText` never called.
+    func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult
     /// Several models judge one claim; the result carries their agreement.
     func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult
     /// Whether the backend answers at all, for `/readyz` and the CLI's start-up message.
@@ -16,7 +20,14 @@ public protocol Tribunal: Sendable {
 
 extension Tribunal {
     public func councilReport() async -> CouncilReport? { nil }
+
+    public func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
+        try await quick(request)
+    }
 }
+
+/// Receives a model's answer so far, each time it grows, while the model writes it.
+public typealias PartialText = @Sendable (String) async -> Void
 
 /// What a quick request asks the model to do with the text.
 public enum QuickAction: Sendable, Hashable {

@@ -39,7 +39,8 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     let grace: Duration
     /// Least time between two progress edits of one run (Slack allows ~1 message a second).
     let progressInterval: Duration
-    /// The platforms' senders, asked whether a route's answer must edit a placeholder.
+    /// The platforms' senders, asked whether a route's answer must edit a placeholder, and told
+    /// when a run starts (to show "typing…").
     let senders: [String: any ReplySender]
     /// Signalled when the last run in flight finishes, so shutdown need not poll.
     private let idle = WakeSignal()
@@ -312,7 +313,12 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         RelayMetrics.inboxWait(started.timeIntervalSince(item.acceptedAt))
         let event = item.event
         let route = item.route
-        let progress = ProgressMessage(id: "progress:\(item.id)", interval: progressInterval, clock: clock)
+        let progress = ProgressMessage(
+            id: "progress:\(item.id)", interval: progressInterval, streaming: senders[route.platform]?.streaming(at: route.address) ?? .none, clock: clock)
+        if let sender = senders[route.platform] {
+            // "typing…" while the models work; cosmetic, so never waited for.
+            Task { await sender.runStarted(at: route.address) }
+        }
         // The placeholder the answer is edited into, where a new message could show twice.
         if senders[route.platform]?.answersByEditingPlaceholder(at: route.address) == true, let step = await relay.startingStep(for: event) {
             await showProgress(step, progress: progress, route: route, id: item.id)
@@ -320,6 +326,8 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         let outcome = await relay.run(event) { step in
             await self.showProgress(step, progress: progress, route: route, id: item.id)
         }
+        // No text of the answer being written may come after the whole answer.
+        await progress.close()
         defer { finished(item.id) }
         // A run abandoned at shutdown stays in the inbox: its (cancelled) result is not written.
         guard state.withLock({ !$0.stopped }) else { return }
@@ -358,7 +366,23 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     }
 
     private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, id: Int64) async {
-        guard state.withLock({ !$0.stopped }), let replaces = progress.take(step) else { return }
+        guard state.withLock({ !$0.stopped }) else { return }
+        let replaces: String
+        switch progress.take(step) {
+        case .skip: return
+        case .wait(let until):
+            progress.flush(at: until) { step in await self.showProgress(step, progress: progress, route: route, id: id) }
+            return
+        case .post: replaces = ""
+        case .edit(let id): replaces = id
+        }
+        if step.partial != nil, let last = progress.lastPartial, (try? await store.outboxEntry(id: last))?.state == .pending {
+            // The text shown last is not delivered yet (the conversation is busy): this one waits,
+            // so the outbox holds one at a time and what goes is the latest.
+            let until = progress.hold(step)
+            progress.flush(at: until) { step in await self.showProgress(step, progress: progress, route: route, id: id) }
+            return
+        }
         var entry = outbox.entry(
             platform: route.platform, conversation: route.conversation, address: route.address,
             content: .progress(step), replaces: replaces.isEmpty ? nil : replaces)
@@ -372,6 +396,7 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             return
         }
         try? await outbox.enqueue(entry)
+        if step.partial != nil { progress.shownPartial(entry.id) }
     }
 
     private func recordDepth() {
@@ -415,43 +440,6 @@ extension RunDispatcher {
         case .translate, .action(.grammar), .action(.rewrite): return await relay.handle(event)
         default: return nil
         }
-    }
-}
-
-/// The one progress message of a run: posted once, then edited at most every `interval` seconds.
-final class ProgressMessage: Sendable {
-    private struct State {
-        var posted = false
-        var lastShown: Date?
-    }
-
-    /// The outbox id of the message's first post.
-    let id: String
-    private let state = Mutex(State())
-    let interval: Duration
-    let clock: any RelayClock
-
-    init(id: String, interval: Duration, clock: any RelayClock) {
-        self.id = id
-        self.interval = interval
-        self.clock = clock
-    }
-
-    /// The outbox entry the progress message was posted by, for the result to replace.
-    var messageID: String? { state.withLock { $0.posted ? id : nil } }
-
-    /// Whether to show `step`: nil to skip it; "" to post the message; else the id to edit.
-    func take(_ step: RunProgress) -> String? {
-        state.withLock { state in
-            let now = clock.now
-            if let last = state.lastShown, now.duration(since: last) < interval { return nil }
-            state.lastShown = now
-            return state.posted ? id : ""
-        }
-    }
-
-    func posted() {
-        state.withLock { $0.posted = true }
     }
 }
 

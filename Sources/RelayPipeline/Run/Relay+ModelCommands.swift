@@ -1,9 +1,12 @@
 import Foundation
 public import RelayCore
+import Synchronization
 
 extension Relay {
     /// translate, fix, rewrite…, summarize, explain, extract, ai, tribunal, and custom commands.
-    func runModelCommand(_ request: RequestContext) async throws -> Reply {
+    /// A public answer is streamed: `progress` gets it as the model writes it (a private one
+    /// arrives whole, as it must not show where the run's trace is public).
+    func runModelCommand(_ request: RequestContext, progress: @escaping @Sendable (RunProgress) async -> Void) async throws -> Reply {
         let command = request.command
         let event = request.event
         let started = ContinuousClock.now
@@ -22,7 +25,8 @@ extension Relay {
             }
             let context = event.repliedTo ?? event.threadText ?? ""
             let prompt = Template.fill(custom.template, input: input, context: context, user: event.userName, language: request.language)
-            reply = await quickReply(QuickRequest(action: .freeform, text: prompt, tier: request.tier), title: "/\(name)", isPrivate: request.isPrivate)
+            reply = await quickReply(
+                QuickRequest(action: .freeform, text: prompt, tier: request.tier), title: "/\(name)", isPrivate: request.isPrivate, progress: progress)
         case .tribunal:
             guard let claim = InputResolver.resolve(typed: command.text, event: event, sources: .replyOrThread) else {
                 return .error(missingInput(for: .tribunal))
@@ -46,21 +50,40 @@ extension Relay {
                 return .error(missingInput(for: builtin))
             }
             reply = await quickReply(
-                QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate)
+                QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate,
+                progress: progress)
         }
         record(request, command: command.kind.name, reply: reply, consensus: consensus, elapsed: started.duration(to: .now))
         return reply
     }
 
-    func quickReply(_ quick: QuickRequest, title: String?, isPrivate: Bool) async -> Reply {
+    /// The model's answer as a reply. With `progress` (and a public reply), the answer is streamed
+    /// into it as it is written; a backend that fails midway leaves what it wrote, marked as cut
+    /// off, with what went wrong (and "Run again", as every result has).
+    func quickReply(_ quick: QuickRequest, title: String?, isPrivate: Bool, progress: (@Sendable (RunProgress) async -> Void)? = nil) async -> Reply {
+        let written = WrittenSoFar()
         do throws(TribunalError) {
-            let result = try await tribunal.quick(quick)
+            let result: QuickResult
+            if let progress, !isPrivate {
+                result = try await tribunal.quick(quick) { text in
+                    written.set(text)
+                    await progress(.writing(text, title: title))
+                }
+            } else {
+                result = try await tribunal.quick(quick)
+            }
             var notes: [String] = []
             if let model = result.model { notes.append("\(model) · \(AgreementFooter.seconds(result.elapsed))") }
             return Reply(kind: .result, title: title, body: result.text, notes: notes, isPrivate: isPrivate)
         } catch {
-            return .error(error.userMessage)
+            guard let text = written.text, !text.isEmpty else { return .error(error.userMessage) }
+            return Reply(kind: .result, title: title, body: text, notes: [Self.cutOff(error)], isPrivate: isPrivate)
         }
+    }
+
+    /// The note under an answer the backend stopped writing.
+    static func cutOff(_ error: TribunalError) -> String {
+        "⚠️ Cut off: the model stopped before the end of its answer. \(error.userMessage) Run it again for the whole answer."
     }
 
     static func consensusReply(_ result: ConsensusResult, isPrivate: Bool) -> Reply {
@@ -96,6 +119,13 @@ extension Relay {
     }
 }
 
+/// The text a streamed answer showed last.
+final class WrittenSoFar: Sendable {
+    private let value = Mutex<String?>(nil)
+    func set(_ text: String) { value.withLock { $0 = text } }
+    var text: String? { value.withLock { $0 } }
+}
+
 /// Counts backend calls by outcome (`relay_backend_calls_total`) around any backend.
 public struct MeteredTribunal: Tribunal {
     let base: any Tribunal
@@ -103,8 +133,16 @@ public struct MeteredTribunal: Tribunal {
     public init(_ base: any Tribunal) { self.base = base }
 
     public func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
+        try await counted { () async throws(TribunalError) in try await base.quick(request) }
+    }
+
+    public func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
+        try await counted { () async throws(TribunalError) in try await base.quick(request, streaming: onText) }
+    }
+
+    private func counted(_ call: () async throws(TribunalError) -> QuickResult) async throws(TribunalError) -> QuickResult {
         do throws(TribunalError) {
-            let result = try await base.quick(request)
+            let result = try await call()
             RelayMetrics.backendCall("quick", outcome: "ok")
             return result
         } catch {
@@ -146,6 +184,14 @@ struct ReportingTribunal: Tribunal {
     func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
         do throws(TribunalError) {
             return try await base.quick(request)
+        } catch {
+            throw reporting.report(error, call: "quick", event: event)
+        }
+    }
+
+    func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
+        do throws(TribunalError) {
+            return try await base.quick(request, streaming: onText)
         } catch {
             throw reporting.report(error, call: "quick", event: event)
         }

@@ -171,7 +171,7 @@ public struct Relay: Sendable {
         }
         switch request.command.kind {
         case .translate, .action, .tribunal, .custom:
-            return try await runModelCommand(request)
+            return try await runModelCommand(request, progress: progress)
         case .transcribe:
             return transcribeCommand(request)
         case .chain(let sub):

@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import RelayCore
+import Synchronization
 
 /// The built-in tribunal: any OpenAI-compatible models, asked one at a time (`quick`) or in
 /// parallel for a verdict (`consensus`). See docs/council.md for the formula.
@@ -28,6 +29,17 @@ public final class Council: Tribunal, Sendable {
 
     /// One model of the tier (the next one on failure); the result names the model that answered.
     public func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
+        try await quick(request, streaming: nil)
+    }
+
+    /// The same, streamed: `onText` gets the answer as the model writes it. A model that fails
+    /// before writing anything passes the request to the next; one that fails midway ends it
+    /// (what it wrote was shown, and another model's answer would not continue it).
+    public func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
+        try await quick(request, streaming: .some(onText))
+    }
+
+    private func quick(_ request: QuickRequest, streaming onText: PartialText?) async throws(TribunalError) -> QuickResult {
         let sameTier = configuration.models.filter { $0.tier == request.tier }
         // A tier with no models borrows the nearest tier's, rather than failing.
         let candidates = sameTier.isEmpty ? configuration.models(nearest: request.tier) : sameTier
@@ -36,13 +48,22 @@ public final class Council: Tribunal, Sendable {
         var failures: [(CouncilModel, ModelCallError)] = []
         for model in candidates {
             let messages: [ChatMessage] = [.system(CouncilPrompts.quick(request.action)), .user(request.text)]
+            let wrote = WroteFlag()
             do throws(ModelCallError) {
-                let completion = try await client.complete(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model))
+                let completion: ChatCompletion
+                if let onText {
+                    completion = try await client.stream(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model)) { text in
+                        wrote.set()
+                        await onText(text)
+                    }
+                } else {
+                    completion = try await client.complete(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model))
+                }
                 return QuickResult(text: completion.text, model: model.name, elapsed: started.duration(to: .now))
             } catch {
                 logger.warning("council model failed", metadata: ["model": "\(model.name)", "reason": "\(error.reason)"])
                 failures.append((model, error))
-                if error == .cancelled { break }
+                if error == .cancelled || wrote.isSet { break }
             }
         }
         throw Self.combined(failures)
@@ -58,6 +79,13 @@ public final class Council: Tribunal, Sendable {
 
     func timeout(for model: CouncilModel) -> Duration {
         model.timeout ?? configuration.defaultTimeout
+    }
+
+    /// Whether a streamed answer showed any text yet.
+    private final class WroteFlag: Sendable {
+        private let value = Mutex(false)
+        func set() { value.withLock { $0 = true } }
+        var isSet: Bool { value.withLock { $0 } }
     }
 
     // MARK: what it learned

@@ -39,9 +39,7 @@ public struct OpenAICompatibleClient: Sendable {
         maxTokens: Int = 512,
         timeout: Duration
     ) async throws(ModelCallError) -> ChatCompletion {
-        let url = Self.endpoint(baseURL: model.baseURL)
-        let request = try Self.request(
-            url: url, model: model, messages: messages, temperature: temperature, maxTokens: maxTokens)
+        let request = try Self.request(model: model, messages: messages, temperature: temperature, maxTokens: maxTokens, stream: false)
 
         let started = ContinuousClock.now
         let response: HTTPAnswer
@@ -82,15 +80,16 @@ public struct OpenAICompatibleClient: Sendable {
         return base + "/chat/completions"
     }
 
-    private static func request(
-        url: String, model: CouncilModel, messages: [ChatMessage], temperature: Double, maxTokens: Int
+    static func request(
+        model: CouncilModel, messages: [ChatMessage], temperature: Double, maxTokens: Int, stream: Bool
     ) throws(ModelCallError) -> HTTPClientRequest {
+        let url = endpoint(baseURL: model.baseURL)
         let lowered = url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             throw .unreachable(reason: "base URL is not an http(s) URL")
         }
         let body = OpenAIWire.ChatRequest(
-            model: model.model, messages: messages, temperature: temperature, maxTokens: maxTokens)
+            model: model.model, messages: messages, temperature: temperature, maxTokens: maxTokens, stream: stream)
         let bytes: Data
         do {
             bytes = try JSONEncoder().encode(body)
@@ -101,7 +100,7 @@ public struct OpenAICompatibleClient: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Accept", value: stream ? "text/event-stream" : "application/json")
         request.headers.add(name: "User-Agent", value: "rhea-relay")
         // The key goes into this header only; nothing logs headers.
         if let key = model.apiKey?.trimmingWhitespace, !key.isEmpty {

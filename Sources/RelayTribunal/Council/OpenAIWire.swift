@@ -12,7 +12,8 @@ enum OpenAIWire {
         var messages: [ChatMessage]
         var temperature: Double
         var maxTokens: Int
-        /// Always false: the council needs the whole answer before it can parse a verdict.
+        /// True for an answer shown as it is written (`OpenAICompatibleClient.stream`); false
+        /// where the whole answer is needed before anything is done with it (a verdict).
         var stream = false
 
         enum CodingKeys: String, CodingKey {
@@ -92,6 +93,43 @@ enum OpenAIWire {
         }
 
         enum CodingKeys: String, CodingKey { case message, code }
+    }
+
+    /// One `data:` event of a streamed chat completion: a piece of the answer in
+    /// `choices[0].delta.content`, `finish_reason` on the last, an error object in its place when
+    /// the server fails midway, and usage alone (no choices) where the server sends it.
+    struct StreamChunk: Decodable {
+        var model: String?
+        var choices: [StreamChoice]?
+        var error: ErrorObject?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            model = container.lenient(String.self, forKey: .model)
+            choices = container.lenient([StreamChoice].self, forKey: .choices)
+            error = container.lenient(ErrorObject.self, forKey: .error)
+        }
+
+        enum CodingKeys: String, CodingKey { case model, choices, error }
+    }
+
+    struct StreamChoice: Decodable {
+        var delta: Message?
+        /// The legacy completions shape.
+        var text: String?
+        var finishReason: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            delta = container.lenient(Message.self, forKey: .delta)
+            text = container.lenient(String.self, forKey: .text)
+            finishReason = container.lenient(String.self, forKey: .finishReason)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case delta, text
+            case finishReason = "finish_reason"
+        }
     }
 
     /// The answer text and the model that gave it, or why the body is not an answer.

@@ -129,7 +129,7 @@ struct SlackConnection: PlatformConnection {
     let logger: Logger
 
     var sender: any ReplySender {
-        SlackReplySender(api: api, canPost: configuration.botToken != nil, box: box, clock: clock, logger: logger)
+        Deliverer(SlackDelivery(api: api, canPost: configuration.botToken != nil, box: box, clock: clock), logger: logger)
     }
 
     func inbound(_ inbox: any RelayInbox) -> SlackInbound {

@@ -155,7 +155,7 @@ struct TelegramConnection: PlatformConnection {
     let lease: ConnectionLease
     let logger: Logger
 
-    var sender: any ReplySender { TelegramReplySender(api: api, log: log, logger: logger, limiter: limiter) }
+    var sender: any ReplySender { Deliverer(TelegramDelivery(api: api, log: log, logger: logger, limiter: limiter), logger: logger) }
 
     var reader: (any ConversationReader)? { TelegramConversationReader(api: api, log: log, logger: logger) }
 

@@ -75,9 +75,6 @@ public struct TelegramInbound: Sendable {
         let submission = try await inbox.submit(event, route: address.route)
         if let busy = submission.busyMessage {
             try? await inbox.post(.error(busy), route: address.route)
-        } else if case .accepted = submission {
-            // "typing…" while the models work; cosmetic, so never waited for.
-            Task { [api] in try? await api.sendChatAction(chatID: address.chat, action: "typing") }
         }
     }
 

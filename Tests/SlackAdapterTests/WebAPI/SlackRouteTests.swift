@@ -3,6 +3,7 @@ import Logging
 import RelayCore
 import RelayPipeline
 import RelayPlatform
+import RelayTestSupport
 import Testing
 
 @testable import SlackAdapter
@@ -32,16 +33,21 @@ struct SlackRouteTests {
         let button = Self.address(slashCommand: nil)
         #expect(SlackRoute.forPublicPart(Self.situation(button, part: 0)).first == .responseURL(.inChannel, replaceOriginal: false))
         #expect(SlackRoute.forPrivatePart(Self.situation(button, part: 0)).first == .responseURL(.ephemeral, replaceOriginal: false))
-        // With a placeholder, the answer is its edit first.
-        #expect(SlackRoute.forPublicPart(Self.situation(button, part: 0, progressTS: "1.0")).first == .editProgress(ts: "1.0"))
+        // With a placeholder, the answer is its edit first, then the button's response_url.
+        let delivery = SlackDelivery(
+            api: FakeWebAPI(), canPost: true, box: SlackSecretBox(secret: "slack-route-tests-secret"), clock: ManualClock(now: Self.now))
+        let part = PartToSend(
+            reply: Reply(kind: .result, body: "Bonjour"), index: 0, address: button, place: Audience.channel,
+            placeholder: Placeholder(ref: "1.0", place: Audience.channel), firstPartRef: nil)
+        #expect(Array(Deliverer.routes(for: part, platform: delivery).prefix(2)) == [.placeholder, .post(.responseURL(.inChannel, replaceOriginal: false))])
     }
 
     /// The run posts a placeholder where the answer would go by `chat.postMessage`: every route
     /// but a slash command's, and only with the bot token (without it nothing can be edited).
     @Test func aPlaceholderWhereTheAnswerWouldBeANewPostedMessage() throws {
         let box = SlackSecretBox(secret: "slack-route-tests-secret")
-        let withToken = SlackReplySender(api: FakeWebAPI(), canPost: true, box: box, logger: Logger(label: "test"))
-        let withoutToken = SlackReplySender(api: FakeWebAPI(), canPost: false, box: box, logger: Logger(label: "test"))
+        let withToken = Deliverer(SlackDelivery(api: FakeWebAPI(), canPost: true, box: box), logger: Logger(label: "test"))
+        let withoutToken = Deliverer(SlackDelivery(api: FakeWebAPI(), canPost: false, box: box), logger: Logger(label: "test"))
         let mention = SlackAddress(team: "T1", channel: "C1", user: "U1", threadTS: "1.0").route.address
         let slash = Self.address(slashCommand: true).route.address
         let button = Self.address(slashCommand: nil).route.address

@@ -1,16 +1,16 @@
-public import Foundation
-public import RelayPipeline
+import Foundation
+import RelayPipeline
 
 /// The outbox asks before it starts a delivery whether Telegram's limits let the message go now
 /// (`TelegramRateLimiter.takeTurnIfNow`): if so the instant is booked then, and the send takes
 /// it without waiting; a message that must wait stays in the outbox's queue, holding no
 /// delivery slot, and nothing is booked for it.
-extension TelegramReplySender {
-    public func platformWait(now: Date) -> Duration {
+extension TelegramDelivery {
+    func platformWait(now: Date) -> Duration {
         limiter?.overallWait(now: now) ?? .zero
     }
 
-    public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration {
+    func takeTurn(for entry: OutboxEntry, now: Date) -> Duration {
         guard let limiter, let address = TelegramAddress.decode(entry.address) else { return .zero }
         return limiter.takeTurnIfNow(chat: Self.pacedChat(of: entry, address: address), now: now)
     }

@@ -1,0 +1,178 @@
+public import Logging
+public import RelayCore
+
+public import struct Foundation.Date
+
+/// The one deliverer: everything an outbox entry goes through on its way to any platform.
+///
+/// - **Progress** (a chain's "Running… 2/5", the placeholder "⏳ Working on /translate…", an
+///   answer as the model writes it) is one message: the first is posted (`progressRoute`), later
+///   ones edit it (`placeholder`).
+/// - **A reply** goes one part per `deliver` call, from `entry.partsDelivered` on. Its first part
+///   replaces the run's placeholder when that is seen where the reply is (a public answer in the
+///   channel; a private answer in an ephemeral placeholder); otherwise, and for later parts, it
+///   goes by the first of the platform's routes that the platform accepts. A route refused for
+///   good hands the part to the next, so a reply is lost only when every route refuses it; a
+///   failure that may pass (429, 5xx, a timeout) is returned for the outbox to retry that part.
+/// - **A private answer** leaves a public placeholder saying where it went, after its last part.
+/// - **A private reply to a private one** (the note that a private result was posted to the
+///   channel) replaces the message that holds the button, the way the platform allows it.
+/// - **Idempotency**: every send carries a `SendKey` made from the entry and the step, the same
+///   for every try.
+///
+/// A platform gives only its primitives (`DeliveryPlatform`); its limits pass through to the
+/// outbox unchanged.
+public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
+    public let target: Platform
+    let logger: Logger
+
+    public init(_ target: Platform, logger: Logger) {
+        self.target = target
+        self.logger = logger
+    }
+
+    // The platform's limits, as the outbox asks them.
+    public var platform: String { target.platform }
+    public func minimumInterval(for entry: OutboxEntry) -> Duration { target.minimumInterval(for: entry) }
+    public var limitsCountPerBot: Bool { target.limitsCountPerBot }
+    public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration { target.takeTurn(for: entry, now: now) }
+    public func platformWait(now: Date) -> Duration { target.platformWait(now: now) }
+    public func answersByEditingPlaceholder(at address: String) -> Bool { target.answersByEditingPlaceholder(at: address) }
+    public func streaming(at address: String) -> StreamingPace { target.streaming(at: address) }
+
+    public func runStarted(at address: String) async {
+        guard let address = target.decode(address) else { return }
+        await target.typing(at: address, true)
+    }
+
+    public func deliver(_ entry: OutboxEntry, earlier: OutboxEntry?) async -> DeliveryOutcome {
+        guard let address = target.decode(entry.address) else {
+            return .rejected(reason: "the stored \(platform) address cannot be read")
+        }
+        do throws(Platform.Failure) {
+            switch entry.content {
+            case .progress(let step):
+                return try await deliverProgress(step, entry: entry, address: address, earlier: earlier)
+            case .reply(let reply):
+                if reply.isPrivate, let earlier, case .reply(let original) = earlier.content, original.isPrivate {
+                    switch target.buttonMessage(address: address) {
+                    case .asUsual: break
+                    case .unreachable: return .sent(platformRef: nil)
+                    case .replace(let route):
+                        guard let message = target.render(reply, entryID: entry.id, address: address).last else { return .sent(platformRef: nil) }
+                        _ = try await target.post(message, via: route, address: address, key: SendKey(entryID: entry.id, step: "button"))
+                        return .sent(platformRef: nil)
+                    }
+                }
+                return try await deliverPart(of: reply, entry: entry, address: address, earlier: earlier)
+            case .parkedRun:
+                // The worker runs parked runs again; one never reaches a platform.
+                return .rejected(reason: "a parked run is not a message")
+            }
+        } catch {
+            return error.deliveryOutcome
+        }
+    }
+
+    private func deliverProgress(_ step: RunProgress, entry: OutboxEntry, address: Platform.Address, earlier: OutboxEntry?) async throws(Platform.Failure)
+        -> DeliveryOutcome
+    {
+        let message: Platform.Message
+        if let partial = step.partial {
+            // The answer so far, rendered (and escaped) as the whole answer is; only its first
+            // part while it is written: the rest comes in parts with the whole answer.
+            guard let first = target.render(partial.reply, entryID: entry.id, address: address).first else { return .sent(platformRef: nil) }
+            message = first
+        } else {
+            message = target.render(step)
+        }
+        if let placeholder = target.placeholder(address: address, earlier: earlier) {
+            try await target.edit(placeholder, to: message, address: address, key: SendKey(entryID: entry.id, step: "edit"))
+            return .sent(platformRef: placeholder.ref)
+        }
+        // No bot to post with: no progress shown; the answer comes all the same.
+        guard let route = target.progressRoute(address: address) else { return .sent(platformRef: nil) }
+        return .sent(platformRef: try await target.post(message, via: route, address: address, key: SendKey(entryID: entry.id, step: "0")))
+    }
+
+    /// Sends part `entry.partsDelivered` of `reply`: `.partDelivered` while more remain, `.sent`
+    /// after the last (with the first part's reference, which the outbox then keeps).
+    private func deliverPart(of reply: Reply, entry: OutboxEntry, address: Platform.Address, earlier: OutboxEntry?) async throws(Platform.Failure)
+        -> DeliveryOutcome
+    {
+        let messages = target.render(reply, entryID: entry.id, address: address)
+        let index = entry.partsDelivered
+        guard index < messages.count else { return .sent(platformRef: nil) }
+        let place = try await target.place(of: reply, address: address)
+        let placeholder = target.placeholder(address: address, earlier: earlier)
+        let part = PartToSend(reply: reply, index: index, address: address, place: place, placeholder: placeholder, firstPartRef: entry.platformRef)
+        let routes = Self.routes(for: part, platform: target)
+        let sent = await send(messages[index], routes: routes, part: part, entry: entry)
+        guard case .sent(let ref) = sent.outcome else { return sent.outcome }
+        let isLast = index == messages.count - 1
+        guard isLast else { return .partDelivered(platformRef: ref) }
+        // Where the answer went privately, the public placeholder says so rather than "⏳".
+        let placeholderTookAPart = index == 0 ? sent.intoPlaceholder : entry.platformRef != nil && entry.platformRef == placeholder?.ref
+        if reply.isPrivate, let placeholder, placeholder.isPublic, !placeholderTookAPart {
+            await tidy(placeholder, entry: entry, address: address)
+        }
+        await target.typing(at: address, false)
+        // A later part's reference must not replace the first part's, which later edits refer to.
+        return .sent(platformRef: index == 0 ? ref : nil)
+    }
+
+    /// The routes of one part, best first: the placeholder's edit where the part takes it, then
+    /// the platform's routes.
+    public static func routes(for part: PartToSend<Platform.Address, Platform.Place>, platform: Platform) -> [PartRoute<Platform.Route>] {
+        var routes: [PartRoute<Platform.Route>] = part.editsPlaceholder ? [.placeholder] : []
+        for route in platform.routes(for: part) where !routes.contains(route) {
+            // A placeholder route needs a placeholder.
+            if route == .placeholder && part.placeholder == nil { continue }
+            routes.append(route)
+        }
+        return routes
+    }
+
+    /// Tries `routes` in order until the platform accepts `message`. A route refused for good
+    /// passes it to the next; a passing failure is returned for the outbox to retry.
+    private func send(_ message: Platform.Message, routes: [PartRoute<Platform.Route>], part: PartToSend<Platform.Address, Platform.Place>, entry: OutboxEntry)
+        async -> (outcome: DeliveryOutcome, intoPlaceholder: Bool)
+    {
+        var refusals: [String] = []
+        for route in routes {
+            do throws(Platform.Failure) {
+                switch route {
+                case .placeholder:
+                    guard let placeholder = part.placeholder else { continue }
+                    try await target.edit(placeholder, to: message, address: part.address, key: SendKey(entryID: entry.id, step: "edit"))
+                    return (.sent(platformRef: placeholder.ref), true)
+                case .post(let route):
+                    let ref = try await target.post(message, via: route, address: part.address, key: SendKey(entryID: entry.id, step: String(part.index)))
+                    return (.sent(platformRef: ref), false)
+                }
+            } catch {
+                guard case .rejected(let reason) = error.deliveryOutcome else { return (error.deliveryOutcome, false) }
+                refusals.append(reason)
+                if route != routes.last {
+                    logger.notice("\(platform): a route refused a reply; trying the next one", metadata: ["reason": "\(reason)"])
+                }
+            }
+        }
+        guard !refusals.isEmpty else { return (.rejected(reason: target.unreachable(address: part.address)), false) }
+        return (.rejected(reason: refusals.joined(separator: "; then ")), false)
+    }
+
+    /// The note a private answer leaves in the public placeholder. Best effort: the answer was
+    /// delivered; a stale placeholder is only cosmetic.
+    private func tidy(_ placeholder: Placeholder<Platform.Place>, entry: OutboxEntry, address: Platform.Address) async {
+        let note = target.render(note: Self.sentPrivately)
+        do throws(Platform.Failure) {
+            try await target.edit(placeholder, to: note, address: address, key: SendKey(entryID: entry.id, step: "tidy"))
+        } catch {
+            logger.notice("\(platform): could not say in the placeholder where a private answer went", metadata: ["reason": "\(error.reason)"])
+        }
+    }
+
+    /// What a public placeholder says once the answer went privately.
+    public static var sentPrivately: String { "Finished — the result was sent privately to the person who asked." }
+}

@@ -157,3 +157,52 @@ struct ChainRunnerTests {
         #expect(await tribunal.recorder.quickRequests.count == 2)
     }
 }
+
+/// A chain's answer as it is written: only its last text block streams, and only when nothing
+/// after it judges or redoes its text.
+@Suite("Chain runner: the last block as it is written")
+struct ChainRunnerWritingTests {
+    /// Writes each answer in two halves before returning it whole.
+    struct WritingTribunal: Tribunal {
+        let base = ScriptedTribunal()
+        func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult { try await base.quick(request) }
+        func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
+            let result = try await base.quick(request)
+            await onText(String(result.text.prefix(result.text.count / 2)))
+            await onText(result.text)
+            return result
+        }
+        func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult { try await base.consensus(request) }
+        func health() async throws(TribunalError) -> BackendHealth { try await base.health() }
+    }
+
+    func progress(of source: String) async throws -> (ChainOutcome, [RunProgress]) {
+        let chain = try ChainParser(limits: ChainLimits(), customCommands: []).parse(source)
+        let seen = Mutex<[RunProgress]>([])
+        let context = RunContext(
+            input: "hello", thread: nil, tier: .cheap, k: 3, language: Language(code: "de", name: "German"), customCommands: [:], userName: "ada")
+        let outcome = await ChainRunner(tribunal: WritingTribunal()).run(chain, context: context, writingTitle: "Chain polish") { step in
+            seen.withLock { $0.append(step) }
+        }
+        return (outcome, seen.withLock { $0 })
+    }
+
+    @Test func theLastTextBlockIsShownAsItIsWrittenAndNothingCoversIt() async throws {
+        let (outcome, progress) = try await progress(of: "input > grammar > rewrite:formal > output")
+        #expect(outcome.status == .completed)
+        #expect(progress.prefix(2).map(\.line) == ["Running… 1/4 (input)", "Running… 2/4 (grammar)"])
+        let writing = progress.dropFirst(2)
+        #expect(writing.count == 2, "\(progress)")
+        #expect(writing.allSatisfy { $0.partial?.title == "Chain polish" })
+        #expect(writing.last?.partial?.text == outcome.text)
+    }
+
+    @Test func aTextAVerifyOrALoopComesAfterIsNotShownBeforeItIsJudged() async throws {
+        for source in ["input > grammar > verify:80 > output", "input > grammar > loop:2 > output"] {
+            let chain = try ChainParser(limits: ChainLimits(), customCommands: []).parse(source)
+            #expect(ChainRunner.lastWritingBlock(chain) == nil, "\(source)")
+        }
+        let (_, progress) = try await progress(of: "input > grammar > verify:80 > output")
+        #expect(progress.allSatisfy { $0.partial == nil }, "\(progress)")
+    }
+}

@@ -73,6 +73,34 @@ struct TelegramStreamingTests {
         }
     }
 
+    /// `/tribunal` on the council: the placeholder shows the votes coming in, then the verdict.
+    @Test func aTribunalShowsTheVotesComingInThenTheVerdict() async throws {
+        try await Fakes.with { fakes in
+            var judges: [FakeOpenAIServer] = []
+            for seconds in [1.2, 2.4, 3.6] { judges.append(try await FakeOpenAIServer.start(persona: .slow(seconds: seconds, then: .agree))) }
+            var configuration = fakes.configuration()
+            configuration.backend = .council(
+                CouncilConfiguration(
+                    models: judges.enumerated().map { CouncilModel(name: "judge\($0.offset)", baseURL: $0.element.url, model: "m", tier: .cheap) },
+                    deadline: .seconds(30)))
+            do {
+                try await fakes.withRelay(configuration) { relay in
+                    _ = try await relay.deliver(relay.message("/tribunal The sky is blue", update: 902, id: 92))
+                    try await relay.settled()
+                    let message = try #require(relay.telegram.messages(chat: Fakes.alice).first)
+                    let shown = message.history.map(\.text)
+                    #expect(shown.contains { $0.contains("1 of 3 have voted") || $0.contains("2 of 3 have voted") }, "\(shown)")
+                    #expect(message.text.contains("3/3 models"), "\(message.text)")
+                    #expect(!message.text.contains("have voted"))
+                }
+            } catch {
+                for judge in judges { await judge.stop() }
+                throw error
+            }
+            for judge in judges { await judge.stop() }
+        }
+    }
+
     /// What a person reads: the word joiners that break mentions taken out.
     static func visible(_ text: String) -> String { text.replacingOccurrences(of: "\u{2060}", with: "") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a chain runs with: its input, and the caller's defaults.
 public struct RunContext: Sendable {
@@ -70,15 +71,30 @@ public struct ChainRunner: Sendable {
         self.onVerification = onVerification
     }
 
+    /// Runs `chain`, telling `progress` after each block. With `writingTitle`, the last block that
+    /// writes text — when no `verify` or `loop` comes after it to judge or redo its text — is
+    /// shown as the model writes it (`RunProgress.writing`, titled so), and no block's progress
+    /// line comes after it to cover it.
     public func run(
-        _ chain: Chain, context: RunContext, progress: @Sendable (RunProgress) async -> Void = { _ in }
+        _ chain: Chain, context: RunContext, writingTitle: String? = nil, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }
     ) async -> ChainOutcome {
         var state = RunState(text: context.input ?? "", tier: context.tier)
         let total = chain.blocks.count
+        let streamed = writingTitle.flatMap { _ in Self.lastWritingBlock(chain) }
+        let wrote = WroteText()
         do {
             for (index, block) in chain.blocks.enumerated() {
                 let number = index + 1
-                try await step(block, number: number, context: context, state: &state)
+                let writing: PartialText? =
+                    index == streamed
+                    ? { @Sendable text in
+                        wrote.set()
+                        await progress(.writing(text, title: writingTitle))
+                    } : nil
+                try await step(block, number: number, context: context, state: &state, writing: writing)
+                // Once the answer showed as written, no progress line covers it (a backend that
+                // cannot stream shows its lines as before).
+                if wrote.isSet { continue }
                 await progress(RunProgress(completed: number, total: total, block: block.label))
             }
             return state.outcome(.completed)
@@ -89,9 +105,16 @@ public struct ChainRunner: Sendable {
         }
     }
 
+    /// The index of the block whose text is the chain's answer as it is written: the last model,
+    /// action or custom block, when only `input` and `output` blocks come after it.
+    public static func lastWritingBlock(_ chain: Chain) -> Int? {
+        guard let last = chain.blocks.lastIndex(where: { $0.transformsText }) else { return nil }
+        return chain.blocks[(last + 1)...].allSatisfy { if case .output = $0 { true } else { false } } ? last : nil
+    }
+
     // MARK: - Blocks
 
-    private func step(_ block: Block, number: Int, context: RunContext, state: inout RunState) async throws {
+    private func step(_ block: Block, number: Int, context: RunContext, state: inout RunState, writing: PartialText? = nil) async throws {
         switch block {
         case .input(let thread):
             if thread {
@@ -103,7 +126,7 @@ public struct ChainRunner: Sendable {
             state.log.append("\(number). \(block.label)")
         case .model, .action, .custom:
             let input = state.text
-            state.text = try await transform(block, text: input, number: number, context: context, state: &state)
+            state.text = try await transform(block, text: input, number: number, context: context, state: &state, writing: writing)
             state.lastTransform = (block, input)
             state.log.append("\(number). \(block.label) · \(state.tier.rawValue)")
         case .verify(let threshold, let escalate):
@@ -124,7 +147,9 @@ public struct ChainRunner: Sendable {
     }
 
     /// Runs a text-transforming block once at the current tier.
-    private func transform(_ block: Block, text: String, number: Int, context: RunContext, state: inout RunState) async throws -> String {
+    private func transform(
+        _ block: Block, text: String, number: Int, context: RunContext, state: inout RunState, writing: PartialText? = nil
+    ) async throws -> String {
         let request: QuickRequest
         switch block {
         case .model(let tier, let prompt):
@@ -146,7 +171,11 @@ public struct ChainRunner: Sendable {
         try spend(1, number: number, state: &state)
         let result: QuickResult
         do throws(TribunalError) {
-            result = try await tribunal.quick(request)
+            if let writing {
+                result = try await tribunal.quick(request, streaming: writing)
+            } else {
+                result = try await tribunal.quick(request)
+            }
         } catch {
             throw Stop(.failed(error))
         }
@@ -230,4 +259,11 @@ private struct RunState {
     func outcome(_ status: ChainOutcome.Status) -> ChainOutcome {
         ChainOutcome(status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log)
     }
+}
+
+/// Whether a block showed its text as it was written.
+private final class WroteText: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }

@@ -185,6 +185,14 @@ public struct RunProgress: Sendable, Hashable, Codable {
         RunProgress(completed: 0, total: 0, block: "", partial: PartialAnswer(title: title, text: text))
     }
 
+    /// A consensus under way: `done` of `asked` models have voted.
+    public static func voting(_ done: Int, of asked: Int) -> RunProgress {
+        RunProgress(completed: done, total: asked, block: votingBlock)
+    }
+
+    /// The block name a consensus's progress carries.
+    static let votingBlock = "⚖ votes"
+
     /// The step a run shows as it starts, before any work is done: `command` as typed
     /// (`/translate`, `/run polish`). Its message is the one the answer is edited into.
     public static func started(_ command: String) -> RunProgress {
@@ -194,7 +202,10 @@ public struct RunProgress: Sendable, Hashable, Codable {
     /// Whether this is the starting step (no block, no total).
     public var isStart: Bool { total == 0 }
 
-    public var line: String { isStart ? "Working on \(block)…" : "Running… \(completed)/\(total) (\(block))" }
+    public var line: String {
+        if block == Self.votingBlock { return "\(completed) of \(total) have voted…" }
+        return isStart ? "Working on \(block)…" : "Running… \(completed)/\(total) (\(block))"
+    }
 }
 
 /// An answer while the model writes it.

@@ -11,6 +11,9 @@ public protocol Tribunal: Sendable {
     func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult
     /// Several models judge one claim; the result carries their agreement.
     func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult
+    /// The same, telling `onVote` how many of the asked models are done each time one is. A
+    /// backend that cannot tell (the Rhea gateway) answers as `consensus`, `onVote` never called.
+    func consensus(_ request: ConsensusRequest, onVote: @escaping VoteCount) async throws(TribunalError) -> ConsensusResult
     /// Whether the backend answers at all, for `/readyz` and the CLI's start-up message.
     func health() async throws(TribunalError) -> BackendHealth
     /// What the backend has learned of its judges (`/council`); nil when it keeps no such record
@@ -24,10 +27,17 @@ extension Tribunal {
     public func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
         try await quick(request)
     }
+
+    public func consensus(_ request: ConsensusRequest, onVote: @escaping VoteCount) async throws(TribunalError) -> ConsensusResult {
+        try await consensus(request)
+    }
 }
 
 /// Receives a model's answer so far, each time it grows, while the model writes it.
 public typealias PartialText = @Sendable (String) async -> Void
+
+/// Receives how many of the asked models are done (answered or failed), each time one is.
+public typealias VoteCount = @Sendable (_ done: Int, _ asked: Int) async -> Void
 
 /// What a quick request asks the model to do with the text.
 public enum QuickAction: Sendable, Hashable {

@@ -142,7 +142,7 @@ extension Relay {
         let runner = ChainRunner(tribunal: tribunal, limits: configuration.chainLimits) { text, result in
             self.recordConsensus(result, claim: text, origin: .verify, request)
         }
-        let outcome = await runner.run(chain, context: context, progress: shown)
+        let outcome = await runner.run(chain, context: context, writingTitle: "Chain \(name)", progress: shown)
         let reply = Self.chainReply(name, outcome, isPrivate: request.isPrivate)
         record(request, command: "run \(name)", reply: reply, consensus: outcome.lastVerification, elapsed: started.duration(to: .now))
         return reply

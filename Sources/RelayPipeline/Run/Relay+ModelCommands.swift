@@ -32,7 +32,14 @@ extension Relay {
                 return .error(missingInput(for: .tribunal))
             }
             do throws(TribunalError) {
-                let result = try await tribunal.consensus(ConsensusRequest(claim: claim, k: request.k, tier: request.tier))
+                let asked = ConsensusRequest(claim: claim, k: request.k, tier: request.tier)
+                // A public verdict shows the votes coming in ("2 of 3 have voted…").
+                let result: ConsensusResult
+                if request.isPrivate {
+                    result = try await tribunal.consensus(asked)
+                } else {
+                    result = try await tribunal.consensus(asked) { done, of in await progress(.voting(done, of: of)) }
+                }
                 consensus = result
                 reply = Self.consensusReply(result, isPrivate: request.isPrivate)
             } catch {
@@ -152,8 +159,16 @@ public struct MeteredTribunal: Tribunal {
     }
 
     public func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
+        try await countedConsensus { () async throws(TribunalError) in try await base.consensus(request) }
+    }
+
+    public func consensus(_ request: ConsensusRequest, onVote: @escaping VoteCount) async throws(TribunalError) -> ConsensusResult {
+        try await countedConsensus { () async throws(TribunalError) in try await base.consensus(request, onVote: onVote) }
+    }
+
+    private func countedConsensus(_ call: () async throws(TribunalError) -> ConsensusResult) async throws(TribunalError) -> ConsensusResult {
         do throws(TribunalError) {
-            let result = try await base.consensus(request)
+            let result = try await call()
             RelayMetrics.backendCall("consensus", outcome: "ok")
             return result
         } catch {
@@ -198,10 +213,23 @@ struct ReportingTribunal: Tribunal {
     }
 
     func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
+        try await reported { () async throws(TribunalError) in try await base.consensus(withUnwritten(request)) }
+    }
+
+    func consensus(_ request: ConsensusRequest, onVote: @escaping VoteCount) async throws(TribunalError) -> ConsensusResult {
+        try await reported { () async throws(TribunalError) in try await base.consensus(withUnwritten(request), onVote: onVote) }
+    }
+
+    /// The run's fact-checks not written yet go with the request, newest first.
+    private func withUnwritten(_ request: ConsensusRequest) -> ConsensusRequest {
+        var request = request
+        request.unwrittenFactChecks = recorder.current.ledger.reversed() + request.unwrittenFactChecks
+        return request
+    }
+
+    private func reported(_ call: () async throws(TribunalError) -> ConsensusResult) async throws(TribunalError) -> ConsensusResult {
         do throws(TribunalError) {
-            var request = request
-            request.unwrittenFactChecks = recorder.current.ledger.reversed() + request.unwrittenFactChecks
-            return try await base.consensus(request)
+            return try await call()
         } catch {
             throw reporting.report(error, call: "consensus", event: event)
         }

@@ -21,6 +21,15 @@ extension Council {
     /// k models of the tier, in parallel, each for a JSON verdict. Answers with whoever replied by
     /// the deadline as long as a quorum did; never fails as a whole while a quorum answered.
     public func consensus(_ request: ConsensusRequest) async throws(TribunalError) -> ConsensusResult {
+        try await consensus(request, counting: nil)
+    }
+
+    /// The same, telling `onVote` as each judge is done.
+    public func consensus(_ request: ConsensusRequest, onVote: @escaping VoteCount) async throws(TribunalError) -> ConsensusResult {
+        try await consensus(request, counting: .some(onVote))
+    }
+
+    private func consensus(_ request: ConsensusRequest, counting onVote: VoteCount?) async throws(TribunalError) -> ConsensusResult {
         let started = ContinuousClock.now
         // On the injected clock: whoever has not answered by then is cut off, and the chairman
         // writes only with time left before it.
@@ -32,7 +41,7 @@ extension Council {
 
         // In the order asked, not the order answered: ties, dissent lines and the judges' list
         // come out the same on every run.
-        let votes = await collectVotes(judges, claim: request.claim, until: deadline)
+        let votes = await collectVotes(judges, claim: request.claim, until: deadline, onVote: onVote)
         var ballots: [Ballot] = []
         var failures: [(CouncilModel, ModelCallError)] = []
         var judged: [JudgeVote] = []
@@ -103,7 +112,7 @@ extension Council {
     }
 
     /// Asks every judge at once; at the deadline, cancels whoever has not answered.
-    private func collectVotes(_ judges: [CouncilModel], claim: String, until deadline: Date) async -> [Vote] {
+    private func collectVotes(_ judges: [CouncilModel], claim: String, until deadline: Date, onVote: VoteCount?) async -> [Vote] {
         // Each call's own time limit stays within the deadline (on the transport's real time).
         let callLimit = configuration.deadline
         return await withTaskGroup(of: Vote.self) { group in
@@ -131,6 +140,7 @@ extension Council {
                     break
                 }
                 votes.append(vote)
+                if votes.count < judges.count { await onVote?(votes.count, judges.count) }
                 logger.debug(
                     "council vote counted", metadata: ["model": "\(vote.model?.name ?? "")", "answered": "\(votes.count)", "asked": "\(judges.count)"])
                 if votes.count == judges.count {

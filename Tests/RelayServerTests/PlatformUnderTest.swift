@@ -69,6 +69,10 @@ protocol PlatformUnderTest: Sendable {
     /// (the same name twice is one delivery sent twice, as a retry). Waits until the relay is idle,
     /// then returns what the platform's fake received for it.
     func send(_ line: String, private: Bool, delivery: String, times: Int) async throws -> SeenReply
+    /// Sends `line` publicly, as `send` does, and returns every version of the message that took
+    /// the answer, as the platform received them (`marker`: a word of the answer, to tell its
+    /// messages from others). For answers written as the model streams them.
+    func watch(_ line: String, marker: String) async throws -> WrittenAnswer
 }
 
 extension PlatformUnderTest {
@@ -81,27 +85,37 @@ extension PlatformUnderTest {
 }
 
 /// Runs `body` with a fresh relay serving `kind` over its fakes.
-func withPlatform<T: Sendable>(_ kind: PlatformKind, _ body: @escaping @Sendable (any PlatformUnderTest) async throws -> T) async throws -> T {
+/// `backend`, when given, replaces the fake Rhea Tribunal as the relay's backend.
+func withPlatform<T: Sendable>(
+    _ kind: PlatformKind, backend: AppConfiguration.Backend? = nil, _ body: @escaping @Sendable (any PlatformUnderTest) async throws -> T
+) async throws -> T {
+    func configured(_ configuration: AppConfiguration) -> AppConfiguration {
+        var configuration = configuration
+        if let backend { configuration.backend = backend }
+        return configuration
+    }
     switch kind {
     case .slack:
-        try await SlackFakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) { relay in try await body(SlackUnderTest(relay: relay)) }
+        return try await SlackFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(SlackUnderTest(relay: relay)) }
         }
     case .discord:
-        try await DiscordFakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) { relay in try await body(DiscordUnderTest(relay: relay)) }
+        return try await DiscordFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(DiscordUnderTest(relay: relay)) }
         }
     case .telegram:
-        try await TelegramFakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) { relay in try await body(TelegramUnderTest(relay: relay)) }
+        return try await TelegramFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(TelegramUnderTest(relay: relay)) }
         }
     case .matrix:
-        try await MatrixFakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) { relay in try await body(MatrixUnderTest(relay: relay, room: try await relay.room())) }
+        return try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in
+                try await body(MatrixUnderTest(relay: relay, room: try await relay.room()))
+            }
         }
     case .mattermost:
-        try await MattermostFakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) { relay in try await body(MattermostUnderTest(relay: relay)) }
+        return try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(MattermostUnderTest(relay: relay)) }
         }
     }
 }

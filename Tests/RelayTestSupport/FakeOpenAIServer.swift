@@ -1,3 +1,4 @@
+public import Foundation
 import Hummingbird
 public import Logging
 import NIOCore
@@ -58,7 +59,7 @@ public final class FakeOpenAIServer: Sendable {
                 // Throws when the server stops, which cuts the answer off.
                 try await stopFlag.delay(reply.delay)
             }
-            if let plan = reply.stream { return streamed(plan, stopFlag: stopFlag) }
+            if let plan = reply.stream { return streamed(plan, stopFlag: stopFlag, state: state) }
             var responseHeaders = HTTPFields()
             responseHeaders[.contentType] = "application/json"
             if let retryAfter = reply.retryAfter {
@@ -77,7 +78,7 @@ public final class FakeOpenAIServer: Sendable {
 
     /// An answer as server-sent events, written as `plan` says; a disconnect (or the server
     /// stopping) ends the body unfinished, which closes the connection midway.
-    static func streamed(_ plan: FakeOpenAIStreamPlan, stopFlag: FakeStopFlag) -> Response {
+    static func streamed(_ plan: FakeOpenAIStreamPlan, stopFlag: FakeStopFlag, state: FakeOpenAIState) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -87,7 +88,9 @@ public final class FakeOpenAIServer: Sendable {
                 for step in plan.steps {
                     switch step {
                     case .wait(let seconds): try await stopFlag.delay(seconds)
-                    case .send(let text): try await writer.write(ByteBuffer(string: text))
+                    case .send(let text, let isPiece):
+                        try await writer.write(ByteBuffer(string: text))
+                        if isPiece { state.pieceSent() }
                     case .disconnect: throw FakeDisconnect()
                     }
                 }
@@ -118,6 +121,10 @@ public final class FakeOpenAIServer: Sendable {
     public func next(path: String = "/v1/chat/completions") async -> RecordedRequest? {
         await state.arrivals.next(path)
     }
+
+    /// When each streamed piece of an answer was written to its connection, oldest first: the
+    /// backend's "first token" for a latency check.
+    public func piecesSent() -> [Date] { state.piecesSent }
 
     /// How many requests arrived.
     public func requestCount() -> Int { state.requestCount }

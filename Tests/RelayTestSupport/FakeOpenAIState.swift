@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What a `FakeOpenAIServer` remembers and is told.
@@ -15,6 +16,8 @@ final class FakeOpenAIState: Sendable {
         var completions = 0
         var requests: [RecordedRequest] = []
         var stream = FakeOpenAIStream()
+        /// When each streamed piece of an answer was written, oldest first.
+        var piecesSent: [Date] = []
     }
 
     let requiredKey: String?
@@ -53,6 +56,12 @@ final class FakeOpenAIState: Sendable {
         get { values.withLock { $0.stream } }
         set { values.withLock { $0.stream = newValue } }
     }
+
+    func pieceSent() {
+        values.withLock { $0.piecesSent.append(Date()) }
+    }
+
+    var piecesSent: [Date] { values.withLock { $0.piecesSent } }
 
     var requests: [RecordedRequest] { values.withLock { $0.requests } }
     var requestCount: Int { values.withLock { $0.requests.count } }

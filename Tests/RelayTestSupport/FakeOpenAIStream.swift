@@ -55,7 +55,8 @@ struct FakeOpenAIStreamPlan: Sendable {
     /// What happens at each step, in order.
     enum Step: Sendable {
         case wait(seconds: Double)
-        case send(String)
+        /// Text written; `isPiece` when it carries a piece of the answer.
+        case send(String, isPiece: Bool = false)
         case disconnect
     }
 
@@ -66,7 +67,7 @@ struct FakeOpenAIStreamPlan: Sendable {
             if index == style.disconnectAfter { return steps + [.disconnect] }
             if index == style.stallAfter { steps.append(.wait(seconds: style.stallSeconds)) }
             if index > 0 { steps.append(.wait(seconds: gap)) }
-            steps.append(.send(event(chunk(delta: ["content": .string(piece)], finish: nil))))
+            steps.append(.send(event(chunk(delta: ["content": .string(piece)], finish: nil)), isPiece: true))
             if let every = style.malformedEvery, every > 0, (index + 1) % every == 0 { steps.append(.send("data: {\"choices\": [{\"delta\"\n\n")) }
         }
         if style.disconnectAfter.map({ $0 >= pieces.count }) == true { return steps + [.disconnect] }

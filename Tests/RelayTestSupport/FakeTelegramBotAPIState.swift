@@ -523,8 +523,9 @@ struct FakeTelegramBotAPIState: Sendable {
         messages[index].history.append(
             FakeTelegramMessage.Version(
                 text: message.text, rawText: message.rawText, entities: message.entities, replyMarkup: message.replyMarkup,
-                at: message.history.isEmpty ? message.sentAt : now))
+                at: message.editedAt ?? message.sentAt))
         messages[index].editDate = Self.unixNow
+        messages[index].editedAt = now
     }
 
     private mutating func deleteMessage(_ p: JSONValue) -> FakeTelegramAnswer {

@@ -166,6 +166,8 @@ public struct FakeTelegramMessage: Sendable, Hashable {
     public var sentAt: ContinuousClock.Instant
     /// Earlier versions, oldest first: empty until the first edit, then the sent one first.
     public var history: [Version]
+    /// When the last edit arrived; nil until one did.
+    public var editedAt: ContinuousClock.Instant? = nil
     /// Whether `deleteMessage` removed it.
     public var deleted: Bool
     /// Unix time of the last edit.
@@ -173,6 +175,11 @@ public struct FakeTelegramMessage: Sendable, Hashable {
 
     /// How often it was edited.
     public var edits: Int { history.count }
+
+    /// What it shows now, as a version, timed by the call that made it.
+    public var current: Version {
+        Version(text: text, rawText: rawText, entities: entities, replyMarkup: replyMarkup, at: editedAt ?? sentAt)
+    }
 
     /// The inline keyboard's buttons, row by row.
     public var buttons: [[JSONValue]] {

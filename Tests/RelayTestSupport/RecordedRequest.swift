@@ -1,3 +1,4 @@
+public import Foundation
 import Hummingbird
 import NIOCore
 public import RelayCore
@@ -16,11 +17,13 @@ public struct RecordedRequest: Sendable, Hashable {
     public var body: JSONValue?
     /// The body as text, exactly as received.
     public var rawBody: String
+    /// When it arrived (the wall clock, to compare with a peer's own timestamps).
+    public var receivedAt: Date
 
     /// Creates a record; the fake does this for every request.
     public init(
         method: String, path: String, query: String? = nil, headers: [String: String], body: JSONValue?,
-        rawBody: String
+        rawBody: String, receivedAt: Date = Date()
     ) {
         self.method = method
         self.path = path
@@ -28,6 +31,7 @@ public struct RecordedRequest: Sendable, Hashable {
         self.headers = headers
         self.body = body
         self.rawBody = rawBody
+        self.receivedAt = receivedAt
     }
 
     /// A header by name, case-insensitively.

@@ -24,6 +24,10 @@ final class ProgressMessage: Sendable {
     private struct State {
         var posted = false
         var lastShown: Date?
+        /// When the answer being written was shown last: its pace counts from there, so the first
+        /// text shows at once, however recently the placeholder went (the outbox still keeps the
+        /// conversation's own pace).
+        var lastPartialShown: Date?
         /// Edits that showed an answer being written.
         var partialEdits = 0
         /// The latest text of the answer not shown yet.
@@ -60,13 +64,14 @@ final class ProgressMessage: Sendable {
             let now = clock.now
             if step.partial != nil {
                 guard state.partialEdits < streaming.maxEdits else { return .skip }
-                if let last = state.lastShown, now.duration(since: last) < streaming.interval {
+                if let last = state.lastPartialShown, now.duration(since: last) < streaming.interval {
                     let due = state.waiting == nil
                     state.waiting = step
                     return due ? .wait(until: last + streaming.interval) : .skip
                 }
                 state.waiting = nil
                 state.partialEdits += 1
+                state.lastPartialShown = now
             } else if let last = state.lastShown, now.duration(since: last) < interval {
                 return .skip
             }
@@ -82,6 +87,7 @@ final class ProgressMessage: Sendable {
             state.waiting = step
             state.partialEdits -= 1
             state.lastShown = clock.now
+            state.lastPartialShown = clock.now
             return clock.now + streaming.interval
         }
     }
@@ -96,6 +102,7 @@ final class ProgressMessage: Sendable {
                 defer { state.waiting = nil }
                 // Shown now whatever the last show: it waited its interval.
                 state.lastShown = nil
+                state.lastPartialShown = nil
                 return state.closed ? nil : state.waiting
             }
             if let step { await show(step) }

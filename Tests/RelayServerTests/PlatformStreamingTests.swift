@@ -1,0 +1,105 @@
+import Foundation
+import RelayCore
+import RelayTestSupport
+import RelayTestTags
+import Testing
+
+/// An answer written as the model streams it, on every platform through the real server (issue
+/// 40, points 4 and 6): a fake model server streams a hostile answer — every platform's mention
+/// split across chunks — and what each platform's fake (Synapse for Matrix) received is read
+/// back version by version, as a person would have seen it.
+@Suite("Answers as they are written, on every platform", .tags(.peers))
+struct PlatformStreamingTests {
+    /// Mentions split across chunks, each platform's kind: Slack's `<!channel>` and `<@U…>`,
+    /// Matrix's `@room`, everyone else's `@everyone`, `@here`, `@channel`.
+    static let pieces = [
+        "Bonjour ", "@every", "one", ", ", "@ro", "om", " et ", "<!chan", "nel>", " puis ", "<@", "U123>", " avec ", "@he", "re", " et ", "@chan",
+        "nel", " — voici ", "la ", "suite ", "et ", "la ", "fin.",
+    ]
+    static var answer: String { pieces.joined() }
+
+    /// Each platform's pace for an answer being written, as docs/streaming.md gives it (a
+    /// Telegram group's, since the command is typed in one).
+    static func interval(_ kind: PlatformKind) -> Double {
+        switch kind {
+        case .slack: 2
+        case .discord, .mattermost: 1
+        case .telegram: 5
+        case .matrix: 3
+        }
+    }
+
+    static func maxEdits(_ kind: PlatformKind) -> Int {
+        switch kind {
+        case .slack: 20
+        case .discord, .mattermost: 30
+        case .telegram, .matrix: 10
+        }
+    }
+
+    @Test(arguments: PlatformKind.allCases)
+    func anAnswerGrowsInOneMessageWithNoMentionEverLiveAndEndsWhole(kind: PlatformKind) async throws {
+        try await withFakeOpenAIServer(persona: .pieces(Self.pieces)) { model in
+            model.setStream(FakeOpenAIStream(piecesPerSecond: 4))
+            try await withStreamingPlatform(kind, modelURL: model.url) { platform in
+                let written = try await platform.watch("/ai say hello", marker: "Bonjour")
+                let texts = written.versions.map(\.shown)
+                let firstPiece = try #require(model.piecesSent().first, "the model streamed")
+                for version in written.versions {
+                    print()
+                }
+
+                // One message took the answer, and it was seen growing.
+                #expect(written.messages == 1, "\(texts)")
+                let writing = written.versions.filter { $0.shown.contains(PartialAnswer.writingNote) }
+                #expect(!writing.isEmpty, "shown while written: \(texts)")
+                // Never a live mention, in any version.
+                for version in written.versions {
+                    #expect(kind.liveMention(in: version.raw) == nil, "a live mention in \(version.raw)")
+                    #expect(version.pingsOff, "pings allowed for \(version.raw)")
+                }
+                // Each version shows a start of the answer, never less than the one before.
+                var shownBefore = 0
+                for version in writing {
+                    let shown = Self.shownPrefix(in: version.shown)
+                    #expect(shown > 0 && shown >= shownBefore, "\(version.shown)")
+                    shownBefore = shown
+                }
+                // The whole answer, byte for byte, at the end, and nothing of the writing left.
+                #expect(Self.visible(written.final).contains(Self.answer), "\(written.final)")
+                #expect(!written.final.contains(PartialAnswer.writingNote))
+                // The first text within 1.5 s of the model's first piece.
+                let first = try #require(written.versions.first { Self.shownPrefix(in: $0.shown) > 0 })
+                #expect(first.at.timeIntervalSince(firstPiece) < 1.5, "first text \(first.at.timeIntervalSince(firstPiece)) s after the first piece")
+                // Within the platform's pace: never three versions within one interval (the pace
+                // counts from when a text was queued; the conversation's own pacing may hold one
+                // back, so two can arrive closer), no more than the cap, and nothing refused.
+                #expect(writing.count <= Self.maxEdits(kind))
+                for (earlier, later) in zip(written.versions, written.versions.dropFirst(2)) {
+                    #expect(later.at.timeIntervalSince(earlier.at) >= Self.interval(kind) - 0.1, "\(earlier.at) → \(later.at)")
+                }
+                #expect(written.refusals == 0, "\(written.refusals) requests refused with 429")
+            }
+        }
+    }
+
+    /// How much of the answer `text` shows from its start, in pieces: the most pieces whose
+    /// text it holds.
+    static func shownPrefix(in text: String) -> Int {
+        let visible = Self.visible(text)
+        var count = 0
+        var prefix = ""
+        for piece in pieces {
+            prefix += piece
+            // Renderers trim the text's ends.
+            guard visible.contains(prefix.trimmingCharacters(in: .whitespaces)) else { break }
+            count += 1
+        }
+        return count
+    }
+
+    /// What a person reads: the invisible joiners that break mentions taken out.
+    static func visible(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\u{2060}" && $0 != "\u{200B}" }))
+    }
+}

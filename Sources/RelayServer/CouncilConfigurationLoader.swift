@@ -14,6 +14,7 @@ import RelayTribunal
 ///   chairman: mini               # optional
 ///   mini: { baseURL: https://api.openai.com/v1, apiKeyEnv: OPENAI_API_KEY, model: gpt-4o-mini, tier: cheap, weight: 1, timeout: 15 }
 ///   local: { baseURL: http://127.0.0.1:18082/v1, model: smollm2, tier: cheap }
+///   # stream: false — for an endpoint that cannot stream: its answers arrive whole
 /// ```
 ///
 /// Each model's fields sit under its name (`council.mini.baseURL`, env `COUNCIL_MINI_BASE_URL`)
@@ -64,6 +65,7 @@ enum CouncilConfigurationLoader {
             weight = parsed
         }
         let timeout = try values.seconds(prefix + "timeout")
+        let stream = try values.bool(prefix + "stream") ?? true
         var apiKey: String?
         let keyEnv = values.string(prefix + "apiKeyEnv")
         if let keyEnv {
@@ -72,6 +74,7 @@ enum CouncilConfigurationLoader {
             }
             apiKey = value
         }
-        return CouncilModel(name: name, baseURL: baseURL, apiKeyEnv: keyEnv, apiKey: apiKey, model: modelID, tier: tier, weight: weight, timeout: timeout)
+        return CouncilModel(
+            name: name, baseURL: baseURL, apiKeyEnv: keyEnv, apiKey: apiKey, model: modelID, tier: tier, weight: weight, timeout: timeout, stream: stream)
     }
 }

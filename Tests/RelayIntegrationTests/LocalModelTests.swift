@@ -5,6 +5,7 @@ import RelayCore
 import RelayHTTP
 import RelayTestSupport
 import RelayTribunal
+import Synchronization
 import Testing
 
 /// The council against a real OpenAI-compatible server: llama.cpp with a 135M model
@@ -36,6 +37,22 @@ struct LocalModelTests {
         try await withCouncil { council in
             let result = try await council.quick(QuickRequest(action: .translate(to: Language(code: "fr", name: "French")), text: "Good morning", tier: .cheap))
             #expect(!result.text.isEmpty)
+            #expect(result.model == "local-a")
+        }
+    }
+
+    /// llama.cpp's server streams (`stream: true`, server-sent events): the text arrives in
+    /// pieces, each the one before grown, and the whole answer is the last of them.
+    @Test func quickStreamsARealCompletionInPieces() async throws {
+        try await withCouncil { council in
+            let seen = Mutex<[String]>([])
+            let request = QuickRequest(action: .explain, text: "Why is the sky blue? Answer in two sentences.", tier: .cheap)
+            let result = try await council.quick(request) { text in seen.withLock { $0.append(text) } }
+            let texts = seen.withLock { $0 }
+            #expect(texts.count >= 2, "the answer came in pieces: \(texts)")
+            for (earlier, later) in zip(texts, texts.dropFirst()) { #expect(later.hasPrefix(earlier), "\(earlier) → \(later)") }
+            let last = try #require(texts.last)
+            #expect(result.text.trimmingCharacters(in: .whitespacesAndNewlines) == last.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(result.model == "local-a")
         }
     }

@@ -45,6 +45,8 @@ struct PlatformStreamingTests {
                 let written = try await platform.watch("/ai say hello", marker: "Bonjour")
                 let texts = written.versions.map(\.shown)
                 let firstPiece = try #require(model.piecesSent().first, "the model streamed")
+                // For a failure's message: each version, timed from the model's first piece.
+                let timeline = written.versions.map { String(format: "%+.2f s: ", $0.at.timeIntervalSince(firstPiece)) + $0.shown }
                 for version in written.versions {
                     print()
                 }
@@ -67,10 +69,10 @@ struct PlatformStreamingTests {
                 }
                 // The whole answer, byte for byte, at the end, and nothing of the writing left.
                 #expect(Self.visible(written.final).contains(Self.answer), "\(written.final)")
-                #expect(!written.final.contains(PartialAnswer.writingNote))
+                #expect(!written.final.contains(PartialAnswer.writingNote), "\(timeline)")
                 // The first text within 1.5 s of the model's first piece.
                 let first = try #require(written.versions.first { Self.shownPrefix(in: $0.shown) > 0 })
-                #expect(first.at.timeIntervalSince(firstPiece) < 1.5, "first text \(first.at.timeIntervalSince(firstPiece)) s after the first piece")
+                #expect(first.at.timeIntervalSince(firstPiece) < 1.5, "the first text late: \(timeline)")
                 // Within the platform's pace: never three versions within one interval (the pace
                 // counts from when a text was queued; the conversation's own pacing may hold one
                 // back, so two can arrive closer), no more than the cap, and nothing refused.

@@ -36,6 +36,10 @@ final class ProgressMessage: Sendable {
         var closed = false
         /// The outbox entry that showed the answer last.
         var lastPartial: String?
+        /// Shows under way (from `enter` to `leave`): a flush's, or one of the run's own.
+        var showing = 0
+        /// `close()`, waiting for the shows under way to end.
+        var closing: CheckedContinuation<Void, Never>?
     }
 
     /// The outbox id of the message's first post.
@@ -122,7 +126,29 @@ final class ProgressMessage: Sendable {
         state.withLock { $0.lastPartial = entry }
     }
 
-    /// The run ended: nothing more is shown, and a flush under way is waited for.
+    /// A show begins (a step taken, then queued in the outbox): false once the run has ended.
+    /// Each `true` is ended by `leave()`.
+    func enter() -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.showing += 1
+            return true
+        }
+    }
+
+    func leave() {
+        let closing = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.showing -= 1
+            guard state.showing == 0 else { return nil }
+            defer { state.closing = nil }
+            return state.closing
+        }
+        closing?.resume()
+    }
+
+    /// The run ended: nothing more is shown, and every show under way is waited for — a flush
+    /// that took its step just before may still be queueing it, and it must be queued before
+    /// the whole answer, or it would be shown after it.
     func close() async {
         let flush = state.withLock { state -> Task<Void, Never>? in
             state.closed = true
@@ -131,5 +157,13 @@ final class ProgressMessage: Sendable {
         }
         flush?.cancel()
         await flush?.value
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                guard state.showing > 0 else { return true }
+                state.closing = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
     }
 }

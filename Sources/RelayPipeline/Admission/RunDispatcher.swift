@@ -366,7 +366,9 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
     }
 
     private func showProgress(_ step: RunProgress, progress: ProgressMessage, route: ReplyRoute, id: Int64) async {
-        guard state.withLock({ !$0.stopped }) else { return }
+        guard state.withLock({ !$0.stopped }), progress.enter() else { return }
+        // The run's end waits for this show to be queued (`ProgressMessage.close`).
+        defer { progress.leave() }
         let replaces: String
         switch progress.take(step) {
         case .skip: return

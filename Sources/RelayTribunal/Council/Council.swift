@@ -51,7 +51,7 @@ public final class Council: Tribunal, Sendable {
             let wrote = WroteFlag()
             do throws(ModelCallError) {
                 let completion: ChatCompletion
-                if let onText {
+                if let onText, model.stream {
                     completion = try await client.stream(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model)) { text in
                         wrote.set()
                         await onText(text)

@@ -17,10 +17,13 @@ public struct CouncilModel: Sendable, Hashable {
     public var weight: Double
     /// Per-call timeout; nil uses the council's default.
     public var timeout: Duration?
+    /// Whether an answer shown as it is written is asked for with `stream: true`; false for an
+    /// endpoint that cannot stream, whose answers then arrive whole.
+    public var stream: Bool
 
     public init(
         name: String, baseURL: String, apiKeyEnv: String? = nil, apiKey: String? = nil, model: String, tier: Tier,
-        weight: Double = 1, timeout: Duration? = nil
+        weight: Double = 1, timeout: Duration? = nil, stream: Bool = true
     ) {
         self.name = name
         self.baseURL = baseURL
@@ -30,5 +33,6 @@ public struct CouncilModel: Sendable, Hashable {
         self.tier = tier
         self.weight = weight
         self.timeout = timeout
+        self.stream = stream
     }
 }

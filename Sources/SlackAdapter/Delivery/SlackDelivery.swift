@@ -39,9 +39,13 @@ struct SlackDelivery: DeliveryPlatform {
     // MARK: Limits
 
     /// The first part of a reply that goes to a `response_url` (a slash command's answer) is not
-    /// paced: the per-channel limit is `chat.postMessage`'s. Everything else waits its turn in the
-    /// channel, later parts of a reply included.
+    /// paced: the per-channel limit is `chat.postMessage`'s. Nor is an edit of the run's
+    /// placeholder (`chat.update`, a Tier 3 method, limited per workspace, not per channel), so
+    /// the first text of an answer being written shows as soon as the model sends it, not a
+    /// second after the placeholder. Everything else waits its turn in the channel, later parts
+    /// of a reply included.
     func minimumInterval(for entry: OutboxEntry) -> Duration {
+        if canPost, entry.replaces != nil, entry.partsDelivered == 0 { return .zero }
         guard case .reply = entry.content, entry.replaces == nil, entry.partsDelivered == 0,
             SlackAddress.decode(entry.address)?.sealedResponseURL != nil
         else {

@@ -1,7 +1,9 @@
 import Foundation
 import RelayCore
+import RelayServer
 import RelayTestSupport
 import RelayTestTags
+import RelayTribunal
 import Testing
 
 /// An answer written as the model streams it, on every platform through the real server (issue
@@ -81,6 +83,44 @@ struct PlatformStreamingTests {
                     #expect(later.at.timeIntervalSince(earlier.at) >= Self.interval(kind) - 0.1, "\(earlier.at) → \(later.at)")
                 }
                 #expect(written.refusals == 0, "\(written.refusals) requests refused with 429")
+            }
+        }
+    }
+
+    /// Eight answers written at once in one Slack workspace share its `chat.update` budget (30
+    /// edits a minute, bursts of 10): without it they would make some 24 edits in 6 s, past
+    /// Tier 3. Each still ends whole.
+    @Test func answersWrittenAtOnceInOneSlackWorkspaceShareItsEdits() async throws {
+        try await withFakeOpenAIServer(persona: .pieces(Self.pieces)) { model in
+            model.setStream(FakeOpenAIStream(piecesPerSecond: 4))
+            try await SlackFakes.with { fakes in
+                var configuration = fakes.configuration()
+                configuration.backend = .council(
+                    CouncilConfiguration(models: [CouncilModel(name: "writer", baseURL: model.url, model: "m", tier: .cheap)], deadline: .seconds(60)))
+                try await fakes.withRelay(configuration) { relay in
+                    let channels = (0..<8).map { "C0BUDGET\($0)" }
+                    let started = Date()
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for (index, channel) in channels.enumerated() {
+                            group.addTask {
+                                _ = try await relay.event(
+                                    SlackFakes.mention("ai say hello", eventID: "Ev0BUDGET\(index)", channel: channel, ts: "1700000500.00010\(index)"))
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                    try await relay.settled()
+                    let elapsed = Date().timeIntervalSince(started)
+                    let partial = relay.slack.requests(path: "chat.update").filter {
+                        ($0.body?.shownTexts ?? []).contains { $0.contains(PartialAnswer.writingNote) }
+                    }
+                    #expect(partial.count <= 10 + Int(elapsed / 2) + 1, "\(partial.count) edits of answers being written in \(elapsed) s")
+                    #expect(partial.count >= 8, "the burst was used: \(partial.count)")
+                    for channel in channels {
+                        let shown = relay.slack.messages(channel: channel).map { SlackUnderTest.unescape($0.text) }
+                        #expect(shown.count == 1 && Self.visible(shown[0]).contains(Self.answer), "\(channel): \(shown)")
+                    }
+                }
             }
         }
     }

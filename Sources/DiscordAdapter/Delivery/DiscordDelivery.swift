@@ -40,6 +40,7 @@ struct DiscordDelivery: DeliveryPlatform {
     let canPost: Bool
     let box: DiscordSecretBox
     let clock: any RelayClock
+    let partialEdits = EditBudget(perMinute: 25 * 60, burst: 25)
 
     /// The `platformRef` of an interaction's original response.
     static let originalRef = "@original"
@@ -47,6 +48,10 @@ struct DiscordDelivery: DeliveryPlatform {
     /// Edits follow the route's bucket (the REST client reads `X-RateLimit-*` and waits):
     /// once a second at most, 30 times at most.
     func streaming(at address: String) -> StreamingPace { StreamingPace(interval: .seconds(1), maxEdits: 30) }
+
+    /// The bot's global limit is 50 requests a second: answers written at once share 25 edits a
+    /// second, half of it.
+    func admitsPartialEdit(at address: String, now: Date) -> Bool { partialEdits.take(now: now) }
 
     // MARK: Primitives
 

@@ -2,6 +2,8 @@ import RelayCore
 import RelayPipeline
 import RelayPlatform
 
+import struct Foundation.Date
+
 /// Matrix's delivery primitives, for `Deliverer` (platform "matrix"): `m.notice` messages.
 ///
 /// Every message is sent with `PUT …/send/m.room.message/{txnId}`, the transaction id made from
@@ -30,10 +32,16 @@ struct MatrixDelivery: DeliveryPlatform {
     let api: any MatrixAPI
     let identity: MatrixIdentity
     let rooms: MatrixDirectRooms
+    let partialEdits = EditBudget(perMinute: 6, burst: 5)
 
     /// Synapse limits a sender's messages, edits included (`rc_message`: 0.2 a second with bursts
     /// of 10 by default): every 3 s at most, 10 times at most.
     func streaming(at address: String) -> StreamingPace { StreamingPace(interval: .seconds(3), maxEdits: 10) }
+
+    /// Synapse limits a sender's events across every room (`rc_message`, 0.2 a second with
+    /// bursts of 10 by default): answers written at once share half of it, 6 a minute with
+    /// bursts of 5.
+    func admitsPartialEdit(at address: String, now: Date) -> Bool { partialEdits.take(now: now) }
 
     // MARK: Primitives
 

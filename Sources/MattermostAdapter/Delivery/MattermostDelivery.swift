@@ -26,6 +26,7 @@ struct MattermostDelivery: DeliveryPlatform {
     let canPost: Bool
     let box: OutboxSecretBox
     let clock: any RelayClock
+    let partialEdits = EditBudget(perMinute: 5 * 60, burst: 20)
 
     /// No pacing between sends: Mattermost limits nothing per channel. Its limiter (off unless an
     /// admin turns it on; 10 a second with bursts of 100 by default) counts per user or address,
@@ -37,6 +38,10 @@ struct MattermostDelivery: DeliveryPlatform {
     /// Mattermost's limiter counts per user (10 a second with bursts of 100 when an admin turns
     /// it on): once a second at most, 30 times at most.
     func streaming(at address: String) -> StreamingPace { StreamingPace(interval: .seconds(1), maxEdits: 30) }
+
+    /// Mattermost's limiter, when an admin turns it on, counts per user (the bot): 10 requests a
+    /// second with bursts of 100. Answers written at once share 5 edits a second.
+    func admitsPartialEdit(at address: String, now: Date) -> Bool { partialEdits.take(now: now) }
 
     // MARK: Primitives
 

@@ -385,6 +385,13 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             progress.flush(at: until) { step in await self.showProgress(step, progress: progress, route: route, id: id) }
             return
         }
+        if step.partial != nil, senders[route.platform]?.admitsPartialEdit(at: route.address, now: outbox.clock.now) == false {
+            // Answers written at once have used the platform's edits (a workspace's, a bot's):
+            // this one waits an interval, and shows the latest text then.
+            let until = progress.hold(step)
+            progress.flush(at: until) { step in await self.showProgress(step, progress: progress, route: route, id: id) }
+            return
+        }
         var entry = outbox.entry(
             platform: route.platform, conversation: route.conversation, address: route.address,
             content: .progress(step), replaces: replaces.isEmpty ? nil : replaces)

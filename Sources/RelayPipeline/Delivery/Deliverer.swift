@@ -39,6 +39,7 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
     public func platformWait(now: Date) -> Duration { target.platformWait(now: now) }
     public func answersByEditingPlaceholder(at address: String) -> Bool { target.answersByEditingPlaceholder(at: address) }
     public func streaming(at address: String) -> StreamingPace { target.streaming(at: address) }
+    public func admitsPartialEdit(at address: String, now: Date) -> Bool { target.admitsPartialEdit(at: address, now: now) }
 
     public func runStarted(at address: String) async {
         guard let address = target.decode(address) else { return }

@@ -39,6 +39,10 @@ public protocol DeliveryLimits: Sendable {
     /// message at most every `interval`, `maxEdits` at most (the whole answer's edit comes
     /// whatever); `.none` where the platform cannot edit there.
     func streaming(at address: String) -> StreamingPace
+    /// Whether one more edit of an answer being written to `address` fits the platform's limits
+    /// across conversations now (`EditBudget`); taken when true. A refused edit waits an
+    /// interval. True unless a platform says otherwise.
+    func admitsPartialEdit(at address: String, now: Date) -> Bool
 }
 
 /// How often an answer being written may be shown again, and how many times.
@@ -62,6 +66,7 @@ extension DeliveryLimits {
     public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration { .zero }
     public func platformWait(now: Date) -> Duration { .zero }
     public func answersByEditingPlaceholder(at address: String) -> Bool { false }
+    public func admitsPartialEdit(at address: String, now: Date) -> Bool { true }
 }
 
 /// What a platform gives `Deliverer`, the one component every reply goes through: its

@@ -27,6 +27,8 @@ struct SlackDelivery: DeliveryPlatform {
     let canPost: Bool
     let box: SlackSecretBox
     let clock: any RelayClock
+    /// Edits of answers being written, per workspace (`admitsPartialEdit`).
+    let partialEdits = EditBudget(perMinute: 30, burst: 10)
 
     init(api: any SlackWebAPI, canPost: Bool, box: SlackSecretBox, webAPIInterval: Duration = .seconds(1), clock: any RelayClock = SystemClock()) {
         self.api = api
@@ -83,6 +85,13 @@ struct SlackDelivery: DeliveryPlatform {
             return .none
         }
         return StreamingPace(interval: .seconds(2), maxEdits: 20)
+    }
+
+    /// `chat.update` counts per workspace: answers written at once in one workspace share 30
+    /// edits a minute (bursts of 10), which leaves the rest of Tier 3's 50+ for the edits that
+    /// carry whole answers and a chain's progress.
+    func admitsPartialEdit(at address: String, now: Date) -> Bool {
+        partialEdits.take(SlackAddress.decode(address)?.team ?? "", now: now)
     }
 
     // MARK: Primitives

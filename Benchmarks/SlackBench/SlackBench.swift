@@ -125,6 +125,21 @@ struct SlackBench: AsyncParsableCommand {
     @Option(help: "Servers sharing the store (postgres only), on --port, --port + 1…; users are spread over them.")
     var replicas = 1
 
+    @Flag(
+        help:
+            "Answers written as the model streams them (slack or telegram): --stream-users people ask at once, the model streams --tokens-per-second for --stream-seconds; first text, edits, 429s and CPU per answer against the same answers unstreamed."
+    )
+    var stream = false
+
+    @Option(help: "With --stream: people asking at once.")
+    var streamUsers = 200
+
+    @Option(help: "With --stream: tokens a second the model writes.")
+    var tokensPerSecond = 30.0
+
+    @Option(help: "With --stream: seconds the model writes each answer for.")
+    var streamSeconds = 10.0
+
     static let secret = "bench-signing-secret"
     /// The Discord application's key pair, made at start.
     static let discordSigner = FakeDiscordSigner()
@@ -134,6 +149,8 @@ struct SlackBench: AsyncParsableCommand {
         if platform != .slack, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
         if voice, platform != .telegram { throw ValidationError("--voice sends Telegram voice notes: use it with --platform telegram.") }
         if replicas < 1 || (replicas > 1 && store != .postgres) { throw ValidationError("--replicas N > 1 shares one store: use it with --store postgres.") }
+        if stream, ![.slack, .telegram].contains(platform) { throw ValidationError("--stream runs on --platform slack or telegram.") }
+        if stream, store != .sqlite { throw ValidationError("--stream runs on the embedded SQLite store.") }
         guard FileManager.default.isExecutableFile(atPath: relay) else {
             throw ValidationError("\(relay) is not built: run `swift build -c release --product rhea-relay` first.")
         }
@@ -146,7 +163,20 @@ struct SlackBench: AsyncParsableCommand {
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let postgres = store == .postgres ? try await PostgresUnderBench.start(cpus: serverCPUs) : nil
         do {
-            try await measure(http: http, sink: sink, backend: backend, postgres: postgres, voiceNotes: voiceNotes)
+            if stream {
+                print("slack-bench --stream on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store")
+                let base = launch(backend, sink: sink)
+                try await StreamBench(
+                    platform: platform, users: streamUsers, tokensPerSecond: tokensPerSecond, seconds: streamSeconds,
+                    launch: { extra in
+                        var launch = base
+                        launch.environment.merge(extra) { $1 }
+                        return launch
+                    }
+                ).run(http: http)
+            } else {
+                try await measure(http: http, sink: sink, backend: backend, postgres: postgres, voiceNotes: voiceNotes)
+            }
         } catch {
             await voiceNotes?.stop()
             await postgres?.stop()

@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import RelayCore
 import RelayServer
 import RelayTestSupport
@@ -75,12 +77,13 @@ struct PlatformStreamingTests {
                 // The first text within 1.5 s of the model's first piece.
                 let first = try #require(written.versions.first { Self.shownPrefix(in: $0.shown) > 0 })
                 #expect(first.at.timeIntervalSince(firstPiece) < 1.5, "the first text late: \(timeline)")
-                // Within the platform's pace: never three versions within one interval (the pace
-                // counts from when a text was queued; the conversation's own pacing may hold one
-                // back, so two can arrive closer), no more than the cap, and nothing refused.
+                // Within the platform's pace: no more than the cap, never three texts being
+                // written within one interval (the pace counts from when a text was queued; the
+                // conversation's own pacing may hold one back, so two can arrive closer), and
+                // nothing refused where the fake enforces the platform's limits.
                 #expect(writing.count <= Self.maxEdits(kind))
-                for (earlier, later) in zip(written.versions, written.versions.dropFirst(2)) {
-                    #expect(later.at.timeIntervalSince(earlier.at) >= Self.interval(kind) - 0.1, "\(earlier.at) → \(later.at)")
+                for (earlier, later) in zip(writing, writing.dropFirst(2)) {
+                    #expect(later.at.timeIntervalSince(earlier.at) >= Self.interval(kind), "\(timeline)")
                 }
                 #expect(written.refusals == 0, "\(written.refusals) requests refused with 429")
             }
@@ -120,6 +123,40 @@ struct PlatformStreamingTests {
                         let shown = relay.slack.messages(channel: channel).map { SlackUnderTest.unescape($0.text) }
                         #expect(shown.count == 1 && Self.visible(shown[0]).contains(Self.answer), "\(channel): \(shown)")
                     }
+                }
+            }
+        }
+    }
+
+    /// A Slack slash command's answer is written at its `response_url`, each post replacing the
+    /// last, twice at most, so Slack's 5 posts there still take the whole answer (and a run
+    /// again after a crash): one message, ending whole.
+    @Test func aSlackSlashCommandsAnswerIsWrittenAtItsResponseURLWithinItsFivePosts() async throws {
+        try await withFakeOpenAIServer(persona: .pieces(Self.pieces)) { model in
+            model.setStream(FakeOpenAIStream(piecesPerSecond: 3))
+            try await SlackFakes.with { fakes in
+                var configuration = fakes.configuration()
+                configuration.backend = .council(
+                    CouncilConfiguration(models: [CouncilModel(name: "writer", baseURL: model.url, model: "m", tier: .cheap)], deadline: .seconds(60)))
+                try await fakes.withRelay(configuration) { relay in
+                    let responseURL = relay.slack.makeResponseURL()
+                    let ack = try await relay.slashCommand("/ai", text: "say hello", responseURL: responseURL, channel: "C0SLASHW")
+                    #expect(ack.status.code == 200)
+                    try await relay.settled()
+                    let posts = relay.slack.requests(responseURL: responseURL).compactMap(\.body)
+                    let raw = posts.map { $0.shownTexts.joined(separator: "\n") }
+                    let texts = raw.map(SlackUnderTest.unescape)
+                    let writing = texts.filter { $0.contains(PartialAnswer.writingNote) }
+                    #expect((1...2).contains(writing.count), "written in at most two posts: \(texts)")
+                    #expect(posts.count <= 3, "\(texts)")
+                    #expect(posts.allSatisfy { $0["replace_original"]?.boolValue == true }, "each post replaces the last")
+                    for text in raw { #expect(PlatformKind.slack.liveMention(in: text) == nil, "\(text)") }
+                    let shown = relay.slack.responses(responseURL: responseURL)
+                    #expect(shown.count == 1, "one message: \(shown.map(\.text))")
+                    let final = SlackUnderTest.unescape(([shown.first?.text ?? ""] + (shown.first?.blocks?.shownTexts ?? [])).joined(separator: "\n"))
+                    #expect(Self.visible(final).contains(Self.answer), "\(final)")
+                    #expect(!final.contains(PartialAnswer.writingNote))
+                    #expect(relay.slack.requests(path: "chat.postMessage").isEmpty, "no bot message that could show twice")
                 }
             }
         }

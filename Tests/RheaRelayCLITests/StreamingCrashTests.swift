@@ -145,6 +145,41 @@ struct StreamingCrashTests {
         }
     }
 
+    /// A slash command's answer is written at its `response_url`, each post replacing the last:
+    /// after the crash the run writes there again, and one message ends whole.
+    @Test func slackSlashCommand() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        try await Self.withWriter { model in
+            try await withFakeSlackWebAPI { slack in
+                let responseURL = slack.makeResponseURL()
+                let environment = Self.council(model).merging([
+                    "SLACK_SIGNING_SECRET": ServeReplicas.signingSecret, "SLACK_API_URL": slack.apiURL, "SLACK_BOT_TOKEN": slack.botToken,
+                ]) { $1 }
+                func shown() -> [String] {
+                    slack.responses(responseURL: responseURL).map {
+                        $0.text + "\n" + ($0.blocks.map { String(decoding: $0.encoded(), as: UTF8.self) } ?? "")
+                    }
+                }
+                try await Self.crashMidStream(environment: environment, cli: cli) { port in
+                    let answer = await ServeReplicas.slashCommand(
+                        port: port, command: "/ai", text: "write it", responseURL: responseURL, channel: "C0STREAMS")
+                    #expect(answer?.status == 200)
+                } writing: {
+                    shown().contains { Self.isWriting($0) && $0.contains("Réponse") }
+                } done: {
+                    shown().contains { Self.holdsAnswer($0) && !Self.isWriting($0) }
+                }
+                let messages = shown()
+                #expect(messages.count == 1, "one message at the response_url: \(messages)")
+                #expect(Self.holdsAnswer(messages.first), "\(messages.first ?? "")")
+                #expect(slack.requests(responseURL: responseURL).count <= 5, "within Slack's 5 posts")
+                #expect(slack.requests(path: "chat.postMessage").isEmpty)
+                #expect(model.requests().count >= 2, "the run ran again after the restart")
+            }
+        }
+    }
+
     // MARK: Discord
 
     @Test func discord() async throws {

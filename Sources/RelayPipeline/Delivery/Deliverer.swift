@@ -92,7 +92,9 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
             return .sent(platformRef: placeholder.ref)
         }
         // No bot to post with: no progress shown; the answer comes all the same.
-        guard let route = target.progressRoute(address: address) else { return .sent(platformRef: nil) }
+        guard let route = step.partial == nil ? target.progressRoute(address: address) : target.partialRoute(address: address) else {
+            return .sent(platformRef: nil)
+        }
         return .sent(platformRef: try await target.post(message, via: route, address: address, key: SendKey(entryID: entry.id, step: "0")))
     }
 

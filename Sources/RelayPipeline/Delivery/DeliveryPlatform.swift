@@ -109,6 +109,10 @@ public protocol DeliveryPlatform: DeliveryLimits {
     /// How a run's first progress message is posted when there is no placeholder yet; nil when
     /// the platform shows no progress there (no bot to post with).
     func progressRoute(address: Address) -> Route?
+    /// The same for an answer being written (`RunProgress.partial`), where it may go another way
+    /// than a chain's progress (Slack: a slash command's `response_url`). As `progressRoute` unless
+    /// a platform says otherwise.
+    func partialRoute(address: Address) -> Route?
     /// The ways to post part `part.index` of a reply, best first, after the placeholder's edit
     /// that `Deliverer` tries first where the part can take it. A route may be `.placeholder`
     /// too, as a fallback (an error shown in the group when the private chat refused it).
@@ -129,6 +133,7 @@ public protocol DeliveryPlatform: DeliveryLimits {
 
 extension DeliveryPlatform {
     public func buttonMessage(address: Address) -> ButtonMessage<Route> { .asUsual }
+    public func partialRoute(address: Address) -> Route? { progressRoute(address: address) }
     public func unreachable(address: Address) -> String { "no way to reach \(platform)" }
     public func typing(at address: Address, _ on: Bool) async {}
 }

@@ -76,15 +76,20 @@ struct SlackDelivery: DeliveryPlatform {
     }
 
     /// `chat.update` is a Tier 3 method: 50+ a minute per workspace, with bursts (api.slack.com,
-    /// "Rate limits"). An answer being written is shown every 2 s at most, 20 times at most. A
-    /// slash command's answer is not streamed: it goes whole to the command's `response_url`,
-    /// which replaces what an earlier post left (a resend after a crash shows once), and the
-    /// bot's own message that streaming would need could show twice after one.
+    /// "Rate limits"). An answer being written into the run's placeholder is shown every 2 s at
+    /// most, 20 times at most.
+    ///
+    /// A slash command's answer is written at its `response_url` instead (`partialRoute`), each
+    /// post replacing the last (`replace_original`: a resend after a crash shows once). Slack takes
+    /// 5 posts there, so twice at most, 3 s apart: the whole answer and a run again after a crash
+    /// (two more) still fit. Without a bot token and without a `response_url` nothing can be
+    /// edited: the answer arrives whole.
     func streaming(at address: String) -> StreamingPace {
-        guard canPost, let address = SlackAddress.decode(address), !(address.answersSlashCommand == true && address.sealedResponseURL != nil) else {
-            return .none
+        guard let address = SlackAddress.decode(address) else { return .none }
+        if address.answersSlashCommand == true, address.sealedResponseURL != nil {
+            return StreamingPace(interval: .seconds(3), maxEdits: 2)
         }
-        return StreamingPace(interval: .seconds(2), maxEdits: 20)
+        return canPost ? StreamingPace(interval: .seconds(2), maxEdits: 20) : .none
     }
 
     /// `chat.update` counts per workspace: answers written at once in one workspace share 30
@@ -119,6 +124,14 @@ struct SlackDelivery: DeliveryPlatform {
 
     func progressRoute(address: SlackAddress) -> SlackRoute? {
         canPost ? .postMessage(threadTS: address.threadTS) : nil
+    }
+
+    /// A slash command's answer being written goes to its `response_url`, replacing what was
+    /// there, while Slack still takes posts there; else as progress goes.
+    func partialRoute(address: SlackAddress) -> SlackRoute? {
+        let situation = situation(address, part: 0)
+        if address.answersSlashCommand == true, situation.responseURLUsable { return .responseURL(.inChannel, replaceOriginal: true) }
+        return progressRoute(address: address)
     }
 
     func routes(for part: PartToSend<SlackAddress, Place>) -> [PartRoute<SlackRoute>] {

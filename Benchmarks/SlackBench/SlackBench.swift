@@ -140,7 +140,8 @@ struct SlackBench: AsyncParsableCommand {
     @Option(help: "With --stream: seconds the model writes each answer for.")
     var streamSeconds = 10.0
 
-    static let secret = "bench-signing-secret"
+    /// Shaped like Slack's signing secrets (32 lower-case letters and digits), as `serve` requires.
+    static let secret = "benchsigningsecret00000000000001"
     /// The Discord application's key pair, made at start.
     static let discordSigner = FakeDiscordSigner()
     static let discordBotToken = "MTEwMDAwMDAwMDAwMDAwMDAwMg.bench.c2luay10b2tlbi1mb3ItdGhlLWJlbmNo"

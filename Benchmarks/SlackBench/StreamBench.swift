@@ -187,6 +187,11 @@ struct StreamBench {
         relay.stop()
         let first = pieces[0].trimmingCharacters(in: .whitespaces)
         let sentAt = sent.withLock { $0 }
+        if ProcessInfo.processInfo.environment["BENCH_DEBUG"] != nil, let versions = read(0), let start = sentAt[0] {
+            for (at, text) in versions {
+                print(String(format: "  %+.3f s  ", at.timeIntervalSince(start)) + text.prefix(60).replacingOccurrences(of: "\n", with: " "))
+            }
+        }
         for index in 0..<users {
             guard let versions = read(index), let start = sentAt[index], let final = versions.last, isWhole(final.1) else { continue }
             result.answered += 1

@@ -54,6 +54,34 @@ struct TelegramStreamingTests {
         }
     }
 
+    /// The real local model (llama.cpp, which streams): its answer is shown while written, each
+    /// text the start of the whole answer, which ends the message.
+    @Test func theRealLocalModelsAnswerIsShownWhileWritten() async throws {
+        let url = try await LocalModelServer.url()
+        try await Fakes.with { fakes in
+            var configuration = fakes.configuration()
+            configuration.backend = .council(
+                CouncilConfiguration(
+                    models: [CouncilModel(name: "local", baseURL: url, model: LocalModelServer.model, tier: .cheap, timeout: .seconds(120))],
+                    deadline: .seconds(150)))
+            configuration.tribunal.timeouts.quick = .seconds(150)
+            try await fakes.withRelay(configuration) { relay in
+                _ = try await relay.deliver(relay.message("/ai Describe the sea in three sentences.", update: 903, id: 93))
+                try await relay.settled()
+                let message = try #require(relay.telegram.messages(chat: Fakes.alice).first)
+                let shown = message.history.map(\.text) + [message.text]
+                let writing = shown.filter { $0.contains(PartialAnswer.writingNote) }
+                #expect(!writing.isEmpty, "shown while written: \(shown)")
+                #expect(!message.text.contains(PartialAnswer.writingNote) && !message.text.contains("Error"), "\(message.text)")
+                let whole = Self.visible(message.text)
+                for text in writing {
+                    let body = Self.visible(text).components(separatedBy: PartialAnswer.writingNote)[0].trimmingCharacters(in: .whitespacesAndNewlines)
+                    #expect(whole.contains(body), "\(body) is the start of \(whole)")
+                }
+            }
+        }
+    }
+
     /// A model that stops midway leaves its text, marked as cut off, with "Run again".
     @Test func anAnswerCutOffMidwayStaysMarkedAsCutOff() async throws {
         try await Fakes.with { fakes in

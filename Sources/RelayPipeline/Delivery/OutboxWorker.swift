@@ -208,7 +208,7 @@ public final class OutboxWorker: Service, Sendable {
                     guard let sender = self.senders[entry.platform] else { return .zero }
                     // The conversation's own pacing first: the sender's turn is taken only for an
                     // entry that starts.
-                    let paced = self.pacer.wait(entry.conversation, now: now)
+                    let paced = self.pacer.wait(entry.conversation, interval: sender.minimumInterval(for: entry), now: now)
                     return paced > .zero ? paced : sender.takeTurn(for: entry, now: now)
                 })
             return (taken.ready, taken.nextAt, queue.full)
@@ -464,25 +464,45 @@ extension DeliveryPolicy {
 /// Spaces the sends of one conversation (Slack allows about one message per second per
 /// channel) and holds a conversation back after the platform said 429.
 ///
-/// Thread-safe; the map is pruned of past instants so it does not grow with every channel seen.
-/// Time comes from the caller (the worker's clock), so tests decide it.
+/// Each send keeps its own interval from the send before it (`DeliveryLimits.minimumInterval`):
+/// a post waits a second after the last send to its channel, an edit of a message already there
+/// does not. Thread-safe; the map is pruned of past instants so it does not grow with every
+/// channel seen. Time comes from the caller (the worker's clock), so tests decide it.
 final class ConversationPacer: Sendable {
-    private let next = Mutex<[String: Date]>([:])
+    private struct Slot {
+        /// When the conversation's last send was reserved to go.
+        var last: Date?
+        /// Nothing goes before this (a `Retry-After`).
+        var heldUntil: Date?
 
-    /// How long until the conversation's next send may go, without taking the slot.
-    func wait(_ conversation: String, now: Date) -> Duration {
-        next.withLock { slots in
-            guard let slot = slots[conversation], slot > now else { return .zero }
-            return slot.duration(since: now)
+        func earliest(after interval: Duration, now: Date) -> Date {
+            max(now, last.map { $0 + max(.zero, interval) } ?? now, heldUntil ?? now)
         }
     }
 
-    /// Takes the conversation's next send slot; returns how long to wait before using it.
+    private let slots = Mutex<[String: Slot]>([:])
+
+    /// How long until a send keeping `interval` from the last may go to the conversation,
+    /// without taking the slot.
+    func wait(_ conversation: String, interval: Duration, now: Date) -> Duration {
+        slots.withLock { slots in
+            guard let slot = slots[conversation] else { return .zero }
+            return slot.earliest(after: interval, now: now).duration(since: now)
+        }
+    }
+
+    /// Takes the conversation's next send slot for a send keeping `interval` from the last;
+    /// returns how long to wait before using it.
     func reserve(_ conversation: String, interval: Duration, now: Date) -> Duration {
-        next.withLock { slots in
-            if slots.count > 4096 { slots = slots.filter { $0.value > now } }
-            let start = max(now, slots[conversation] ?? now)
-            slots[conversation] = start + max(.zero, interval)
+        slots.withLock { slots in
+            if slots.count > 4096 {
+                // A slot an hour old no longer holds anything back.
+                slots = slots.filter { ($0.value.heldUntil ?? .distantPast) > now || ($0.value.last ?? .distantPast) > now - 3600 }
+            }
+            var slot = slots[conversation] ?? Slot()
+            let start = slot.earliest(after: interval, now: now)
+            slot.last = start
+            slots[conversation] = slot
             return start.duration(since: now)
         }
     }
@@ -490,8 +510,10 @@ final class ConversationPacer: Sendable {
     /// Nothing goes to this conversation for `duration` (a `Retry-After`).
     func hold(_ conversation: String, for duration: Duration, now: Date) {
         let until = now + max(.zero, duration)
-        next.withLock { slots in
-            slots[conversation] = max(slots[conversation] ?? until, until)
+        slots.withLock { slots in
+            var slot = slots[conversation] ?? Slot()
+            slot.heldUntil = max(slot.heldUntil ?? until, until)
+            slots[conversation] = slot
         }
     }
 }

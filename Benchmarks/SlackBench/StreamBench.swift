@@ -58,6 +58,10 @@ struct StreamBench {
         print(line(whole))
         let ratio = whole.cpu > .zero ? streamed.cpu.seconds / whole.cpu.seconds : 0
         print(String(format: "streaming costs %.2f× the relay's CPU of the same answers unstreamed", ratio))
+        // A release build that answers nothing (it once crashed at every delivery) fails loudly.
+        guard streamed.answered == users, whole.answered == users else {
+            throw BenchError("not every answer showed whole: \(streamed.answered) and \(whole.answered) of \(users)")
+        }
     }
 
     func line(_ result: Result) -> String {

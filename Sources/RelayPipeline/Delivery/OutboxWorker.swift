@@ -311,7 +311,7 @@ public final class OutboxWorker: Service, Sendable {
         if wait > .zero { try? await clock.sleep(for: wait) }
 
         let earlier = try? await entry.replaces.asyncFlatMap { try await store.outboxEntry(id: $0) }
-        let outcome = await DeliveryPermit.$check.withValue({ [outbox] in outbox.delivers(entry.platform) }) {
+        let outcome = await DeliveryPermit.$check.withValue(DeliveryPermit.Check { [outbox] in outbox.delivers(entry.platform) }) {
             await sender.deliver(entry, earlier: earlier)
         }
         let attempts = entry.attempts + 1

@@ -58,8 +58,16 @@ extension ReplySender {
 /// replica pacing on its own, and break the limits the platform counts per bot. A request
 /// already on its way is not called back. Outside a delivery it is always held.
 public enum DeliveryPermit {
-    @TaskLocal static var check: @Sendable () -> Bool = { true }
+    /// The question, in a class: a task-local whose value is a closure crashed every delivery
+    /// of a release build (Swift 6.3: `swift_task_localValuePush` met no type metadata for the
+    /// function type), while debug builds ran; a class reference is plain.
+    final class Check: Sendable {
+        let holds: @Sendable () -> Bool
+        init(_ holds: @escaping @Sendable () -> Bool) { self.holds = holds }
+    }
+
+    @TaskLocal static var check: Check?
 
     /// Whether this replica still delivers the platform of the delivery under way.
-    public static var isHeld: Bool { check() }
+    public static var isHeld: Bool { check?.holds() ?? true }
 }

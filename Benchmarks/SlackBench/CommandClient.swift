@@ -139,7 +139,7 @@ struct CommandClient: Sendable {
     func sendMattermostCommand(_ index: Int, user: Int) async -> Ack {
         let body = Self.form([
             "channel_id": "benchchannel\(String(format: "%014d", user))", "channel_name": "bench", "command": "/translate",
-            "response_url": sink.url(for: index), "team_domain": "bench", "team_id": "benchteam00000000000000001",
+            "response_url": sink.mattermostHookURL(for: index), "team_domain": "bench", "team_id": "benchteam00000000000000001",
             "text": "ja Good morning, this is command number \(index)", "token": Self.mattermostCommandToken, "trigger_id": "trigger\(index)",
             "user_id": "benchuser\(String(format: "%017d", user))", "user_name": "user\(user)",
         ])

@@ -38,8 +38,14 @@ final class ReplySink: Sendable {
     }
 
     func url(for index: Int) -> String { "http://127.0.0.1:\(port)/r/\(index)" }
+    /// `SLACK_API_URL` for the relay: never called (the bench gives no bot token), it names the
+    /// sink's origin as the one, besides Slack's hook host, where a `response_url` may be.
+    var slackAPIURL: String { "http://127.0.0.1:\(port)/api" }
     /// `MATTERMOST_URL` for the relay: the sink plays Mattermost's REST API (`POST /api/v4/posts`).
     var mattermostURL: String { "http://127.0.0.1:\(port)" }
+    /// Command `index`'s `response_url` as Mattermost writes them: on `MATTERMOST_URL`, under
+    /// `/hooks/commands/`, the one place the relay answers at.
+    func mattermostHookURL(for index: Int) -> String { "\(mattermostURL)/hooks/commands/\(index)" }
     /// `DISCORD_API_URL` for the relay: the sink plays Discord's REST API.
     var discordAPIURL: String { "http://127.0.0.1:\(port)/api/v10" }
 
@@ -51,7 +57,7 @@ final class ReplySink: Sendable {
     static func start(logger: Logger) async throws -> ReplySink {
         let box = Mutex<ReplySink?>(nil)
         let router = Router()
-        router.post("r/:index") { request, context -> HTTPResponse.Status in
+        let responseURL: @Sendable (Request, BasicRequestContext) async throws -> HTTPResponse.Status = { request, context in
             let arrived = ContinuousClock.now
             let body = try await request.body.collect(upTo: 1 << 20)
             if let index = context.parameters.get("index", as: Int.self), let sink = box.withLock({ $0 }) {
@@ -62,6 +68,9 @@ final class ReplySink: Sendable {
             }
             return .ok
         }
+        router.post("r/:index", use: responseURL)
+        // Mattermost's: the relay answers only at `MATTERMOST_URL` under `/hooks/commands/`.
+        router.post("hooks/commands/:index", use: responseURL)
         // Discord: the edit of the deferred response (and, should the relay use them, a
         // follow-up or a channel post), answered as Discord answers: 200, the message as JSON,
         // the webhook route's rate-limit headers.

@@ -224,6 +224,11 @@ struct SlackBench: AsyncParsableCommand {
 
     func launch(_ backend: FakeRheaTribunal, sink: ReplySink, peer: (any PlatformPeer)? = nil, extra: [String: String] = [:]) -> RelayProcess.Launch {
         var platformEnvironment: [String: String] = peer?.environment ?? [:]
+        if platform == .slack {
+            // The sink plays Slack's hooks: a `response_url` is called only on Slack's hook host
+            // or on SLACK_API_URL's origin, so that names the sink's.
+            platformEnvironment = ["SLACK_API_URL": sink.slackAPIURL]
+        }
         if platform == .mattermost {
             // As "Mattermost in 10 minutes" deploys it with the bot, on a replica without the
             // websocket: slash commands checked by their token, answers posted through REST v4.

@@ -41,6 +41,13 @@ public protocol ChatPlatform: Sendable {
     /// On (and how), or off with what to set to turn it on: for start-up output and `/readyz`.
     var status: PlatformStatus { get }
 
+    /// Where the relay may answer at a URL the platform hands over in a payload (Slack's and
+    /// Mattermost's `response_url`), from the configuration; `CallbackRule.nothing` for a
+    /// platform that hands over none, whose answers go only to the API it is configured with.
+    /// There is no default: every platform, and any added later, says what it allows. The
+    /// platform checks each such URL with it when it arrives and again before calling it.
+    var callbackRule: CallbackRule { get }
+
     /// Makes the platform's clients on the shared transport; called once, only when it is on.
     func connect(_ context: PlatformContext) throws -> any PlatformConnection
 

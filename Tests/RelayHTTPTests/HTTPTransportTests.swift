@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import RelayHTTP
+import Synchronization
 import Testing
 
 /// The transport against a real server on 127.0.0.1: what comes back, and how each way of
@@ -142,6 +143,45 @@ struct HTTPTransportTests {
             guard case .cancelled? = failure else {
                 Issue.record("expected cancelled, got \(String(describing: failure))")
                 return
+            }
+        }
+    }
+
+    /// Requests that reached the redirect's target.
+    final class Landings: Sendable {
+        let count = Mutex(0)
+    }
+
+    /// No redirect is followed (issue 47, point 2): a callback URL that passed its platform's
+    /// rule cannot send the relay on to another origin, nor carry a token there. The 307 comes
+    /// back as the answer, and the other origin hears nothing.
+    @Test func aRedirectToAnotherOriginIsAnAnswerNeverFollowed() async throws {
+        let landings = Landings()
+        let target = Router()
+        target.get("landed") { _, _ in
+            landings.count.withLock { $0 += 1 }
+            return "landed"
+        }
+        try await Application(router: target, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { targetClient in
+            let targetPort = try #require(targetClient.port)
+            let router = Router()
+            router.get("hooks/commands/x") { _, _ in
+                Response(status: .temporaryRedirect, headers: [.location: "http://127.0.0.1:\(targetPort)/landed"])
+            }
+            try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
+                let port = try #require(client.port)
+                let http = HTTPTransport.makeClient(maxConnectionsPerHost: 2)
+                let request = Self.get("http://127.0.0.1:\(port)/hooks/commands/x")
+                let answer: HTTPAnswer
+                do {
+                    answer = try await HTTPTransport(client: http).exchange(request, timeout: .seconds(10))
+                } catch {
+                    try await http.shutdown()
+                    throw error
+                }
+                try await http.shutdown()
+                #expect(answer.status == 307)
+                #expect(landings.count.withLock { $0 } == 0)
             }
         }
     }

@@ -28,9 +28,10 @@ struct MattermostConfigurationTests {
     @Test func theCommandTokensMayComeFromAFile() async throws {
         let file = try SecretFileFixture("commandtoken00000000000003\n", name: "mm-tokens")
         defer { file.remove() }
-        let platform = try await Self.mattermost(["MATTERMOST_COMMAND_TOKENS_FILE": file.path])
+        let platform = try await Self.mattermost(["MATTERMOST_COMMAND_TOKENS_FILE": file.path, "MATTERMOST_URL": "https://chat.example.com"])
         #expect(platform.configuration.commandTokens.map(\.secret) == ["commandtoken00000000000003"])
         #expect(platform.status.description.contains("response_url"), "\(platform.status)")
+        #expect(platform.callbackRule.description == "https://chat.example.com/hooks/commands/…")
     }
 
     @Test func whatCannotWorkStopsStartUpSayingWhy() async throws {
@@ -38,6 +39,11 @@ struct MattermostConfigurationTests {
             _ = try await Self.mattermost(["MATTERMOST_BOT_TOKEN": "bottoken000000000000000001"])
         }
         #expect(withoutURL?.message.contains("MATTERMOST_URL") == true)
+        // Issue 47, point 2: a command is answered only on its server, so that must be known.
+        let commandsWithoutURL = await #expect(throws: ConfigurationError.self) {
+            _ = try await Self.mattermost(["MATTERMOST_COMMAND_TOKENS": "commandtoken00000000000001"])
+        }
+        #expect(commandsWithoutURL?.message.contains("MATTERMOST_URL") == true)
         let spaced = await #expect(throws: ConfigurationError.self) {
             _ = try await Self.mattermost(["MATTERMOST_COMMAND_TOKENS": "\"paste the token here\""])
         }

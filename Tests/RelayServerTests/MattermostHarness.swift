@@ -30,8 +30,9 @@ struct MattermostFakes {
         }
     }
 
-    /// A relay configured as `serve` would be, pointed at the fakes: slash commands, and with
-    /// `bot` the bot (REST and the websocket).
+    /// A relay configured as `serve` would be, pointed at the fakes: slash commands (with
+    /// `MATTERMOST_URL`, the one origin their `response_url`s may be on), and with `bot` the bot
+    /// (REST and the websocket).
     func configuration(bot: Bool = true, websocket: Bool = false) -> AppConfiguration {
         var configuration = AppConfiguration(storePath: database.path)
         configuration.tribunal.baseURL = tribunal.url
@@ -41,7 +42,7 @@ struct MattermostFakes {
         configuration.platforms = [
             MattermostPlatform(
                 configuration: MattermostConfiguration(
-                    commandTokens: [MattermostToken(Self.commandToken)], serverURL: bot ? mattermost.url : nil,
+                    commandTokens: [MattermostToken(Self.commandToken)], serverURL: mattermost.url,
                     botToken: bot ? MattermostToken(FakeMattermost.botToken) : nil, websocket: websocket))
         ]
         configuration.delivery = SlackFakes.fastDelivery
@@ -51,10 +52,14 @@ struct MattermostFakes {
         return configuration
     }
 
-    /// Builds the relay as `serve` does and runs it on a loopback port while `body` talks to it.
-    func withRelay<T: Sendable>(_ configuration: AppConfiguration, _ body: @escaping @Sendable (MattermostRelay) async throws -> T) async throws -> T {
-        var logger = Logger(label: "test.mattermost-e2e")
-        logger.logLevel = .warning
+    /// Builds the relay as `serve` does and runs it on a loopback port while `body` talks to it;
+    /// `logger` (a `LogCapture`'s, say) receives the relay's log, else one at warning level.
+    func withRelay<T: Sendable>(
+        _ configuration: AppConfiguration, logger: Logger? = nil, _ body: @escaping @Sendable (MattermostRelay) async throws -> T
+    ) async throws -> T {
+        var quiet = Logger(label: "test.mattermost-e2e")
+        quiet.logLevel = .warning
+        let logger = logger ?? quiet
         let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: logger)
         let fakes = self
         return try await app.test(.live) { client in

@@ -31,6 +31,9 @@ public struct WebhookTestPlatform: ChatPlatform {
         self.init(token: try configuration.secret("testhook.token", fileKey: "testhook.tokenFile"))
     }
 
+    /// Nothing: its messages carry no URL to answer at.
+    public var callbackRule: CallbackRule { .nothing }
+
     public var status: PlatformStatus {
         token == nil ? .off("set TESTHOOK_TOKEN") : .on("webhook")
     }

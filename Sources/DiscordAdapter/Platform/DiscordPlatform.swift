@@ -54,6 +54,11 @@ public struct DiscordPlatform: ChatPlatform {
         self.configuration = discord
     }
 
+    /// Nothing: Discord hands over an interaction token, not a URL. Answers go to
+    /// `DISCORD_API_URL`'s `/webhooks/{application}/{token}`, the token checked to be a plain
+    /// path segment (`DiscordRESTClient.makeRequest`).
+    public var callbackRule: CallbackRule { .nothing }
+
     public var status: PlatformStatus {
         let modes = [configuration.interactionsEnabled ? "interactions" : nil, configuration.gatewayEnabled ? "gateway" : nil].compactMap { $0 }
         guard configuration.isEnabled else {

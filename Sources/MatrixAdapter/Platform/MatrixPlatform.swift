@@ -48,6 +48,10 @@ public struct MatrixPlatform: ChatPlatform {
         self.configuration = matrix
     }
 
+    /// Nothing: Matrix hands over no URL to answer at. Answers go to `MATRIX_HOMESERVER_URL`,
+    /// and media (`mxc://server/id`, checked strictly) is fetched through it.
+    public var callbackRule: CallbackRule { .nothing }
+
     public var status: PlatformStatus {
         guard configuration.isEnabled else { return .off("set MATRIX_HOMESERVER_URL and MATRIX_ACCESS_TOKEN (the bot account's)") }
         return .on("/sync")

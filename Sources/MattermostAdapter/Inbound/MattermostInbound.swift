@@ -30,10 +30,32 @@ public struct MattermostInbound: Sendable {
         self.logger = logger
     }
 
+    /// What the person sees when their command's `response_url` is refused and no bot can
+    /// post the answer instead.
+    static let foreignResponseURL =
+        "Rhea Relay cannot answer this command: its answer was asked for at an address that is not this relay's Mattermost server. Nothing was run. (An admin can check that MATTERMOST_URL is the server's Site URL.)"
+
     /// A slash command: accepted into the inbox, answered later. Returns the acknowledgement:
-    /// "⏳ Working on it…" once stored, or why not (busy, the store failed), ephemeral.
+    /// "⏳ Working on it…" once stored, or why not (busy, the store failed, an address to answer
+    /// at that is refused), ephemeral.
+    ///
+    /// Anyone who holds a command's token can write any `response_url` in the form, so it is
+    /// kept only as `MattermostConfiguration.responseURLRule` allows (rebuilt from its checked
+    /// parts). A refused one is logged with why; the answer then goes by the bot (REST), or,
+    /// without the bot, the command is refused before anything runs.
     public func slashCommand(_ command: MattermostSlashCommand) async -> JSONValue {
-        let sealed = command.responseURL.map(box.seal)
+        var responseURL: String?
+        if let given = command.responseURL {
+            do throws(CallbackRefusal) {
+                responseURL = try configuration.responseURLRule.check(given)
+            } catch {
+                logger.warning(
+                    "mattermost: refused a slash command's response_url",
+                    metadata: ["reason": "\(error.reason)", "then": "\(configuration.botEnabled ? "answered by the bot" : "the command is refused")"])
+                guard configuration.botEnabled else { return MattermostCommandResponse.refused(Self.foreignResponseURL) }
+            }
+        }
+        let sealed = responseURL.map(box.seal)
         let address = MattermostAddress(
             team: command.teamID, channel: command.channelID, user: command.userID, sealedResponseURL: sealed,
             responseURLExpiresAt: sealed == nil ? nil : clock.now + MattermostAddress.responseURLLifetime)

@@ -1,9 +1,12 @@
+public import RelayPlatform
+
 /// What the Mattermost adapter needs, read from configuration and the environment at start.
 ///
 /// Two independent halves:
-/// - **Slash commands** need only the commands' tokens (`MATTERMOST_COMMAND_TOKENS`): Mattermost
-///   POSTs each command to `/mattermost/commands` with its token, and the answer goes back
-///   through the command's `response_url`.
+/// - **Slash commands** need the commands' tokens (`MATTERMOST_COMMAND_TOKENS`) and the server's
+///   address (`MATTERMOST_URL`): Mattermost POSTs each command to `/mattermost/commands` with its
+///   token, and the answer goes back through the command's `response_url`, only when that is on
+///   the server's origin under `/hooks/commands/` (`responseURLRule`).
 /// - **The bot** needs the server's address and a bot token (`MATTERMOST_URL`,
 ///   `MATTERMOST_BOT_TOKEN`): answers then go through REST v4 (threads, progress edited in
 ///   place, private answers as ephemeral posts), and the websocket brings mentions and
@@ -38,6 +41,17 @@ public struct MattermostConfiguration: Sendable, Hashable {
         self.botToken = botToken
         self.tribunalReaction = tribunalReaction
         self.websocket = websocket
+    }
+
+    /// Where a slash command's `response_url` may be (`responseURLRule(serverURL:)`).
+    public var responseURLRule: CallbackRule { Self.responseURLRule(serverURL: serverURL) }
+
+    /// `serverURL`'s origin, under its path and `/hooks/commands/`: where Mattermost writes a
+    /// command's `response_url` (its Site URL, then `/hooks/commands/{id}`). Nowhere without
+    /// `serverURL`: anyone who holds a command's token can write any address in the form.
+    public static func responseURLRule(serverURL: String?) -> CallbackRule {
+        guard let serverURL, let hooks = CallbackRule.Place(serverURL, pathPrefix: "/hooks/commands/") else { return .nothing }
+        return CallbackRule([hooks])
     }
 
     /// Slash commands are served (`/mattermost/commands`).

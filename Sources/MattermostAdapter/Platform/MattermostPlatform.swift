@@ -54,6 +54,13 @@ public struct MattermostPlatform: ChatPlatform {
             throw ConfigurationError(
                 "MATTERMOST_BOT_TOKEN is set, so MATTERMOST_URL (mattermost.url) must be too: the server's address, e.g. https://chat.example.com.")
         }
+        // A command's answer goes only to its server's `/hooks/commands/`: without the server's
+        // address no command could be answered.
+        if !mattermost.commandTokens.isEmpty, mattermost.serverURL == nil {
+            throw ConfigurationError(
+                "MATTERMOST_COMMAND_TOKENS is set, so MATTERMOST_URL (mattermost.url) must be too: the server's Site URL, e.g. https://chat.example.com. Commands are answered only at their response_url on that server."
+            )
+        }
         if let reaction = values.string("mattermost.reaction") {
             mattermost.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ":"))
         }
@@ -68,15 +75,19 @@ public struct MattermostPlatform: ChatPlatform {
         ].compactMap { $0 }
         switch (configuration.commandsEnabled, configuration.botEnabled) {
         case (false, false):
-            return .off("set MATTERMOST_COMMAND_TOKENS (slash commands) and/or MATTERMOST_URL with MATTERMOST_BOT_TOKEN (the bot)")
+            return .off("set MATTERMOST_URL with MATTERMOST_COMMAND_TOKENS (slash commands) and/or MATTERMOST_BOT_TOKEN (the bot)")
         case (true, false):
             return .on(
                 parts.joined(separator: " + "),
-                but: "MATTERMOST_URL/MATTERMOST_BOT_TOKEN are not set: answers go only through response_url, and mentions and reactions are not heard")
+                but: "MATTERMOST_BOT_TOKEN is not set: answers go only through response_url, and mentions and reactions are not heard")
         default:
             return .on(parts.joined(separator: " + "))
         }
     }
+
+    /// A slash command's `response_url`, only on `MATTERMOST_URL`'s origin under
+    /// `/hooks/commands/` (`MattermostConfiguration.responseURLRule`).
+    public var callbackRule: CallbackRule { configuration.responseURLRule }
 
     public func connect(_ context: PlatformContext) throws -> any PlatformConnection {
         guard configuration.isEnabled else {

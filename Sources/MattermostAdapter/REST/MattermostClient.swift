@@ -61,7 +61,8 @@ extension MattermostAPI {
 }
 
 /// One call: a REST route under `/api/v4` with the bot token, or a `response_url` (which is
-/// its own credential). Its descriptions never show a token or a URL.
+/// its own credential, and is called only on `MATTERMOST_URL`'s `/hooks/commands/`). Its
+/// descriptions never show a token or a URL.
 public struct MattermostRequest: Sendable, Hashable, CustomStringConvertible {
     public enum Destination: Sendable, Hashable {
         /// `method` `/api/v4` + `path`; `label` names the route for logs (`POST /posts`).
@@ -100,12 +101,17 @@ public struct MattermostClient: MattermostAPI {
     let transport: HTTPTransport
     let serverURL: String?
     let botToken: MattermostToken?
+    /// Where a `response_url` may be (`MattermostConfiguration.responseURLRule`), checked again
+    /// before every call: an outbox entry stored before the rule, or any later caller, cannot
+    /// send a request elsewhere either.
+    let responseURLRule: CallbackRule
     let logger: Logger
 
     public init(transport: HTTPTransport, serverURL: String?, botToken: MattermostToken?, logger: Logger) {
         self.transport = transport
         self.serverURL = serverURL
         self.botToken = botToken
+        self.responseURLRule = MattermostConfiguration.responseURLRule(serverURL: serverURL)
         self.logger = logger
     }
 
@@ -143,11 +149,13 @@ public struct MattermostClient: MattermostAPI {
             http.method = HTTPMethod(rawValue: method)
             http.headers.add(name: "Authorization", value: "Bearer \(botToken.secret)")
         case .responseURL(let url):
-            let lowered = url.lowercased()
-            guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
-                throw .invalidRequest(endpoint: label, reason: "the response_url is not an http(s) URL")
+            let allowed: String
+            do throws(CallbackRefusal) {
+                allowed = try responseURLRule.check(url)
+            } catch {
+                throw .invalidRequest(endpoint: label, reason: "the response_url is refused: \(error.reason)")
             }
-            http = HTTPClientRequest(url: url)
+            http = HTTPClientRequest(url: allowed)
             http.method = .POST
         }
         http.headers.add(name: "Accept", value: "application/json")

@@ -33,6 +33,24 @@ public struct SlackInbound: Sendable {
         return (box.seal(responseURL), clock.now + SlackAddress.responseURLLifetime)
     }
 
+    /// What the person sees when their command's `response_url` is refused and there is no
+    /// bot token to answer with instead.
+    static let foreignResponseURL =
+        "Rhea Relay cannot answer this command: its answer was asked for at an address that is not Slack's. Nothing was run."
+
+    /// `url` as `SlackConfiguration.responseURLRule` lets it be called (rebuilt from its checked
+    /// parts), or nil when there is none or it is refused: anyone who can sign a request can
+    /// write any address there. A refusal is logged with why and what happens `then`.
+    private func allowed(_ url: String?, of payload: String, then: String) -> (url: String?, refused: Bool) {
+        guard let url else { return (nil, false) }
+        do throws(CallbackRefusal) {
+            return (try configuration.responseURLRule.check(url), false)
+        } catch {
+            logger.warning("slack: refused a \(payload)'s response_url", metadata: ["reason": "\(error.reason)", "then": "\(then)"])
+            return (nil, true)
+        }
+    }
+
     /// The event with its tenant and whether its user is a guest from another organisation.
     ///
     /// The tenant is the configured `SLACK_TEAM_ID`, else the team the payload was delivered for.
@@ -53,9 +71,16 @@ public struct SlackInbound: Sendable {
     /// command is stored, or why it was not — busy, or the store failed — so the person knows at
     /// once. Over Socket Mode, where the envelope was acknowledged already (`acknowledged`), that
     /// answer is posted as a reply instead.
+    ///
+    /// A `response_url` the rule refuses is dropped: the answer goes with the bot token, or,
+    /// without one, the command is refused before anything runs (over Socket Mode nothing can
+    /// tell the person, so only the log says why).
     @discardableResult
     public func slashCommand(_ command: SlackSlashCommand, acknowledged: Bool = false) async -> JSONValue {
-        let responseURL = sealed(command.responseURL)
+        let canPost = configuration.botToken != nil
+        let checked = allowed(command.responseURL, of: "slash command", then: canPost ? "answered with the bot token" : "the command is refused")
+        if checked.refused, !canPost { return SlackAck.refused(Self.foreignResponseURL) }
+        let responseURL = sealed(checked.url)
         let address = SlackAddress(
             team: command.teamID, channel: command.channelID, user: command.userID, sealedResponseURL: responseURL.sealed,
             responseURLExpiresAt: responseURL.expiresAt, answersSlashCommand: true)
@@ -151,10 +176,13 @@ public struct SlackInbound: Sendable {
 
     /// Buttons: "Post to channel" posts an earlier private result for everyone; "Run again"
     /// runs the command line again where the button is. Throws when a run could not be stored
-    /// (the HTTP route answers 500, which Slack shows the person as a failed action).
+    /// (the HTTP route answers 500, which Slack shows the person as a failed action). A
+    /// `response_url` the rule refuses is dropped (logged): the answer goes with the bot token.
     public func interaction(_ interaction: SlackInteraction) async throws {
         guard case .blockActions(let actions) = interaction, let channel = actions.channelID else { return }
-        let responseURL = sealed(actions.responseURL)
+        let checked = allowed(
+            actions.responseURL, of: "button", then: configuration.botToken != nil ? "answered with the bot token" : "its answer cannot be shown")
+        let responseURL = sealed(checked.url)
         let address = SlackAddress(
             team: actions.teamID, channel: channel, user: actions.userID, threadTS: actions.threadTS, sealedResponseURL: responseURL.sealed,
             responseURLExpiresAt: responseURL.expiresAt)

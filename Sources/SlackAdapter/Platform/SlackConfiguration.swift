@@ -1,3 +1,5 @@
+public import RelayPlatform
+
 /// What the Slack adapter needs, read from configuration and the environment at start.
 ///
 /// HTTP mode needs the signing secret; Socket Mode the app-level token (`xapp-…`); both need
@@ -35,6 +37,25 @@ public struct SlackConfiguration: Sendable, Hashable {
         self.appToken = appToken
         self.apiURL = apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL
         self.tribunalReaction = tribunalReaction
+    }
+
+    /// Slack's hook host: every `response_url` Slack issues is on it (`/commands/…` for a slash
+    /// command, `/actions/…` for a button).
+    public static let hooksURL = "https://hooks.slack.com"
+
+    /// Where a `response_url` may be (`responseURLRule(apiURL:)`).
+    public var responseURLRule: CallbackRule { Self.responseURLRule(apiURL: apiURL) }
+
+    /// `https://hooks.slack.com` under `/commands/` and `/actions/`; with an `apiURL` other than
+    /// Slack's own (a fake's in tests and benchmarks, which issues response URLs of its own),
+    /// also anywhere on that URL's origin, which the operator chose as they chose where the bot
+    /// token goes. Anyone who can sign a request can write any address there.
+    public static func responseURLRule(apiURL: String) -> CallbackRule {
+        var places = ["/commands/", "/actions/"].compactMap { CallbackRule.Place(hooksURL, pathPrefix: $0) }
+        var base = apiURL
+        while base.hasSuffix("/") { base.removeLast() }
+        if base != defaultAPIURL, let configured = CallbackRule.Place(base, pathPrefix: "/", underBasePath: false) { places.append(configured) }
+        return CallbackRule(places)
     }
 
     /// Slash commands, events and buttons over HTTP (`/slack/*` routes).

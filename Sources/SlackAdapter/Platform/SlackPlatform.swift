@@ -85,6 +85,10 @@ public struct SlackPlatform: ChatPlatform {
         }
     }
 
+    /// A slash command's or button's `response_url`, only on Slack's hook host, or on the
+    /// configured `SLACK_API_URL`'s origin when that is not Slack's (`SlackConfiguration.responseURLRule`).
+    public var callbackRule: CallbackRule { configuration.responseURLRule }
+
     /// The app manifest to paste at api.slack.com, pointing at `request.publicURL` (`--url`),
     /// which must be given: Slack is told where to send requests, not asked. Needs no credential.
     public static let registrationHelp =

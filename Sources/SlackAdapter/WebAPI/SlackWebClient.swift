@@ -201,6 +201,10 @@ public struct SlackWebClient: SlackWebAPI {
     let botToken: String?
     /// The time limit of a whole call (sending, waiting, reading) unless the request says otherwise.
     public let timeout: Duration
+    /// Where a `response_url` may be (`SlackConfiguration.responseURLRule`), checked again before
+    /// every call: an outbox entry stored before the rule, or any later caller, cannot send a
+    /// request elsewhere either.
+    let responseURLRule: CallbackRule
     let logger: Logger
 
     /// Creates a client.
@@ -222,6 +226,7 @@ public struct SlackWebClient: SlackWebAPI {
         var base = apiURL.trimmingCharacters(in: .whitespaces)
         while base.hasSuffix("/") { base.removeLast() }
         self.apiURL = base
+        self.responseURLRule = SlackConfiguration.responseURLRule(apiURL: base)
         self.botToken = botToken.flatMap { $0.isEmpty ? nil : $0 }
         self.timeout = timeout
         var logger = logger
@@ -394,10 +399,11 @@ extension SlackWebClient {
             url = "\(apiURL)/\(method)"
             authorization = "Bearer \(token)"
         case .responseURL(let responseURL):
-            guard Self.isHTTPURL(responseURL) else {
-                throw .invalidRequest(endpoint: label, reason: "the response_url is not an http(s) URL")
+            do throws(CallbackRefusal) {
+                url = try responseURLRule.check(responseURL)
+            } catch {
+                throw .invalidRequest(endpoint: label, reason: "the response_url is refused: \(error.reason)")
             }
-            url = responseURL
         }
         let body: [UInt8]
         let contentType: String

@@ -75,6 +75,10 @@ public struct TelegramPlatform: ChatPlatform {
         return parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 
+    /// Nothing: Telegram hands over no URL. Answers and files go through `TELEGRAM_API_URL`, a
+    /// file's `file_path` checked to be a plain relative path.
+    public var callbackRule: CallbackRule { .nothing }
+
     public var status: PlatformStatus {
         guard configuration.isEnabled else { return .off("set TELEGRAM_BOT_TOKEN (from @BotFather)") }
         switch configuration.mode {

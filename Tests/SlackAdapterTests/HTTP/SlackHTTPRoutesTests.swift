@@ -43,7 +43,7 @@ struct SlackHTTPRoutesTests {
             let inbox = RecordingInbox()
             let box = SlackSecretBox(secret: Self.signingSecret)
             let inbound = SlackInbound(
-                inbox: inbox, api: web.client, box: box, configuration: SlackConfiguration(signingSecret: Self.signingSecret),
+                inbox: inbox, api: web.client, box: box, configuration: SlackConfiguration(signingSecret: Self.signingSecret, apiURL: web.fake.apiURL),
                 logger: web.logs.logger)
             let router = Router()
             SlackHTTPRoutes(verifier: SlackRequestVerifier(signingSecret: Self.signingSecret), inbound: inbound).add(to: router)

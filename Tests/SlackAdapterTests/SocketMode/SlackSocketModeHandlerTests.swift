@@ -26,8 +26,11 @@ struct SlackSocketModeHandlerTests {
         func outboxEntry(id: String) async throws -> OutboxEntry? { nil }
     }
 
-    func handler(_ inbox: any RelayInbox, api: any SlackWebAPI, logger: Logger) -> SlackSocketModeHandler {
-        let configuration = SlackConfiguration(signingSecret: "secret")
+    /// A handler as the relay makes one against the fake Web API (`web`), whose response URLs are
+    /// on its own origin, the configured `SLACK_API_URL`'s.
+    func handler(_ inbox: any RelayInbox, web: SlackWebHarness) -> SlackSocketModeHandler {
+        let (api, logger) = (web.client, web.logs.logger)
+        let configuration = SlackConfiguration(signingSecret: "secret", apiURL: web.fake.apiURL)
         let inbound = SlackInbound(inbox: inbox, api: api, box: SlackSecretBox(secret: "secret"), configuration: configuration, logger: logger)
         return SlackSocketModeHandler(inbound: inbound, logger: logger)
     }
@@ -42,10 +45,10 @@ struct SlackSocketModeHandlerTests {
         try await withSlackWeb { web in
             let mention = try envelope("events_api", "env-1", SlackPayloads.appMention(text: "<@U0FAKEBOT> /fix teh", eventID: "Ev1"))
             let recording = RecordingInbox()
-            #expect(await handler(recording, api: web.client, logger: web.logs.logger).handle(mention))
+            #expect(await handler(recording, web: web).handle(mention))
             #expect(recording.submissions.map(\.0.eventKey) == ["Ev1"])
 
-            #expect(await !handler(FailingInbox(), api: web.client, logger: web.logs.logger).handle(mention))
+            #expect(await !handler(FailingInbox(), web: web).handle(mention))
             #expect(web.logs.text.contains("not acknowledged, so Slack sends it again"))
         }
     }
@@ -55,7 +58,7 @@ struct SlackSocketModeHandlerTests {
             let failing = FailingInbox()
             let slash = try envelope(
                 "slash_commands", "env-2", SlackPayloads.slashCommandJSON(text: "fix teh", responseURL: web.fake.makeResponseURL()))
-            #expect(await handler(failing, api: web.client, logger: web.logs.logger).handle(slash))
+            #expect(await handler(failing, web: web).handle(slash))
             #expect(failing.posted.withLock { $0 }.map(\.body).first?.contains("could not accept this command") == true)
         }
     }
@@ -63,7 +66,7 @@ struct SlackSocketModeHandlerTests {
     @Test func anUnreadablePayloadIsAcknowledgedSinceItWouldOnlyFailAgain() async throws {
         try await withSlackWeb { web in
             let broken = try envelope("events_api", "env-3", ["type": "event_callback", "event": "not an object"])
-            #expect(await handler(FailingInbox(), api: web.client, logger: web.logs.logger).handle(broken))
+            #expect(await handler(FailingInbox(), web: web).handle(broken))
             #expect(web.logs.text.contains("a Socket Mode envelope could not be read"))
         }
     }

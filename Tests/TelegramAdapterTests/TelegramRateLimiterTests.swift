@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import RelayCore
+import RelayPipeline
 import RelayTestSupport
 import Testing
 
@@ -334,5 +336,25 @@ struct TelegramRateLimiterTests {
     static func violations(_ sorted: [Duration], limit: Int, window: Duration) -> Int {
         guard sorted.count > limit else { return 0 }
         return (0..<(sorted.count - limit)).filter { sorted[$0 + limit] - sorted[$0] < window }.count
+    }
+}
+
+/// Answers being written take the bot's spare sends only: while its 30 a second are all taken,
+/// placeholders and whole answers go first.
+@Suite("Telegram: edits of answers being written yield to whole answers")
+struct TelegramPartialEditTests {
+    @Test func noEditOfAnAnswerBeingWrittenWhileTheBotsThirtyAreTaken() async throws {
+        let clock = ManualClock()
+        let limiter = TelegramRateLimiter()
+        try await TelegramBotClientTests.withClient(clock: clock, limiter: limiter) { client in
+            let delivery = TelegramDelivery(api: client, log: TelegramChatLog(), logger: Logger(label: "test.telegram"), limiter: limiter)
+            let address = TelegramAddress(team: "t", chat: 42, user: 42, isGroup: false).route.address
+            #expect(delivery.admitsPartialEdit(at: address, now: clock.now), "a quiet bot takes it")
+            // Thirty messages to thirty chats within the second: the bot's limit is reached.
+            for chat in 1...30 { _ = limiter.reserve(chat: Int64(1000 + chat), now: clock.now, maxWait: nil) }
+            #expect(!delivery.admitsPartialEdit(at: address, now: clock.now), "the bot's 30 are taken")
+            clock.advance(by: .seconds(2))
+            #expect(delivery.admitsPartialEdit(at: address, now: clock.now), "free again once the second has passed")
+        }
     }
 }

@@ -59,8 +59,14 @@ struct TelegramDelivery: DeliveryPlatform {
     }
 
     /// 30 messages a second per bot, edits included: answers written at once share 15 edits a
-    /// second, half of it, so placeholders and whole answers keep the rest.
-    func admitsPartialEdit(at address: String, now: Date) -> Bool { partialEdits.take(now: now) }
+    /// second, half of it, so placeholders and whole answers keep the rest — and none while the
+    /// bot's 30 are all taken: then placeholders and whole answers queue, and an edit of an
+    /// answer being written would only push them back (200 people asking at once: whole answers
+    /// 4.5 s later, slack-bench --stream; docs/benchmarks.md).
+    func admitsPartialEdit(at address: String, now: Date) -> Bool {
+        if let limiter, limiter.overallWait(now: now) > .zero { return false }
+        return partialEdits.take(now: now)
+    }
 
     // MARK: Primitives
 

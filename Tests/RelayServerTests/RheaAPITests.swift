@@ -178,9 +178,17 @@ struct RheaAPITests {
             let (status, body) = try await api.get("/keyboard/nowhere")
             #expect(status == 404)
             #expect(body == ["detail": "Not Found"])
-            let (method, methodBody) = try await api.get("/tribunal")
-            #expect(method == 404 || method == 405)
-            #expect(methodBody?["detail"]?.stringValue?.isEmpty == false)
+            // A path that exists, asked with another method: FastAPI's 405, with `Allow`.
+            for (method, path, allow) in [(HTTPRequest.Method.get, "/tribunal", "POST"), (.delete, "/health", "GET"), (.put, "/keyboard/quick", "POST")] {
+                let response = try await api.client.execute(uri: path, method: method, headers: [:], body: nil)
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                #expect(JSONValue.parse(response.body.readableBytesView) == ["detail": "Method Not Allowed"])
+            }
+            // The relay's own routes too.
+            let health = try await api.client.execute(uri: "/healthz", method: .post, headers: [:], body: nil)
+            #expect(health.status == .methodNotAllowed)
+            #expect(health.headers[.allow]?.contains("GET") == true)
         }
     }
 

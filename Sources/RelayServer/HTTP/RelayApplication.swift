@@ -124,7 +124,8 @@ public enum RelayApplication {
 
         let router = Router()
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: JSONNotFoundMiddleware())
+        let routeMethods = RouteMethods()
+        router.add(middleware: JSONNotFoundMiddleware(methods: routeMethods))
         HealthRoutes(
             store: dependencies.store, tribunal: relay.tribunal, platforms: AppConfiguration.status(of: dependencies.platforms),
             registry: dependencies.registry,
@@ -154,6 +155,8 @@ public enum RelayApplication {
                 sharedCounts: dependencies.store.isShared ? dependencies.store as? any CallCountStore : nil, logger: logger
             ).add(to: router)
         }
+        // Every route is added: a known path asked with another method is a 405.
+        routeMethods.record(router)
 
         let worker = OutboxWorker(
             outbox: outbox, senders: connected.map(\.connection.sender), policy: configuration.delivery,

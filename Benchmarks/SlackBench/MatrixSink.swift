@@ -26,6 +26,11 @@ final class MatrixSink: PlatformPeer {
         var waiter: CheckedContinuation<Void, Never>?
         /// Whether a relay has made its first sync (which starts its timeline from now).
         var synced = false
+        /// Every version of each command's answer (`--stream`): the message replying to it,
+        /// then each `m.replace` of it, with when it arrived.
+        var versions: [Int: [(Date, String)]] = [:]
+        /// Which command each reply event answers, for its edits.
+        var answering: [String: Int] = [:]
     }
 
     static let bot = "@relay:bench"
@@ -105,6 +110,7 @@ final class MatrixSink: PlatformPeer {
                 state.sent[txn] = event
                 return (event, true)
             }
+            if isNew { sink.recordVersion(event: event, content: content) }
             if isNew, let command = content?["m.relates_to"]?["m.in_reply_to"]?["event_id"]?.stringValue, command.hasPrefix("$cmd"),
                 let index = Int(command.dropFirst(4))
             {
@@ -116,6 +122,28 @@ final class MatrixSink: PlatformPeer {
         let matrix = MatrixSink(port: port, task: task, replies: sink)
         box.withLock { $0 = matrix }
         return matrix
+    }
+
+    /// Files a new event as a version of the answer it is or edits.
+    private func recordVersion(event: String, content: JSONValue?) {
+        let relation = content?["m.relates_to"]
+        state.withLock { state in
+            if relation?["rel_type"]?.stringValue == "m.replace", let original = relation?["event_id"]?.stringValue,
+                let index = state.answering[original]
+            {
+                state.versions[index, default: []].append((Date(), content?["m.new_content"]?["body"]?.stringValue ?? ""))
+            } else if let command = relation?["m.in_reply_to"]?["event_id"]?.stringValue, command.hasPrefix("$cmd"),
+                let index = Int(command.dropFirst(4))
+            {
+                state.answering[event] = index
+                state.versions[index, default: []].append((Date(), content?["body"]?.stringValue ?? ""))
+            }
+        }
+    }
+
+    /// The versions of command `index`'s answer, oldest first; nil before it has one.
+    func versions(_ index: Int) -> [(Date, String)]? {
+        state.withLock { $0.versions[index] }
     }
 
     /// The `/sync` answer after position `since` (`s<N>`: the first N events): the events since,

@@ -127,7 +127,7 @@ struct SlackBench: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Answers written as the model streams them (slack or telegram): --stream-users people ask at once, the model streams --tokens-per-second for --stream-seconds; first text, edits, 429s and CPU per answer against the same answers unstreamed."
+            "Answers written as the model streams them (slack, telegram or matrix): --stream-users people ask at once, the model streams --tokens-per-second for --stream-seconds; first text, edits, 429s and CPU per answer against the same answers unstreamed."
     )
     var stream = false
 
@@ -150,7 +150,7 @@ struct SlackBench: AsyncParsableCommand {
         if platform != .slack, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
         if voice, platform != .telegram { throw ValidationError("--voice sends Telegram voice notes: use it with --platform telegram.") }
         if replicas < 1 || (replicas > 1 && store != .postgres) { throw ValidationError("--replicas N > 1 shares one store: use it with --store postgres.") }
-        if stream, ![.slack, .telegram].contains(platform) { throw ValidationError("--stream runs on --platform slack or telegram.") }
+        if stream, ![.slack, .telegram, .matrix].contains(platform) { throw ValidationError("--stream runs on --platform slack, telegram or matrix.") }
         if stream, store != .sqlite { throw ValidationError("--stream runs on the embedded SQLite store.") }
         guard FileManager.default.isExecutableFile(atPath: relay) else {
             throw ValidationError("\(relay) is not built: run `swift build -c release --product rhea-relay` first.")

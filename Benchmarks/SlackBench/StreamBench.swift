@@ -20,6 +20,9 @@ import Synchronization
 /// - Telegram: a command in each person's private chat, answered in a placeholder edited with
 ///   `editMessageText`; the fake Bot API enforces Telegram's limits (1 a second per chat, 30 a
 ///   second per bot) and answers 429 past them.
+/// - Matrix: `!ai` in each person's room at the in-process homeserver (`MatrixSink`), answered in
+///   a notice replying to it, replaced (`m.replace`) as it grows; the homeserver enforces no
+///   rate (Synapse's `rc_message` is what the relay's budget keeps to).
 struct StreamBench {
     var platform: BenchPlatform
     var users: Int
@@ -139,9 +142,24 @@ struct StreamBench {
                 busiest = max(busiest, index - start + 1)
             }
             result.editsPerMinute = busiest
-        case .discord, .matrix, .mattermost:
+        case .matrix:
+            let quietSink = try await ReplySink.start(logger: quiet)
+            let matrix = try await MatrixSink.start(forwardingTo: quietSink, logger: quiet)
+            environment.merge(matrix.environment) { $1 }
+            defer {
+                Task {
+                    await matrix.stop()
+                    await quietSink.stop()
+                }
+            }
+            try await run(environment: environment, http: http, result: &result, connected: { await matrix.connected() }) { _, index in
+                matrix.post(index, user: index, text: "!ai write")
+            } read: { index in
+                matrix.versions(index)
+            }
+        case .discord, .mattermost:
             await model.stop()
-            throw BenchError("--stream runs on slack or telegram")
+            throw BenchError("--stream runs on slack, telegram or matrix")
         }
         await model.stop()
         return result
@@ -163,14 +181,15 @@ struct StreamBench {
     /// Starts the relay, sends every command at once, waits until every answer shows whole (or
     /// the model's time plus two minutes passed), then reads each answer's versions.
     func run(
-        environment: [String: String], http: HTTPClient, result: inout Result, send: @escaping @Sendable (Int, Int) async throws -> Void,
-        read: (Int) -> [(Date, String)]?
+        environment: [String: String], http: HTTPClient, result: inout Result, connected: () async -> Void = {},
+        send: @escaping @Sendable (Int, Int) async throws -> Void, read: (Int) -> [(Date, String)]?
     ) async throws {
         let relay = try await RelayProcess.start(launch(environment), http: http)
         let port = launch(environment).port
         // Telegram's limiter sends nothing in its first second (a process before it may have
         // used the bot's limits): commands sent sooner would time that second, not the relay.
         try await Task.sleep(for: .seconds(1.5))
+        await connected()
         let cpuBefore = relay.cpuTime()
         let sent = Locked([Int: Date]())
         await withTaskGroup(of: Void.self) { group in

@@ -45,6 +45,13 @@ struct MattermostEndToEndTests {
                     token: MattermostFakes.commandToken)
                 #expect(noChannel.status == .badRequest)
                 #expect(String(buffer: noChannel.body).contains("`channel_id`"), "\(String(buffer: noChannel.body))")
+                // Broken %-escapes, the token in the form as Mattermost may send it: 400, not "no token".
+                for token in [MattermostFakes.commandToken, nil] {
+                    let broken = try await relay.post(form: "text=fr%ZZhi&token=" + MattermostFakes.commandToken, token: token)
+                    #expect(broken.status == .badRequest, "\(String(buffer: broken.body))")
+                    #expect(String(buffer: broken.body).contains("not an application/x-www-form-urlencoded form"), "\(String(buffer: broken.body))")
+                }
+                // Last: the server closes the connection after a 413.
                 let huge = try await relay.post(form: "text=" + String(repeating: "a", count: 200_000), token: MattermostFakes.commandToken)
                 #expect(huge.status == .contentTooLarge)
             }

@@ -35,9 +35,12 @@ public struct MattermostCommandRoutes: Sendable {
             }
             var request = request
             let body = try await request.collectBody(limitedTo: Self.maxBody)
-            let fields = MattermostSlashCommand.formFields(body.readableBytesView)
-            if !authenticated { try tokens.check(fields?["token"], source: "token") }
-            guard let fields else { return Self.error(.badRequest, MattermostPayloadError.notAForm.description) }
+            // A body that is no form (broken %-escapes, not UTF-8) is 400 before its token is
+            // looked for: there is no field to read it from, and "no token" would mislead.
+            guard let fields = MattermostSlashCommand.formFields(body.readableBytesView) else {
+                return Self.error(.badRequest, MattermostPayloadError.notAForm.description)
+            }
+            if !authenticated { try tokens.check(fields["token"], source: "token") }
             let command: MattermostSlashCommand
             do throws(MattermostPayloadError) {
                 command = try MattermostSlashCommand(form: fields)

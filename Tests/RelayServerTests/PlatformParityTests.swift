@@ -68,9 +68,12 @@ struct PlatformParityTests {
             let seen = try await platform.send("/rhea transalte fr Good morning")
             #expect(seen.acknowledgement == 200)
             #expect(seen.finals.count == 1, "\(seen.finals)")
-            // As each platform shows code: in backticks, or (Telegram) as a code entity.
-            #expect(seen.text.replacing("`", with: "").contains("Unknown command /transalte"), "\(seen.text)")
-            #expect(seen.text.contains("/translate"), "a suggestion: \(seen.text)")
+            // As each platform shows code: in backticks, or (Telegram) as a code entity; each
+            // names commands as its people type them (Matrix: `!translate`).
+            let sigil = kind == .matrix ? "!" : "/"
+            #expect(seen.text.replacing("`", with: "").contains("Unknown command \(sigil)transalte"), "\(seen.text)")
+            #expect(seen.text.contains("\(sigil)translate"), "a suggestion: \(seen.text)")
+            #expect(kind != .matrix || !seen.text.contains("/"), "no command a Matrix client would take as its own: \(seen.text)")
             #expect(seen.isPrivate, "an error is shown to the asker only")
             #expect(await platform.modelRequests(FakeRheaTribunal.quickPath) == 0)
         }

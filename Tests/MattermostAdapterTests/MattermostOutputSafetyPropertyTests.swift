@@ -1,3 +1,4 @@
+import Foundation
 import MattermostAdapter
 import RelayCore
 import RelayTestSupport
@@ -29,8 +30,11 @@ enum MattermostMarkdownReader {
         while index < scalars.count {
             let scalar = scalars[index]
             if index > addressEnd, startsAddress(scalars, at: index) {
-                addressEnd = index
-                while addressEnd + 1 < scalars.count, !scalars[addressEnd + 1].properties.isWhitespace { addressEnd += 1 }
+                var end = index
+                while end + 1 < scalars.count, !scalars[end + 1].properties.isWhitespace { end += 1 }
+                // Mattermost links only a host of letters, digits, `-` and `.`; anything else is
+                // text, where an `@` pings and markup is markup.
+                if linksHost(scalars[index...end]) { addressEnd = end }
             }
             let inAddress = index <= addressEnd
             switch scalar {
@@ -51,6 +55,18 @@ enum MattermostMarkdownReader {
             index += 1
         }
         return problems
+    }
+
+    /// The host after `://`, up to `/ : ? #`: Mattermost's autolinker takes a dotted name of
+    /// ASCII letters, digits and `-` (or `localhost`) — not `a_b`, not `x_y.example.com`.
+    static func linksHost(_ address: ArraySlice<Unicode.Scalar>) -> Bool {
+        let text = String(String.UnicodeScalarView(address)).lowercased()
+        guard let scheme = text.range(of: "://") else { return false }
+        let host = text[scheme.upperBound...].prefix { !"/:?#".contains($0) }
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." }) else {
+            return false
+        }
+        return host.contains(".") || host == "localhost"
     }
 
     static func startsAddress(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
@@ -80,7 +96,9 @@ struct MattermostOutputSafetyPropertyTests {
     static let alphabet: [String] = [
         "@channel", "@all", "@here", "@alice", "@", "@@", "x@here", "ada@example.com", "a@b", "@\u{301}channel", "<!channel>", "<!here|here>",
         "<https://evil.example|click me>", "[bank](https://evil.example)", "![i](http://e.example/i.png)", "**", "*", "_", "~", "~~", "~town-square", "`",
-        "```", "|", "#", "# ", "#tag", "\\", "&", "&lt;", "&amp;", "&#64;", "<", ">", "https://example.com/a_b*c~d#e@f", "http://", ")", "]", "(", " ", "\n",
+        "```", "|", "#", "# ", "#tag", "\\", "&", "&lt;", "&amp;", "&#64;", "<", ">", "https://example.com/a_b*c~d#e@f", "https://a_b/@channel",
+        "https://x_y.example.com/@channel", "http://localhost:8065/@here",
+        "https://ex.com:8080/@all", "https://u@ex.com/", "http://", ")", "]", "(", " ", "\n",
         "\u{200B}", "\u{301}", "\u{600}", "😀", "é", ":smile:", "$x$", "fact-check #9", "a", "Z", "7", ".",
     ]
 

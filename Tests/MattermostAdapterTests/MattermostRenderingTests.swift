@@ -71,3 +71,18 @@ struct MattermostRenderingTests {
         String(decoding: JSONValue.string(text).encoded(), as: UTF8.self)
     }
 }
+
+/// Issue 47, point 1: an address Mattermost does not link (a host with `_`) is text, so a mention
+/// in it must be broken.
+@Suite("Mattermost: mentions in addresses Mattermost does not link")
+struct MattermostUnlinkedAddressTests {
+    @Test func aMentionInAnAddressWithAnUnderscoreHostIsBroken() {
+        for text in ["hey https://a_b/@channel", "see https://x_y.example.com/@channel now"] {
+            let shown = MattermostMarkdown.escape(text)
+            #expect(!shown.contains("@channel"), "\(shown)")
+            #expect(MattermostMarkdown.unescape(shown) == text)
+        }
+        // A host Mattermost links keeps its address whole.
+        #expect(MattermostMarkdown.escape("see https://example.com/a_b#c") == "see https://example.com/a_b#c")
+    }
+}

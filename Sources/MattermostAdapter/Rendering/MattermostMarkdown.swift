@@ -19,8 +19,9 @@ import RelayCore
 ///   e-mail address (a word character before it, a dotted domain after: `ada@example.com`)
 ///   mentions no one and is left alone, as is everything inside a web address (`http://` or
 ///   `https://` up to the first space or character of `< > & \ ` [ ] |`), where an escape would
-///   break the link Mattermost makes of it; the trailing `. , : ; " ' ) ]` that Mattermost leaves
-///   out of a link are treated as text after it.
+///   break the link Mattermost makes of it — when it makes one: a host with anything but letters,
+///   digits, `-` and `.` is no link, and such an address is escaped as text; the trailing
+///   `. , : ; " ' ) ]` that Mattermost leaves out of a link are treated as text after it.
 public enum MattermostMarkdown {
     /// The escape of each special scalar outside web addresses (`@` only at a word's start).
     static let replacements: [Unicode.Scalar: String] = [
@@ -39,7 +40,7 @@ public enum MattermostMarkdown {
     public static func escape(_ text: some StringProtocol) -> String {
         guard text.utf8.contains(where: { $0 < 0x80 && replacements[Unicode.Scalar($0)] != nil }) else { return String(text) }
         let scalars = Array(text.unicodeScalars)
-        let kept = addresses.ranges(in: scalars)
+        let kept = addresses.ranges(in: scalars).filter { Self.hasLinkableHost(scalars[$0]) }
         var out = String.UnicodeScalarView()
         var rangeIndex = 0
         for (index, scalar) in scalars.enumerated() {
@@ -54,6 +55,19 @@ public enum MattermostMarkdown {
             }
         }
         return String(out)
+    }
+
+    /// Whether Mattermost makes a link of the address at all: its autolinker takes a host of
+    /// letters, digits, `-` and `.` only (a dotted name, or `localhost`). `https://a_b/@channel`
+    /// is no link — and then its `@channel` pings — so such text is escaped as any other
+    /// (issue 47, point 1).
+    static func hasLinkableHost(_ address: ArraySlice<Unicode.Scalar>) -> Bool {
+        let text = String(String.UnicodeScalarView(address))
+        guard let scheme = text.range(of: "://") else { return false }
+        let host = text[scheme.upperBound...].prefix { !"/:?#".contains($0) }
+        let plain =
+            !host.isEmpty && host.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
+        return plain && (host.contains(".") || host.lowercased() == "localhost")
     }
 
     /// The longest `text` can be once escaped, in Unicode scalars (Mattermost's "runes").

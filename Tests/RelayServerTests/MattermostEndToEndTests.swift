@@ -52,8 +52,34 @@ struct MattermostEndToEndTests {
                     #expect(String(buffer: broken.body).contains("not an application/x-www-form-urlencoded form"), "\(String(buffer: broken.body))")
                 }
                 // Last: the server closes the connection after a 413.
-                let huge = try await relay.post(form: "text=" + String(repeating: "a", count: 200_000), token: MattermostFakes.commandToken)
+                let huge = try await relay.post(form: "text=" + String(repeating: "a", count: 300_000), token: MattermostFakes.commandToken)
                 #expect(huge.status == .contentTooLarge)
+            }
+        }
+    }
+
+    /// Issue 47, point 3: a command at Mattermost's own maximum (16 383 runes) is taken in any
+    /// script, URL-encoded as Mattermost sends it; a body one byte past the cap derived from it is
+    /// 413.
+    @Test func aCommandAtMattermostsMaximumLengthIsTakenInAnyScript() async throws {
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                relay.mattermost.addChannel(Self.channel)
+                for rune in ["a", "é", "日", "😀"] {
+                    let text = "fr " + String(repeating: rune, count: 16_383 - 3)
+                    let ack = try await relay.slashCommand(
+                        "/translate", text: text, channel: Self.channel, responseURL: relay.mattermost.makeResponseURL(channel: Self.channel))
+                    #expect(ack.status == .ok, "\(rune): \(String(buffer: ack.body).prefix(200))")
+                }
+                try await relay.settled()
+            }
+        }
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                // The cap is MattermostCommandRoutes.maxBody: 16 383 × 12 + 8 KiB.
+                let cap = 16_383 * 12 + 8 * 1024
+                let over = try await relay.post(form: "text=" + String(repeating: "a", count: cap + 1 - 5), token: MattermostFakes.commandToken)
+                #expect(over.status == .contentTooLarge)
             }
         }
     }

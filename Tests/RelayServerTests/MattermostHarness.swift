@@ -99,9 +99,10 @@ struct MattermostRelay: Sendable {
         return try await client.execute(uri: "/mattermost/commands", method: .post, headers: headers, body: ByteBuffer(string: form))
     }
 
+    /// As Mattermost encodes it: everything but ASCII's unreserved characters as `%XX` of its
+    /// UTF-8 bytes (`日` is 9 bytes, `😀` 12).
     static func form(_ fields: [(String, String)]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         return fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }.joined(separator: "&")
     }
 

@@ -18,7 +18,11 @@ struct ReleaseBuildRulesTests {
             let text = try String(contentsOf: file, encoding: .utf8)
             for line in text.split(separator: "\n") where line.contains("@TaskLocal") {
                 // The declared type: after the name's colon, up to an `=` or the line's end.
-                guard let colon = line.range(of: ":", range: line.range(of: "var ")!.upperBound..<line.endIndex) else { continue }
+                guard let name = line.range(of: "var "), let colon = line.range(of: ":", range: name.upperBound..<line.endIndex) else {
+                    // The attribute on a line of its own: the declaration is on the next one.
+                    offenders += line.hasSuffix("@TaskLocal") ? ["\(file.lastPathComponent): a @TaskLocal this test cannot read"] : []
+                    continue
+                }
                 let type = line[colon.upperBound...].prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces)
                 if type.contains("->") { offenders.append("\(file.lastPathComponent): \(line.trimmingCharacters(in: .whitespaces))") }
             }

@@ -378,19 +378,18 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         case .post: replaces = ""
         case .edit(let id): replaces = id
         }
-        if step.partial != nil, let last = progress.lastPartial, (try? await store.outboxEntry(id: last))?.state == .pending {
-            // The text shown last is not delivered yet (the conversation is busy): this one waits,
-            // so the outbox holds one at a time and what goes is the latest.
-            let until = progress.hold(step)
-            progress.flush(at: until) { step in await self.showProgress(step, progress: progress, route: route, id: id) }
-            return
-        }
-        if step.partial != nil, senders[route.platform]?.admitsPartialEdit(at: route.address, now: outbox.clock.now) == false {
-            // Answers written at once have used the platform's edits (a workspace's, a bot's):
-            // this one waits an interval, and shows the latest text then.
-            let until = progress.hold(step)
-            progress.flush(at: until) { step in await self.showProgress(step, progress: progress, route: route, id: id) }
-            return
+        if step.partial != nil {
+            // An answer being written waits an interval, then shows its latest text, while the
+            // text shown last is not delivered yet (the conversation is busy: the outbox holds one
+            // at a time, so what goes is the latest), or while answers written at once have used
+            // the platform's edits (a workspace's, a bot's; asked last, as asking takes one).
+            var lastPending = false
+            if let last = progress.lastPartial { lastPending = (try? await store.outboxEntry(id: last))?.state == .pending }
+            if lastPending || senders[route.platform]?.admitsPartialEdit(at: route.address, now: outbox.clock.now) == false {
+                let until = progress.hold(step)
+                progress.flush(at: until) { step in await self.showProgress(step, progress: progress, route: route, id: id) }
+                return
+            }
         }
         var entry = outbox.entry(
             platform: route.platform, conversation: route.conversation, address: route.address,

@@ -112,12 +112,13 @@ final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChannelHandle
 
 /// Bounds how long one request may take to arrive, and stops reading bodies nobody wants.
 ///
-/// Hummingbird's idle timeout closes a connection that sends nothing, and so bounds the time to
-/// send headers (no request part exists until they are complete); but a client that trickles
-/// its body a byte every few seconds is never idle. This handler gives each request
-/// `timeout` from its head to its end, then closes the connection: 2 000 such clients hold
-/// 2 000 small connections for `timeout`, not forever. Neither NIO nor Hummingbird offers a
-/// whole-request deadline (NIO's `IdleStateHandler` is an idle timer too).
+/// Each request gets `timeout` from its first byte to its last, then the connection is closed:
+/// 2 000 clients that trickle a request hold 2 000 small connections for `timeout`, not forever.
+/// The clock starts at the first byte, not at the decoded head, because a client can trickle the
+/// header lines themselves (one every 2 s is never idle, and no head exists until the blank line):
+/// `RequestBytesWatcher`, first in the pipeline, reports the bytes as they come. Hummingbird's
+/// idle timeout covers a connection that sends nothing at all. Neither NIO nor Hummingbird offers
+/// a whole-request deadline (NIO's `IdleStateHandler` is an idle timer too).
 ///
 /// It also ends the connection after an answer sent before the request's body ended (a 401
 /// for a bad signature, a 413 for a body over its cap), marking that answer `Connection: close`:
@@ -131,32 +132,56 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
+    private enum Phase {
+        /// No request under way: the next byte starts one.
+        case waiting
+        /// A request is arriving, its deadline running.
+        case arriving
+        /// A request is in and its answer being made; bytes that come meanwhile belong to the next
+        /// request, which NIO holds back until this answer is written, so its clock starts then.
+        case answering(bytesCame: Bool)
+    }
+
     private let timeout: TimeAmount
-    /// A request's head has arrived and its end has not.
-    private var readingRequest = false
+    private var phase = Phase.waiting
     /// The answer was sent while the request was still arriving: close once it is written.
     private var closeAfterResponse = false
     private var deadline: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // Before the HTTP decoder (and before TLS, were there any): it sees every byte as it comes.
+        try? context.pipeline.syncOperations.addHandler(RequestBytesWatcher(owner: self), position: .first)
+    }
+
+    /// Bytes came from the client (called by `RequestBytesWatcher`, on this channel's loop).
+    fileprivate func bytesArrived() {
+        switch phase {
+        case .waiting:
+            phase = .arriving
+            startDeadline()
+        case .arriving:
+            break
+        case .answering:
+            phase = .answering(bytesCame: true)
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            readingRequest = true
             closeAfterResponse = false
-            deadline?.cancel()
-            deadline = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: timeout) {
-                // Still arriving after `timeout`: drop it (the handler that reads its body sees
-                // the connection end and gives up).
-                context.close(promise: nil)
-            }
+            phase = .arriving
+            if deadline == nil { startDeadline() }
         case .body:
             break
         case .end:
-            readingRequest = false
+            phase = .answering(bytesCame: false)
             // A request answered early keeps its deadline: the connection closes at it.
             if !closeAfterResponse { cancelDeadline() }
         }
@@ -165,7 +190,7 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var response) where readingRequest:
+        case .head(var response) where isArriving:
             closeAfterResponse = true
             response.headerFields[.connection] = "close"
             context.write(wrapOutboundOut(.head(response)), promise: promise)
@@ -176,6 +201,13 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
             }
             if let promise { written.futureResult.cascade(to: promise) }
             context.writeAndFlush(data, promise: written)
+        case .end:
+            if case .answering(let bytesCame) = phase {
+                // The next request's bytes already came: its clock starts now.
+                phase = bytesCame ? .arriving : .waiting
+                if bytesCame { startDeadline() }
+            }
+            context.write(data, promise: promise)
         default:
             context.write(data, promise: promise)
         }
@@ -188,6 +220,22 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
 
     func handlerRemoved(context: ChannelHandlerContext) {
         cancelDeadline()
+        self.context = nil
+    }
+
+    private var isArriving: Bool {
+        if case .arriving = phase { return true }
+        return false
+    }
+
+    private func startDeadline() {
+        guard let context else { return }
+        deadline?.cancel()
+        deadline = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: timeout) {
+            // Still arriving after `timeout`: drop it (the handler that reads its body sees the
+            // connection end and gives up).
+            context.close(promise: nil)
+        }
     }
 
     private func cancelDeadline() {
@@ -195,6 +243,27 @@ final class RequestReadTimeoutHandler: ChannelDuplexHandler, RemovableChannelHan
         deadline = nil
     }
 }
+
+/// Tells `RequestReadTimeoutHandler` when bytes come, before anything is decoded from them.
+private final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    // Weak: the pipeline holds both, and either may leave it first as the channel closes.
+    private weak var owner: RequestReadTimeoutHandler?
+
+    init(owner: RequestReadTimeoutHandler) {
+        self.owner = owner
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        owner?.bytesArrived()
+        context.fireChannelRead(data)
+    }
+}
+
+@available(*, unavailable)
+extension RequestBytesWatcher: Sendable {}
 
 @available(*, unavailable)
 extension RequestReadTimeoutHandler: Sendable {}

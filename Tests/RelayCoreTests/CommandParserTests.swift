@@ -52,6 +52,8 @@ struct CommandParserTests {
             ("/factcheck The Eiffel Tower is in Berlin", .tribunal, "The Eiffel Tower is in Berlin"),
             ("/history", .history(.show), ""),
             ("/history clear", .history(.clear), ""),
+            ("/history last", .history(.last(page: 1)), ""),
+            ("/history LAST 12", .history(.last(page: 12)), ""),
             ("/help", .help(topic: nil), ""),
             ("/help /translate", .help(topic: "translate"), ""),
             ("/eli5 black holes", .custom(name: "eli5"), "black holes"),
@@ -129,6 +131,9 @@ struct CommandParserTests {
             ("/settings volume 3", "Unknown setting `volume`"),
             ("/settings reset lang", "`/settings reset` takes nothing after it"),
             ("/settings lang", "Give a value for lang"),
+            ("/history last 0", "takes a page number from 1"),
+            ("/history last two", "`two` is not one"),
+            ("/history everything", "`/history last [PAGE]` shows the last one whole"),
         ])
     func errors(line: String, expected: String) {
         let message = errorMessage(line)

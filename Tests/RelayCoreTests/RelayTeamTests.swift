@@ -174,4 +174,45 @@ struct RelayTeamTests {
             #expect(await relay.send("/history", user: "bob").body.hasPrefix("No results yet"))
         }
     }
+
+    /// `/history last PAGE` (issue 47, point 8): the last result whole, a page at a time.
+    @Test func historyLastShowsTheLastResultWholeAPageAtATime() async throws {
+        try await RelayHarness.with { relay in
+            #expect(await relay.send("/history last").body.hasPrefix("No results yet"))
+            await relay.send("/fix teh cat")
+            let last = await relay.send("/history last")
+            #expect(last.kind == .result && last.isPrivate)
+            #expect(last.title == "Your last result · fix")
+            #expect(last.body.contains("[grammar@cheap] teh cat"))
+            #expect(last.notes.isEmpty, "one page: no next")
+            #expect(await relay.send("/history last 2").body.contains("has 1 page: `/history last 1` is the last one"))
+
+            await relay.send("/settings retention metadata")
+            await relay.send("/fix secret text")
+            #expect(await relay.send("/history last").body.contains("kept without its text (retention `metadata`)"))
+        }
+    }
+}
+
+@Suite("Long replies: cut for the chat, read on in pages")
+struct LongReplyTests {
+    @Test func pagesAreFixedStretchesOfTheText() throws {
+        let text = String(repeating: "a", count: LongReply.pageCharacters * 2 + 5)
+        #expect(LongReply.page(1, of: text)?.pages == 3)
+        #expect(LongReply.page(3, of: text)?.text.count == 5)
+        #expect(LongReply.page(4, of: text) == nil)
+        #expect(LongReply.page(0, of: text) == nil)
+        #expect(LongReply.page(1, of: "")?.pages == 1)
+        #expect(LongReply.page(holding: LongReply.pageCharacters - 1) == 1)
+        #expect(LongReply.page(holding: LongReply.pageCharacters) == 2)
+    }
+
+    @Test func aCutEndsAtAWordAndNamesThePageThatHoldsTheRest() {
+        let reply = Reply(kind: .result, body: String(repeating: "word ", count: 4_000), notes: ["answered by a"])
+        let cut = LongReply.cut(reply, keeping: 10_002)
+        #expect(cut.body.hasSuffix("word …"))
+        #expect(cut.body.count == 9_999 + 2)
+        #expect(cut.notes.first == "answered by a")
+        #expect(cut.notes.last?.contains("reads on with `/history last 2`") == true)
+    }
 }

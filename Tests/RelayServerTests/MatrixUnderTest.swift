@@ -24,6 +24,7 @@ struct MatrixUnderTest: PlatformUnderTest {
     func send(_ line: String, private: Bool, delivery: String, times: Int) async throws -> SeenReply {
         let text = "!" + line.dropFirst() + (`private` ? " --private" : "")
         let directBefore = try await directMessages().count
+        let roomBefore = try await relay.botMessages(in: room).count
         let transaction = "parity-\(delivery)-\(UUID().uuidString)"
         var command = ""
         for _ in 0..<times {
@@ -39,7 +40,8 @@ struct MatrixUnderTest: PlatformUnderTest {
         try await relay.settled()
         _ = try await joinInvitations()
         var seen = SeenReply(acknowledgement: 200)
-        for message in try await relay.botMessages(in: room) where message.replyTo == command {
+        // The reply to the command, and the parts after its first (which reply to nothing).
+        for message in try await relay.botMessages(in: room).dropFirst(roomBefore) where message.replyTo == command || message.replyTo == nil {
             seen.progress += message.history.filter { $0.contains("Running…") }
             if message.text.hasPrefix(SeenReply.privateNotice) {
                 seen.notices.append(message.text)

@@ -1,3 +1,4 @@
+import Foundation
 import RelayTestSupport
 import RelayTestTags
 import Testing
@@ -87,6 +88,41 @@ struct PlatformParityTests {
             #expect(seen.finals.count == 1, "\(seen.finals)")
             #expect(seen.text.contains("[translate:fr] Good morning"), "\(seen.text)")
             #expect(await platform.modelRequests(FakeRheaTribunal.quickPath) == 1)
+        }
+    }
+
+    /// Issue 47, point 8: a 300 KB answer (it was 28 Matrix messages) is cut after 8 messages,
+    /// ending in " …" and a note naming the page to read on from; `/history last PAGE` then shows
+    /// the text that follows, privately and within 8 messages too.
+    @Test(arguments: PlatformKind.allCases)
+    func aVeryLongAnswerIsCutAfterEightMessagesAndReadOnWithHistoryLast(kind: PlatformKind) async throws {
+        try await withPlatform(kind) { platform in
+            // 37 500 words of 8 characters: a page (8 000 characters) holds 1 000 whole words.
+            let answer = (1...37_500).map { String(format: "w%06d ", $0) }.joined()
+            await platform.tribunal.setQuickAnswer { _ in answer }
+            let seen = try await platform.send("/ai tell me everything")
+            #expect((2...8).contains(seen.finals.count), "\(seen.finals.count) messages")
+            // As a reader reads them, whatever order a platform's fake keeps them in.
+            let shown = seen.finals.joined(separator: "\n")
+            #expect(shown.contains("w000001"))
+            #expect(shown.contains(" …"))
+            let sigil = kind == .matrix ? "!" : "/"
+            let note = try #require(shown.firstMatch(of: /reads on with `?([!\/])history last (\d+)/), "\(seen.finals.map { $0.suffix(300) })")
+            #expect(String(note.output.1) == sigil)
+            let page = try #require(Int(note.output.2))
+            // The last word shown: the page named holds the cut.
+            let lastShown = try #require(shown.matches(of: /w(\d{6})/).compactMap { Int($0.output.1) }.max())
+            #expect(lastShown < 37_500, "cut before the end")
+            #expect((lastShown - 1) / 1_000 + 1 == page, "page \(page) holds the cut after word \(lastShown)")
+
+            let more = try await platform.send("/history last \(page)", delivery: "more")
+            #expect((1...8).contains(more.finals.count), "\(more.finals.count) messages")
+            let pageText = more.finals.joined(separator: " ")
+            #expect(more.isPrivate)
+            #expect(
+                pageText.contains(String(format: "w%06d", lastShown + 1)) || pageText.contains(String(format: "w%06d", page * 1_000)), "\(pageText.prefix(200))"
+            )
+            #expect(pageText.contains("page \(page) of 38"), "\(pageText.prefix(200))")
         }
     }
 }

@@ -181,7 +181,11 @@ public enum DiscordCommands {
                 option(.string, "value", "The new value, or reset"),
                 option(.string, "scope", "Whose setting (default: yours)", choices: [("me", "me"), ("channel", "channel")]),
             ]
-        case .history: return [option(.boolean, "clear", "Delete your history at once")]
+        case .history:
+            return [
+                option(.integer, "last", "Show your last result whole, from this page (1: its start)", range: 1...1000),
+                option(.boolean, "clear", "Delete your history at once"),
+            ]
         case .help: return [option(.string, "command", "A command to explain")]
         default: return []
         }

@@ -51,7 +51,9 @@ extension DiscordCommandInvocation {
             let words = [value("scope")?.string == "channel" ? "channel" : nil, value("key")?.string, value("value")?.string]
             return (["/settings"] + words.compactMap { $0?.trimmed }.filter { !$0.isEmpty }).joined(separator: " ")
         case .history:
-            return value("clear")?.boolean == true ? "/history clear" : "/history"
+            if value("clear")?.boolean == true { return "/history clear" }
+            if let page = value("last")?.integer { return "/history last \(page)" }
+            return "/history"
         case .help:
             let topic = value("command")?.string?.trimmed ?? ""
             return topic.isEmpty ? "/help" : "/help " + topic

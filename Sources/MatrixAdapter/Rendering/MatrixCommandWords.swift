@@ -3,17 +3,20 @@ public import RelayCore
 /// The relay's own words in Matrix's syntax: its help and errors name commands as `/translate`,
 /// which a Matrix client takes as one of its own (and does not send); a room reads `!translate`.
 ///
-/// Only replies the relay writes (`info`, `error`) are rewritten, never a model's answer
-/// (`result`). A `/` counts as a command's when it starts a word (after the text's start, a
-/// space, a backtick, a bracket or a quote) and a lower-case letter follows: `/translate`,
-/// `` `/run name` `` — not the slashes of a web address or a path (`https://…`, `a/b`).
+/// Only what the relay writes (`info` and `error` replies, every reply's notes) is rewritten,
+/// never a model's answer (a `result`'s body and title). A `/` counts as a command's when it
+/// starts a word (after the text's start, a space, a backtick, a bracket or a quote) and a
+/// lower-case letter follows: `/translate`, `` `/run name` `` — not the slashes of a web address
+/// or a path (`https://…`, `a/b`).
 enum MatrixCommandWords {
     static func rewrite(_ reply: Reply) -> Reply {
-        guard reply.kind != .result else { return reply }
         var reply = reply
+        // A reply's notes are the relay's own words whatever its kind ("Cut here: … read on with
+        // `/history last 5`").
+        reply.notes = reply.notes.map(rewrite)
+        guard reply.kind != .result else { return reply }
         reply.title = reply.title.map(rewrite)
         reply.body = rewrite(reply.body)
-        reply.notes = reply.notes.map(rewrite)
         return reply
     }
 

@@ -126,6 +126,9 @@ public enum HistorySubcommand: Sendable, Hashable {
     case show
     /// Deletes all of the asker's history in the team, at once.
     case clear
+    /// The asker's last result whole, one page (from 1) of `LongReply.pageCharacters` at a time:
+    /// where a reply too long for the chat was cut, the rest is read here.
+    case last(page: Int)
 }
 
 /// What `/ledger mark` says: the right verdict, or that the recorded one was right or wrong
@@ -380,8 +383,11 @@ extension BuiltinCommand {
                 ])
         case .history:
             CommandSpec(
-                name: name, summary: "Your last 10 results; `clear` deletes your history at once.", usage: "/history [clear]",
-                examples: ["/history", "/history clear"], input: nil)
+                name: name, summary: "Your last 10 results; `last` shows the last one whole; `clear` deletes your history at once.",
+                usage: "/history [last [PAGE] | clear]", examples: ["/history", "/history last", "/history last 2", "/history clear"], input: nil,
+                details: [
+                    "`last`: an answer too long for the chat is cut after \(LongReply.maxParts) messages; `/history last PAGE` shows it whole, \(LongReply.pageCharacters) characters a page (kept when your retention is `full`)."
+                ])
         case .ledger:
             CommandSpec(
                 name: name, summary: "The team's fact-checks: search them, show one judge by judge, export, mark a verdict right or wrong.",

@@ -88,10 +88,20 @@ public struct CommandParser: Sendable {
             return Command(kind: .settings(try Self.parseSettings(text)), options: options)
         case .history:
             let (options, text) = try scanned()
-            switch text.trimmingWhitespace().lowercased() {
-            case "": return Command(kind: .history(.show), options: options)
-            case "clear": return Command(kind: .history(.clear), options: options)
-            default: throw CommandError("`/history` shows your last results; `/history clear` deletes your history. Nothing else goes after it.")
+            let words = text.trimmingWhitespace().lowercased().split(whereSeparator: \.isWhitespace)
+            switch (words.first, words.count) {
+            case (nil, _): return Command(kind: .history(.show), options: options)
+            case ("clear", 1): return Command(kind: .history(.clear), options: options)
+            case ("last", 1): return Command(kind: .history(.last(page: 1)), options: options)
+            case ("last", 2):
+                guard let page = Int(words[1]), page >= 1 else {
+                    throw CommandError("`/history last PAGE` takes a page number from 1, e.g. `/history last 2`; `\(words[1])` is not one.")
+                }
+                return Command(kind: .history(.last(page: page)), options: options)
+            default:
+                throw CommandError(
+                    "`/history` shows your last results; `/history last [PAGE]` shows the last one whole; `/history clear` deletes your history. Nothing else goes after it."
+                )
             }
         case .ledger:
             let (options, text) = try scanned()

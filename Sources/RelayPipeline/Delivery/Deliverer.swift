@@ -103,7 +103,7 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
     private func deliverPart(of reply: Reply, entry: OutboxEntry, address: Platform.Address, earlier: OutboxEntry?) async throws(Platform.Failure)
         -> DeliveryOutcome
     {
-        let messages = target.render(reply, entryID: entry.id, address: address)
+        let messages = rendered(reply, entryID: entry.id, address: address)
         let index = entry.partsDelivered
         guard index < messages.count else { return .sent(platformRef: nil) }
         let place = try await target.place(of: reply, address: address)
@@ -122,6 +122,26 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
         await target.typing(at: address, false)
         // A later part's reference must not replace the first part's, which later edits refer to.
         return .sent(platformRef: index == 0 ? ref : nil)
+    }
+
+    /// `reply` as the platform's messages, at most `maxParts` of them: a longer body is cut
+    /// (`LongReply.cut`). The same reply always gives the same messages, so every part of one
+    /// entry, in any try and on any replica, comes from one cut.
+    func rendered(_ reply: Reply, entryID: String, address: Platform.Address) -> [Platform.Message] {
+        let bound = max(1, target.maxParts)
+        // No platform holds more than 25 000 characters a message: a longer body is cut anyway,
+        // and is not rendered whole (a 300 KB answer would be, once for each part).
+        let longest = bound * 25_000
+        var keeping = reply.body.count
+        var messages = keeping > longest ? [] : target.render(reply, entryID: entryID, address: address)
+        if messages.count <= bound && keeping <= longest { return messages }
+        // A first guess in proportion, then a tenth less until it fits.
+        keeping = messages.isEmpty ? longest : keeping * bound / messages.count
+        while true {
+            messages = target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
+            if messages.count <= bound || keeping == 0 { return messages }
+            keeping = keeping * 9 / 10
+        }
     }
 
     /// The routes of one part, best first: the placeholder's edit where the part takes it, then

@@ -125,6 +125,9 @@ public protocol DeliveryPlatform: DeliveryLimits {
     func post(_ message: Message, via route: Route, address: Address, key: SendKey) async throws(Failure) -> String?
     /// Puts `message` in place of the placeholder's.
     func edit(_ placeholder: Placeholder<Place>, to message: Message, address: Address, key: SendKey) async throws(Failure)
+    /// Messages one reply may take here; a longer one is cut (`LongReply`). `LongReply.maxParts`
+    /// unless a platform says otherwise.
+    var maxParts: Int { get }
     /// The reason a part could go nowhere (no route at all), naming what to configure.
     func unreachable(address: Address) -> String
     /// Shows or stops the "typing…" indicator where the run's command was; best effort.
@@ -134,6 +137,7 @@ public protocol DeliveryPlatform: DeliveryLimits {
 extension DeliveryPlatform {
     public func buttonMessage(address: Address) -> ButtonMessage<Route> { .asUsual }
     public func partialRoute(address: Address) -> Route? { progressRoute(address: address) }
+    public var maxParts: Int { LongReply.maxParts }
     public func unreachable(address: Address) -> String { "no way to reach \(platform)" }
     public func typing(at address: Address, _ on: Bool) async {}
 }

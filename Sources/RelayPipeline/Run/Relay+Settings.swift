@@ -69,6 +69,7 @@ extension Relay {
             if checks > 0 { parts.append("\(checks) fact-check\(checks == 1 ? "" : "s") you asked") }
             return .info("Deleted your history: \(parts.joined(separator: " and ")). Nothing of it is kept.")
         }
+        if case .last(let page) = sub { return try await lastResult(page: page, request) }
         let entries = try await store.history(team: request.event.team, user: request.event.user, limit: configuration.historyLength)
         guard !entries.isEmpty else {
             let why = request.retention == .off ? " (your retention setting is `off`: `/settings retention full` turns history on)" : ""
@@ -86,5 +87,29 @@ extension Relay {
             return head + "\n  " + snippet.replacingOccurrences(of: "\n", with: " ")
         }
         return .info(lines.joined(separator: "\n"), title: "Your last \(entries.count) results")
+    }
+
+    /// `/history last PAGE`: the asker's last result whole, a page at a time, privately — where
+    /// an answer too long for the chat was cut (`LongReply`), the rest is here. A result, not
+    /// info: it is a model's text, shown as the model wrote it.
+    func lastResult(page: Int, _ request: RequestContext) async throws -> Reply {
+        guard let last = try await store.history(team: request.event.team, user: request.event.user, limit: 1).first else {
+            let why = request.retention == .off ? " (your retention setting is `off`: `/settings retention full` turns history on)" : ""
+            return .info("No results yet\(why).")
+        }
+        guard let text = last.resultText else {
+            return .info(
+                "Your last result (`/\(last.command)`) was kept without its text (retention `\(request.retention.rawValue)`): `/settings retention full` keeps the next ones whole."
+            )
+        }
+        guard let (shown, pages) = LongReply.page(page, of: text) else {
+            let pages = LongReply.page(1, of: text)?.pages ?? 1
+            return .error("Your last result has \(pages) page\(pages == 1 ? "" : "s"): `/history last \(pages)` is the last one.")
+        }
+        var notes: [String] = []
+        if page < pages { notes.append("Page \(page) of \(pages). Next: `/history last \(page + 1)`.") }
+        return Reply(
+            kind: .result, title: "Your last result · \(last.command)\(pages > 1 ? ", page \(page) of \(pages)" : "")", body: String(shown), notes: notes,
+            isPrivate: true)
     }
 }

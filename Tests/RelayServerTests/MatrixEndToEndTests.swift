@@ -82,6 +82,44 @@ struct MatrixEndToEndTests {
         }
     }
 
+    /// Issue 47, point 7: in a room whose history the bot may not read from before it joined
+    /// (`history_visibility: joined`), a command replying to an older message is told exactly
+    /// that, in Matrix's words, not "reply to a message" (which is what it did).
+    @Test func aReplyToAMessageTheBotMayNotReadSaysSo() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.alice.createRoom(invite: [])
+                _ = try await relay.alice.call(
+                    .PUT, "/rooms/\(MatrixTestUser.encode(room))/state/m.room.history_visibility", body: ["history_visibility": "joined"])
+                let claim = try await relay.alice.send("The Moon is made of cheese", in: room)
+                _ = try await relay.alice.call(.POST, "/rooms/\(MatrixTestUser.encode(room))/invite", body: ["user_id": .string(relay.bot.user)])
+                try await eventually("the bot to join") { try await relay.alice.members(of: room).contains(relay.bot.user) }
+                var direct: String?
+                for command in ["!tribunal", "!translate fr"] {
+                    var before = 0
+                    if let direct { before = try await relay.botMessages(in: direct).count }
+                    try await relay.alice.send(
+                        "> <\(relay.alice.user)> The Moon is made of cheese\n\n\(command)", in: room,
+                        relatesTo: ["m.in_reply_to": ["event_id": .string(claim)]])
+                    // An error: to the asker alone, in the direct room the bot opens with her.
+                    if direct == nil { direct = try await relay.joinDirectRoom() }
+                    let privately = try #require(direct)
+                    try await eventually("the answer to \(command)") { try await relay.botMessages(in: privately).count > before }
+                    try await relay.settled()
+                    let answers = try await relay.botMessages(in: privately).dropFirst(before)
+                    #expect(answers.count == 1, "\(answers.map(\.text))")
+                    let text = answers.first?.text ?? ""
+                    #expect(text.contains("I can't read that message in this room (history visibility)."), "\(text)")
+                    #expect(!text.contains("reply to a message"), "\(text)")
+                    let word = command.split(separator: " ")[0]
+                    #expect(text.contains(word) && !text.contains("/" + word.dropFirst()), "names the command as the room types it: \(text)")
+                }
+                #expect(await relay.tribunal.requestCount(path: FakeRheaTribunal.tribunalPath) == 0)
+                #expect(await relay.tribunal.requestCount(path: FakeRheaTribunal.quickPath) == 0)
+            }
+        }
+    }
+
     @Test func summarizeInAThreadReadsTheThreadAndAnswersInIt() async throws {
         try await MatrixFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in

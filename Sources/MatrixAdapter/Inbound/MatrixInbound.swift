@@ -56,11 +56,20 @@ struct MatrixInbound: Sendable {
         let body = repliedID == nil ? rawBody : MatrixText.withoutReplyFallback(rawBody)
         guard var line = MatrixCommandLine.line(body, mention: mention, isReply: repliedID != nil) else { return }
         var repliedTo: String?
+        var unreadableReply: String?
         var voice: VoiceClip?
         // In a thread, clients set `m.in_reply_to` to the latest event as a fallback: only a
         // reply the person chose (`is_falling_back` false) is one.
         let chosenReply = thread == nil || relation?["is_falling_back"]?.boolValue != true
-        if let repliedID, chosenReply, let replied = await self.event(repliedID, room: room) {
+        var replied: JSONValue?
+        if let repliedID, chosenReply {
+            switch await self.event(repliedID, room: room) {
+            case .read(let event): replied = event
+            case .hidden: unreadableReply = Self.hiddenReply
+            case .failed: break
+            }
+        }
+        if let replied {
             switch MatrixAudio(content: replied["content"] ?? [:], origin: .repliedTo) {
             case .clip(let clip)?:
                 // A voice note's body is its file name (or a caption): its words are what counts.
@@ -76,7 +85,7 @@ struct MatrixInbound: Sendable {
         }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, thread: thread, user: sender, userName: MatrixID.localpart(of: sender), text: line,
-            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice)
+            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice, unreadableReply: unreadableReply)
         try await submit(relayEvent, address: address)
     }
 
@@ -129,13 +138,28 @@ struct MatrixInbound: Sendable {
         _ = try await inbox.post(.error(text), route: address.route, onceAs: "matrix:answer:\(id)", replacing: nil)
     }
 
-    /// An event the bot can read; nil when it cannot be fetched.
-    private func event(_ eventID: String, room: String) async -> JSONValue? {
+    /// An event, as far as the bot may read it.
+    private enum Fetched {
+        case read(JSONValue)
+        /// The homeserver will not show it to the bot: sent before the bot could see the room's
+        /// history (`history_visibility: joined` or `invited`), or the bot is not in the room.
+        /// The spec answers both with 403 or 404 (Synapse: 404 "Could not find event").
+        case hidden
+        /// Anything else (unreachable, 5xx): the command runs without it.
+        case failed
+    }
+
+    /// What a command replying to a message the bot may not read is told, when it needed that
+    /// message's text (issue 47, point 7).
+    static let hiddenReply = "I can't read that message in this room (history visibility)."
+
+    private func event(_ eventID: String, room: String) async -> Fetched {
         do throws(MatrixAPIError) {
-            return try await api.event(room: room, id: eventID)
+            return .read(try await api.event(room: room, id: eventID))
         } catch {
             logger.notice("matrix: could not read the message a command replies to", metadata: ["reason": "\(error.reason)"])
-            return nil
+            if case .refused(_, let refusal) = error, refusal.status == 403 || refusal.status == 404 { return .hidden }
+            return .failed
         }
     }
 
@@ -166,9 +190,15 @@ struct MatrixInbound: Sendable {
         var repliedTo: String?
         var voice: VoiceClip?
         if MatrixText.bare(key) == MatrixText.bare(configuration.tribunalReaction) {
-            guard let reacted = await self.event(target, room: room), let text = Self.text(of: reacted) else {
-                try? await inbox.post(
-                    .error("I cannot read that message (it may be encrypted or gone). Reply to it with !tribunal instead."), route: address.route)
+            let fetched = await self.event(target, room: room)
+            guard case .read(let reacted) = fetched, let text = Self.text(of: reacted) else {
+                let why: String
+                if case .hidden = fetched {
+                    why = Self.hiddenReply + " Copy its text after !tribunal instead."
+                } else {
+                    why = "I cannot read that message (it may be encrypted or gone). Reply to it with !tribunal instead."
+                }
+                try? await inbox.post(.error(why), route: address.route)
                 return
             }
             line = "/tribunal"

@@ -27,11 +27,16 @@ public struct Event: Sendable, Hashable, Codable {
     /// alone. Its transcript becomes the command's input where a replied-to message's text would
     /// (`Relay`), once the run fetches and transcribes it.
     public var voice: VoiceClip?
+    /// Why the message this command replies to could not be read, as the asker is told it ("I
+    /// can't read that message in this room (history visibility)."); nil when there is no such
+    /// message or it was read. A command that needed that message's text says this rather than
+    /// "reply to a message".
+    public var unreadableReply: String?
 
     public init(
         platform: String, team: String, channel: String, thread: String? = nil, user: String,
         userName: String? = nil, text: String, repliedTo: String? = nil, threadMessages: [String] = [],
-        eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false, voice: VoiceClip? = nil
+        eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false, voice: VoiceClip? = nil, unreadableReply: String? = nil
     ) {
         self.platform = platform
         self.team = team
@@ -46,6 +51,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.isAdmin = isAdmin
         self.isExternal = isExternal
         self.voice = voice
+        self.unreadableReply = unreadableReply
     }
 
     /// The whole thread as one text, or nil when there is none.
@@ -56,7 +62,7 @@ public struct Event: Sendable, Hashable, Codable {
 
 extension Event {
     private enum CodingKeys: String, CodingKey {
-        case platform, team, channel, thread, user, userName, text, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice
+        case platform, team, channel, thread, user, userName, text, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice, unreadableReply
     }
 
     // Written by hand so that events parked by an older relay, without the later fields, still
@@ -73,6 +79,7 @@ extension Event {
             eventKey: try container.decodeIfPresent(String.self, forKey: .eventKey),
             isAdmin: try container.decodeIfPresent(Bool.self, forKey: .isAdmin) ?? false,
             isExternal: try container.decodeIfPresent(Bool.self, forKey: .isExternal) ?? false,
-            voice: try container.decodeIfPresent(VoiceClip.self, forKey: .voice))
+            voice: try container.decodeIfPresent(VoiceClip.self, forKey: .voice),
+            unreadableReply: try container.decodeIfPresent(String.self, forKey: .unreadableReply))
     }
 }

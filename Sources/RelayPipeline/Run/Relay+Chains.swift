@@ -127,6 +127,9 @@ extension Relay {
         let input = InputResolver.resolve(typed: request.command.text, event: event, sources: .replyOrThread)
         let needsThread = chain.blocks.first == .input(thread: true)
         if input == nil && !needsThread {
+            if let unreadable = event.unreadableReply {
+                return .error("\(unreadable) `/run \(name)` needs text: add it after the name (`/run \(name) your text`), or run it inside a thread.")
+            }
             return .error(
                 "`/run \(name)` needs text: add it after the name (`/run \(name) your text`), reply to a message with `/run \(name)`, or run it inside a thread."
             )

@@ -21,7 +21,9 @@ extension Relay {
             let input = InputResolver.resolve(typed: command.text, event: event, sources: .replyOnly) ?? ""
             if input.isEmpty && Template.needsInput(custom.template) {
                 return .error(
-                    InputResolver.missingInputMessage(command: name, noun: "the text for its `{input}`", example: "/\(name) your text", sources: .replyOnly))
+                    InputResolver.missingInputMessage(
+                        command: name, noun: "the text for its `{input}`", example: "/\(name) your text", sources: .replyOnly,
+                        unreadableReply: event.unreadableReply))
             }
             let context = event.repliedTo ?? event.threadText ?? ""
             let prompt = Template.fill(custom.template, input: input, context: context, user: event.userName, language: request.language)
@@ -29,7 +31,7 @@ extension Relay {
                 QuickRequest(action: .freeform, text: prompt, tier: request.tier), title: "/\(name)", isPrivate: request.isPrivate, progress: progress)
         case .tribunal:
             guard let claim = InputResolver.resolve(typed: command.text, event: event, sources: .replyOrThread) else {
-                return .error(missingInput(for: .tribunal))
+                return .error(missingInput(for: .tribunal, event: event))
             }
             do throws(TribunalError) {
                 let asked = ConsensusRequest(claim: claim, k: request.k, tier: request.tier)
@@ -54,7 +56,7 @@ extension Relay {
             let action = Self.quickAction(command.kind, language: request.language)
             let builtin = BuiltinCommand(action)
             guard let input = InputResolver.resolve(typed: command.text, event: event, sources: builtin.spec.input ?? .none) else {
-                return .error(missingInput(for: builtin))
+                return .error(missingInput(for: builtin, event: event))
             }
             reply = await quickReply(
                 QuickRequest(action: action, text: input, tier: request.tier), title: Self.title(for: action), isPrivate: request.isPrivate,
@@ -98,10 +100,11 @@ extension Relay {
         return Reply(kind: .result, title: "Tribunal", body: result.answer, footer: footer, notes: footer.caveat.map { [$0] } ?? [], isPrivate: isPrivate)
     }
 
-    func missingInput(for builtin: BuiltinCommand) -> String {
+    func missingInput(for builtin: BuiltinCommand, event: Event) -> String {
         let spec = builtin.spec
         let example = spec.examples.first { !$0.contains("(") } ?? spec.usage
-        return InputResolver.missingInputMessage(command: spec.name, noun: spec.inputNoun, example: example, sources: spec.input ?? .none)
+        return InputResolver.missingInputMessage(
+            command: spec.name, noun: spec.inputNoun, example: example, sources: spec.input ?? .none, unreadableReply: event.unreadableReply)
     }
 
     /// The quick action a command asks for; its table entry is `BuiltinCommand(action)`.

@@ -295,13 +295,18 @@ public enum InputResolver {
         return nil
     }
 
-    /// The reply when there is no input: exactly what to add, and where.
-    public static func missingInputMessage(command: String, noun: String, example: String, sources: InputSources) -> String {
+    /// The reply when there is no input: exactly what to add, and where. Where the command
+    /// replies to a message the platform would not let the bot read (`unreadableReply`), it says
+    /// so first, and does not suggest replying again.
+    public static func missingInputMessage(
+        command: String, noun: String, example: String, sources: InputSources, unreadableReply: String? = nil
+    ) -> String {
+        let unreadable = sources.reply ? unreadableReply : nil
         var ways = ["add it after the command (`\(example)`)"]
-        if sources.reply { ways.append("reply to a message with `/\(command)`") }
+        if sources.reply && unreadable == nil { ways.append("reply to a message with `/\(command)`") }
         if sources.thread { ways.append("use `/\(command)` inside a thread") }
         let list = ways.count > 1 ? ways.dropLast().joined(separator: ", ") + " or " + ways.last! : ways[0]
-        return "`/\(command)` needs \(noun): \(list)."
+        return (unreadable.map { $0 + " " } ?? "") + "`/\(command)` needs \(noun): \(list)."
     }
 }
 

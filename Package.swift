@@ -279,11 +279,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // glibc's `mallopt`, which Swift's Glibc module does not export: `serve` has large freed
+        // blocks (voice notes' audio) returned to the system (docs/voice.md).
+        .target(name: "CMallocTuning"),
         .executableTarget(
             name: "rhea-relay",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
-                "MattermostAdapter", "TerminalAdapter",
+                "MattermostAdapter", "TerminalAdapter", "CMallocTuning",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

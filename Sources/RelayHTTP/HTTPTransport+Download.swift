@@ -23,10 +23,14 @@ extension HTTPTransport {
     ///   non-2xx comes back as `.complete`, for the caller to read).
     public func download(_ request: HTTPClientRequest, timeout: Duration, maxBytes: Int) async throws(HTTPFailure) -> Download {
         let answered = try await responding(to: request, timeout: timeout, maxBytes: maxBytes) { response, started in
-            if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > maxBytes {
+            let declared = response.headers.first(name: "Content-Length").flatMap(Int.init)
+            if let declared, declared > maxBytes {
                 return Download.tooLarge(declared: declared)
             }
             var bytes: [UInt8] = []
+            // Room for the whole file at once: an array grown by doubling holds up to twice the
+            // file (and three times while it copies), which the voice memory budget counts on not.
+            if let declared, declared > 0 { bytes.reserveCapacity(declared) }
             for try await chunk in response.body {
                 guard chunk.readableBytes <= maxBytes - bytes.count else { return .tooLarge(declared: nil) }
                 bytes.append(contentsOf: chunk.readableBytesView)

@@ -11,6 +11,7 @@ import RelayTribunal
 ///   apiKeyEnv: OPENAI_API_KEY             # optional: the variable that holds the key
 ///   maxBytes: 26214400                    # 25 MB
 ///   maxSeconds: 300                       # 5 minutes
+///   memoryBudget: 67108864                # 64 MB of audio held at once, across notes
 ///   timeout: 60                           # seconds, one call
 /// ```
 ///
@@ -45,6 +46,8 @@ enum TranscriptionConfigurationLoader {
         var limits = TranscriptionLimits()
         limits.maxBytes = try values.int("transcription.maxBytes", in: 1024...(1024 * 1024 * 1024)) ?? limits.maxBytes
         limits.maxSeconds = try values.int("transcription.maxSeconds", in: 1...(4 * 3600)) ?? limits.maxSeconds
+        limits.memoryBudget =
+            try values.int("transcription.memoryBudget", in: (1024 * 1024)...(64 * 1024 * 1024 * 1024)) ?? limits.memoryBudget
         let timeout = try values.seconds("transcription.timeout") ?? TranscriptionConfiguration.defaultTimeout
         return TranscriptionConfiguration(baseURL: baseURL, model: model, apiKeyEnv: keyEnv, apiKey: apiKey, limits: limits, timeout: timeout)
     }

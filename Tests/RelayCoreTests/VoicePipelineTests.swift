@@ -145,7 +145,8 @@ struct VoicePipelineTests {
 
     @Test func eachFailureSaysWhichItWas() async {
         let cases: [(ScriptedVoiceReader, ScriptedTranscriber, String)] = [
-            (ScriptedVoiceReader(.failure(.tooLarge(limit: 1024, size: nil))), ScriptedTranscriber(.success("x")), "larger than 1 KB"),
+            // The clip declared 64 bytes, and the download passed that: a size declared too small.
+            (ScriptedVoiceReader(.failure(.tooLarge(limit: 64, size: nil))), ScriptedTranscriber(.success("x")), "larger than the 1 KB its message declared"),
             (ScriptedVoiceReader(.failure(.notSupported)), ScriptedTranscriber(.success("x")), "do not reach the relay yet"),
             (ScriptedVoiceReader(.failure(.unavailable(reason: "getFile: 400"))), ScriptedTranscriber(.success("x")), "could not fetch this voice note"),
             (ScriptedVoiceReader(.success(Self.ogg)), ScriptedTranscriber(.failure(.notAudio(detail: "x"))), "not audio, or the file is corrupt"),
@@ -158,6 +159,10 @@ struct VoicePipelineTests {
             #expect(reply.kind == .error)
             #expect(reply.body.contains(expected), "\(reply.body)")
         }
+        // No size declared: the download passed the cap.
+        let undeclared = VoiceClip(file: "f1", mimeType: "audio/ogg", duration: 4)
+        let reply = await Self.run("/ai", voice: undeclared, reader: ScriptedVoiceReader(.failure(.tooLarge(limit: 1024, size: nil))))
+        #expect(reply.body.contains("larger than 1 KB, the most the relay takes"), "\(reply.body)")
     }
 
     @Test func anEventWithAVoiceNoteSurvivesTheInbox() throws {
@@ -176,5 +181,74 @@ struct VoicePipelineTests {
         #expect(AudioFormat.sniff([0, 0, 0, 0x20] + Array("ftypM4A ".utf8))?.fileExtension == "m4a")
         #expect(AudioFormat.sniff(Array("hello, world".utf8)) == nil)
         #expect(AudioFormat.sniff([]) == nil)
+    }
+
+    /// Issue 47, point 4: the audio of notes in flight is bounded. With room for one note, a
+    /// second is not fetched until the first is transcribed; one that waits longer than its
+    /// patience is told so, and nothing of it is fetched.
+    @Test func notesBeyondTheMemoryBudgetWaitTheirTurnOrAreToldSo() async throws {
+        // Room for one 64-byte note: held twice (as fetched, as the upload's body).
+        let transcriber = GatedTranscriber(limits: TranscriptionLimits(memoryBudget: 2 * 64))
+        let reader = ScriptedVoiceReader(.success(Self.ogg))
+        func relay(wait: Duration) -> Relay {
+            Relay(
+                tribunal: ScriptedTribunal(), store: MemoryStore(), configuration: RelayConfiguration(voiceMemoryWait: wait), readers: ["chat": reader],
+                transcriber: transcriber)
+        }
+        func note(_ id: String) -> Event {
+            Event(platform: "chat", team: "t", channel: "c", user: "ada", text: "/transcribe", eventKey: id, voice: Self.clip)
+        }
+        let patient = relay(wait: .seconds(600))
+        let first = Task { await patient.handle(note("a")) }
+        try await until { transcriber.waiting == 1 }
+        let second = Task { await patient.handle(note("b")) }
+        // The second waits for room before fetching anything.
+        for _ in 0..<20 { await Task.yield() }
+        #expect(reader.fetches == 1)
+        transcriber.release()
+        #expect(await first.value?.body == "heard")
+        try await until { transcriber.waiting == 1 }
+        #expect(reader.fetches == 2)
+        transcriber.release()
+        #expect(await second.value?.body == "heard")
+
+        // Another relay sharing nothing: its own budget, full while its first note is heard.
+        let hasty = relay(wait: .milliseconds(30))
+        let third = Task { await hasty.handle(note("c")) }
+        try await until { transcriber.waiting == 1 }
+        let refused = await hasty.handle(note("d"))
+        #expect(refused?.kind == .error)
+        #expect(refused?.body.contains("Too many voice notes are being heard on this relay at once") == true, "\(refused?.body ?? "")")
+        #expect(reader.fetches == 3, "the refused note was not fetched")
+        transcriber.release()
+        #expect(await third.value?.body == "heard")
+    }
+
+    /// Polls `condition`, 2 s at most.
+    func until(_ condition: () -> Bool) async throws {
+        for _ in 0..<2_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(condition())
+    }
+}
+
+/// A transcriber that holds each call until the test releases it.
+final class GatedTranscriber: Transcriber {
+    let limits: TranscriptionLimits
+    private let held = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    init(limits: TranscriptionLimits) { self.limits = limits }
+
+    /// Calls held now.
+    var waiting: Int { held.withLock(\.count) }
+
+    /// Lets the oldest held call answer.
+    func release() {
+        let next = held.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        next?.resume()
+    }
+
+    func transcribe(_ audio: TranscriptionAudio) async throws(TranscriptionError) -> String {
+        await withCheckedContinuation { continuation in held.withLock { $0.append(continuation) } }
+        return "heard"
     }
 }

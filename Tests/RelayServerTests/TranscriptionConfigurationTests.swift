@@ -34,10 +34,10 @@ struct TranscriptionConfigurationTests {
     @Test func theCapsAndTimeoutCanBeChanged() async throws {
         let configuration = try await Self.load([
             "TRANSCRIPTION_BASE_URL": "http://127.0.0.1:8300/v1", "TRANSCRIPTION_MODEL": "tiny.en", "TRANSCRIPTION_MAX_BYTES": "1048576",
-            "TRANSCRIPTION_MAX_SECONDS": "60", "TRANSCRIPTION_TIMEOUT": "15",
+            "TRANSCRIPTION_MAX_SECONDS": "60", "TRANSCRIPTION_TIMEOUT": "15", "TRANSCRIPTION_MEMORY_BUDGET": "8388608",
         ])
         let transcription = try #require(configuration.transcription)
-        #expect(transcription.limits == TranscriptionLimits(maxBytes: 1_048_576, maxSeconds: 60))
+        #expect(transcription.limits == TranscriptionLimits(maxBytes: 1_048_576, maxSeconds: 60, memoryBudget: 8_388_608))
         #expect(transcription.timeout == .seconds(15))
     }
 
@@ -52,6 +52,10 @@ struct TranscriptionConfigurationTests {
                 "transcription.apiKeyEnv (TRANSCRIPTION_API_KEY_ENV) names NOT_SET_ANYWHERE"
             ),
             (base.merging(["TRANSCRIPTION_MAX_BYTES": "lots"]) { $1 }, "transcription.maxBytes (TRANSCRIPTION_MAX_BYTES)"),
+            (
+                base.merging(["TRANSCRIPTION_MEMORY_BUDGET": "1000"]) { $1 },
+                "transcription.memoryBudget (TRANSCRIPTION_MEMORY_BUDGET) must be a whole number from 1048576"
+            ),
             (base.merging(["TRANSCRIPTION_MAX_SECONDS": "0"]) { $1 }, "transcription.maxSeconds (TRANSCRIPTION_MAX_SECONDS)"),
             (base.merging(["TRANSCRIPTION_TIMEOUT": "-1"]) { $1 }, "transcription.timeout (TRANSCRIPTION_TIMEOUT)"),
         ]

@@ -11,19 +11,27 @@ public protocol Transcriber: Sendable {
 }
 
 /// How large and how long a voice note the relay accepts (`transcription.maxBytes`,
-/// `transcription.maxSeconds`).
+/// `transcription.maxSeconds`), and how much audio it holds at once (`transcription.memoryBudget`).
 public struct TranscriptionLimits: Sendable, Hashable {
     /// 25 MB: what OpenAI's endpoint accepts.
     public static let defaultMaxBytes = 25 * 1024 * 1024
     /// Five minutes.
     public static let defaultMaxSeconds = 300
 
+    /// 64 MB: a note at the 25 MB cap (held twice: as downloaded, and as the upload's body) and
+    /// many small ones beside it.
+    public static let defaultMemoryBudget = 64 * 1024 * 1024
+
     public var maxBytes: Int
     public var maxSeconds: Int
+    /// Bytes of audio all the notes being heard may hold at once (`transcription.memoryBudget`):
+    /// beyond it, a note waits for room, then is refused with a reply that says so.
+    public var memoryBudget: Int
 
-    public init(maxBytes: Int = defaultMaxBytes, maxSeconds: Int = defaultMaxSeconds) {
+    public init(maxBytes: Int = defaultMaxBytes, maxSeconds: Int = defaultMaxSeconds, memoryBudget: Int = defaultMemoryBudget) {
         self.maxBytes = maxBytes
         self.maxSeconds = maxSeconds
+        self.memoryBudget = memoryBudget
     }
 }
 

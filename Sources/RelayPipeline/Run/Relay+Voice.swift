@@ -66,12 +66,29 @@ extension Relay {
         guard let reader = readers[event.platform] else {
             throw RelayFailure(VoiceFetchError.notSupported.userMessage)
         }
+        // Room for the note before a byte of it is fetched: its size as the platform declared it
+        // (else the cap), twice — as downloaded, and as the upload's body — and the download cut
+        // off there, so a size declared too small (a Matrix client's `info.size`) cannot
+        // overdraw the budget.
+        let fetchCap = min(clip.byteSize ?? limits.maxBytes, limits.maxBytes)
+        let wait = configuration.voiceMemoryWait
+        guard let held = await voiceMemory?.take(2 * fetchCap, waitingAtMost: wait) else {
+            throw RelayFailure(
+                "Too many voice notes are being heard on this relay at once: this one waited \(AgreementFooter.seconds(wait)) for room. Send it again in a minute."
+            )
+        }
+        defer { voiceMemory?.give(held) }
         let audio: [UInt8]
         do throws(VoiceFetchError) {
-            audio = try await reader.audio(clip, maxBytes: limits.maxBytes)
+            audio = try await reader.audio(clip, maxBytes: fetchCap)
         } catch {
             if case .unavailable(let reason) = error {
                 throw RelayFailure(failures.voiceFailureMessage(error.userMessage, kind: "voice_fetch", detail: reason, event: event))
+            }
+            if case .tooLarge(_, nil) = error, let declared = clip.byteSize, declared < limits.maxBytes {
+                throw RelayFailure(
+                    "This voice note is larger than the \(VoiceFetchError.megabytes(declared)) its message declared; the relay stopped reading it. Send it again."
+                )
             }
             throw RelayFailure(error.userMessage)
         }

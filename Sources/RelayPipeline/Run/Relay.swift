@@ -19,6 +19,9 @@ public struct Relay: Sendable {
     /// Speech to text for voice notes; nil when `transcription.baseURL` is not set, and then a
     /// command that needs a voice note's words says how to set it up.
     public let transcriber: (any Transcriber)?
+    /// The audio voice notes being heard hold at once (`TranscriptionLimits.memoryBudget`),
+    /// shared by every copy of this relay.
+    let voiceMemory: ByteBudget?
 
     /// - Parameter failures: chat platforms get error ids in replies and the details in the log
     ///   (the default logs nowhere: `serve` passes its logger); the terminal asks for `.operator`.
@@ -34,6 +37,7 @@ public struct Relay: Sendable {
         self.readers = readers
         self.failures = failures
         self.transcriber = transcriber
+        self.voiceMemory = transcriber.map { ByteBudget(capacity: $0.limits.memoryBudget) }
     }
 
     /// The same relay, with failures reported another way (the terminal adapter shows the operator

@@ -18,12 +18,16 @@ public struct RelayConfiguration: Sendable {
     public var dedupeLifetime: Duration
     /// The most messages of a thread read for `/summarize` and friends.
     public var threadMessageLimit: Int
+    /// How long a voice note waits for room in the voice memory budget
+    /// (`TranscriptionLimits.memoryBudget`) before it is refused with a reply that says so.
+    public var voiceMemoryWait: Duration
 
     public init(
         defaultTier: Tier = .cheap, defaultK: Int = 3, defaultLanguage: Language = .english,
         defaultRetention: Retention = .full, chainLimits: ChainLimits = ChainLimits(),
         maxChainsPerTeam: Int = 100, maxCustomCommandsPerTeam: Int = 50, historyLength: Int = 10,
-        historyDays: Int = 90, dedupeLifetime: Duration = .seconds(24 * 3600), threadMessageLimit: Int = 200
+        historyDays: Int = 90, dedupeLifetime: Duration = .seconds(24 * 3600), threadMessageLimit: Int = 200,
+        voiceMemoryWait: Duration = .seconds(30)
     ) {
         self.defaultTier = defaultTier
         self.defaultK = defaultK
@@ -36,5 +40,6 @@ public struct RelayConfiguration: Sendable {
         self.historyDays = max(1, historyDays)
         self.dedupeLifetime = dedupeLifetime
         self.threadMessageLimit = max(1, threadMessageLimit)
+        self.voiceMemoryWait = voiceMemoryWait
     }
 }

@@ -119,6 +119,12 @@ struct SlackBench: AsyncParsableCommand {
     @Option(help: "With --voice: pad the spoken clip (about 12 KB) to this many KB, as a longer note's bytes (0: as spoken).")
     var voiceKB = 0
 
+    @Option(
+        help:
+            "With --voice: instead of the closed loop, this many people send a --voice-kb note at the same moment; the server's RSS before, at its peak and after (the voice memory budget, docs/voice.md)."
+    )
+    var voiceBurst = 0
+
     @Option(help: "Where the servers keep their store: sqlite (a file each) or postgres (one database on a PostgreSQL the bench starts).")
     var store = BenchStore.sqlite
 
@@ -149,6 +155,7 @@ struct SlackBench: AsyncParsableCommand {
     func run() async throws {
         if platform != .slack, slow > 0 { throw ValidationError("--slow sends Slack slash commands: use it with --platform slack.") }
         if voice, platform != .telegram { throw ValidationError("--voice sends Telegram voice notes: use it with --platform telegram.") }
+        if voiceBurst > 0, !voice { throw ValidationError("--voice-burst sends voice notes: use it with --voice (and --voice-kb for their size).") }
         if replicas < 1 || (replicas > 1 && store != .postgres) { throw ValidationError("--replicas N > 1 shares one store: use it with --store postgres.") }
         if stream, ![.slack, .telegram, .matrix].contains(platform) { throw ValidationError("--stream runs on --platform slack, telegram or matrix.") }
         if stream, store != .sqlite { throw ValidationError("--stream runs on the embedded SQLite store.") }
@@ -175,6 +182,8 @@ struct SlackBench: AsyncParsableCommand {
                         return launch
                     }
                 ).run(http: http)
+            } else if voiceBurst > 0, let voiceNotes {
+                try await measureVoiceBurst(http: http, sink: sink, backend: backend, voiceNotes: voiceNotes)
             } else {
                 try await measure(http: http, sink: sink, backend: backend, postgres: postgres, voiceNotes: voiceNotes)
             }

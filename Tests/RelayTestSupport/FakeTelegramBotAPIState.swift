@@ -132,6 +132,8 @@ struct FakeTelegramBotAPIState: Sendable {
 
     // Pacing.
     var enforceRateLimits = true
+    /// `FakeTelegramBotAPI.fileLimit`.
+    var fileLimit = FakeTelegramBotAPI.botFileLimit
     var rateLimits = FakeTelegramRateLimits()
     var sends: [Send] = []
     var sendsByChat: [Int64: [Send]] = [:]

@@ -12,6 +12,13 @@ extension FakeTelegramBotAPI {
     /// Bots may download files of up to 20 MB; `getFile` refuses larger ones.
     public static let botFileLimit = 20 * 1024 * 1024
 
+    /// The largest file `getFile` hands out: `botFileLimit` as Telegram's own servers, or up to
+    /// 2 000 MB as a local Bot API server (`telegram-bot-api --local`) does.
+    public var fileLimit: Int {
+        get { state.withLock { $0.fileLimit } }
+        set { state.withLock { $0.fileLimit = newValue } }
+    }
+
     /// Keeps `bytes` as a file people sent and returns its `file_id`, for an update's `voice`.
     /// `getFile` then answers with its `file_path` (`voice/file_N.oga`) and `file_size` (the real
     /// size unless `reportedSize` says otherwise: a platform's numbers are not always right), and
@@ -33,7 +40,7 @@ extension FakeTelegramBotAPIState {
     func getFile(_ p: JSONValue) -> FakeTelegramAnswer {
         guard let id = p["file_id"]?.stringValue, !id.isEmpty else { return .badRequest("file_id is empty") }
         guard let file = files[id] else { return .badRequest("invalid file_id") }
-        if file.bytes.count > FakeTelegramBotAPI.botFileLimit { return .badRequest("file is too big") }
+        if file.bytes.count > fileLimit { return .badRequest("file is too big") }
         var result: [String: JSONValue] = ["file_id": .string(id), "file_unique_id": .string("AgAD\(id.count)"), "file_path": .string(file.path)]
         result["file_size"] = .int(file.reportedSize)
         return .ok(.object(result))

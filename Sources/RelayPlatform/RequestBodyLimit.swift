@@ -4,14 +4,28 @@ import RelayCore
 
 /// Request body caps: each platform declares its own routes' cap; this holds the small one.
 ///
-/// Each platform declares its own routes' cap beside them, sized to what the platform sends (a
-/// platform's JSON or form bodies stay well under 100 KB), so a route reads at most its cap and
-/// refuses the rest with 413 before it costs memory. A platform verifies what it can from the
+/// Each platform declares its own routes' cap beside them, derived from the platform's own
+/// limits in characters after its encoding (`derived(characters:other:)`), so a command at the
+/// platform's maximum length in any script is read, and a route reads at most its cap and refuses
+/// the rest with 413 before it costs memory. A platform verifies what it can from the
 /// headers (signature present and well-formed, timestamp fresh) before calling
 /// `collectBody(limitedTo:)`, so an unsigned flood is refused before a byte of its body is read.
 public enum RequestBodyLimit {
     /// A route that expects a small JSON object (test webhooks, admin calls).
     public static let small = 16 * 1024
+
+    /// The most bytes one character of a person's text can take in a request (issue 47, point
+    /// 3): four bytes of UTF-8, each `%XX` in a URL-encoded form; or, in JSON that escapes what is
+    /// not ASCII (Telegram's does), a character outside the Basic Multilingual Plane as two
+    /// `\uXXXX` escapes. Either way 12.
+    public static let bytesPerCharacter = 12
+
+    /// A cap derived from a platform's own limits in characters: `characters` of text (every
+    /// copy the request carries: a message's `text` and its blocks, the message it replies to),
+    /// at `bytesPerCharacter` each, plus `other` bytes for everything else the request holds.
+    public static func derived(characters: Int, other: Int) -> Int {
+        characters * bytesPerCharacter + other
+    }
 }
 
 extension Request {

@@ -216,7 +216,7 @@ struct RequestLimitsTests {
             try await fakes.withRelay(settings) { relay in
                 let port = try #require(relay.client.port)
                 // Declared by Content-Length and signed as Slack signs: refused before it is read.
-                let big = "text=" + String(repeating: "a", count: RequestBodyLimitForTests.slack)
+                let big = "text=" + String(repeating: "a", count: RequestBodyLimitForTests.slackCommands)
                 let now = SlackSigner.now()
                 try await RawConnection.with(port: port) { connection in
                     try await connection.send(
@@ -228,7 +228,10 @@ struct RequestLimitsTests {
                     try await eventually("the answer") { connection.received.hasSuffix("}") }
                     #expect(connection.status == 413)
                     let message = connection.received.split(separator: "\r\n\r\n").last.flatMap { JSONValue.parse(Array($0.utf8)) }?["error"]?.stringValue
-                    #expect(message == "The request body is too large: this endpoint accepts at most 131072 bytes, got \(big.utf8.count) bytes.")
+                    #expect(
+                        message
+                            == "The request body is too large: this endpoint accepts at most \(RequestBodyLimitForTests.slackCommands) bytes, got \(big.utf8.count) bytes."
+                    )
                 }
 
                 // Chunked, with no length to check up front: refused once it passes the cap.
@@ -236,19 +239,22 @@ struct RequestLimitsTests {
                     try await connection.send(
                         "POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
                             + "X-Slack-Request-Timestamp: \(SlackSigner.now())\r\nX-Slack-Signature: v0=\(String(repeating: "0", count: 64))\r\n\r\n")
-                    // Exactly the cap in four chunks, then one byte over it in a chunk small enough to
+                    // Exactly the cap in chunks, then one byte over it in a chunk small enough to
                     // arrive in one read: nothing is left unread when the server closes, so the close
                     // is a FIN after the answer, not a reset that can wipe the answer before it is read
                     // (seen once on a loaded machine when a large chunk crossed the cap).
+                    let cap = RequestBodyLimitForTests.slackEvents
                     let chunk = String(repeating: "b", count: 32 * 1024)
-                    for _ in 0..<4 where !connection.isClosed {
+                    for _ in 0..<(cap / chunk.utf8.count) where !connection.isClosed {
                         try? await connection.send(String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n")
                     }
+                    let rest = String(repeating: "b", count: cap % chunk.utf8.count)
+                    if !rest.isEmpty, !connection.isClosed { try? await connection.send(String(rest.utf8.count, radix: 16) + "\r\n" + rest + "\r\n") }
                     if !connection.isClosed { try? await connection.send("1\r\nb\r\n") }
                     // The body never ends: the server answers, then closes rather than read on.
                     try await eventually("the answer and the close") { connection.isClosed }
                     #expect(connection.status == 413)
-                    #expect(connection.received.contains("at most 131072 bytes"))
+                    #expect(connection.received.contains("at most \(cap) bytes"))
                 }
                 #expect(await relay.modelRequests().isEmpty)
 
@@ -260,8 +266,10 @@ struct RequestLimitsTests {
     }
 }
 
-/// The cap the Slack routes apply (`SlackHTTPRoutes.maxBody`), spelled out: the test says what
-/// Slack may send, independently of the constant it checks.
+/// The caps the Slack routes apply (`SlackHTTPRoutes.maxCommandBody`, `maxEventBody`), spelled
+/// out: the test says what Slack may send, independently of the constants it checks — 40 000
+/// characters at 12 bytes each, once in a command's form, twice in an event.
 enum RequestBodyLimitForTests {
-    static let slack = 128 * 1024
+    static let slackCommands = 40_000 * 12 + 8 * 1024
+    static let slackEvents = 80_000 * 12 + 64 * 1024
 }

@@ -13,8 +13,12 @@ import RelayPlatform
 /// handed to `DiscordInbound`, and answered at once: PONG, or a deferred response once the
 /// command is committed to the inbox — well inside Discord's 3 seconds.
 public struct DiscordInteractionRoutes: Sendable {
-    /// An interaction with resolved messages stays well under it.
-    static let maxBody = 128 * 1024
+    /// One interaction, from Discord's own limits: the "Fact-check" message command's resolved
+    /// message — its content (4 000 characters with Nitro) and its embeds (6 000 in all) — and the
+    /// message it replies to (as much again), 20 000 characters, more than a slash command's
+    /// options hold (6 000 each, at most three here); JSON-escaped; 32 KiB holds the rest (the
+    /// member, the users, the attachments' metadata). 272 KiB.
+    static let maxBody = RequestBodyLimit.derived(characters: 2 * (4_000 + 6_000), other: 32 * 1024)
 
     let verifier: DiscordRequestVerifier
     let inbound: DiscordInbound

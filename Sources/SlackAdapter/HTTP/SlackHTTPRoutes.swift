@@ -11,13 +11,24 @@ public import struct Foundation.Date
 ///
 /// Every request's signature headers are checked before its body is read (missing, malformed,
 /// stale or future-dated → 401, and the body is never read); the body is then read up to
-/// `maxBody` (beyond it → 413) and verified on its raw bytes before anything is
+/// the route's cap, derived from Slack's own limits (beyond it → 413), and verified on its raw bytes before anything is
 /// parsed (forged → 401 and nothing runs), then decoded (malformed → 400 saying what was wrong),
 /// handed to `SlackInbound`, and acknowledged at once — well inside Slack's 3 seconds; the
 /// answer follows through the outbox.
 public struct SlackHTTPRoutes: Sendable {
-    /// Slack's payloads are small (under 100 KB); anything bigger is refused.
-    static let maxBody = 128 * 1024
+    /// A slash command's form: its `text` is a message, at most Slack's 40 000 characters,
+    /// URL-encoded; 8 KiB holds the other fields (ids, names, the `response_url`, the
+    /// `trigger_id`). 488 KiB.
+    static let maxCommandBody = RequestBodyLimit.derived(characters: SlackLimits.messageText, other: 8 * 1024)
+    /// An event: a message of 40 000 characters twice (its `text`, and the same words in its
+    /// `rich_text` blocks), JSON-escaped; 64 KiB holds the envelope, `authorizations` and the
+    /// blocks' structure. 1 MiB.
+    static let maxEventBody = RequestBodyLimit.derived(characters: 2 * SlackLimits.messageText, other: 64 * 1024)
+    /// A button's payload: JSON (escaped) inside a form (URL-encoded), holding the relay's own
+    /// message — whose text, blocks and their fallback the renderer keeps under 16 000 characters
+    /// (`SlackLimits.preferredMessageText`, a title, a footer and notes, twice) — at up to 16 bytes
+    /// a character (a `\uXXXX` escape's backslash URL-encoded). 32 KiB holds the rest. 282 KiB.
+    static let maxInteractionBody = 16_000 * 16 + 32 * 1024
 
     let verifier: SlackRequestVerifier
     let inbound: SlackInbound
@@ -30,12 +41,12 @@ public struct SlackHTTPRoutes: Sendable {
     public func add(to router: Router<some RequestContext>) {
         let slack = router.group("slack")
         slack.post("commands") { request, context in
-            let body = try await verifiedBody(request, context)
+            let body = try await verifiedBody(request, context, limit: Self.maxCommandBody)
             let command = try SlackSlashCommand.decode(form: body.readableBytesView)
             return Self.json(await inbound.slashCommand(command))
         }
         slack.post("events") { request, context in
-            let body = try await verifiedBody(request, context)
+            let body = try await verifiedBody(request, context, limit: Self.maxEventBody)
             switch try SlackEventsRequest.decode(body.readableBytesView) {
             case .urlVerification(let challenge):
                 return Self.json(SlackAck.challenge(challenge))
@@ -47,7 +58,7 @@ public struct SlackHTTPRoutes: Sendable {
             }
         }
         slack.post("interactive") { request, context in
-            let body = try await verifiedBody(request, context)
+            let body = try await verifiedBody(request, context, limit: Self.maxInteractionBody)
             try await inbound.interaction(try SlackInteraction.decode(form: body.readableBytesView))
             return Response(status: .ok)
         }
@@ -55,10 +66,10 @@ public struct SlackHTTPRoutes: Sendable {
 
     /// The whole body, once its signature and timestamp check out: the headers first, so a
     /// request that cannot be Slack's is refused before its body costs anything.
-    private func verifiedBody(_ request: Request, _ context: some RequestContext) async throws -> ByteBuffer {
+    private func verifiedBody(_ request: Request, _ context: some RequestContext, limit: Int) async throws -> ByteBuffer {
         let signed = try verifier.checkHeaders(request.headers)
         var request = request
-        let body = try await request.collectBody(limitedTo: Self.maxBody)
+        let body = try await request.collectBody(limitedTo: limit)
         try verifier.verify(signed, body: body)
         return body
     }

@@ -17,8 +17,11 @@ public struct TelegramWebhookRoutes: Sendable {
     /// What Telegram sends the webhook's secret in. (`HTTPFields.Element.Name` is
     /// `HTTPField.Name`, which Hummingbird does not re-export by that name.)
     public static let header = HTTPFields.Element.Name("X-Telegram-Bot-Api-Secret-Token")!
-    /// One update (a message of 4 096 characters and the one it answers, with their entities) stays well under it.
-    static let maxBody = 128 * 1024
+    /// One update, from Telegram's own limits: a message of 4 096 characters, the message it
+    /// replies to (4 096 more) and the quote of it (1 024), in JSON that escapes what is not ASCII
+    /// (`\u0444`; a character outside the BMP as two escapes); 32 KiB holds the rest (up to 100
+    /// entities on each message, the users, the chat). 140 KiB.
+    static let maxBody = RequestBodyLimit.derived(characters: 4_096 + 4_096 + 1_024, other: 32 * 1024)
 
     let secret: TelegramWebhookSecret
     let inbound: TelegramInbound

@@ -428,6 +428,8 @@ let package = Package(
                 "RelayCore", "RelayHTTP", "RelayTribunal", "RelayTestSupport", "RelayTestTags", "TribunalSimulation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                // The transcription form's pieces are ByteBuffers.
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
 import RelayCore
 import RelayHTTP
 import RelayTestSupport
@@ -45,6 +46,28 @@ struct TranscriptionClientTests {
             #expect(body.contains("name=\"response_format\"\r\n\r\njson\r\n"))
             #expect(body.contains("name=\"language\"\r\n\r\nfr\r\n"))
         }
+    }
+
+    /// The form is streamed around the clip (issue 47, point 4: a note held once, not three
+    /// times): the bytes sent are exactly the form, and no piece is larger than 1 MiB.
+    @Test func theFormIsStreamedAroundTheClipInPiecesOfAtMostOneMebibyte() async throws {
+        let clip = Array("OggS".utf8) + (0..<(2 * 1024 * 1024 + 512 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let format = try #require(AudioFormat.sniff(clip))
+        let upload = try MultipartUpload(clip, format: format, fields: [("model", "m"), ("language", "fr")], boundary: "B")
+        var sent: [UInt8] = []
+        var largest = 0
+        for await piece in upload {
+            largest = max(largest, piece.readableBytes)
+            sent += piece.readableBytesView
+        }
+        let head = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"voice.ogg\"\r\nContent-Type: audio/ogg\r\n\r\n"
+        let tail =
+            "\r\n--B\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nm\r\n--B\r\nContent-Disposition: form-data; name=\"language\"\r\n\r\nfr\r\n--B--\r\n"
+        #expect(sent.count == upload.length)
+        #expect(
+            sent == Array(head.utf8) + clip + Array(tail.utf8),
+            "\(String(decoding: sent.prefix(200), as: UTF8.self))…\(String(decoding: sent.suffix(200), as: UTF8.self))")
+        #expect(largest <= 1024 * 1024)
     }
 
     @Test func bytesThatAreNoAudioAreRefusedWithoutACall() async throws {

@@ -75,9 +75,9 @@ public struct OpenAITranscriptionClient: Transcriber {
         var fields = [("model", configuration.model), ("response_format", "json")]
         if let language = audio.language { fields.append(("language", language)) }
         let boundary = "rhea-relay-" + UUID().uuidString
-        var body = ByteBuffer()
+        let upload: MultipartUpload
         do {
-            try MultipartSerializer().serialize(parts: Self.parts(audio.bytes, format: format, fields: fields), boundary: boundary, into: &body)
+            upload = try MultipartUpload(audio.bytes, format: format, fields: fields, boundary: boundary)
         } catch {
             throw .malformed(reason: "the request could not be encoded")
         }
@@ -90,19 +90,8 @@ public struct OpenAITranscriptionClient: Transcriber {
         if let key = configuration.apiKey?.trimmingCharacters(in: .whitespaces), !key.isEmpty {
             request.headers.add(name: "Authorization", value: "Bearer \(key)")
         }
-        request.body = .bytes(body)
+        request.body = .stream(upload, length: .known(Int64(upload.length)))
         return request
-    }
-
-    /// The form: the clip as `file` (named by its sniffed format, which services read), then each field.
-    static func parts(_ bytes: [UInt8], format: AudioFormat, fields: [(String, String)]) -> [MultipartPart] {
-        var file = HTTPHeaders()
-        file.add(name: "Content-Disposition", value: "form-data; name=\"file\"; filename=\"voice.\(format.fileExtension)\"")
-        file.add(name: "Content-Type", value: format.mimeType)
-        return [MultipartPart(headers: file, body: bytes)]
-            + fields.map { name, value in
-                MultipartPart(headers: ["Content-Disposition": "form-data; name=\"\(name)\""], body: value)
-            }
     }
 
     /// The transport's failure as a `TranscriptionError`.

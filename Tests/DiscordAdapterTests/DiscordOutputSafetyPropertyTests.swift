@@ -10,15 +10,16 @@ import Testing
 /// spaces JavaScript counts as whitespace, and the neighbours of the surrogate range.
 @Suite("Discord output safety, for any text")
 struct DiscordOutputSafetyPropertyTests {
-    static let alphabet: [String] = [
-        "*", "_", "~", "`", "|", ">", "#", "[", "]", "(", ")", "<", "@", "\\", ":", "/", ".", ",", "-", " ", "\n", "a", "Z", "7",
-        "everyone", "here", "<@123>", "<@!1>", "<@&2>", "<#3>", "<t:4:R>", "</help:5>", "<:e:6>", "[x](https://y.z)", "||", "```", "**", "-# ",
-        "https://", "http://", "HTTPS://", "https://a.b/", "ex.com/x_y", "\u{200B}", "\u{00A0}", "\u{3000}", "\u{FEFF}",
-        "\u{600}", "\u{605}", "\u{110BD}", "\u{D4A}",  // Prepend
-        "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}",  // Extend, ZWJ, selectors
-        "\u{200E}", "\u{202E}", "\u{2066}",  // direction marks
-        "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}", "😀", "👩‍💻", "🇫🇷",
-    ]
+    static let alphabet: [String] =
+        [
+            "*", "_", "~", "`", "|", ">", "#", "[", "]", "(", ")", "<", "@", "\\", ":", "/", ".", ",", "-", " ", "\n", "a", "Z", "7",
+            "everyone", "here", "<@123>", "<@!1>", "<@&2>", "<#3>", "<t:4:R>", "</help:5>", "<:e:6>", "[x](https://y.z)", "||", "```", "**", "-# ",
+            "https://", "http://", "HTTPS://", "https://a.b/", "ex.com/x_y", "\u{200B}", "\u{00A0}", "\u{3000}", "\u{FEFF}",
+            "\u{600}", "\u{605}", "\u{110BD}", "\u{D4A}",  // Prepend
+            "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}",  // Extend, ZWJ, selectors
+            "\u{200E}", "\u{202E}", "\u{2066}",  // direction marks
+            "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}", "😀", "👩‍💻", "🇫🇷",
+        ] + HostileURLs.pieces
 
     static let escapable: Set<Unicode.Scalar> = ["\\", "*", "_", "~", "`", "|", ">", "#", "[", "]", "<"]
     /// Formatting characters Discord does not apply inside a link.

@@ -79,13 +79,15 @@ enum MatrixHTMLReader {
 /// and every message fits the homeserver's event limit even as an edit.
 @Suite("Matrix output safety, for any text")
 struct MatrixOutputSafetyPropertyTests {
-    static let alphabet: [String] = [
-        "<", ">", "&", "\"", "'", "/", "=", ";", "#", ":", " ", "\n", "a", "Z", "7", "<strong>", "</em>", "<br>",
-        "<a href=\"https://matrix.to/#/@ada:example.org\">",
-        "</a>", "<font color=red>", "<span data-mx-spoiler>", "<mx-reply>", "&amp;", "&lt;", "&#60;", "&am", "@room", "@Room", "＠room", "@ada:example.org",
-        "@ada", ":example.org", "#general:example.org", "https://matrix.to/#/@bob:x.org", "matrix.to", "https://evil.example", "[link](https://evil.example)",
-        "!tribunal", "fact-check #9", "\u{600}", "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}", "\u{2060}", "\u{202E}", "\u{10FFFF}", "😀", "👩‍💻",
-    ]
+    static let alphabet: [String] =
+        [
+            "<", ">", "&", "\"", "'", "/", "=", ";", "#", ":", " ", "\n", "a", "Z", "7", "<strong>", "</em>", "<br>",
+            "<a href=\"https://matrix.to/#/@ada:example.org\">",
+            "</a>", "<font color=red>", "<span data-mx-spoiler>", "<mx-reply>", "&amp;", "&lt;", "&#60;", "&am", "@room", "@Room", "＠room", "@ada:example.org",
+            "@ada", ":example.org", "#general:example.org", "https://matrix.to/#/@bob:x.org", "matrix.to", "https://evil.example",
+            "[link](https://evil.example)",
+            "!tribunal", "fact-check #9", "\u{600}", "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}", "\u{2060}", "\u{202E}", "\u{10FFFF}", "😀", "👩‍💻",
+        ] + HostileURLs.pieces
 
     static func visible(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.filter { !$0.properties.isWhitespace && $0 != "\u{2060}" }))

@@ -93,14 +93,15 @@ enum MattermostMarkdownReader {
 /// `]` without their backslash, nor a raw `<`, `>` or `&`.
 @Suite("Mattermost output safety, for any text")
 struct MattermostOutputSafetyPropertyTests {
-    static let alphabet: [String] = [
-        "@channel", "@all", "@here", "@alice", "@", "@@", "x@here", "ada@example.com", "a@b", "@\u{301}channel", "<!channel>", "<!here|here>",
-        "<https://evil.example|click me>", "[bank](https://evil.example)", "![i](http://e.example/i.png)", "**", "*", "_", "~", "~~", "~town-square", "`",
-        "```", "|", "#", "# ", "#tag", "\\", "&", "&lt;", "&amp;", "&#64;", "<", ">", "https://example.com/a_b*c~d#e@f", "https://a_b/@channel",
-        "https://x_y.example.com/@channel", "http://localhost:8065/@here",
-        "https://ex.com:8080/@all", "https://u@ex.com/", "http://", ")", "]", "(", " ", "\n",
-        "\u{200B}", "\u{301}", "\u{600}", "😀", "é", ":smile:", "$x$", "fact-check #9", "a", "Z", "7", ".",
-    ]
+    static let alphabet: [String] =
+        [
+            "@channel", "@all", "@here", "@alice", "@", "@@", "x@here", "ada@example.com", "a@b", "@\u{301}channel", "<!channel>", "<!here|here>",
+            "<https://evil.example|click me>", "[bank](https://evil.example)", "![i](http://e.example/i.png)", "**", "*", "_", "~", "~~", "~town-square", "`",
+            "```", "|", "#", "# ", "#tag", "\\", "&", "&lt;", "&amp;", "&#64;", "<", ">", "https://example.com/a_b*c~d#e@f", "https://a_b/@channel",
+            "https://x_y.example.com/@channel", "http://localhost:8065/@here",
+            "https://ex.com:8080/@all", "https://u@ex.com/", "http://", ")", "]", "(", " ", "\n",
+            "\u{200B}", "\u{301}", "\u{600}", "😀", "é", ":smile:", "$x$", "fact-check #9", "a", "Z", "7", ".",
+        ] + HostileURLs.pieces
 
     @Test func aHundredThousandHostileStringsRenderWithoutMarkupOrMentions() async throws {
         // A thread of its own: the loop would hold a thread of the pool every test shares.

@@ -85,16 +85,17 @@ struct TelegramHTMLReader {
 /// follows), combining marks, ZWJ, direction marks, and the neighbours of the surrogate range.
 @Suite("Telegram output safety, for any text")
 struct TelegramOutputSafetyPropertyTests {
-    static let alphabet: [String] = [
-        "<", ">", "&", "\"", "'", "/", "=", ";", "#", " ", "\n", "a", "Z", "7", "<b>", "</b>", "<i>", "</i>", "<a href=\"tg://user?id=1\">",
-        "</a>", "<tg-spoiler>", "<pre>", "<code>", "<blockquote expandable>", "&amp;", "&lt;", "&gt;", "&quot;", "&#60;", "&#x3C;", "&am", "&",
-        "https://evil.example", "tg://user?id=1", "@admin", "/start", "fact-check #9", "@durov", "@Ab_c9", "TG://user?id=42", "tg:", "//",
-        "[Pavel](tg://user?id=1)", "@", "_", "9",
-        "\u{600}", "\u{605}", "\u{110BD}", "\u{D4A}",  // Prepend
-        "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}",  // Extend, ZWJ, selectors
-        "\u{200E}", "\u{202E}", "\u{2066}",  // direction marks
-        "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}", "😀", "👩‍💻", "🇫🇷",
-    ]
+    static let alphabet: [String] =
+        [
+            "<", ">", "&", "\"", "'", "/", "=", ";", "#", " ", "\n", "a", "Z", "7", "<b>", "</b>", "<i>", "</i>", "<a href=\"tg://user?id=1\">",
+            "</a>", "<tg-spoiler>", "<pre>", "<code>", "<blockquote expandable>", "&amp;", "&lt;", "&gt;", "&quot;", "&#60;", "&#x3C;", "&am", "&",
+            "https://evil.example", "tg://user?id=1", "@admin", "/start", "fact-check #9", "@durov", "@Ab_c9", "TG://user?id=42", "tg:", "//",
+            "[Pavel](tg://user?id=1)", "@", "_", "9",
+            "\u{600}", "\u{605}", "\u{110BD}", "\u{D4A}",  // Prepend
+            "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}",  // Extend, ZWJ, selectors
+            "\u{200E}", "\u{202E}", "\u{2066}",  // direction marks
+            "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}", "😀", "👩‍💻", "🇫🇷",
+        ] + HostileURLs.pieces
 
     static func nonWhitespace(_ text: String) -> [Unicode.Scalar] {
         text.unicodeScalars.filter { !$0.properties.isWhitespace && $0 != "\u{2060}" }

@@ -10,14 +10,15 @@ import Testing
 /// marks, the neighbours of the surrogate range, and Slack's own markup.
 @Suite("Output safety, for any text")
 struct OutputSafetyPropertyTests {
-    static let alphabet: [String] = [
-        "<", ">", "&", "!", "@", "|", "#", "a", "Z", " ", "\n", ":", "/", "channel", "here", "everyone",
-        "\u{600}", "\u{605}", "\u{6DD}", "\u{110BD}", "\u{D4A}",  // Prepend
-        "\u{301}", "\u{308}", "\u{20E3}", "\u{FE0F}", "\u{FE0E}", "\u{200D}",  // Extend, ZWJ, selectors
-        "\u{200E}", "\u{200F}", "\u{202E}", "\u{2066}",  // direction marks
-        "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}",  // around the surrogates, and the last scalar
-        "😀", "👩‍💻", "🇫🇷", "&amp;", "&lt;", "&gt;", "<!channel>", "<@U1>", "<https://x|y>",
-    ]
+    static let alphabet: [String] =
+        [
+            "<", ">", "&", "!", "@", "|", "#", "a", "Z", " ", "\n", ":", "/", "channel", "here", "everyone",
+            "\u{600}", "\u{605}", "\u{6DD}", "\u{110BD}", "\u{D4A}",  // Prepend
+            "\u{301}", "\u{308}", "\u{20E3}", "\u{FE0F}", "\u{FE0E}", "\u{200D}",  // Extend, ZWJ, selectors
+            "\u{200E}", "\u{200F}", "\u{202E}", "\u{2066}",  // direction marks
+            "\u{D7FF}", "\u{E000}", "\u{FFFD}", "\u{10FFFF}",  // around the surrogates, and the last scalar
+            "😀", "👩‍💻", "🇫🇷", "&amp;", "&lt;", "&gt;", "<!channel>", "<@U1>", "<https://x|y>",
+        ] + HostileURLs.pieces
 
     /// What is wrong with `escaped`, if anything: a raw `<` or `>`, or an `&` that does not
     /// start one of the three entities the escaper writes (a cut entity, say).

@@ -1,8 +1,11 @@
 // Swift's Glibc module does not export <malloc.h>, so `mallopt` is reached through C.
 #include "CMallocTuning.h"
 
-#if defined(__GLIBC__)
+// A C library header first: glibc's defines `__GLIBC__` (through <features.h>), which the
+// compiler's own headers, such as <stddef.h>, do not.
 #include <limits.h>
+
+#if defined(__GLIBC__)
 #include <malloc.h>
 
 int relay_malloc_map_blocks_from(size_t bytes) {

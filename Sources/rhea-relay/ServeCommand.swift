@@ -28,7 +28,11 @@ struct ServeCommand: AsyncParsableCommand {
         // 25 MB voice note the next ones come from the heap and stay held once freed (measured:
         // 163 MB kept after a burst that started at 55). A fixed threshold maps every block of
         // 1 MB or more on its own, and unmaps it when freed.
-        _ = relay_malloc_map_blocks_from(1 << 20)
+        if relay_malloc_map_blocks_from(1 << 20) == 0 {
+            writeErr(
+                "rhea-relay: note: the C library's mmap threshold could not be fixed (not glibc?); memory freed after a burst of voice notes may stay held"
+            )
+        }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         var configuration = try await loadConfiguration(file: config)
         do {

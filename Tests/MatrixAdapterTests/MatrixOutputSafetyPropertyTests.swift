@@ -87,7 +87,11 @@ struct MatrixOutputSafetyPropertyTests {
             "@ada", ":example.org", "#general:example.org", "https://matrix.to/#/@bob:x.org", "matrix.to", "https://evil.example",
             "[link](https://evil.example)",
             "!tribunal", "fact-check #9", "\u{600}", "\u{301}", "\u{20E3}", "\u{FE0F}", "\u{200D}", "\u{2060}", "\u{202E}", "\u{10FFFF}", "😀", "👩‍💻",
-        ] + HostileURLs.pieces
+        ]
+
+    /// The alphabet and odd web addresses with mentions around them (`HostileURLs`, issue 47,
+    /// point 1), for the bodies of whole replies: long enough to hold many addresses each.
+    static let withAddresses = alphabet + HostileURLs.pieces
 
     static func visible(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.filter { !$0.properties.isWhitespace && $0 != "\u{2060}" }))
@@ -127,7 +131,7 @@ struct MatrixOutputSafetyPropertyTests {
         var failures: [String] = []
         for round in 0..<2_000 {
             // Every fiftieth answer is long enough to be split.
-            let body = random.text(from: Self.alphabet, tokens: round % 50 == 0 ? 6_000 : 60)
+            let body = random.text(from: Self.withAddresses, tokens: round % 50 == 0 ? 6_000 : 60)
             let dissent = (0..<random.below(13)).map { _ in
                 Dissent(model: random.text(from: Self.alphabet, tokens: 3), verdict: .false, reason: random.text(from: Self.alphabet, tokens: 10))
             }

@@ -101,7 +101,11 @@ struct MattermostOutputSafetyPropertyTests {
             "https://x_y.example.com/@channel", "http://localhost:8065/@here",
             "https://ex.com:8080/@all", "https://u@ex.com/", "http://", ")", "]", "(", " ", "\n",
             "\u{200B}", "\u{301}", "\u{600}", "😀", "é", ":smile:", "$x$", "fact-check #9", "a", "Z", "7", ".",
-        ] + HostileURLs.pieces
+        ]
+
+    /// The alphabet and odd web addresses with mentions around them (`HostileURLs`, issue 47,
+    /// point 1), for the bodies of whole replies: long enough to hold many addresses each.
+    static let withAddresses = alphabet + HostileURLs.pieces
 
     @Test func aHundredThousandHostileStringsRenderWithoutMarkupOrMentions() async throws {
         // A thread of its own: the loop would hold a thread of the pool every test shares.
@@ -134,7 +138,7 @@ struct MattermostOutputSafetyPropertyTests {
         var random = SplitMix64(seed: 0xFEED_0BAD)
         var failures: [String] = []
         for round in 0..<2_000 {
-            let body = random.text(from: Self.alphabet, tokens: round % 100 == 0 ? 9000 : 40)
+            let body = random.text(from: Self.withAddresses, tokens: round % 100 == 0 ? 9000 : 40)
             let title = random.text(from: Self.alphabet, tokens: 5)
             let footer = AgreementFooter(
                 ConsensusResult(

@@ -133,15 +133,21 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
         // and is not rendered whole (a 300 KB answer would be, once for each part).
         let longest = bound * 25_000
         var keeping = reply.body.count
-        var messages = keeping > longest ? [] : target.render(reply, entryID: entryID, address: address)
-        if messages.count <= bound && keeping <= longest { return messages }
-        // A first guess in proportion, then a tenth less until it fits.
-        keeping = messages.isEmpty ? longest : keeping * bound / messages.count
-        while true {
+        var messages: [Platform.Message] = []
+        if keeping <= longest {
+            messages = target.render(reply, entryID: entryID, address: address)
+            if messages.count <= bound { return messages }
+        } else {
+            keeping = longest
             messages = target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
-            if messages.count <= bound || keeping == 0 { return messages }
-            keeping = keeping * 9 / 10
         }
+        // In proportion to what is over (a message's worth spare for the note), and at least a
+        // tenth less each time: two or three renders, not one per tenth.
+        while messages.count > bound && keeping > 0 {
+            keeping = min(keeping * 9 / 10, keeping * bound / (messages.count + 1))
+            messages = target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
+        }
+        return messages
     }
 
     /// The routes of one part, best first: the placeholder's edit where the part takes it, then

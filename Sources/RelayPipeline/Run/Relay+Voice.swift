@@ -86,9 +86,12 @@ extension Relay {
             if case .unavailable(let reason) = error {
                 throw RelayFailure(failures.voiceFailureMessage(error.userMessage, kind: "voice_fetch", detail: reason, event: event))
             }
-            if case .tooLarge(_, nil) = error, let declared = clip.byteSize, declared < limits.maxBytes {
+            // Cut off at the size its message declared, not at the cap: said as the cap when the
+            // file's own length is over the cap, else as the declared size it passed.
+            if case .tooLarge(_, let size) = error, fetchCap < limits.maxBytes {
+                if let size, size > limits.maxBytes { throw RelayFailure(VoiceFetchError.tooLarge(limit: limits.maxBytes, size: size).userMessage) }
                 throw RelayFailure(
-                    "This voice note is larger than the \(VoiceFetchError.megabytes(declared)) its message declared; the relay stopped reading it. Send it again."
+                    "This voice note is larger than the \(VoiceFetchError.megabytes(fetchCap)) its message declared; the relay stopped reading it. Send it again."
                 )
             }
             throw RelayFailure(error.userMessage)

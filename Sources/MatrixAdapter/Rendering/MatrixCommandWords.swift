@@ -1,4 +1,4 @@
-public import RelayCore
+import RelayCore
 
 /// The relay's own words in Matrix's syntax: its help and errors name commands as `/translate`,
 /// which a Matrix client takes as one of its own (and does not send); a room reads `!translate`.

@@ -1,5 +1,6 @@
 public import Logging
 public import RelayCore
+import Synchronization
 
 public import struct Foundation.Date
 
@@ -25,6 +26,9 @@ public import struct Foundation.Date
 public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
     public let target: Platform
     let logger: Logger
+    /// Where the replies being delivered in parts were cut (`rendered`), so a reply's later parts
+    /// render it once rather than search for the cut again.
+    let cuts = CutMemory()
 
     public init(_ target: Platform, logger: Logger) {
         self.target = target
@@ -129,6 +133,10 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
     /// entry, in any try and on any replica, comes from one cut.
     func rendered(_ reply: Reply, entryID: String, address: Platform.Address) -> [Platform.Message] {
         let bound = max(1, target.maxParts)
+        // Found for an earlier part of this reply: the same cut (it depends on nothing else).
+        if let keeping = cuts.keeping(for: entryID, body: reply.body.count) {
+            return target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
+        }
         // No platform holds more than 25 000 characters a message: a longer body is cut anyway,
         // and is not rendered whole (a 300 KB answer would be, once for each part).
         let longest = bound * 25_000
@@ -147,6 +155,7 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
             keeping = min(keeping * 9 / 10, keeping * bound / (messages.count + 1))
             messages = target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
         }
+        cuts.remember(keeping, for: entryID, body: reply.body.count)
         return messages
     }
 
@@ -204,4 +213,29 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
 
     /// What a public placeholder says once the answer went privately.
     public static var sentPrivately: String { "Finished — the result was sent privately to the person who asked." }
+}
+
+/// The cuts of the last few long replies, by outbox entry: a reply is delivered one part per
+/// call, and finding its cut takes two or three renders of a long text. Only a shortcut: a
+/// replica or a restart that has not seen the reply finds the same cut again.
+final class CutMemory: Sendable {
+    private struct Cut {
+        var entryID: String
+        var body: Int
+        var keeping: Int
+    }
+
+    private let cuts = Mutex<[Cut]>([])
+    private static let kept = 32
+
+    func keeping(for entryID: String, body: Int) -> Int? {
+        cuts.withLock { $0.last { $0.entryID == entryID && $0.body == body }?.keeping }
+    }
+
+    func remember(_ keeping: Int, for entryID: String, body: Int) {
+        cuts.withLock { cuts in
+            cuts.append(Cut(entryID: entryID, body: body, keeping: keeping))
+            if cuts.count > Self.kept { cuts.removeFirst(cuts.count - Self.kept) }
+        }
+    }
 }

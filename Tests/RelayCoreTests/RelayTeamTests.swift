@@ -214,5 +214,8 @@ struct LongReplyTests {
         #expect(cut.body.count == 9_999 + 2)
         #expect(cut.notes.first == "answered by a")
         #expect(cut.notes.last?.contains("reads on with `/history last 2`") == true)
+        // The relay's own long texts are not kept in history: no page to point at.
+        let export = LongReply.cut(Reply.info(String(repeating: "line\n", count: 4_000)), keeping: 10_000, maxParts: 6)
+        #expect(export.notes.last == "Cut here: the whole answer is longer than 6 messages.")
     }
 }

@@ -41,50 +41,52 @@ struct PlatformStreamingTests {
         }
     }
 
+    /// `/ai say hello` on `kind`, the model streaming `pieces` four a second: every version of
+    /// the message the platform showed, the model's first piece, and each version timed from it
+    /// (for a failure's message).
+    static func watchHello(_ kind: PlatformKind) async throws -> (written: WrittenAnswer, firstPiece: Date, timeline: [String]) {
+        try await withFakeOpenAIServer(persona: .pieces(pieces)) { model in
+            model.setStream(FakeOpenAIStream(piecesPerSecond: 4))
+            let written = try await withStreamingPlatform(kind, modelURL: model.url) { platform in
+                try await platform.watch("/ai say hello", marker: "Bonjour")
+            }
+            let firstPiece = try #require(model.piecesSent().first, "the model streamed")
+            return (written, firstPiece, written.versions.map { String(format: "%+.2f s: ", $0.at.timeIntervalSince(firstPiece)) + $0.shown })
+        }
+    }
+
     @Test(arguments: PlatformKind.allCases)
     func anAnswerGrowsInOneMessageWithNoMentionEverLiveAndEndsWhole(kind: PlatformKind) async throws {
-        try await withFakeOpenAIServer(persona: .pieces(Self.pieces)) { model in
-            model.setStream(FakeOpenAIStream(piecesPerSecond: 4))
-            try await withStreamingPlatform(kind, modelURL: model.url) { platform in
-                let written = try await platform.watch("/ai say hello", marker: "Bonjour")
-                let texts = written.versions.map(\.shown)
-                let firstPiece = try #require(model.piecesSent().first, "the model streamed")
-                // For a failure's message: each version, timed from the model's first piece.
-                let timeline = written.versions.map { String(format: "%+.2f s: ", $0.at.timeIntervalSince(firstPiece)) + $0.shown }
-                for version in written.versions {
-                    print()
-                }
-
-                // One message took the answer, and it was seen growing.
-                #expect(written.messages == 1, "\(texts)")
-                let writing = written.versions.filter { $0.shown.contains(PartialAnswer.writingNote) }
-                #expect(!writing.isEmpty, "shown while written: \(texts)")
-                // Never a live mention, in any version.
-                for version in written.versions {
-                    #expect(kind.liveMention(in: version.raw) == nil, "a live mention in \(version.raw)")
-                    #expect(version.pingsOff, "pings allowed for \(version.raw)")
-                }
-                // Each version shows a start of the answer, never less than the one before.
-                var shownBefore = 0
-                for version in writing {
-                    let shown = Self.shownPrefix(in: version.shown)
-                    #expect(shown > 0 && shown >= shownBefore, "\(version.shown)")
-                    shownBefore = shown
-                }
-                // The whole answer, byte for byte, at the end, and nothing of the writing left.
-                #expect(Self.visible(written.final).contains(Self.answer), "\(written.final)")
-                #expect(!written.final.contains(PartialAnswer.writingNote), "\(timeline)")
-                // Within the platform's pace: no more than the cap, never three texts being
-                // written within one interval (the pace counts from when a text was queued; the
-                // conversation's own pacing may hold one back, so two can arrive closer), and
-                // nothing refused where the fake enforces the platform's limits.
-                #expect(writing.count <= Self.maxEdits(kind))
-                for (earlier, later) in zip(writing, writing.dropFirst(2)) {
-                    #expect(later.at.timeIntervalSince(earlier.at) >= Self.interval(kind), "\(timeline)")
-                }
-                #expect(written.refusals == 0, "\(written.refusals) requests refused with 429")
-            }
+        let (written, _, timeline) = try await Self.watchHello(kind)
+        let texts = written.versions.map(\.shown)
+        // One message took the answer, and it was seen growing.
+        #expect(written.messages == 1, "\(texts)")
+        let writing = written.versions.filter { $0.shown.contains(PartialAnswer.writingNote) }
+        #expect(!writing.isEmpty, "shown while written: \(texts)")
+        // Never a live mention, in any version.
+        for version in written.versions {
+            #expect(kind.liveMention(in: version.raw) == nil, "a live mention in \(version.raw)")
+            #expect(version.pingsOff, "pings allowed for \(version.raw)")
         }
+        // Each version shows a start of the answer, never less than the one before.
+        var shownBefore = 0
+        for version in writing {
+            let shown = Self.shownPrefix(in: version.shown)
+            #expect(shown > 0 && shown >= shownBefore, "\(version.shown)")
+            shownBefore = shown
+        }
+        // The whole answer, byte for byte, at the end, and nothing of the writing left.
+        #expect(Self.visible(written.final).contains(Self.answer), "\(written.final)")
+        #expect(!written.final.contains(PartialAnswer.writingNote), "\(timeline)")
+        // Within the platform's pace: no more than the cap, never three texts being
+        // written within one interval (the pace counts from when a text was queued; the
+        // conversation's own pacing may hold one back, so two can arrive closer), and
+        // nothing refused where the fake enforces the platform's limits.
+        #expect(writing.count <= Self.maxEdits(kind))
+        for (earlier, later) in zip(writing, writing.dropFirst(2)) {
+            #expect(later.at.timeIntervalSince(earlier.at) >= Self.interval(kind), "\(timeline)")
+        }
+        #expect(written.refusals == 0, "\(written.refusals) requests refused with 429")
     }
 
     /// Eight answers written at once in one Slack workspace share its `chat.update` budget (30
@@ -188,17 +190,10 @@ struct PlatformStreamingTests {
 struct PlatformFirstTextTests {
     @Test(arguments: PlatformKind.allCases)
     func theFirstTextShowsWithinASecondAndAHalfOfTheModelsFirstPiece(kind: PlatformKind) async throws {
-        try await withFakeOpenAIServer(persona: .pieces(PlatformStreamingTests.pieces)) { model in
-            model.setStream(FakeOpenAIStream(piecesPerSecond: 4))
-            try await withStreamingPlatform(kind, modelURL: model.url) { platform in
-                let written = try await platform.watch("/ai say hello", marker: "Bonjour")
-                let firstPiece = try #require(model.piecesSent().first, "the model streamed")
-                let timeline = written.versions.map { String(format: "%+.2f s: ", $0.at.timeIntervalSince(firstPiece)) + $0.shown }
-                let first = try #require(written.versions.first { PlatformStreamingTests.shownPrefix(in: $0.shown) > 0 }, "\(timeline)")
-                var due = firstPiece
-                if kind == .telegram, let placeholder = written.versions.first { due = max(due, placeholder.at.addingTimeInterval(1)) }
-                #expect(first.at.timeIntervalSince(due) < 1.5, "the first text late: \(timeline)")
-            }
-        }
+        let (written, firstPiece, timeline) = try await PlatformStreamingTests.watchHello(kind)
+        let first = try #require(written.versions.first { PlatformStreamingTests.shownPrefix(in: $0.shown) > 0 }, "\(timeline)")
+        var due = firstPiece
+        if kind == .telegram, let placeholder = written.versions.first { due = max(due, placeholder.at.addingTimeInterval(1)) }
+        #expect(first.at.timeIntervalSince(due) < 1.5, "the first text late: \(timeline)")
     }
 }

@@ -13,14 +13,8 @@ import Testing
 /// would hold up the deadlines other suites check beside it.
 @Suite("serve: slow headers are cut off", .serialized, .tags(.alone))
 struct SlowHeadersTests {
-    /// A read timeout short enough for a test; an idle timeout longer than the test, so every
-    /// close seen is the read timeout's (or the connection cap's).
-    func configuration(_ fakes: SlackFakes) -> AppConfiguration {
-        var configuration = fakes.configuration()
-        configuration.http.readTimeout = .seconds(2)
-        configuration.http.idleTimeout = .seconds(60)
-        return configuration
-    }
+    /// The read and idle timeouts of the suite it came from (2 s and 60 s).
+    func configuration(_ fakes: SlackFakes) -> AppConfiguration { RequestLimitsTests().configuration(fakes) }
 
     /// Issue 47, point 5: the read timeout counts from a request's first byte, so a client that
     /// trickles its header lines (a line every 250 ms is never idle, and no head exists until the

@@ -17,12 +17,11 @@ import RelayPlatform
 public struct MattermostCommandRoutes: Sendable {
     /// The most a command's form can be, from Mattermost's own limit in its own units: a message
     /// (and so a command's text) is at most 16 383 runes (`MattermostLimits.postRunes`), a rune is
-    /// at most 4 bytes of UTF-8, and the form URL-encodes each byte as `%XX` — 12 bytes a rune —
-    /// plus the form's other fields (ids, names, the `response_url`, the token), which 8 KiB
+    /// at most 4 bytes of UTF-8, and the form URL-encodes each byte as `%XX` — 12 bytes a rune
+    /// (`RequestBodyLimit.derived`) — plus the form's other fields (ids, names, the `response_url`, the token), which 8 KiB
     /// holds. A command at Mattermost's maximum in any script fits (issue 47, point 3: 11 000 "日"
     /// were refused at the old 96 KiB); a byte more than this is 413.
-    static let maxBody = MattermostLimits.postRunes * 12 + otherFields
-    static let otherFields = 8 * 1024
+    static let maxBody = RequestBodyLimit.derived(characters: MattermostLimits.postRunes, other: 8 * 1024)
 
     let tokens: MattermostCommandTokens
     let inbound: MattermostInbound

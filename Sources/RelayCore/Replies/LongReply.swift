@@ -27,8 +27,10 @@ public enum LongReply {
     public static func page(holding offset: Int) -> Int { max(0, offset) / pageCharacters + 1 }
 
     /// `reply` with only its body's first `keeping` characters (back to the last line or word
-    /// break, when there is one not far back), ending in " …", and a note on where to read on.
-    public static func cut(_ reply: Reply, keeping: Int) -> Reply {
+    /// break, when there is one not far back), ending in " …", and a note: for a model's result,
+    /// which history keeps, the `/history last` page to read on from; for the relay's own long
+    /// texts (an export, a list), which history does not keep, only that it was cut.
+    public static func cut(_ reply: Reply, keeping: Int, maxParts: Int = maxParts) -> Reply {
         var kept = reply.body.prefix(max(0, keeping))
         // Back to a break within the last 200 characters, so no word is cut in two.
         if kept.count < reply.body.count, let space = kept.suffix(200).lastIndex(where: \.isWhitespace) {
@@ -36,8 +38,9 @@ public enum LongReply {
         }
         var cut = reply
         cut.body = String(kept) + " …"
+        let said = "Cut here: the whole answer is longer than \(maxParts) messages."
         cut.notes.append(
-            "Cut here: the whole answer is longer than \(maxParts) messages. Whoever asked reads on with `/history last \(page(holding: kept.count))`.")
+            reply.kind == .result ? said + " Whoever asked reads on with `/history last \(page(holding: kept.count))`." : said)
         return cut
     }
 }

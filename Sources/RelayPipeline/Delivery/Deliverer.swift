@@ -135,7 +135,7 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
         let bound = max(1, target.maxParts)
         // Found for an earlier part of this reply: the same cut (it depends on nothing else).
         if let keeping = cuts.keeping(for: entryID, body: reply.body.count) {
-            return target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
+            return target.render(LongReply.cut(reply, keeping: keeping, maxParts: bound), entryID: entryID, address: address)
         }
         // No platform holds more than 25 000 characters a message: a longer body is cut anyway,
         // and is not rendered whole (a 300 KB answer would be, once for each part).
@@ -147,13 +147,13 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
             if messages.count <= bound { return messages }
         } else {
             keeping = longest
-            messages = target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
+            messages = target.render(LongReply.cut(reply, keeping: keeping, maxParts: bound), entryID: entryID, address: address)
         }
         // In proportion to what is over (a message's worth spare for the note), and at least a
         // tenth less each time: two or three renders, not one per tenth.
         while messages.count > bound && keeping > 0 {
             keeping = min(keeping * 9 / 10, keeping * bound / (messages.count + 1))
-            messages = target.render(LongReply.cut(reply, keeping: keeping), entryID: entryID, address: address)
+            messages = target.render(LongReply.cut(reply, keeping: keeping, maxParts: bound), entryID: entryID, address: address)
         }
         cuts.remember(keeping, for: entryID, body: reply.body.count)
         return messages

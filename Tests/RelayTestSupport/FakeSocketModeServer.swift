@@ -139,6 +139,11 @@ public final class FakeSocketModeServer: Sendable {
         try await send(text: String(decoding: json.encoded(), as: UTF8.self), type: type, to: connection)
     }
 
+    /// Sends a text frame as it is, JSON or not: what a broken or hostile server might send.
+    public func send(rawText text: String, to connection: Int? = nil) async throws {
+        try await send(text: text, type: "raw", to: connection)
+    }
+
     private func send(text: String, type: String, to connection: Int?) async throws {
         guard let target = state.read({ $0.target(connection) }) else {
             throw FakeSocketModeError.noOpenConnection(connection)

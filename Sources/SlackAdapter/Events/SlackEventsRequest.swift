@@ -301,15 +301,6 @@ struct SlackFile: Decodable {
         case durationMS = "duration_ms"
     }
 
-    /// The same fields from a Web API answer's JSON; fields of another shape are left out.
-    init(json: JSONValue) {
-        mimetype = json["mimetype"]?.stringValue
-        size = json["size"]?.intValue
-        urlPrivateDownload = json["url_private_download"]?.stringValue
-        urlPrivate = json["url_private"]?.stringValue
-        durationMS = json["duration_ms"]?.intValue
-    }
-
     /// The first audio file of `files`, as a clip. Declared numbers come from outside: only
     /// sane ones are kept.
     static func audioClip(in files: [SlackFile], origin: VoiceClip.Origin) -> VoiceClip? {

@@ -35,7 +35,7 @@ public struct SlackSocketModeHandler: Sendable {
             }
             return true
         } catch let error as SlackPayloadError {
-            logger.warning("slack: a Socket Mode envelope could not be read", metadata: ["type": "\(envelope.type)", "reason": "\(error)"])
+            PayloadDecoding.dropped(PayloadProblem(error.payload.rawValue, error.problem), platform: "slack", logger: logger)
             return true
         } catch {
             logger.error(

@@ -55,10 +55,9 @@ extension SocketModeClient {
                 for try await message in inbound.messages(maxSize: maxMessageBytes) {
                     // Slack sends text frames only.
                     guard case .text(let text) = message else { continue }
-                    if let parsed = SocketModeMessage(text: text) {
-                        input.yield(.received(parsed, on: id))
-                    } else {
-                        logger.debug("Socket Mode frame ignored: not a JSON object")
+                    switch SocketModeMessage.read(text) {
+                    case .success(let parsed): input.yield(.received(parsed, on: id))
+                    case .failure(let problem): PayloadDecoding.dropped(problem, platform: "slack", logger: logger)
                     }
                 }
             }

@@ -1,3 +1,4 @@
+import Foundation
 public import RelayCore
 
 /// One frame a Socket Mode server sends, read.
@@ -12,40 +13,84 @@ public enum SocketModeMessage: Sendable, Hashable {
     /// Some other message, ignored.
     case other(type: String)
 
-    /// Reads a text frame; nil when it is not a JSON object.
+    /// Reads a text frame; nil when it is not a JSON object (`problem` then says what was wrong).
     public init?(text: String) {
-        guard let json = JSONValue.parse(Array(text.utf8)) else { return nil }
-        self.init(json: json)
+        guard case .success(let message) = Self.read(text) else { return nil }
+        self = message
+    }
+
+    /// Reads a text frame, or says why it cannot be read.
+    public static func read(_ text: String) -> Result<SocketModeMessage, PayloadProblem> {
+        do {
+            return .success(try PayloadDecoding.json(SocketModeFrame.self, from: Array(text.utf8), as: "Slack Socket Mode frame").message)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Reads a decoded frame; nil when it is not a JSON object.
     public init?(json: JSONValue) {
-        guard json.objectValue != nil else { return nil }
-        let type = json["type"]?.stringValue ?? ""
-        if let envelopeID = json["envelope_id"]?.stringValue, !envelopeID.isEmpty {
-            self = .envelope(
+        self.init(text: String(decoding: json.encoded(), as: UTF8.self))
+    }
+}
+
+/// A Socket Mode frame as Slack sends it: `type`, and for an envelope its `envelope_id`,
+/// `payload` (kept raw for the handler) and retry fields. Only a frame that is not a JSON object
+/// fails to decode; a member of an unexpected type is read as absent, as a frame's kind is still
+/// known from the rest.
+struct SocketModeFrame: Decodable {
+    var message: SocketModeMessage
+
+    private enum CodingKeys: String, CodingKey {
+        case type, reason, payload
+        case envelopeID = "envelope_id"
+        case retryAttempt = "retry_attempt"
+        case retryReason = "retry_reason"
+        case acceptsResponsePayload = "accepts_response_payload"
+        case numConnections = "num_connections"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func lenient<T: Decodable>(_ type: T.Type, _ key: CodingKeys) -> T? {
+            (try? container.decodeIfPresent(type, forKey: key)) ?? nil
+        }
+        let type = lenient(String.self, .type) ?? ""
+        if let envelopeID = lenient(String.self, .envelopeID), !envelopeID.isEmpty {
+            let kind = SocketModeEnvelope.Kind(type)
+            message = .envelope(
                 SocketModeEnvelope(
-                    type: .init(type),
+                    type: kind,
                     envelopeID: envelopeID,
                     // Only logged and compared with 0; Slack retries an envelope a few times.
-                    retryAttempt: UntrustedNumber.clamped(json["retry_attempt"]?.doubleValue, to: 0...100, source: "slack", field: "retry_attempt").map {
+                    retryAttempt: UntrustedNumber.clamped(lenient(Double.self, .retryAttempt), to: 0...100, source: "slack", field: "retry_attempt").map {
                         Int($0)
                     } ?? 0,
-                    retryReason: json["retry_reason"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
-                    acceptsResponsePayload: json["accepts_response_payload"]?.boolValue ?? false,
-                    payload: json["payload"] ?? .null))
+                    retryReason: lenient(String.self, .retryReason).flatMap { $0.isEmpty ? nil : $0 },
+                    acceptsResponsePayload: lenient(Bool.self, .acceptsResponsePayload) ?? false,
+                    payload: lenient(JSONValue.self, .payload) ?? .null,
+                    eventID: kind == .eventsAPI ? lenient(SocketModeEventsPayload.self, .payload)?.eventID : nil))
             return
         }
         switch type {
         case "hello":
             // An app may hold up to 10 connections; the count is only logged.
-            self = .hello(
-                numConnections: UntrustedNumber.checked(json["num_connections"]?.doubleValue, in: 0...100, source: "slack", field: "num_connections").map {
+            message = .hello(
+                numConnections: UntrustedNumber.checked(lenient(Double.self, .numConnections), in: 0...100, source: "slack", field: "num_connections").map {
                     Int($0)
                 })
-        case "disconnect": self = .disconnect(reason: json["reason"]?.stringValue ?? "unknown")
-        default: self = .other(type: type)
+        case "disconnect": message = .disconnect(reason: lenient(String.self, .reason) ?? "unknown")
+        default: message = .other(type: type)
         }
+    }
+}
+
+/// The one member of an `events_api` payload the driver reads itself (the rest is the handler's).
+struct SocketModeEventsPayload: Decodable {
+    var eventID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case eventID = "event_id"
     }
 }
 
@@ -100,13 +145,27 @@ public struct SocketModeEnvelope: Sendable, Hashable {
     /// `accepts_response_payload`: whether the acknowledgement may carry a response (for a
     /// slash command, the immediate message).
     public var acceptsResponsePayload: Bool
-    /// `payload`, untouched.
+    /// `payload`, passed on unread (the handler decodes it as the HTTP routes decode a body).
     public var payload: JSONValue
+    /// The Events API `event_id` inside an `events_api` payload: the same on every retry of
+    /// one event, whatever its envelope.
+    public let eventID: String?
 
     /// Creates an envelope; the driver does this for each one that arrives.
     public init(
         type: Kind, envelopeID: String, retryAttempt: Int = 0, retryReason: String? = nil,
         acceptsResponsePayload: Bool = false, payload: JSONValue
+    ) {
+        // What a test double builds: the payload read as a received frame's is.
+        let eventID = type == .eventsAPI ? (try? JSONDecoder().decode(SocketModeEventsPayload.self, from: Data(payload.encoded())))?.eventID : nil
+        self.init(
+            type: type, envelopeID: envelopeID, retryAttempt: retryAttempt, retryReason: retryReason,
+            acceptsResponsePayload: acceptsResponsePayload, payload: payload, eventID: eventID)
+    }
+
+    init(
+        type: Kind, envelopeID: String, retryAttempt: Int, retryReason: String?, acceptsResponsePayload: Bool, payload: JSONValue,
+        eventID: String?
     ) {
         self.type = type
         self.envelopeID = envelopeID
@@ -114,13 +173,7 @@ public struct SocketModeEnvelope: Sendable, Hashable {
         self.retryReason = retryReason
         self.acceptsResponsePayload = acceptsResponsePayload
         self.payload = payload
-    }
-
-    /// The Events API `event_id` inside an `events_api` payload: the same on every retry of
-    /// one event, whatever its envelope.
-    public var eventID: String? {
-        guard type == .eventsAPI else { return nil }
-        return payload["event_id"]?.stringValue
+        self.eventID = eventID
     }
 
     /// The frame that acknowledges this envelope: `{"envelope_id":"…"}`, plus `payload` when

@@ -49,15 +49,15 @@ extension SlackWebAPI {
     ) async throws(SlackAPIError) -> SlackThreadPage {
         var body: [String: JSONValue] = ["channel": .string(channel), "ts": .string(ts), "limit": .int(max(1, limit))]
         if let cursor { body["cursor"] = .string(cursor) }
-        let answer = try await send(SlackWebRequest(.method("conversations.replies"), body: .object(body), encoding: .form))
-        let messages = (answer["messages"]?.arrayValue ?? []).compactMap { message -> SlackFetchedMessage? in
-            guard let messageTS = message["ts"]?.stringValue else { return nil }
-            return SlackFetchedMessage(
-                ts: messageTS, text: message["text"]?.stringValue ?? "", threadTS: message["thread_ts"]?.stringValue,
-                user: message["user"]?.stringValue,
-                voice: SlackFile.audioClip(in: (message["files"]?.arrayValue ?? []).map(SlackFile.init(json:)), origin: .repliedTo))
+        let method = "conversations.replies"
+        let answer = try await send(SlackWebRequest(.method(method), body: .object(body), encoding: .form))
+        let page = try answer.decode(SlackRepliesAnswer.self, method: method)
+        let messages = page.messages.map { message in
+            SlackFetchedMessage(
+                ts: message.ts, text: message.text ?? "", threadTS: message.threadTS, user: message.user,
+                voice: SlackFile.audioClip(in: message.files ?? [], origin: .repliedTo))
         }
-        let next = answer["response_metadata"]?["next_cursor"]?.stringValue
+        let next = page.responseMetadata?.nextCursor
         return SlackThreadPage(messages: messages, nextCursor: next.flatMap { $0.isEmpty ? nil : $0 })
     }
 
@@ -70,5 +70,53 @@ extension SlackWebAPI {
             throw .malformed(endpoint: "conversations.replies", reason: "the message is not in the answer")
         }
         return message
+    }
+}
+
+/// `conversations.replies`' answer: the page's messages and the cursor of the next.
+struct SlackRepliesAnswer: Decodable {
+    struct Message: Decodable {
+        var ts: String
+        var text: String?
+        var threadTS: String?
+        var user: String?
+        var files: [SlackFile]?
+
+        enum CodingKeys: String, CodingKey {
+            case ts, text, user, files
+            case threadTS = "thread_ts"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            ts = try container.decode(String.self, forKey: .ts)
+            text = try container.decodeIfPresent(String.self, forKey: .text)
+            threadTS = try container.decodeIfPresent(String.self, forKey: .threadTS)
+            user = try container.decodeIfPresent(String.self, forKey: .user)
+            // As in events: files of another shape (a canvas, a huddle) leave the message readable.
+            files = (try? container.decodeIfPresent([SlackFile].self, forKey: .files)) ?? nil
+        }
+    }
+
+    struct Metadata: Decodable {
+        var nextCursor: String?
+
+        enum CodingKeys: String, CodingKey {
+            case nextCursor = "next_cursor"
+        }
+    }
+
+    var messages: [Message] = []
+    var responseMetadata: Metadata?
+
+    enum CodingKeys: String, CodingKey {
+        case messages
+        case responseMetadata = "response_metadata"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        messages = try container.decodeIfPresent([Message].self, forKey: .messages) ?? []
+        responseMetadata = try container.decodeIfPresent(Metadata.self, forKey: .responseMetadata)
     }
 }

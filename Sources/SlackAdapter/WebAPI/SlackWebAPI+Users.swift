@@ -46,14 +46,36 @@ extension SlackWebAPI {
     public func userInfo(user: String) async throws(SlackAPIError) -> SlackUserInfo {
         let method = "users.info"
         let answer = try await send(SlackWebRequest(.method(method), body: ["user": .string(user)], encoding: .form))
-        guard let profile = answer["user"], let id = profile["id"]?.stringValue, !id.isEmpty else {
-            throw .malformed(endpoint: method, reason: "no \"user\" in the answer")
-        }
-        // Slack leaves flags out rather than sending false for some accounts (bots, guests).
-        func flag(_ key: String) -> Bool { profile[key]?.boolValue ?? false }
+        let profile = try answer.decode(SlackUsersInfoAnswer.self, method: method).user
+        guard !profile.id.isEmpty else { throw .malformed(endpoint: method, reason: "field `user.id` is null or empty") }
         return SlackUserInfo(
-            id: id, teamID: profile["team_id"]?.stringValue, name: profile["name"]?.stringValue, isAdmin: flag("is_admin"),
-            isOwner: flag("is_owner"), isPrimaryOwner: flag("is_primary_owner"), isBot: flag("is_bot"),
-            isDeleted: flag("deleted"))
+            id: profile.id, teamID: profile.teamID, name: profile.name, isAdmin: profile.isAdmin ?? false, isOwner: profile.isOwner ?? false,
+            isPrimaryOwner: profile.isPrimaryOwner ?? false, isBot: profile.isBot ?? false, isDeleted: profile.deleted ?? false)
     }
+}
+
+/// `users.info`'s answer: `{"user": {…}}`. Slack leaves flags out rather than sending false for
+/// some accounts (bots, guests): each is optional and absent reads as false.
+struct SlackUsersInfoAnswer: Decodable {
+    struct User: Decodable {
+        var id: String
+        var teamID: String?
+        var name: String?
+        var isAdmin: Bool?
+        var isOwner: Bool?
+        var isPrimaryOwner: Bool?
+        var isBot: Bool?
+        var deleted: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, deleted
+            case teamID = "team_id"
+            case isAdmin = "is_admin"
+            case isOwner = "is_owner"
+            case isPrimaryOwner = "is_primary_owner"
+            case isBot = "is_bot"
+        }
+    }
+
+    var user: User
 }

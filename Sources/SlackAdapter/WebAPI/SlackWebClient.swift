@@ -16,11 +16,11 @@ public import RelayPlatform
 /// `SlackWebClient` is the implementation over HTTP.
 public protocol SlackWebAPI: Sendable {
     /// Sends `request` and returns Slack's answer, a JSON object that said `"ok": true`
-    /// (`{}` for a `response_url` that answered with plain text).
+    /// (`{}` for a `response_url` that answered with plain text), for the caller to decode.
     ///
     /// - Throws: a `SlackAPIError` for every failure, `ok: false` answers included; its
     ///   `deliveryOutcome` says whether to retry.
-    func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> JSONValue
+    func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> SlackAnswer
 
     /// Downloads a private file (`url_private_download`) with the bot token, at most `maxBytes`.
     func downloadFile(url: String, maxBytes: Int, timeout: Duration) async throws(SlackAPIError) -> HTTPTransport.Download
@@ -41,7 +41,7 @@ extension SlackWebAPI {
     public func openSocketModeConnection(appToken: String) async throws(SlackAPIError) -> String {
         let method = "apps.connections.open"
         let answer = try await send(SlackWebRequest(.method(method, token: appToken), body: [:]))
-        let url = try Self.string("url", in: answer, method: method)
+        let url = try Self.nonEmpty(answer.decode(SlackConnectionAnswer.self, method: method).url, "url", method: method)
         let lowered = url.lowercased()
         guard lowered.hasPrefix("wss://") || lowered.hasPrefix("ws://") else {
             throw .malformed(endpoint: method, reason: "the url is not a websocket URL")
@@ -141,7 +141,7 @@ extension SlackWebAPI {
         if let blocks { body["blocks"] = .array(blocks) }
         if let threadTS { body["thread_ts"] = .string(threadTS) }
         let answer = try await send(.method("chat.postMessage", body: .object(body)))
-        return try Self.string("ts", in: answer, method: "chat.postMessage")
+        return try Self.nonEmpty(answer.decode(SlackTSAnswer.self, method: "chat.postMessage").ts, "ts", method: "chat.postMessage")
     }
 
     /// Replaces the text (and blocks) of the message `ts` with `chat.update`; returns its `ts`.
@@ -152,7 +152,8 @@ extension SlackWebAPI {
         var body: [String: JSONValue] = ["channel": .string(channel), "ts": .string(ts), "text": .string(text)]
         if let blocks { body["blocks"] = .array(blocks) }
         let answer = try await send(.method("chat.update", body: .object(body)))
-        return answer["ts"]?.stringValue ?? ts
+        // The edit is done whatever the answer says of it: an answer without its `ts` keeps ours.
+        return (try? answer.decode(SlackTSAnswer.self, method: "chat.update"))?.ts ?? ts
     }
 
     /// Shows a message only `user` can see with `chat.postEphemeral`; returns its
@@ -165,7 +166,8 @@ extension SlackWebAPI {
         if let blocks { body["blocks"] = .array(blocks) }
         if let threadTS { body["thread_ts"] = .string(threadTS) }
         let answer = try await send(.method("chat.postEphemeral", body: .object(body)))
-        return try Self.string("message_ts", in: answer, method: "chat.postEphemeral")
+        let method = "chat.postEphemeral"
+        return try Self.nonEmpty(answer.decode(SlackEphemeralAnswer.self, method: method).messageTS, "message_ts", method: method)
     }
 
     /// Posts `body` (`text`, `blocks`, `response_type`, `replace_original`…) to a slash
@@ -174,11 +176,9 @@ extension SlackWebAPI {
         _ = try await send(SlackWebRequest(.responseURL(responseURL), body: body))
     }
 
-    /// The member `key` of an answer, which Slack always sends on success.
-    static func string(_ key: String, in answer: JSONValue, method: String) throws(SlackAPIError) -> String {
-        guard let value = answer[key]?.stringValue, !value.isEmpty else {
-            throw .malformed(endpoint: method, reason: "no \"\(key)\" in the answer")
-        }
+    /// A member Slack always fills on success (an id, a URL): empty is as good as missing.
+    static func nonEmpty(_ value: String, _ key: String, method: String) throws(SlackAPIError) -> String {
+        guard !value.isEmpty else { throw .malformed(endpoint: method, reason: "field `\(key)` is null or empty") }
         return value
     }
 }
@@ -244,7 +244,7 @@ public struct SlackWebClient: SlackWebAPI {
             logger: logger)
     }
 
-    public func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> JSONValue {
+    public func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> SlackAnswer {
         let label = request.label
         let limit = request.timeout ?? timeout
         let httpRequest = try makeRequest(request)
@@ -262,18 +262,18 @@ public struct SlackWebClient: SlackWebAPI {
             status: response.status, retryAfter: response.retryAfter(), body: response.body, method: label,
             isResponseURL: request.isResponseURL)
         switch answer {
-        case .success(let json):
+        case .success(let answer):
             logger.debug(
                 "Slack call succeeded",
                 metadata: ["slack.method": "\(label)", "slack.status": "\(response.status)", "slack.elapsed": "\(elapsed(since: started))"])
-            let warnings = Self.warnings(in: json)
+            let warnings = answer.warnings
             if !warnings.isEmpty {
                 // `message_truncated` and friends: the call worked but not quite as asked.
                 logger.notice(
                     "Slack answered with warnings",
                     metadata: ["slack.method": "\(label)", "slack.warnings": "\(warnings.joined(separator: ","))"])
             }
-            return json
+            return answer
         case .failure(let error):
             logger.debug(
                 "Slack refused a call",
@@ -312,10 +312,11 @@ extension SlackWebClient {
     ///   (`expired_url` for a 404 from a `response_url` that says nothing).
     static func interpret(
         status: Int, retryAfter: @autoclosure () -> Duration?, body: [UInt8], method: String, isResponseURL: Bool
-    ) -> Result<JSONValue, SlackAPIError> {
-        let json = JSONValue.parse(body)
-        let ok = json?["ok"]?.boolValue
-        let code = json?["error"]?.stringValue.map(sanitized)
+    ) -> Result<SlackAnswer, SlackAPIError> {
+        // Nil when the body is not JSON at all.
+        let envelope = try? JSONDecoder().decode(SlackAnswerEnvelope.self, from: Data(body))
+        let ok = envelope?.ok
+        let code = envelope?.error.map(sanitized)
 
         if status == 429 || (ok == false && code == "ratelimited") {
             // The header is read only here: a successful answer costs no parsing of it.
@@ -323,14 +324,14 @@ extension SlackWebClient {
         }
         switch status {
         case 200..<300:
-            if ok == true, let json { return .success(json) }
+            if ok == true, let envelope { return .success(SlackAnswer(body: body, warnings: warnings(in: envelope))) }
             if ok == false { return .failure(.refused(endpoint: method, SlackRefusal(code: code ?? "unknown_error", status: status))) }
             if isResponseURL {
-                if let json, json.objectValue != nil { return .success(json) }
-                return .success([:])
+                if envelope?.isObject == true { return .success(SlackAnswer(body: body)) }
+                return .success(SlackAnswer(body: Array("{}".utf8)))
             }
             return .failure(
-                .malformed(endpoint: method, reason: json == nil ? "the body is not JSON" : "the body has no \"ok\""))
+                .malformed(endpoint: method, reason: envelope == nil ? "the body is not JSON" : "the body has no \"ok\""))
         case 500...:
             return .failure(.server(endpoint: method, status: status))
         default:
@@ -340,14 +341,12 @@ extension SlackWebClient {
     }
 
     /// Warnings on a successful answer: `warning` ("a,b") and `response_metadata.warnings`.
-    static func warnings(in json: JSONValue) -> [String] {
+    static func warnings(in envelope: SlackAnswerEnvelope) -> [String] {
         var found: [String] = []
-        if let text = json["warning"]?.stringValue {
+        if let text = envelope.warning {
             found += text.split(separator: ",").map { sanitized(String($0)) }
         }
-        for item in json["response_metadata"]?["warnings"]?.arrayValue ?? [] {
-            if let text = item.stringValue { found.append(sanitized(text)) }
-        }
+        found += envelope.metadataWarnings.map(sanitized)
         var seen = Set<String>()
         return found.filter { !$0.isEmpty && seen.insert($0).inserted }
     }

@@ -67,7 +67,8 @@ struct SlackSocketModeHandlerTests {
         try await withSlackWeb { web in
             let broken = try envelope("events_api", "env-3", ["type": "event_callback", "event": "not an object"])
             #expect(await handler(FailingInbox(), web: web).handle(broken))
-            #expect(web.logs.text.contains("a Socket Mode envelope could not be read"))
+            #expect(web.logs.text.contains("platform payload dropped: it does not decode"))
+            #expect(web.logs.text.contains("Events API body"), "the log names what could not be read")
         }
     }
 }

@@ -87,6 +87,23 @@ struct SocketModeClientTests {
         }
     }
 
+    @Test func aFrameThatIsNotAJSONObjectIsDroppedAndCountedAndTheConnectionGoesOn() async throws {
+        try await withSocketMode { harness in
+            let socketMode = harness.socketMode
+            try await socketMode.waitForConnections(count: 1)
+            for frame in ["not json", "[1,2]", #""a string""#] {
+                try await socketMode.send(rawText: frame)
+            }
+            try await socketMode.send(json: mentionEnvelope("env-after-garbage", eventID: "EvG"))
+            try await socketMode.waitForAck(envelopeID: "env-after-garbage")
+            try await harness.received.wait(count: 1)
+            #expect(harness.web.requests(path: "apps.connections.open").count == 1, "the connection was kept")
+            let dropped = harness.logs.text.split(separator: "\n").filter { $0.contains("platform payload dropped") }.count
+            #expect(dropped == 3)
+            #expect(harness.logs.text.contains("Slack Socket Mode frame"))
+        }
+    }
+
     @Test func anAbruptCloseReconnects() async throws {
         try await withSocketMode { harness in
             let socketMode = harness.socketMode

@@ -57,8 +57,8 @@ struct FakeSlackWebAPITests {
     @Test func usersInfoAnswersSeededMembersInSlacksShapeAndOthersAreNotFound() async throws {
         try await withSlackWeb { harness in
             harness.fake.seed(FakeSlackUser(id: "U0OWNER", name: "olga", isOwner: true))
-            let answer = try await harness.client.send(
-                SlackWebRequest(.method("users.info"), body: ["user": "U0OWNER"], encoding: .form))
+            let answer = try #require(
+                JSONValue.parse(try await harness.client.send(SlackWebRequest(.method("users.info"), body: ["user": "U0OWNER"], encoding: .form)).body))
             #expect(answer["ok"] == true)
             #expect(answer["user"]?["id"] == "U0OWNER")
             #expect(answer["user"]?["team_id"] == "T0FAKE")
@@ -85,8 +85,11 @@ struct FakeSlackWebAPITests {
                 harness.fake.seed(
                     FakeSlackMessage(channel: "C1", ts: "170000010\(index).000100", text: "reply \(index)", threadTS: parent, user: "U0BOB"))
             }
-            let first = try await harness.client.send(
-                SlackWebRequest(.method("conversations.replies"), body: ["channel": "C1", "ts": .string(parent), "limit": 2], encoding: .form))
+            let first = try #require(
+                JSONValue.parse(
+                    try await harness.client.send(
+                        SlackWebRequest(.method("conversations.replies"), body: ["channel": "C1", "ts": .string(parent), "limit": 2], encoding: .form)
+                    ).body))
             #expect(first["has_more"] == true)
             #expect(first["messages"]?.arrayValue?.compactMap { $0["text"]?.stringValue } == ["parent", "reply 1"])
             #expect(first["messages"]?[0]?["reply_count"] == 2)

@@ -63,5 +63,5 @@ struct SlackRouteTests {
 
 /// A Web API that is never called: the tests above only ask the sender about addresses.
 private struct FakeWebAPI: SlackWebAPI {
-    func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> JSONValue { [:] }
+    func send(_ request: SlackWebRequest) async throws(SlackAPIError) -> SlackAnswer { SlackAnswer([:]) }
 }

@@ -142,7 +142,7 @@ struct SlackWebClientTests {
             harness.fake.failNext(with: .slow(seconds: 0.5))
             let answer = try await harness.client.send(
                 .method("chat.postMessage", body: ["channel": "C1", "text": "x"], timeout: .seconds(5)))
-            #expect(answer["ok"] == true)
+            #expect(JSONValue.parse(answer.body)?["ok"] == true)
         }
     }
 

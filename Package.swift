@@ -382,7 +382,8 @@ let package = Package(
         .target(
             name: "RelayTestSupport",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayPlatform",
+                // RelayStore: TemporaryDatabase, an SQLite store in a file that outlives a restart.
+                "RelayCore", "RelayPipeline", "RelayPlatform", "RelayStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // FakeTelegramBotAPI: a handler of its own in the HTTP/1 pipeline (FakePeerClosed).
@@ -409,6 +410,28 @@ let package = Package(
         .testTarget(
             name: "RelayCoreTests",
             dependencies: ["RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport"],
+            swiftSettings: strict
+        ),
+        // The pipeline's stages on their own (the dispatcher, the outbox, its worker, the
+        // deliverer), against a recording platform and the manual clock: no server, no adapter.
+        .testTarget(
+            name: "RelayPipelineTests",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // What every adapter shares (connection leases, callback rules, body limits, secret files,
+        // configuration values), without a server or a platform.
+        .testTarget(
+            name: "RelayPlatformTests",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayPlatform", "RelayStore", "RelayTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

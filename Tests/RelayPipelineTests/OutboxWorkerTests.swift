@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import RelayCore
 import RelayPipeline
-import RelayServer
 import RelayStore
 import RelayTestSupport
 import Testing

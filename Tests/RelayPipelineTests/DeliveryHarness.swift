@@ -1,28 +1,10 @@
 import Foundation
 import RelayCore
 import RelayPipeline
-import RelayServer
 import RelayStore
 import RelayTestSupport
 import ServiceLifecycle
 import Synchronization
-
-/// A temporary SQLite file that can be opened, closed and opened again (a restart).
-struct TemporaryDatabase {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).sqlite").path
-
-    func open() async throws -> SQLiteStore { try await SQLiteStore.open(path: path) }
-
-    func remove() {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
-
-    static func with<T>(_ body: (TemporaryDatabase) async throws -> T) async throws -> T {
-        let database = TemporaryDatabase()
-        defer { database.remove() }
-        return try await body(database)
-    }
-}
 
 /// A platform that records what it is asked to deliver and answers from a script
 /// (then `.sent` with a made-up message id). Each delivery is stamped with the clock's time.

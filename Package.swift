@@ -434,6 +434,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The served Rhea API's parts (rate limits, bearer tokens) on a clock the test names.
+        .testTarget(
+            name: "RheaAPITests",
+            dependencies: ["RelayCore", "RheaAPI", "RelayTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "RelayHTTPTests",
             dependencies: [

@@ -54,8 +54,10 @@ final class APIRateLimiter: APICallLimiter {
         mutating func forget(before now: Double) {
             let minuteStart = now - 60
             if let keep = minute.firstIndex(where: { $0 > minuteStart }) { minute.removeFirst(keep) } else { minute.removeAll() }
+            // A minute's calls count until the minute has ended a day ago: when a refusal's
+            // Retry-After says, and never more than `perDay` in any 24 hours.
             let dayStart = Int((now - 86_400) / 60)
-            while let first = day.first, first.minute <= dayStart {
+            while let first = day.first, first.minute < dayStart {
                 dayTotal -= first.count
                 day.removeFirst()
             }

@@ -34,6 +34,8 @@ struct CallCountStoreTests {
             let later = Self.start + 3_600
             // The first call's minute (started 0.25 s before it) ends a day later: 86 400 − 3 600 − 0.25 + 60 → 82 860.
             #expect(try await store.admitCall(caller: "key:a", now: later, perMinute: 10, perDay: 4) == .refused(perDay: true, retryAfter: 82_860))
+            // Not a second sooner: the minute's calls count until it has ended a day ago.
+            #expect(try await store.admitCall(caller: "key:a", now: Self.start + 86_459, perMinute: 10, perDay: 4) == .refused(perDay: true, retryAfter: 1))
             #expect(try await store.admitCall(caller: "key:a", now: Self.start + 86_460, perMinute: 10, perDay: 4) == .allowed)
         }
     }

@@ -82,9 +82,17 @@ enum PostgresFunctions {
     /// One call of the served API counted for its caller (`CallCountStore.admitCall`), or refused
     /// with the seconds until one would be allowed. Replicas counting one caller take turns on an
     /// advisory lock keyed by it, so two cannot both take the last call of a minute. A call
-    /// leaves the minute when its second is 60 seconds past, the day when its minute is a day past.
-    static let admitCall = """
-        CREATE FUNCTION relay_admit_call(
+    /// leaves the minute when its second is 60 seconds past, the day when its minute has ended a
+    /// day ago — when the refusal's `retry_after` says. (Schema version 3 let a minute go when it
+    /// had begun a day ago, up to 60 s before that: `admitCallDayEndsWithItsMinute` replaces it.)
+    static let admitCall = admitCall(create: "CREATE FUNCTION", dayDrop: "<=")
+
+    /// Schema version 5: the day keeps a minute's calls until the minute has ended a day ago.
+    static let admitCallDayEndsWithItsMinute = admitCall(create: "CREATE OR REPLACE FUNCTION", dayDrop: "<")
+
+    private static func admitCall(create: String, dayDrop: String) -> String {
+        """
+        \(create) relay_admit_call(
             p_caller text, p_now double precision, p_per_minute bigint, p_per_day bigint
         ) RETURNS TABLE (refused text, retry_after integer) LANGUAGE plpgsql AS $fn$
         DECLARE
@@ -97,7 +105,7 @@ enum PostgresFunctions {
         BEGIN
             PERFORM pg_advisory_xact_lock(hashtextextended('api:' || p_caller, 0));
             DELETE FROM api_calls_by_second WHERE caller = p_caller AND at_second <= this_second - 60;
-            DELETE FROM api_calls_by_minute WHERE caller = p_caller AND at_minute <= floor((p_now - 86400) / 60);
+            DELETE FROM api_calls_by_minute WHERE caller = p_caller AND at_minute \(dayDrop) floor((p_now - 86400) / 60);
             SELECT coalesce(sum(calls), 0), min(at_second) INTO in_minute, oldest_second
                 FROM api_calls_by_second WHERE caller = p_caller;
             IF in_minute >= p_per_minute THEN
@@ -118,4 +126,5 @@ enum PostgresFunctions {
         END
         $fn$
         """
+    }
 }

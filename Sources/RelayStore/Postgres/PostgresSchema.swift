@@ -209,6 +209,14 @@ enum PostgresSchema {
                 "ALTER TABLE settings ADD COLUMN voice text"
             ]
         ),
+        Migration(
+            version: 5,
+            statements: [
+                // The served API's day: a minute's calls count until the minute has ended a day
+                // ago, as a refusal's Retry-After says (version 3 freed them up to 60 s sooner).
+                PostgresFunctions.admitCallDayEndsWithItsMinute
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -8,10 +8,14 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-// The council's estimator is numeric code that the tests run on simulated panels of hundreds of
-// claims: unoptimized it took 145 s of both cores, holding the test pool long enough for other
-// tests' deadlines to lapse; optimized, 16 s. `assert` is off under -O: these modules use
-// `precondition`.
+// Code the tests run hundreds of thousands of times, optimized in debug builds too:
+// - the council's estimator, on simulated panels of hundreds of claims: unoptimized it took 145 s
+//   of both cores, holding the test pool long enough for other tests' deadlines to lapse;
+//   optimized, 16 s;
+// - the text escapers and splitters (RelayCore, each adapter's renderer) and the output-safety
+//   property tests and fuzz targets that feed them millions of strings: unoptimized, 6 of the unit
+//   group's CPU-minutes, most of it generic code left unspecialised.
+// `assert` is off under -O: these modules use `precondition`.
 let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
@@ -55,7 +59,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         // The pipeline's stages, in the order a request walks them: admission (the inbox protocol,
         // the dispatcher, team queues), the run (Relay, the metered backend) and delivery (outbox
@@ -137,7 +141,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         // Discord: interaction signatures (Ed25519), the gateway lifecycle, the REST rate limiter,
         // message rendering, command registration and interaction payloads. Knows Discord and
@@ -159,7 +163,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         // Matrix: a bot account on a homeserver, over the client-server API (/sync long polling,
         // m.notice replies sent under transaction ids).
@@ -176,7 +180,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         // Telegram: the Bot API client and its rate limiter, webhook and long-polling updates,
         // inline mode, HTML rendering and command registration. Knows Telegram and RelayCore, no
@@ -197,7 +201,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         // Mattermost: slash commands (token-checked) answered at their response_url or through
         // REST v4, mentions and reactions over the websocket, Markdown rendering, command
@@ -220,7 +224,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
@@ -368,7 +372,7 @@ let package = Package(
             name: "RelayFuzz",
             dependencies: ["RelayCore", "RelayPipeline", "RelayTribunal", "RheaAPI", "SlackAdapter", "MattermostAdapter", "RelayTestSupport"],
             resources: [.copy("Seeds")],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .executableTarget(
             name: "rhea-fuzz",
@@ -472,7 +476,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
             name: "DiscordAdapterTests",
@@ -484,7 +488,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             resources: [.copy("Resources")],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
             name: "TelegramAdapterTests",
@@ -496,7 +500,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
             name: "MatrixAdapterTests",
@@ -505,7 +509,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
             name: "MattermostAdapterTests",
@@ -516,7 +520,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
             name: "RelayServerTests",
@@ -540,7 +544,7 @@ let package = Package(
         .testTarget(
             name: "RelayFuzzTests",
             dependencies: ["RelayCore", "RelayPipeline", "RelayFuzz", "RelayTestSupport"],
-            swiftSettings: strict
+            swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
             name: "RelayStoreTests",

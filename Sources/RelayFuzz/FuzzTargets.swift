@@ -42,7 +42,7 @@ public enum FuzzTargets {
                 "channel_id=c1&command=%2Frhea&team_id=t1&text=tribunal+%3C%21channel%3E+%40all+%E2%80%AE&user_id=u1&token=t%26k",
             ].map { Array($0.utf8) },
             run: { body in
-                guard let fields = MattermostSlashCommand.formFields(body), let command = try? MattermostSlashCommand(form: fields) else { return false }
+                guard let form = try? MattermostCommandForm.decode(body), let command = try? MattermostSlashCommand(form: form) else { return false }
                 _ = command.relayEvent()
                 return true
             }),

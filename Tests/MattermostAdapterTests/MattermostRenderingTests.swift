@@ -61,6 +61,19 @@ struct MattermostRenderingTests {
             return
         }
         #expect(decoded.message == "@rhea fix teh" && type == "O" && team == "t1")
+        // Frames that do not decode are dropped (logged and counted by the client), and the
+        // session goes on: a frame that is no JSON object, a post that is no JSON.
+        #expect(session.receive("not json") == .dropped(PayloadProblem("Mattermost websocket frame", "not valid JSON")))
+        #expect(session.receive("[1]") == .dropped(PayloadProblem("Mattermost websocket frame", "the payload is not an object")))
+        #expect(
+            session.receive(#"{"event":"posted","data":{"post":"{not json"},"seq":2}"#) == .dropped(PayloadProblem("Mattermost post", "not valid JSON")))
+        #expect(
+            session.receive(#"{"event":"posted","data":{"post":7},"seq":3}"#)
+                == .dropped(PayloadProblem("Mattermost posted event", "missing field `data.post`")))
+        guard case .event(.posted) = session.receive(posted) else {
+            Issue.record("a good event after the dropped ones was not passed on")
+            return
+        }
         var refused = MattermostSocketSession()
         #expect(
             refused.receive(#"{"status":"FAIL","seq_reply":1,"error":{"id":"api.web_socket_router.not_authenticated.app_error"}}"#)

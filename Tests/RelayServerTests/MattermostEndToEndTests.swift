@@ -51,6 +51,10 @@ struct MattermostEndToEndTests {
                     #expect(broken.status == .badRequest, "\(String(buffer: broken.body))")
                     #expect(String(buffer: broken.body).contains("not an application/x-www-form-urlencoded form"), "\(String(buffer: broken.body))")
                 }
+                // A field twice is no form Mattermost sends: which `text` would be the command's?
+                let twice = try await relay.post(form: "text=fr+hi&text=de+hi&token=" + MattermostFakes.commandToken, token: nil)
+                #expect(twice.status == .badRequest)
+                #expect(String(buffer: twice.body).contains("field `text` appears more than once"), "\(String(buffer: twice.body))")
                 // Last: the server closes the connection after a 413.
                 let huge = try await relay.post(form: "text=" + String(repeating: "a", count: 300_000), token: MattermostFakes.commandToken)
                 #expect(huge.status == .contentTooLarge)

@@ -17,7 +17,7 @@ import Testing
 struct TelegramBotClientTests {
     static let token = TelegramToken("123:SECRET")
 
-    static func read(_ status: Int, _ body: String, retryAfter: String? = nil, method: String = "sendMessage") -> Result<JSONValue, TelegramAPIError> {
+    static func read(_ status: Int, _ body: String, retryAfter: String? = nil, method: String = "sendMessage") -> Result<TelegramResult, TelegramAPIError> {
         Result { () throws(TelegramAPIError) in
             guard let retryAfter else { return try TelegramBotClient.interpret(HTTPAnswer(status: status, body: Array(body.utf8)), method: method) }
             return try TelegramBotClient.interpret(status: status, retryAfter: retryAfter, body: Array(body.utf8), method: method)
@@ -55,8 +55,15 @@ struct TelegramBotClientTests {
     // MARK: - Answers
 
     @Test func anOkAnswerGivesItsResult() {
-        #expect(Self.read(200, #"{"ok":true,"result":{"message_id":7}}"#) == .success(["message_id": 7]))
-        #expect(Self.read(200, #"{"ok":true,"result":true}"#) == .success(true))
+        #expect(Self.read(200, #"{"ok":true,"result":{"message_id":7}}"#) == .success(TelegramResult(["message_id": 7])))
+        #expect((try? Self.read(200, #"{"ok":true,"result":{"message_id":7}}"#).get().decode(TelegramSentMessage.self, method: "sendMessage"))?.messageID == 7)
+        #expect(Self.read(200, #"{"ok":true,"result":true}"#) == .success(TelegramResult(true)))
+        // A result without what the method needs names the field.
+        #expect(
+            Result { () throws(TelegramAPIError) in
+                try Self.read(200, #"{"ok":true,"result":{}}"#).get().decode(TelegramSentMessage.self, method: "sendMessage")
+            }
+            .map(\.messageID) == .failure(.malformed(endpoint: "sendMessage", reason: "missing field `result.message_id`")))
         #expect(Self.read(200, #"{"ok":true}"#) == .failure(.malformed(endpoint: "sendMessage", reason: "no result")))
     }
 
@@ -201,9 +208,9 @@ struct TelegramBotClientTests {
             self.answers = answers
         }
 
-        func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue {
+        func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> TelegramResult {
             called.withLock { $0.append(method) }
-            return try (answers[method] ?? .success(true)).get()
+            return TelegramResult(try (answers[method] ?? .success(true)).get())
         }
     }
 

@@ -10,7 +10,7 @@ struct TelegramVoiceUpdateTests {
     static let voice = TelegramUpdates.voiceObject(fileID: "AwACAgIAAxkBAAF1voice", duration: 7, size: 21_000)
 
     static func message(_ update: JSONValue) throws -> TelegramIncomingMessage {
-        guard case .message(let message)? = TelegramUpdate(json: update)?.kind else { throw DecodingFailed() }
+        guard case .message(let message)? = (try? TelegramUpdate.decode(update.encoded()))?.kind else { throw DecodingFailed() }
         return message
     }
 

@@ -34,33 +34,17 @@ public struct MattermostSlashCommand: Sendable, Hashable {
     /// The catch-all command that takes any command line (`/rhea translate fr hi`).
     public static let catchAllCommand = "/rhea"
 
-    /// Decodes a form already parsed into its fields; says which required field is missing.
-    public init(form fields: [String: String]) throws(MattermostPayloadError) {
-        func required(_ name: String) throws(MattermostPayloadError) -> String {
-            guard let value = fields[name], !value.isEmpty else { throw .missingField(name) }
+    /// The command in `form`; says which field Mattermost always sends is missing.
+    public init(form: MattermostCommandForm) throws(MattermostPayloadError) {
+        func required(_ value: String?, _ name: String) throws(MattermostPayloadError) -> String {
+            guard let value, !value.isEmpty else { throw .missingField(name) }
             return value
         }
+        func optional(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         self.init(
-            teamID: try required("team_id"), channelID: try required("channel_id"), userID: try required("user_id"),
-            userName: fields["user_name"].flatMap { $0.isEmpty ? nil : $0 }, command: try required("command"), text: fields["text"] ?? "",
-            responseURL: fields["response_url"].flatMap { $0.isEmpty ? nil : $0 }, triggerID: fields["trigger_id"].flatMap { $0.isEmpty ? nil : $0 })
-    }
-
-    /// The fields of an `application/x-www-form-urlencoded` body (`+` is a space; the last of a
-    /// repeated name wins). Nil when it is not valid UTF-8 or its percent-escapes are broken.
-    public static func formFields(_ body: some Collection<UInt8>) -> [String: String]? {
-        guard let text = String(validating: Array(body), as: UTF8.self) else { return nil }
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else { return nil }
-            fields[name] = value
-        }
-        return fields
-    }
-
-    private static func decode(_ part: Substring) -> String? {
-        String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            teamID: try required(form.teamID, "team_id"), channelID: try required(form.channelID, "channel_id"),
+            userID: try required(form.userID, "user_id"), userName: optional(form.userName), command: try required(form.command, "command"),
+            text: form.text ?? "", responseURL: optional(form.responseURL), triggerID: optional(form.triggerID))
     }
 
     /// The relay command line this invocation stands for: `/translate` with `fr hi` is
@@ -84,13 +68,50 @@ public struct MattermostSlashCommand: Sendable, Hashable {
 }
 
 /// A Mattermost payload that cannot be read: 400, saying what was wrong.
+/// A slash command's form as Mattermost POSTs it, decoded once (`FormDecoder`: each field once,
+/// `+` a space, `%XX` escapes, UTF-8). Every field is optional here: the token is checked before
+/// anything else is asked of the form, then `MattermostSlashCommand(form:)` names a missing one.
+/// The mention lists and the rest are not read.
+public struct MattermostCommandForm: Sendable, Hashable, Decodable {
+    public var token: String?
+    public var teamID: String?
+    public var channelID: String?
+    public var userID: String?
+    public var userName: String?
+    public var command: String?
+    public var text: String?
+    public var responseURL: String?
+    public var triggerID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case token, command, text
+        case teamID = "team_id"
+        case channelID = "channel_id"
+        case userID = "user_id"
+        case userName = "user_name"
+        case responseURL = "response_url"
+        case triggerID = "trigger_id"
+    }
+
+    /// The form in `body`; `.notAForm` when it is none (broken %-escapes, not UTF-8, a field twice).
+    public static func decode(_ body: some Collection<UInt8>) throws(MattermostPayloadError) -> MattermostCommandForm {
+        do {
+            return try PayloadDecoding.form(MattermostCommandForm.self, from: body, as: "Mattermost slash command")
+        } catch {
+            throw .notAForm(error.problem)
+        }
+    }
+}
+
 public enum MattermostPayloadError: Error, Sendable, Hashable, CustomStringConvertible {
-    case notAForm
+    /// What was wrong with it ("field `text` appears more than once").
+    case notAForm(String)
     case missingField(String)
 
     public var description: String {
         switch self {
-        case .notAForm: "The body is not an application/x-www-form-urlencoded form in UTF-8, as Mattermost sends slash commands."
+        case .notAForm(let problem):
+            "The body is not an application/x-www-form-urlencoded form in UTF-8, as Mattermost sends slash commands: \(problem)."
         case .missingField(let name): "The slash command has no `\(name)`: Mattermost sends it with every command."
         }
     }

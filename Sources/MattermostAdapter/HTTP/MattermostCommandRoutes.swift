@@ -42,13 +42,16 @@ public struct MattermostCommandRoutes: Sendable {
             let body = try await request.collectBody(limitedTo: Self.maxBody)
             // A body that is no form (broken %-escapes, not UTF-8) is 400 before its token is
             // looked for: there is no field to read it from, and "no token" would mislead.
-            guard let fields = MattermostSlashCommand.formFields(body.readableBytesView) else {
-                return Self.error(.badRequest, MattermostPayloadError.notAForm.description)
+            let form: MattermostCommandForm
+            do throws(MattermostPayloadError) {
+                form = try MattermostCommandForm.decode(body.readableBytesView)
+            } catch {
+                return Self.error(.badRequest, error.description)
             }
-            if !authenticated { try tokens.check(fields["token"], source: "token") }
+            if !authenticated { try tokens.check(form.token, source: "token") }
             let command: MattermostSlashCommand
             do throws(MattermostPayloadError) {
-                command = try MattermostSlashCommand(form: fields)
+                command = try MattermostSlashCommand(form: form)
             } catch {
                 return Self.error(.badRequest, error.description)
             }

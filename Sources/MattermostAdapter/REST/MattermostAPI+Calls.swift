@@ -2,8 +2,9 @@ public import RelayCore
 public import RelayHTTP
 public import RelayPlatform
 
-/// A post as the adapter reads it (REST answers and websocket `posted` events alike).
-public struct MattermostPost: Sendable, Hashable {
+/// A post as the adapter reads it (REST answers and websocket `posted` events alike). Every member
+/// is read leniently: a post without the ids a handler needs is left alone there, not unreadable.
+public struct MattermostPost: Sendable, Hashable, Decodable {
     public var id: String
     public var userID: String
     public var channelID: String
@@ -18,19 +19,39 @@ public struct MattermostPost: Sendable, Hashable {
     /// The files attached to it (`metadata.files`), as far as a voice note needs them.
     public var files: [MattermostFile]
 
-    public init(json: JSONValue) {
-        id = json["id"]?.stringValue ?? ""
-        userID = json["user_id"]?.stringValue ?? ""
-        channelID = json["channel_id"]?.stringValue ?? ""
-        rootID = json["root_id"]?.stringValue ?? ""
-        message = json["message"]?.stringValue ?? ""
-        type = json["type"]?.stringValue ?? ""
-        createAt = Int64(json["create_at"]?.intValue ?? 0)
-        let props = json["props"]
+    private enum CodingKeys: String, CodingKey {
+        case id, message, type, props, metadata
+        case userID = "user_id"
+        case channelID = "channel_id"
+        case rootID = "root_id"
+        case createAt = "create_at"
+    }
+
+    private enum PropsKeys: String, CodingKey {
+        case fromBot = "from_bot"
+        case fromWebhook = "from_webhook"
+    }
+
+    private enum MetadataKeys: String, CodingKey {
+        case files
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = container.lenient(String.self, .id) ?? ""
+        userID = container.lenient(String.self, .userID) ?? ""
+        channelID = container.lenient(String.self, .channelID) ?? ""
+        rootID = container.lenient(String.self, .rootID) ?? ""
+        message = container.lenient(String.self, .message) ?? ""
+        type = container.lenient(String.self, .type) ?? ""
+        createAt = container.lenient(Int64.self, .createAt) ?? 0
+        // `from_bot` is a string ("true") in posts an integration makes, a Boolean in some versions.
+        let props = try? container.nestedContainer(keyedBy: PropsKeys.self, forKey: .props)
         fromIntegration =
-            props?["from_bot"]?.stringValue == "true" || props?["from_webhook"]?.stringValue == "true"
-            || props?["from_bot"]?.boolValue == true
-        files = (json["metadata"]?["files"]?.arrayValue ?? []).compactMap(MattermostFile.init(json:))
+            props?.lenient(String.self, .fromBot) == "true" || props?.lenient(String.self, .fromWebhook) == "true"
+            || props?.lenient(Bool.self, .fromBot) == true
+        let metadata = try? container.nestedContainer(keyedBy: MetadataKeys.self, forKey: .metadata)
+        files = (metadata?.lenient([Lenient<MattermostFile>].self, .files) ?? []).compactMap(\.value)
     }
 
     /// Its first audio attachment, as a clip of `origin`. The declared size comes from the
@@ -46,23 +67,64 @@ public struct MattermostPost: Sendable, Hashable {
 }
 
 /// A file attached to a post (`FileInfo`): its id, which `GET /files/{id}` serves to the bot
-/// token, and what the server says of it.
-public struct MattermostFile: Sendable, Hashable {
+/// token, and what the server says of it. One without an id does not decode (and is left out).
+public struct MattermostFile: Sendable, Hashable, Decodable {
     public var id: String
     public var mimeType: String
     public var size: Int?
 
-    init?(json: JSONValue) {
-        guard let id = json["id"]?.stringValue, !id.isEmpty else { return nil }
-        self.id = id
-        mimeType = json["mime_type"]?.stringValue ?? ""
-        size = json["size"]?.intValue
+    private enum CodingKeys: String, CodingKey {
+        case id, size
+        case mimeType = "mime_type"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        guard !id.isEmpty else { throw DecodingError.valueNotFound(String.self, .init(codingPath: [CodingKeys.id], debugDescription: "empty")) }
+        mimeType = container.lenient(String.self, .mimeType) ?? ""
+        size = container.lenient(Int.self, .size)
     }
 
     /// A Mattermost id: 26 characters of `[a-z0-9]`, so it is one plain path segment.
     public static func isID(_ id: String) -> Bool {
         id.utf8.count == 26 && id.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
     }
+}
+
+/// `{"id": …}`: what a created post, a team or the bot's user answers with, of which the id is read.
+struct MattermostIdentified: Decodable {
+    var id: String
+}
+
+/// `GET /users/me`.
+struct MattermostMe: Decodable {
+    var id: String
+    var username: String?
+}
+
+/// A team member or a user, for its `roles` (a space-separated list).
+struct MattermostRoles: Decodable {
+    var roles: String?
+}
+
+/// `GET /channels/{id}`: its team (empty for a direct or group message).
+struct MattermostChannel: Decodable {
+    var teamID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case teamID = "team_id"
+    }
+}
+
+/// `GET /posts/{id}/thread`: the posts by id (in no order).
+struct MattermostPostList: Decodable {
+    var posts: [String: MattermostPost]?
+}
+
+/// `POST /commands`: the token Mattermost made for the command.
+struct MattermostCreatedCommand: Decodable {
+    var token: String?
 }
 
 /// The bot account, from `GET /users/me`.
@@ -74,9 +136,10 @@ public struct MattermostUser: Sendable, Hashable {
 extension MattermostAPI {
     /// `GET /users/me`: who the bot token belongs to.
     public func me() async throws(MattermostAPIError) -> MattermostUser {
-        let answer = try await send(MattermostRequest(.api(method: "GET", path: "/users/me", label: "GET /users/me")))
-        guard let id = answer["id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: "GET /users/me", reason: "no user id") }
-        return MattermostUser(id: id, username: answer["username"]?.stringValue ?? "")
+        let endpoint = "GET /users/me"
+        let me = try await send(MattermostRequest(.api(method: "GET", path: "/users/me", label: endpoint))).decode(MattermostMe.self, endpoint: endpoint)
+        guard !me.id.isEmpty else { throw .malformed(endpoint: endpoint, reason: "field `id` is null or empty") }
+        return MattermostUser(id: me.id, username: me.username ?? "")
     }
 
     /// `GET /files/{id}`: an attachment's bytes, streamed and cut off past `maxBytes`, from the
@@ -117,8 +180,8 @@ extension MattermostAPI {
     /// `GET /posts/{id}`.
     public func post(id: String) async throws(MattermostAPIError) -> MattermostPost {
         let path = "/posts/\(try Self.segment(id, endpoint: "GET /posts/{id}"))"
-        let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /posts/{id}")))
-        let post = MattermostPost(json: answer)
+        let post = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /posts/{id}")))
+            .decode(MattermostPost.self, endpoint: "GET /posts/{id}")
         guard !post.id.isEmpty else { throw .malformed(endpoint: "GET /posts/{id}", reason: "no post id") }
         return post
     }
@@ -126,16 +189,18 @@ extension MattermostAPI {
     /// `GET /posts/{id}/thread`: the thread's posts, oldest first.
     public func thread(of id: String) async throws(MattermostAPIError) -> [MattermostPost] {
         let path = "/posts/\(try Self.segment(id, endpoint: "GET /posts/{id}/thread"))/thread"
-        let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /posts/{id}/thread")))
-        let posts = (answer["posts"]?.objectValue ?? [:]).values.map(MattermostPost.init(json:))
+        let list = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /posts/{id}/thread")))
+            .decode(MattermostPostList.self, endpoint: "GET /posts/{id}/thread")
+        let posts = (list.posts ?? [:]).values
         return posts.sorted { ($0.createAt, $0.id) < ($1.createAt, $1.id) }
     }
 
     /// `GET /channels/{id}`: the team a channel belongs to; nil for a direct or group message.
     public func channelTeam(_ id: String) async throws(MattermostAPIError) -> String? {
         let path = "/channels/\(try Self.segment(id, endpoint: "GET /channels/{id}"))"
-        let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /channels/{id}")))
-        return answer["team_id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let channel = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /channels/{id}")))
+            .decode(MattermostChannel.self, endpoint: "GET /channels/{id}")
+        return channel.teamID.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// `GET /teams/{team}/members/{user}` and `GET /users/{user}`: whether the user administers
@@ -144,20 +209,24 @@ extension MattermostAPI {
         let memberLabel = "GET /teams/{id}/members/{id}"
         let memberPath = "/teams/\(try Self.segment(team, endpoint: memberLabel))/members/\(try Self.segment(user, endpoint: memberLabel))"
         let member = try await send(MattermostRequest(.api(method: "GET", path: memberPath, label: memberLabel)))
-        if Self.roles(member).contains("team_admin") { return true }
-        let userPath = "/users/\(try Self.segment(user, endpoint: "GET /users/{id}"))"
-        return Self.roles(try await send(MattermostRequest(.api(method: "GET", path: userPath, label: "GET /users/{id}")))).contains("system_admin")
+        if try Self.roles(member, endpoint: memberLabel).contains("team_admin") { return true }
+        let userLabel = "GET /users/{id}"
+        let userPath = "/users/\(try Self.segment(user, endpoint: userLabel))"
+        return try Self.roles(try await send(MattermostRequest(.api(method: "GET", path: userPath, label: userLabel))), endpoint: userLabel)
+            .contains("system_admin")
     }
 
     /// A member's or user's `roles`, a space-separated list.
-    static func roles(_ answer: JSONValue) -> [Substring] {
-        (answer["roles"]?.stringValue ?? "").split(separator: " ")
+    static func roles(_ answer: MattermostAnswer, endpoint: String) throws(MattermostAPIError) -> [Substring] {
+        (try answer.decode(MattermostRoles.self, endpoint: endpoint).roles ?? "").split(separator: " ")
     }
 
     /// `POST /api/v4/commands` (201): a custom slash command; returns the token Mattermost made for it.
     public func createCommand(_ body: JSONValue) async throws(MattermostAPIError) -> String {
         let answer = try await send(MattermostRequest(.api(method: "POST", path: "/commands", label: "POST /commands"), body: body))
-        guard let token = answer["token"]?.stringValue, !token.isEmpty else { throw .malformed(endpoint: "POST /commands", reason: "no token") }
+        guard let token = try answer.decode(MattermostCreatedCommand.self, endpoint: "POST /commands").token, !token.isEmpty else {
+            throw .malformed(endpoint: "POST /commands", reason: "no token")
+        }
         return token
     }
 
@@ -165,7 +234,8 @@ extension MattermostAPI {
     public func teamID(named name: String) async throws(MattermostAPIError) -> String {
         let path = "/teams/name/\(try Self.segment(name, endpoint: "GET /teams/name/{name}"))"
         let answer = try await send(MattermostRequest(.api(method: "GET", path: path, label: "GET /teams/name/{name}")))
-        guard let id = answer["id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: "GET /teams/name/{name}", reason: "no team id") }
+        let id = try answer.decode(MattermostIdentified.self, endpoint: "GET /teams/name/{name}").id
+        guard !id.isEmpty else { throw .malformed(endpoint: "GET /teams/name/{name}", reason: "no team id") }
         return id
     }
 
@@ -174,8 +244,9 @@ extension MattermostAPI {
         _ = try await send(MattermostRequest(.responseURL(responseURL), body: body))
     }
 
-    static func postID(_ answer: JSONValue, endpoint: String) throws(MattermostAPIError) -> String {
-        guard let id = answer["id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: endpoint, reason: "no post id") }
+    static func postID(_ answer: MattermostAnswer, endpoint: String) throws(MattermostAPIError) -> String {
+        let id = try answer.decode(MattermostIdentified.self, endpoint: endpoint).id
+        guard !id.isEmpty else { throw .malformed(endpoint: endpoint, reason: "no post id") }
         return id
     }
 

@@ -44,9 +44,10 @@ public struct MattermostRefusal: PlatformRefusal {
 /// Mattermost's REST v4 as the adapter sees it: one primitive, typed helpers in extensions
 /// (`MattermostAPI+Posts.swift`), so a test double implements a single method.
 public protocol MattermostAPI: Sendable {
-    /// Sends `request` and returns the answer's JSON (`{}` for an empty or non-JSON 2xx body).
+    /// Sends `request` and returns the answer for its caller to decode (`{}` for an empty or
+    /// non-JSON 2xx body).
     /// - Throws: `MattermostAPIError` for every failure; its `deliveryOutcome` says whether to retry.
-    func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> JSONValue
+    func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> MattermostAnswer
 
     /// Sends `request` (a REST `GET`) and streams the answer's body, cut off past `maxBytes`; a
     /// non-2xx answer comes back whole (it is small), for the caller to read.
@@ -115,7 +116,7 @@ public struct MattermostClient: MattermostAPI {
         self.logger = logger
     }
 
-    public func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> JSONValue {
+    public func send(_ request: MattermostRequest) async throws(MattermostAPIError) -> MattermostAnswer {
         let label = request.label
         let http = try makeRequest(request)
         let answer: HTTPAnswer
@@ -169,17 +170,18 @@ public struct MattermostClient: MattermostAPI {
     }
 
     /// What an answer means (see the type's documentation).
-    static func interpret(_ answer: HTTPAnswer, endpoint: String) -> Result<JSONValue, MattermostAPIError> {
-        let json = JSONValue.parse(answer.body)
+    static func interpret(_ answer: HTTPAnswer, endpoint: String) -> Result<MattermostAnswer, MattermostAPIError> {
         switch answer.status {
         case 200..<300:
-            return .success(json ?? [:])
+            // A `response_url` may answer with an empty body: read as `{}`.
+            let isJSON = (try? JSONDecoder().decode(MattermostErrorBody.self, from: Data(answer.body))) != nil
+            return .success(MattermostAnswer(body: isJSON ? answer.body : Array("{}".utf8)))
         case 429:
             return .failure(.rateLimited(endpoint: endpoint, retryAfter: rateLimitReset(answer.headers) ?? .seconds(1)))
         case 500...:
             return .failure(.server(endpoint: endpoint, status: answer.status))
         default:
-            let id = json?["id"]?.stringValue.map(sanitized) ?? "http_\(answer.status)"
+            let id = (try? JSONDecoder().decode(MattermostErrorBody.self, from: Data(answer.body)))?.id.map(sanitized) ?? "http_\(answer.status)"
             return .failure(.refused(endpoint: endpoint, MattermostRefusal(id: id, status: answer.status)))
         }
     }
@@ -199,5 +201,38 @@ public struct MattermostClient: MattermostAPI {
         let kept = id.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "." }
         let text = String(String.UnicodeScalarView(kept.prefix(96)))
         return text.isEmpty ? "unknown_error" : text
+    }
+}
+
+/// A 2xx answer's body, which the call that made the request decodes into the model of what
+/// that route returns.
+public struct MattermostAnswer: Sendable, Hashable {
+    public var body: [UInt8]
+
+    public init(body: [UInt8]) {
+        self.body = body
+    }
+
+    /// The body read as `T`; one without what `T` requires is `.malformed`, naming the field.
+    public func decode<T: Decodable>(_ type: T.Type, endpoint: String) throws(MattermostAPIError) -> T {
+        do {
+            return try PayloadDecoding.json(type, from: body, as: endpoint)
+        } catch {
+            throw .malformed(endpoint: endpoint, reason: error.problem)
+        }
+    }
+}
+
+/// An error answer (`{"id": "api.post.create_post.…", "message": …}`), for its `id`; read
+/// leniently, as a proxy's JSON may hold anything.
+struct MattermostErrorBody: Decodable {
+    var id: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case id
+    }
+
+    init(from decoder: any Decoder) throws {
+        id = (try? decoder.container(keyedBy: CodingKeys.self))?.lenient(String.self, .id)
     }
 }

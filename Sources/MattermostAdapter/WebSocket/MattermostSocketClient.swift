@@ -79,6 +79,8 @@ struct MattermostSocketClient: Sendable {
                         return
                     case .event(let event):
                         await inbound.socketEvent(event, bot: bot)
+                    case .dropped(let problem):
+                        PayloadDecoding.dropped(problem, platform: "mattermost", logger: logger)
                     }
                 }
             }

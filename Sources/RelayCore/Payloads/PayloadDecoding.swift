@@ -48,6 +48,7 @@ public enum PayloadDecoding {
         case .valueNotFound(_, let context):
             return "field `\(path(context.codingPath))` is null or empty"
         case .typeMismatch(let type, let context):
+            if context.codingPath.isEmpty { return "the payload is not \(typeName(type))" }
             return "field `\(path(context.codingPath))` is not \(typeName(type))"
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
@@ -102,4 +103,22 @@ public struct PayloadProblem: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String { "\(payload): \(problem)" }
+}
+
+extension KeyedDecodingContainer {
+    /// The member `key` as `T`, or nil when it is absent, null or of another shape: for what a
+    /// handler can do without, read so that an odd value there never makes the payload unreadable.
+    public func lenient<T: Decodable>(_ type: T.Type, _ key: Key) -> T? {
+        (try? decodeIfPresent(type, forKey: key)) ?? nil
+    }
+}
+
+/// An element read if it can be, nil if not: one odd element of a list (`[Lenient<Entity>]`)
+/// leaves the others readable.
+public struct Lenient<Value: Decodable>: Decodable {
+    public var value: Value?
+
+    public init(from decoder: any Decoder) throws {
+        value = try? Value(from: decoder)
+    }
 }

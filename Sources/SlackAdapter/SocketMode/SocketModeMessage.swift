@@ -52,34 +52,33 @@ struct SocketModeFrame: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        func lenient<T: Decodable>(_ type: T.Type, _ key: CodingKeys) -> T? {
-            (try? container.decodeIfPresent(type, forKey: key)) ?? nil
-        }
-        let type = lenient(String.self, .type) ?? ""
-        if let envelopeID = lenient(String.self, .envelopeID), !envelopeID.isEmpty {
+        let type = container.lenient(String.self, .type) ?? ""
+        if let envelopeID = container.lenient(String.self, .envelopeID), !envelopeID.isEmpty {
             let kind = SocketModeEnvelope.Kind(type)
             message = .envelope(
                 SocketModeEnvelope(
                     type: kind,
                     envelopeID: envelopeID,
                     // Only logged and compared with 0; Slack retries an envelope a few times.
-                    retryAttempt: UntrustedNumber.clamped(lenient(Double.self, .retryAttempt), to: 0...100, source: "slack", field: "retry_attempt").map {
-                        Int($0)
-                    } ?? 0,
-                    retryReason: lenient(String.self, .retryReason).flatMap { $0.isEmpty ? nil : $0 },
-                    acceptsResponsePayload: lenient(Bool.self, .acceptsResponsePayload) ?? false,
-                    payload: lenient(JSONValue.self, .payload) ?? .null,
-                    eventID: kind == .eventsAPI ? lenient(SocketModeEventsPayload.self, .payload)?.eventID : nil))
+                    retryAttempt: UntrustedNumber.clamped(container.lenient(Double.self, .retryAttempt), to: 0...100, source: "slack", field: "retry_attempt")
+                        .map {
+                            Int($0)
+                        } ?? 0,
+                    retryReason: container.lenient(String.self, .retryReason).flatMap { $0.isEmpty ? nil : $0 },
+                    acceptsResponsePayload: container.lenient(Bool.self, .acceptsResponsePayload) ?? false,
+                    payload: container.lenient(JSONValue.self, .payload) ?? .null,
+                    eventID: kind == .eventsAPI ? container.lenient(SocketModeEventsPayload.self, .payload)?.eventID : nil))
             return
         }
         switch type {
         case "hello":
             // An app may hold up to 10 connections; the count is only logged.
             message = .hello(
-                numConnections: UntrustedNumber.checked(lenient(Double.self, .numConnections), in: 0...100, source: "slack", field: "num_connections").map {
-                    Int($0)
-                })
-        case "disconnect": message = .disconnect(reason: lenient(String.self, .reason) ?? "unknown")
+                numConnections: UntrustedNumber.checked(container.lenient(Double.self, .numConnections), in: 0...100, source: "slack", field: "num_connections")
+                    .map {
+                        Int($0)
+                    })
+        case "disconnect": message = .disconnect(reason: container.lenient(String.self, .reason) ?? "unknown")
         default: message = .other(type: type)
         }
     }

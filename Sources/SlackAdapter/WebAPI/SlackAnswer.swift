@@ -53,20 +53,12 @@ struct SlackAnswerEnvelope: Decodable {
     init(from decoder: any Decoder) throws {
         guard let container = try? decoder.container(keyedBy: CodingKeys.self) else { return }
         isObject = true
-        ok = try? container.decodeIfPresent(Bool.self, forKey: .ok)
-        error = try? container.decodeIfPresent(String.self, forKey: .error)
-        warning = try? container.decodeIfPresent(String.self, forKey: .warning)
+        ok = container.lenient(Bool.self, .ok)
+        error = container.lenient(String.self, .error)
+        warning = container.lenient(String.self, .warning)
         if let metadata = try? container.nestedContainer(keyedBy: MetadataKeys.self, forKey: .responseMetadata) {
-            metadataWarnings = (try? metadata.decodeIfPresent([LenientString].self, forKey: .warnings))?.compactMap(\.value) ?? []
-        }
-    }
-
-    /// A string, or nil for a value of another type (one odd warning does not hide the others).
-    struct LenientString: Decodable {
-        var value: String?
-
-        init(from decoder: any Decoder) throws {
-            value = try? decoder.singleValueContainer().decode(String.self)
+            // One odd warning does not hide the others.
+            metadataWarnings = (metadata.lenient([Lenient<String>].self, .warnings) ?? []).compactMap(\.value)
         }
     }
 }

@@ -19,7 +19,7 @@ public protocol TelegramBotAPI: Sendable {
     /// - Parameter timeout: the whole exchange's limit; the implementation's own when nil.
     /// - Throws: a `TelegramAPIError` for every failure, `ok:false` answers included; its
     ///   `deliveryOutcome` says whether to retry.
-    func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue
+    func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> TelegramResult
 
     /// Downloads a file `getFile` named, from `<apiURL>/file/bot<token>/<filePath>`, at most
     /// `maxBytes` (read as it arrives, and cut off there).
@@ -55,7 +55,7 @@ extension TelegramBotAPI {
     }
 
     /// Calls `method` with `body` within the implementation's own time limit.
-    public func call(_ method: String, _ body: JSONValue) async throws(TelegramAPIError) -> JSONValue {
+    public func call(_ method: String, _ body: JSONValue) async throws(TelegramAPIError) -> TelegramResult {
         try await call(method, body, timeout: nil)
     }
 
@@ -64,11 +64,9 @@ extension TelegramBotAPI {
 
     /// `getMe`: the bot's id and username.
     public func getMe() async throws(TelegramAPIError) -> TelegramBotIdentity {
-        let result = try await call("getMe", [:])
-        guard let id = result["id"]?.intValue, let username = result["username"]?.stringValue, !username.isEmpty else {
-            throw .malformed(endpoint: "getMe", reason: "no id or username")
-        }
-        return TelegramBotIdentity(id: Int64(id), username: username, supportsInlineQueries: result["supports_inline_queries"]?.boolValue ?? false)
+        let me = try await call("getMe", [:]).decode(TelegramMe.self, method: "getMe")
+        guard !me.username.isEmpty else { throw .malformed(endpoint: "getMe", reason: "field `result.username` is null or empty") }
+        return TelegramBotIdentity(id: me.id, username: me.username, supportsInlineQueries: me.supportsInlineQueries ?? false)
     }
 
     /// `getUpdates`: waits up to `timeout` seconds for updates after `offset` (which confirms
@@ -76,15 +74,19 @@ extension TelegramBotAPI {
     ///
     /// The HTTP time limit is the long-poll timeout plus `pollGrace`. Cancelling the calling task
     /// ends the call at once (the transport cancels the request) with `.cancelled`.
-    public func getUpdates(offset: Int64?, limit: Int, timeout: Int, allowedUpdates: [String]) async throws(TelegramAPIError) -> [JSONValue] {
+    ///
+    /// Each element is decoded on its own: one that cannot be read is handed back as such, with
+    /// its `update_id` when it has one, and the others are still read.
+    public func getUpdates(
+        offset: Int64?, limit: Int, timeout: Int, allowedUpdates: [String]
+    ) async throws(TelegramAPIError) -> [TelegramPolledUpdate] {
         let seconds = min(600, max(0, timeout))
         var body: [String: JSONValue] = [
             "limit": .int(min(100, max(1, limit))), "timeout": .int(seconds), "allowed_updates": .array(allowedUpdates.map { .string($0) }),
         ]
         if let offset { body["offset"] = .int(Int(offset)) }
-        let result = try await call("getUpdates", .object(body), timeout: .seconds(seconds) + Self.pollGrace)
-        guard let updates = result.arrayValue else { throw .malformed(endpoint: "getUpdates", reason: "result is not a list") }
-        return updates
+        return try await call("getUpdates", .object(body), timeout: .seconds(seconds) + Self.pollGrace)
+            .decode([TelegramPolledUpdate].self, method: "getUpdates")
     }
 
     /// `deleteWebhook`: needed before polling, which Telegram refuses while a webhook is set.
@@ -126,9 +128,7 @@ extension TelegramBotAPI {
 
     /// `sendMessage` (paced for `body["chat_id"]`); the new message's id.
     public func sendMessage(_ body: JSONValue) async throws(TelegramAPIError) -> Int64 {
-        let result = try await call("sendMessage", body)
-        guard let id = result["message_id"]?.intValue else { throw .malformed(endpoint: "sendMessage", reason: "no message_id") }
-        return Int64(id)
+        try await call("sendMessage", body).decode(TelegramSentMessage.self, method: "sendMessage").messageID
     }
 
     /// `editMessageText` (paced for `body["chat_id"]`; an inline message's edit, by
@@ -192,7 +192,7 @@ public struct TelegramBotClient: TelegramBotAPI {
     /// turn (see `pacedChat`), and a 429 for it pauses that chat for every sender of this bot.
     ///
     /// - Parameter timeout: the whole exchange's limit; `self.timeout` when nil.
-    public func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue {
+    public func call(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> TelegramResult {
         guard let chat = try Self.pacedChat(method, body) else { return try await exchange(method, body, timeout: timeout) }
         try await waitForTurn(chat: chat, method: method)
         // However the exchange ends, Telegram may have counted the message by now.
@@ -208,7 +208,7 @@ public struct TelegramBotClient: TelegramBotAPI {
     }
 
     /// One exchange with the Bot API, without pacing.
-    private func exchange(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> JSONValue {
+    private func exchange(_ method: String, _ body: JSONValue, timeout: Duration?) async throws(TelegramAPIError) -> TelegramResult {
         let limit = timeout ?? self.timeout
         let request = try makeRequest(method, body)
         let answer: HTTPAnswer
@@ -400,26 +400,25 @@ extension TelegramBotClient {
     /// - `parameters.migrate_to_chat_id`: refused, `.migrated`.
     /// - Other `ok:false` (or a 4xx without JSON): refused, `.error` with `error_code` and `description`.
     /// - A 2xx that is not the Bot API's JSON, or has no `result`: `.malformed`.
-    public static func interpret(_ answer: HTTPAnswer, method: String) throws(TelegramAPIError) -> JSONValue {
+    public static func interpret(_ answer: HTTPAnswer, method: String) throws(TelegramAPIError) -> TelegramResult {
         try interpret(status: answer.status, retryAfter: answer.headers.first(name: "Retry-After"), body: answer.body, method: method)
     }
 
     /// `interpret` from the parts of an answer that matter: its status, its `Retry-After` header
     /// and its body.
-    static func interpret(status: Int, retryAfter: String?, body: [UInt8], method: String) throws(TelegramAPIError) -> JSONValue {
+    static func interpret(status: Int, retryAfter: String?, body: [UInt8], method: String) throws(TelegramAPIError) -> TelegramResult {
         let isSuccess = (200..<300).contains(status)
-        let json = JSONValue.parse(body)
-        let errorCode = UntrustedNumber.checked(json?["error_code"]?.intValue, in: 100...599, source: "telegram", field: "error_code")
-        let parameters = json?["parameters"]
+        let json = TelegramAnswerEnvelope.read(body)
+        let errorCode = UntrustedNumber.checked(json?.errorCode, in: 100...599, source: "telegram", field: "error_code")
         if status == 429 || errorCode == 429 {
-            let fromBody = parameters?["retry_after"]?.doubleValue.flatMap { RetryAfter.clamp(seconds: $0, source: "telegram") }
+            let fromBody = json?.retryAfter.flatMap { RetryAfter.clamp(seconds: $0, source: "telegram") }
             let fromHeader = RetryAfter.parse(retryAfter, source: "telegram")
             throw .rateLimited(endpoint: method, retryAfter: fromBody ?? fromHeader ?? .seconds(1))
         }
-        let ok = json?["ok"]?.boolValue
+        let ok = json?.ok
         if isSuccess, ok == true {
-            guard let result = json?["result"] else { throw .malformed(endpoint: method, reason: "no result") }
-            return result
+            guard json?.hasResult == true else { throw .malformed(endpoint: method, reason: "no result") }
+            return TelegramResult(body: body)
         }
         let code = errorCode ?? status
         if status >= 500 || code >= 500 { throw .server(endpoint: method, status: max(status, code)) }
@@ -428,10 +427,10 @@ extension TelegramBotClient {
             // A 4xx from a proxy in front of the Bot API: no description to keep.
             throw .refused(endpoint: method, .error(code: status, description: ""))
         }
-        if let newChatID = parameters?["migrate_to_chat_id"]?.intValue {
-            throw .refused(endpoint: method, .migrated(newChatID: Int64(newChatID)))
+        if let newChatID = json?.migrateToChatID {
+            throw .refused(endpoint: method, .migrated(newChatID: newChatID))
         }
-        throw .refused(endpoint: method, .error(code: code, description: boundedDescription(json?["description"]?.stringValue ?? "")))
+        throw .refused(endpoint: method, .error(code: code, description: boundedDescription(json?.description ?? "")))
     }
 
     /// Telegram's description as one printable line of at most `maxDescriptionLength`

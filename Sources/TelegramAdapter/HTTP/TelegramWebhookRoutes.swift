@@ -43,8 +43,14 @@ public struct TelegramWebhookRoutes: Sendable {
                 return Self.json(["error": "an update must be sent as application/json"], status: .unsupportedMediaType)
             }
             let body = try await request.collectBody(limitedTo: Self.maxBody)
-            guard let json = JSONValue.parse(body.readableBytesView), let update = TelegramUpdate(json: json) else {
-                return Self.json(["error": "the body is not a Telegram update (no update_id)"], status: .badRequest)
+            let update: TelegramUpdate
+            do throws(PayloadProblem) {
+                update = try TelegramUpdate.decode(body.readableBytesView)
+            } catch {
+                // Only a body that is not JSON, or an update without its `update_id`, gets here:
+                // the rest of an update is read leniently (see `TelegramUpdate`).
+                logger.info("telegram: webhook body refused", metadata: ["reason": "\(error)"])
+                return Self.json(["error": .string("the body is not a Telegram update: \(error.problem)")], status: .badRequest)
             }
             do {
                 try await inbound.handle(update)

@@ -17,8 +17,8 @@ public struct TelegramConversationReader: ConversationReader {
         if event.team.hasPrefix("dm:") { return true }
         guard let chat = Int64(event.channel), let user = Int64(event.user) else { return false }
         do throws(TelegramAPIError) {
-            let member = try await api.call("getChatMember", ["chat_id": .int(Int(chat)), "user_id": .int(Int(user))])
-            let status = member["status"]?.stringValue
+            let status = try await api.call("getChatMember", ["chat_id": .int(Int(chat)), "user_id": .int(Int(user))])
+                .decode(TelegramChatMember.self, method: "getChatMember").status
             return status == "creator" || status == "administrator"
         } catch {
             logger.notice("telegram: could not tell whether a user administers a group", metadata: ["reason": "\(error.reason)"])
@@ -40,19 +40,19 @@ public struct TelegramConversationReader: ConversationReader {
 
     public func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
         if let size = clip.byteSize, size > maxBytes { throw .tooLarge(limit: maxBytes, size: size) }
-        let file: JSONValue
+        let file: TelegramFile
         do throws(TelegramAPIError) {
-            file = try await api.call("getFile", ["file_id": .string(clip.file)])
+            file = try await api.call("getFile", ["file_id": .string(clip.file)]).decode(TelegramFile.self, method: "getFile")
         } catch {
             if case .refused(_, .error(400, let description)) = error, description.lowercased().contains("file is too big") {
                 throw .tooLarge(limit: min(maxBytes, Self.botFileLimit), size: nil)
             }
             throw .unavailable(reason: error.reason)
         }
-        if let size = UntrustedNumber.checked(file["file_size"]?.intValue, in: 0...Int.max, source: "telegram", field: "file_size"), size > maxBytes {
+        if let size = UntrustedNumber.checked(file.fileSize, in: 0...Int.max, source: "telegram", field: "file_size"), size > maxBytes {
             throw .tooLarge(limit: maxBytes, size: size)
         }
-        guard let path = file["file_path"]?.stringValue else { throw .unavailable(reason: "getFile: no file_path in the answer") }
+        guard let path = file.filePath else { throw .unavailable(reason: "getFile: no file_path in the answer") }
         let download: TelegramFileDownload
         do throws(TelegramAPIError) {
             download = try await api.downloadFile(path: path, maxBytes: maxBytes, timeout: Self.downloadTimeout)

@@ -1,9 +1,8 @@
+import Foundation
 import Logging
 import RelayCore
 import RelayPlatform
 import ServiceLifecycle
-
-import struct Foundation.Date
 
 /// Long polling: `getUpdates` in a loop, while this replica holds the lease on it
 /// (`telegram.poll`): Telegram ends the older of two concurrent `getUpdates` with 409, so only
@@ -81,11 +80,16 @@ struct TelegramPoller {
 
     /// Handles a batch in order, moving `offset` past each update stored; false when one could
     /// not be (it and those after it are asked for again).
-    private func handle(_ updates: [JSONValue], offset: inout Int64?) async -> Bool {
-        for raw in updates {
-            guard let update = TelegramUpdate(json: raw) else {
-                // Not an update the relay can read: nothing to store, so confirm it.
-                if let id = raw["update_id"]?.int64 { offset = id + 1 }
+    private func handle(_ updates: [TelegramPolledUpdate], offset: inout Int64?) async -> Bool {
+        for polled in updates {
+            let update: TelegramUpdate
+            switch polled.update {
+            case .success(let read): update = read
+            case .failure(let problem):
+                // Not an update the relay can read: nothing to store, so confirm it (when it
+                // says which it is) rather than be sent it again forever.
+                PayloadDecoding.dropped(problem, platform: "telegram", logger: logger)
+                if let id = polled.id { offset = id + 1 }
                 continue
             }
             do {
@@ -122,12 +126,22 @@ struct TelegramPollState: Sendable, Hashable {
         self.savedAt = savedAt
     }
 
+    /// What `saved` writes.
+    private struct Saved: Decodable {
+        var bot: String
+        var offset: Int64
+        var savedAt: Double
+
+        enum CodingKeys: String, CodingKey {
+            case bot, offset
+            case savedAt = "saved_at"
+        }
+    }
+
     /// Reads what `saved` wrote; nil for anything else.
     init?(saved text: String) {
-        guard let json = JSONValue.parse(Array(text.utf8)), let bot = json["bot"]?.stringValue, let offset = json["offset"]?.int64,
-            let at = json["saved_at"]?.doubleValue, at.isFinite
-        else { return nil }
-        self.init(bot: bot, offset: offset, savedAt: Date(timeIntervalSince1970: at))
+        guard let saved = try? JSONDecoder().decode(Saved.self, from: Data(text.utf8)), saved.savedAt.isFinite else { return nil }
+        self.init(bot: saved.bot, offset: saved.offset, savedAt: Date(timeIntervalSince1970: saved.savedAt))
     }
 
     var saved: String {

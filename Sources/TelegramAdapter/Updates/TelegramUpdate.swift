@@ -1,12 +1,13 @@
 public import RelayCore
 
-/// One Bot API `Update`, read into what the relay handles: a message (commands, mentions, DMs),
-/// a button press, an inline query, a reaction. Everything else (edits, member changes…) is
+/// One Bot API `Update`, decoded into what the relay handles: a message (commands, mentions,
+/// DMs), a button press, an inline query, a reaction. Everything else (edits, member changes…) is
 /// `.other` and only advances the offset.
 ///
-/// Read from `JSONValue` by hand: an update is small, and an unknown field or kind must never make
-/// it unreadable (Telegram adds fields often).
-public struct TelegramUpdate: Sendable, Hashable {
+/// Telegram adds fields and update kinds often: unknown keys are ignored, and a kind the relay
+/// does not handle — or one it does whose object lacks what it needs — is `.other`, never an
+/// unreadable update. Only an update without its `update_id` fails to decode.
+public struct TelegramUpdate: Sendable, Hashable, Decodable {
     public enum Kind: Sendable, Hashable {
         case message(TelegramIncomingMessage)
         case callbackQuery(TelegramCallbackQuery)
@@ -19,35 +20,76 @@ public struct TelegramUpdate: Sendable, Hashable {
     public var id: Int64
     public var kind: Kind
 
-    /// Nil when the bytes are not an update (no `update_id`).
-    public init?(json: JSONValue) {
-        guard let id = json["update_id"]?.int64 else { return nil }
-        self.id = id
-        if let message = json["message"].flatMap(TelegramIncomingMessage.init(json:)) {
+    private enum CodingKeys: String, CodingKey {
+        case id = "update_id"
+        case message
+        case callbackQuery = "callback_query"
+        case inlineQuery = "inline_query"
+        case reaction = "message_reaction"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        if let message = container.lenient(TelegramIncomingMessage.self, .message) {
             kind = .message(message)
-        } else if let query = json["callback_query"].flatMap(TelegramCallbackQuery.init(json:)) {
+        } else if let query = container.lenient(TelegramCallbackQuery.self, .callbackQuery) {
             kind = .callbackQuery(query)
-        } else if let query = json["inline_query"].flatMap(TelegramInlineQuery.init(json:)) {
+        } else if let query = container.lenient(TelegramInlineQuery.self, .inlineQuery) {
             kind = .inlineQuery(query)
-        } else if let reaction = json["message_reaction"].flatMap(TelegramReaction.init(json:)) {
+        } else if let reaction = container.lenient(TelegramReaction.self, .reaction) {
             kind = .reaction(reaction)
         } else {
             kind = .other
         }
     }
+
+    /// The update in `body` (a webhook's request, a test's fixture), or what is wrong with it.
+    public static func decode(_ body: some Collection<UInt8>) throws(PayloadProblem) -> TelegramUpdate {
+        try PayloadDecoding.json(TelegramUpdate.self, from: body, as: "Telegram update")
+    }
+}
+
+/// One element of `getUpdates`' list: its `update_id` whenever it has one (the offset moves past
+/// it whatever else is wrong), and the update or why it could not be read.
+public struct TelegramPolledUpdate: Sendable, Hashable, Decodable {
+    public var id: Int64?
+    public var update: Result<TelegramUpdate, PayloadProblem>
+
+    private enum CodingKeys: String, CodingKey {
+        case id = "update_id"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        id = (try? decoder.container(keyedBy: CodingKeys.self))?.lenient(Int64.self, .id)
+        do {
+            update = .success(try TelegramUpdate(from: decoder))
+        } catch let error as DecodingError {
+            update = .failure(PayloadProblem("Telegram update", PayloadDecoding.describe(error)))
+        }
+    }
+
+    public init(id: Int64?, update: Result<TelegramUpdate, PayloadProblem>) {
+        self.id = id
+        self.update = update
+    }
 }
 
 /// A chat: private (its id is the user's), group, supergroup or channel.
-public struct TelegramChat: Sendable, Hashable {
+public struct TelegramChat: Sendable, Hashable, Decodable {
     public var id: Int64
     public var type: String
     public var title: String?
 
-    init?(json: JSONValue) {
-        guard let id = json["id"]?.int64, let type = json["type"]?.stringValue else { return nil }
-        self.id = id
-        self.type = type
-        self.title = json["title"]?.stringValue
+    private enum CodingKeys: String, CodingKey {
+        case id, type, title
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        type = try container.decode(String.self, forKey: .type)
+        title = container.lenient(String.self, .title)
     }
 
     public var isPrivate: Bool { type == "private" }
@@ -55,26 +97,33 @@ public struct TelegramChat: Sendable, Hashable {
 }
 
 /// Who sent something.
-public struct TelegramUser: Sendable, Hashable {
+public struct TelegramUser: Sendable, Hashable, Decodable {
     public var id: Int64
     public var isBot: Bool
     public var name: String
     public var username: String?
 
-    init?(json: JSONValue) {
-        guard let id = json["id"]?.int64 else { return nil }
-        self.id = id
-        self.isBot = json["is_bot"]?.boolValue ?? false
-        let first = json["first_name"]?.stringValue ?? ""
-        let last = json["last_name"]?.stringValue
-        self.name = [first, last].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        self.username = json["username"]?.stringValue
+    private enum CodingKeys: String, CodingKey {
+        case id, username
+        case isBot = "is_bot"
+        case firstName = "first_name"
+        case lastName = "last_name"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        isBot = container.lenient(Bool.self, .isBot) ?? false
+        let first = container.lenient(String.self, .firstName) ?? ""
+        let last = container.lenient(String.self, .lastName)
+        name = [first, last].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        username = container.lenient(String.self, .username)
     }
 }
 
 /// A message with text (or a caption), or a voice note, audio file or video note: the only kinds
 /// the relay reads.
-public struct TelegramIncomingMessage: Sendable, Hashable {
+public struct TelegramIncomingMessage: Sendable, Hashable, Decodable {
     public var id: Int64
     public var chat: TelegramChat
     public var from: TelegramUser?
@@ -101,41 +150,61 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
         public var clip: VoiceClip?
     }
 
-    init?(json: JSONValue) {
-        guard let id = json["message_id"]?.int64, let chat = json["chat"].flatMap(TelegramChat.init(json:)) else { return nil }
-        let text = json["text"]?.stringValue ?? json["caption"]?.stringValue ?? ""
-        self.id = id
-        self.chat = chat
-        self.from = json["from"].flatMap(TelegramUser.init(json:))
-        self.text = text
-        let raw = json["entities"]?.arrayValue ?? json["caption_entities"]?.arrayValue ?? []
-        self.entities = raw.compactMap { entity in
-            guard let type = entity["type"]?.stringValue, let offset = entity["offset"]?.intValue, let length = entity["length"]?.intValue else {
-                return nil
-            }
-            return Self.slice(text, utf16Offset: offset, length: length).map { Entity(type: type, text: $0) }
+    private enum CodingKeys: String, CodingKey {
+        case id = "message_id"
+        case chat, from, text, caption, entities
+        case captionEntities = "caption_entities"
+        case replyTo = "reply_to_message"
+        case voice, audio
+        case videoNote = "video_note"
+    }
+
+    /// An entity as Telegram sends it: a span in UTF-16 code units.
+    private struct RawEntity: Decodable {
+        var type: String
+        var offset: Int
+        var length: Int
+    }
+
+    /// The replied-to message: any message, read only for what a reply needs.
+    private struct RawReplied: Decodable {
+        var id: Int64
+        var text: String?
+        var from: TelegramUser?
+        var clip: RawClip?
+
+        private enum CodingKeys: String, CodingKey {
+            case id = "message_id"
+            case text, caption, from, voice, audio
+            case videoNote = "video_note"
         }
-        self.clip = Self.clip(in: json, origin: .own)
-        if let reply = json["reply_to_message"], let replyID = reply["message_id"]?.int64 {
-            let author = reply["from"].flatMap(TelegramUser.init(json:))
-            replyTo = Replied(
-                id: replyID, text: reply["text"]?.stringValue ?? reply["caption"]?.stringValue, fromBot: author?.isBot ?? false, fromID: author?.id,
-                clip: Self.clip(in: reply, origin: .repliedTo))
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int64.self, forKey: .id)
+            text = container.lenient(String.self, .text) ?? container.lenient(String.self, .caption)
+            from = container.lenient(TelegramUser.self, .from)
+            clip = RawClip.first(in: container, [(.voice, false), (.audio, false), (.videoNote, true)])
         }
     }
 
-    /// A message's `voice` (a voice note, OGG/Opus), `audio` (a music or audio file) or
-    /// `video_note` (a round video, MP4): its `file_id` and what Telegram declares of it.
-    /// Declared numbers come from outside: only sane ones are kept.
-    static func clip(in message: JSONValue, origin: VoiceClip.Origin) -> VoiceClip? {
-        for key in ["voice", "audio", "video_note"] {
-            guard let object = message[key], let file = object["file_id"]?.stringValue, !file.isEmpty else { continue }
-            let size = UntrustedNumber.checked(object["file_size"]?.intValue, in: 0...(4 << 30), source: "telegram", field: "file_size")
-            let duration = UntrustedNumber.checked(object["duration"]?.intValue, in: 0...(7 * 24 * 3600), source: "telegram", field: "duration")
-            let mimeType = object["mime_type"]?.stringValue ?? (key == "video_note" ? "video/mp4" : nil)
-            return VoiceClip(file: file, mimeType: mimeType, byteSize: size, duration: duration, origin: origin)
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        chat = try container.decode(TelegramChat.self, forKey: .chat)
+        let text = container.lenient(String.self, .text) ?? container.lenient(String.self, .caption) ?? ""
+        self.text = text
+        from = container.lenient(TelegramUser.self, .from)
+        // One odd entity (a kind with other fields) leaves the others readable.
+        let raw = container.lenient([Lenient<RawEntity>].self, .entities) ?? container.lenient([Lenient<RawEntity>].self, .captionEntities) ?? []
+        entities = raw.compactMap(\.value).compactMap { entity in
+            Self.slice(text, utf16Offset: entity.offset, length: entity.length).map { Entity(type: entity.type, text: $0) }
         }
-        return nil
+        clip = RawClip.first(in: container, [(.voice, false), (.audio, false), (.videoNote, true)])?.clip(origin: .own)
+        if let reply = container.lenient(RawReplied.self, .replyTo) {
+            replyTo = Replied(
+                id: reply.id, text: reply.text, fromBot: reply.from?.isBot ?? false, fromID: reply.from?.id, clip: reply.clip?.clip(origin: .repliedTo))
+        }
     }
 
     /// Entities count in UTF-16 code units. The numbers come from outside: compared without
@@ -149,8 +218,50 @@ public struct TelegramIncomingMessage: Sendable, Hashable {
     }
 }
 
+/// A message's `voice` (a voice note, OGG/Opus), `audio` (a music or audio file) or `video_note`
+/// (a round video, MP4): its `file_id` and what Telegram declares of it. Declared numbers come
+/// from outside: only sane ones are kept.
+struct RawClip: Decodable {
+    var fileID: String
+    var fileSize: Int?
+    var duration: Int?
+    var mimeType: String?
+    var isVideoNote = false
+
+    private enum CodingKeys: String, CodingKey {
+        case fileID = "file_id"
+        case fileSize = "file_size"
+        case duration
+        case mimeType = "mime_type"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fileID = try container.decode(String.self, forKey: .fileID)
+        fileSize = container.lenient(Int.self, .fileSize)
+        duration = container.lenient(Int.self, .duration)
+        mimeType = container.lenient(String.self, .mimeType)
+    }
+
+    /// The first of `keys` that holds a clip with a `file_id` (a video note's flag beside it).
+    static func first<Key: CodingKey>(in container: KeyedDecodingContainer<Key>, _ keys: [(Key, Bool)]) -> RawClip? {
+        for (key, isVideoNote) in keys {
+            guard var clip = container.lenient(RawClip.self, key), !clip.fileID.isEmpty else { continue }
+            clip.isVideoNote = isVideoNote
+            return clip
+        }
+        return nil
+    }
+
+    func clip(origin: VoiceClip.Origin) -> VoiceClip {
+        let size = UntrustedNumber.checked(fileSize, in: 0...(4 << 30), source: "telegram", field: "file_size")
+        let seconds = UntrustedNumber.checked(duration, in: 0...(7 * 24 * 3600), source: "telegram", field: "duration")
+        return VoiceClip(file: fileID, mimeType: mimeType ?? (isVideoNote ? "video/mp4" : nil), byteSize: size, duration: seconds, origin: origin)
+    }
+}
+
 /// A press of one of the relay's inline keyboard buttons.
-public struct TelegramCallbackQuery: Sendable, Hashable {
+public struct TelegramCallbackQuery: Sendable, Hashable, Decodable {
     public var id: String
     public var from: TelegramUser
     /// The message holding the button (absent for buttons on inline results).
@@ -158,51 +269,88 @@ public struct TelegramCallbackQuery: Sendable, Hashable {
     public var messageID: Int64?
     public var data: String?
 
-    init?(json: JSONValue) {
-        guard let id = json["id"]?.stringValue, let from = json["from"].flatMap(TelegramUser.init(json:)) else { return nil }
-        self.id = id
-        self.from = from
-        self.chat = json["message"]?["chat"].flatMap(TelegramChat.init(json:))
-        self.messageID = json["message"]?["message_id"]?.int64
-        self.data = json["data"]?.stringValue
+    private enum CodingKeys: String, CodingKey {
+        case id, from, message, data
+    }
+
+    /// The message holding the button; possibly "inaccessible" (only its chat and id), so
+    /// nothing else of it is read.
+    private struct Holder: Decodable {
+        var chat: TelegramChat?
+        var messageID: Int64?
+
+        private enum CodingKeys: String, CodingKey {
+            case chat
+            case messageID = "message_id"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            chat = container.lenient(TelegramChat.self, .chat)
+            messageID = container.lenient(Int64.self, .messageID)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        from = try container.decode(TelegramUser.self, forKey: .from)
+        let holder = container.lenient(Holder.self, .message)
+        chat = holder?.chat
+        messageID = holder?.messageID
+        data = container.lenient(String.self, .data)
     }
 }
 
 /// `@Bot …` typed in any chat.
-public struct TelegramInlineQuery: Sendable, Hashable {
+public struct TelegramInlineQuery: Sendable, Hashable, Decodable {
     public var id: String
     public var from: TelegramUser
     public var query: String
 
-    init?(json: JSONValue) {
-        guard let id = json["id"]?.stringValue, let from = json["from"].flatMap(TelegramUser.init(json:)) else { return nil }
-        self.id = id
-        self.from = from
-        self.query = json["query"]?.stringValue ?? ""
+    private enum CodingKeys: String, CodingKey {
+        case id, from, query
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        from = try container.decode(TelegramUser.self, forKey: .from)
+        query = container.lenient(String.self, .query) ?? ""
     }
 }
 
 /// A reaction a person added to a message (`message_reaction`: the bot must be an admin of a
 /// group to get these).
-public struct TelegramReaction: Sendable, Hashable {
+public struct TelegramReaction: Sendable, Hashable, Decodable {
     public var chat: TelegramChat
     public var messageID: Int64
     public var user: TelegramUser?
     /// The emoji newly added (in `new_reaction` and not in `old_reaction`).
     public var added: [String]
 
-    init?(json: JSONValue) {
-        guard let chat = json["chat"].flatMap(TelegramChat.init(json:)), let messageID = json["message_id"]?.int64 else { return nil }
-        self.chat = chat
-        self.messageID = messageID
-        self.user = json["user"].flatMap(TelegramUser.init(json:))
-        let emoji = { (list: JSONValue?) in (list?.arrayValue ?? []).compactMap { $0["type"]?.stringValue == "emoji" ? $0["emoji"]?.stringValue : nil } }
-        let old = Set(emoji(json["old_reaction"]))
-        self.added = emoji(json["new_reaction"]).filter { !old.contains($0) }
+    private enum CodingKeys: String, CodingKey {
+        case chat, user
+        case messageID = "message_id"
+        case oldReaction = "old_reaction"
+        case newReaction = "new_reaction"
     }
-}
 
-extension JSONValue {
-    /// Telegram's ids: up to 52 significant bits, negative for groups.
-    var int64: Int64? { intValue.map(Int64.init) }
+    /// A `ReactionType`: an emoji, or a custom emoji or paid reaction, which carry no `emoji`.
+    private struct Reaction: Decodable {
+        var type: String?
+        var emoji: String?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        chat = try container.decode(TelegramChat.self, forKey: .chat)
+        messageID = try container.decode(Int64.self, forKey: .messageID)
+        user = container.lenient(TelegramUser.self, .user)
+        func emoji(_ key: CodingKeys) -> [String] {
+            (container.lenient([Lenient<Reaction>].self, key) ?? []).compactMap { $0.value?.type == "emoji" ? $0.value?.emoji : nil }
+        }
+        let old = Set(emoji(.oldReaction))
+        added = emoji(.newReaction).filter { !old.contains($0) }
+    }
 }

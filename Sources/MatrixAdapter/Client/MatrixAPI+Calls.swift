@@ -9,8 +9,8 @@ extension MatrixAPI {
 
     /// `GET /account/whoami`: the bot's user id (`@relay:example.org`).
     public func whoami() async throws(MatrixAPIError) -> String {
-        let answer = try await call(MatrixRequest(.get, ["account", "whoami"], endpoint: "whoami"))
-        guard let user = answer["user_id"]?.stringValue, MatrixID.isUser(user) else { throw .malformed(endpoint: "whoami", reason: "no user_id") }
+        let user = try await call(MatrixRequest(.get, ["account", "whoami"], endpoint: "whoami")).decode(MatrixWhoami.self, endpoint: "whoami").userID
+        guard MatrixID.isUser(user) else { throw .malformed(endpoint: "whoami", reason: "field `user_id` is not a user id") }
         return user
     }
 
@@ -18,7 +18,8 @@ extension MatrixAPI {
     /// when it has none.
     public func displayName(of user: String) async throws(MatrixAPIError) -> String? {
         do throws(MatrixAPIError) {
-            return try await call(MatrixRequest(.get, ["profile", user, "displayname"], endpoint: "displayname"))["displayname"]?.stringValue
+            return try await call(MatrixRequest(.get, ["profile", user, "displayname"], endpoint: "displayname"))
+                .decode(MatrixDisplayName.self, endpoint: "displayname").displayName
         } catch {
             if case .refused(endpoint: _, let refusal) = error, refusal.status == 404 { return nil }
             throw error
@@ -27,10 +28,11 @@ extension MatrixAPI {
 
     /// `GET /sync`: waits up to `timeout` for events after `since` (nil: the first sync, which
     /// answers at once with the current state).
-    public func sync(since: String?, timeout: Duration, filter: String) async throws(MatrixAPIError) -> JSONValue {
+    func sync(since: String?, timeout: Duration, filter: String) async throws(MatrixAPIError) -> MatrixSyncResponse {
         var query = ["timeout": String(Int(timeout.seconds * 1000)), "filter": filter]
         if let since { query["since"] = since }
         return try await call(MatrixRequest(.get, ["sync"], query: query, endpoint: "sync", timeout: timeout + Self.syncGrace))
+            .decode(MatrixSyncResponse.self, endpoint: "sync")
     }
 
     /// `POST /join/{room}`: accepts an invitation.
@@ -47,7 +49,8 @@ extension MatrixAPI {
     /// transaction id per access token: the same id again returns the same event, never a second.
     public func send(room: String, type: String, transaction: String, content: JSONValue) async throws(MatrixAPIError) -> String {
         let answer = try await call(MatrixRequest(.put, ["rooms", room, "send", type, transaction], body: content, endpoint: "send"))
-        guard let id = answer["event_id"]?.stringValue, !id.isEmpty else { throw .malformed(endpoint: "send", reason: "no event_id") }
+        let id = try answer.decode(MatrixSent.self, endpoint: "send").eventID
+        guard !id.isEmpty else { throw .malformed(endpoint: "send", reason: "field `event_id` is null or empty") }
         return id
     }
 
@@ -58,24 +61,24 @@ extension MatrixAPI {
     }
 
     /// `GET /rooms/{room}/event/{id}`: one event, as the bot may see it.
-    public func event(room: String, id: String) async throws(MatrixAPIError) -> JSONValue {
-        try await call(MatrixRequest(.get, ["rooms", room, "event", id], endpoint: "event"))
+    public func event(room: String, id: String) async throws(MatrixAPIError) -> MatrixEvent {
+        try await call(MatrixRequest(.get, ["rooms", room, "event", id], endpoint: "event")).decode(MatrixEvent.self, endpoint: "event")
     }
 
     /// `GET /rooms/{room}/relations/{root}/m.thread` (v1): the thread's events, oldest first, at
     /// most `limit` (the root is not among them).
-    public func threadEvents(room: String, root: String, limit: Int) async throws(MatrixAPIError) -> [JSONValue] {
+    public func threadEvents(room: String, root: String, limit: Int) async throws(MatrixAPIError) -> [MatrixEvent] {
         let answer = try await call(
             MatrixRequest(
                 .get, ["rooms", room, "relations", root, "m.thread"], query: ["dir": "f", "limit": String(max(1, min(limit, 200)))],
                 endpoint: "relations", version: "v1"))
-        guard let chunk = answer["chunk"]?.arrayValue else { throw .malformed(endpoint: "relations", reason: "no chunk") }
-        return chunk
+        return try answer.decode(MatrixRelations.self, endpoint: "relations").chunk.compactMap(\.value)
     }
 
     /// `GET /rooms/{room}/state/m.room.power_levels`: who may do what in the room.
-    public func powerLevels(room: String) async throws(MatrixAPIError) -> JSONValue {
+    public func powerLevels(room: String) async throws(MatrixAPIError) -> MatrixPowerLevels {
         try await call(MatrixRequest(.get, ["rooms", room, "state", "m.room.power_levels"], endpoint: "power_levels"))
+            .decode(MatrixPowerLevels.self, endpoint: "power_levels")
     }
 
     /// Whether the room is end-to-end encrypted (it has an `m.room.encryption` state event).
@@ -91,9 +94,8 @@ extension MatrixAPI {
 
     /// `GET /rooms/{room}/joined_members`: how many have joined the room (the bot among them).
     public func joinedMemberCount(room: String) async throws(MatrixAPIError) -> Int {
-        let answer = try await call(MatrixRequest(.get, ["rooms", room, "joined_members"], endpoint: "joined_members"))
-        guard let joined = answer["joined"]?.objectValue else { throw .malformed(endpoint: "joined_members", reason: "no joined") }
-        return joined.count
+        try await call(MatrixRequest(.get, ["rooms", room, "joined_members"], endpoint: "joined_members"))
+            .decode(MatrixJoinedMembers.self, endpoint: "joined_members").joined.count
     }
 
     /// The bytes of `media`, streamed from the configured homeserver (never from the server the
@@ -105,7 +107,7 @@ extension MatrixAPI {
         let path = ["media", "download", media.server, media.mediaID]
         let answer = try await download(MatrixRequest(.get, path, endpoint: "media", timeout: timeout, version: "v1"), maxBytes: maxBytes)
         guard case .complete(let refused) = answer, refused.status == 404 || refused.status == 405,
-            JSONValue.parse(refused.body)?["errcode"]?.stringValue == "M_UNRECOGNIZED"
+            MatrixErrorBody.read(refused.body)?.errcode == "M_UNRECOGNIZED"
         else { return answer }
         return try await download(
             MatrixRequest(.get, Array(path.dropFirst()), endpoint: "media", timeout: timeout, version: "v3", api: "media"), maxBytes: maxBytes)
@@ -113,16 +115,17 @@ extension MatrixAPI {
 
     /// `GET /user/{me}/account_data/m.direct`: the bot's direct rooms, by the person they are with.
     public func directRooms(of me: String) async throws(MatrixAPIError) -> [String: [String]] {
-        let answer: JSONValue
+        let answer: MatrixAnswer
         do throws(MatrixAPIError) {
             answer = try await call(MatrixRequest(.get, ["user", me, "account_data", "m.direct"], endpoint: "account_data"))
         } catch {
             if case .refused(endpoint: _, let refusal) = error, refusal.status == 404 { return [:] }
             throw error
         }
-        var rooms: [String: [String]] = [:]
-        for (user, list) in answer.objectValue ?? [:] { rooms[user] = list.arrayValue?.compactMap(\.stringValue) ?? [] }
-        return rooms
+        // Another client may have written anything here: a person's list that is no list of
+        // room ids reads as empty, the others are kept.
+        let lists = try answer.decode([String: Lenient<[Lenient<String>]>].self, endpoint: "account_data")
+        return lists.mapValues { ($0.value ?? []).compactMap(\.value) }
     }
 
     /// `PUT /user/{me}/account_data/m.direct`.
@@ -134,9 +137,84 @@ extension MatrixAPI {
     /// `POST /createRoom`: a direct room with `user`, who is invited; its id.
     public func createDirectRoom(with user: String) async throws(MatrixAPIError) -> String {
         let body: JSONValue = ["is_direct": true, "preset": "trusted_private_chat", "invite": [.string(user)]]
-        let answer = try await call(MatrixRequest(.post, ["createRoom"], body: body, endpoint: "createRoom"))
-        guard let room = answer["room_id"]?.stringValue, !room.isEmpty else { throw .malformed(endpoint: "createRoom", reason: "no room_id") }
+        let room = try await call(MatrixRequest(.post, ["createRoom"], body: body, endpoint: "createRoom"))
+            .decode(MatrixCreatedRoom.self, endpoint: "createRoom").roomID
+        guard !room.isEmpty else { throw .malformed(endpoint: "createRoom", reason: "field `room_id` is null or empty") }
         return room
+    }
+}
+
+/// `GET /account/whoami`.
+struct MatrixWhoami: Decodable {
+    var userID: String
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+    }
+}
+
+/// `GET /profile/{user}/displayname`: absent or null when the user has none.
+struct MatrixDisplayName: Decodable {
+    var displayName: String?
+
+    enum CodingKeys: String, CodingKey {
+        case displayName = "displayname"
+    }
+}
+
+/// `PUT /rooms/{room}/send/…`.
+struct MatrixSent: Decodable {
+    var eventID: String
+
+    enum CodingKeys: String, CodingKey {
+        case eventID = "event_id"
+    }
+}
+
+/// `POST /createRoom`.
+struct MatrixCreatedRoom: Decodable {
+    var roomID: String
+
+    enum CodingKeys: String, CodingKey {
+        case roomID = "room_id"
+    }
+}
+
+/// `GET /rooms/{room}/relations/…`: one page of events (one that is not an object is left out).
+struct MatrixRelations: Decodable {
+    var chunk: [Lenient<MatrixEvent>]
+}
+
+/// `GET /rooms/{room}/joined_members`: the members by user id (their profiles are not read).
+struct MatrixJoinedMembers: Decodable {
+    var joined: [String: JSONValue]
+}
+
+/// `m.room.power_levels`' content: each user's level, the default, and what changing the power
+/// levels themselves needs. Levels are integers; one of another type reads as absent.
+public struct MatrixPowerLevels: Sendable, Hashable, Decodable {
+    public var users: [String: Int]
+    public var usersDefault: Int?
+    public var events: [String: Int]
+    public var stateDefault: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case users, events
+        case usersDefault = "users_default"
+        case stateDefault = "state_default"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        users = (container.lenient([String: Lenient<Int>].self, .users) ?? [:]).compactMapValues(\.value)
+        usersDefault = container.lenient(Int.self, .usersDefault)
+        events = (container.lenient([String: Lenient<Int>].self, .events) ?? [:]).compactMapValues(\.value)
+        stateDefault = container.lenient(Int.self, .stateDefault)
+    }
+
+    /// Whether `user` may change the room's power levels: what makes a room's admin.
+    public func administers(_ user: String) -> Bool {
+        (users[user] ?? usersDefault ?? 0) >= (events["m.room.power_levels"] ?? stateDefault ?? 50)
     }
 }
 

@@ -49,10 +49,10 @@ public struct MatrixRequest: Sendable, Hashable {
 /// The homeserver as the adapter sees it: one primitive, `call`, with the typed calls it uses in
 /// an extension (`MatrixAPI+Calls.swift`), so a test double implements a single method.
 public protocol MatrixAPI: Sendable {
-    /// Makes `request` and returns the answer's JSON.
+    /// Makes `request` and returns the answer (a JSON object) for its caller to decode.
     ///
     /// - Throws: a `MatrixAPIError` for every failure; its `deliveryOutcome` says whether to retry.
-    func call(_ request: MatrixRequest) async throws(MatrixAPIError) -> JSONValue
+    func call(_ request: MatrixRequest) async throws(MatrixAPIError) -> MatrixAnswer
 
     /// Makes `request` and streams the answer's body (media), cut off past `maxBytes`; a non-2xx
     /// answer comes back whole (it is small), for the caller to read.
@@ -96,7 +96,7 @@ public struct MatrixClient: MatrixAPI {
         self.logger = logger
     }
 
-    public func call(_ request: MatrixRequest) async throws(MatrixAPIError) -> JSONValue {
+    public func call(_ request: MatrixRequest) async throws(MatrixAPIError) -> MatrixAnswer {
         let http = try makeRequest(request)
         let answer: HTTPAnswer
         do throws(HTTPFailure) {
@@ -175,22 +175,22 @@ public struct MatrixClient: MatrixAPI {
     /// - 5xx: `.server`.
     /// - Another 4xx: refused, with the body's `errcode` and `error`.
     /// - A 2xx that is not a JSON object: `.malformed`.
-    public static func interpret(_ answer: HTTPAnswer, endpoint: String) throws(MatrixAPIError) -> JSONValue {
-        let json = JSONValue.parse(answer.body)
-        let errcode = json?["errcode"]?.stringValue
+    public static func interpret(_ answer: HTTPAnswer, endpoint: String) throws(MatrixAPIError) -> MatrixAnswer {
+        let json = MatrixErrorBody.read(answer.body)
+        let errcode = json?.errcode
         if answer.status == 429 || errcode == "M_LIMIT_EXCEEDED" {
             let fromHeader = RetryAfter.parse(answer.headers.first(name: "Retry-After"), source: "matrix")
-            let fromBody = json?["retry_after_ms"]?.doubleValue.flatMap { RetryAfter.clamp(seconds: $0 / 1000, source: "matrix") }
+            let fromBody = json?.retryAfterMS.flatMap { RetryAfter.clamp(seconds: $0 / 1000, source: "matrix") }
             throw .rateLimited(endpoint: endpoint, retryAfter: fromHeader ?? fromBody ?? .seconds(1))
         }
         if (200..<300).contains(answer.status) {
-            guard let json, json.objectValue != nil else { throw .malformed(endpoint: endpoint, reason: json == nil ? "not JSON" : "not a JSON object") }
-            return json
+            guard let json, json.isObject else { throw .malformed(endpoint: endpoint, reason: json == nil ? "not JSON" : "not a JSON object") }
+            return MatrixAnswer(body: answer.body)
         }
         if answer.status >= 500 { throw .server(endpoint: endpoint, status: answer.status) }
         throw .refused(
             endpoint: endpoint,
-            MatrixRefusal(status: answer.status, errcode: errcode ?? "M_UNKNOWN", message: MatrixRefusal.bounded(json?["error"]?.stringValue ?? "")))
+            MatrixRefusal(status: answer.status, errcode: errcode ?? "M_UNKNOWN", message: MatrixRefusal.bounded(json?.error ?? "")))
     }
 
     /// One line per failed call: a notice for a 429, debug for the rest (the outbox and the
@@ -202,5 +202,56 @@ public struct MatrixClient: MatrixAPI {
         } else {
             logger.debug("Matrix call failed", metadata: ["matrix.call": "\(error.endpoint)", "matrix.error": "\(error.label)"])
         }
+    }
+}
+
+/// A 2xx answer (a JSON object), which the call that made the request decodes into the model of
+/// what that endpoint returns.
+public struct MatrixAnswer: Sendable, Hashable {
+    public var body: [UInt8]
+
+    public init(body: [UInt8]) {
+        self.body = body
+    }
+
+    /// An answer with these members: what a test double returns.
+    public init(_ members: JSONValue) {
+        self.init(body: members.encoded())
+    }
+
+    /// The body read as `T`; one without what `T` requires is `.malformed`, naming the field.
+    public func decode<T: Decodable>(_ type: T.Type, endpoint: String) throws(MatrixAPIError) -> T {
+        do {
+            return try PayloadDecoding.json(type, from: body, as: endpoint)
+        } catch {
+            throw .malformed(endpoint: endpoint, reason: error.problem)
+        }
+    }
+}
+
+/// The members of an answer the client reads whatever the call (`errcode`, `error`,
+/// `retry_after_ms`), leniently: a proxy's JSON may hold anything.
+struct MatrixErrorBody: Decodable {
+    var isObject = false
+    var errcode: String?
+    var error: String?
+    var retryAfterMS: Double?
+
+    private enum CodingKeys: String, CodingKey {
+        case errcode, error
+        case retryAfterMS = "retry_after_ms"
+    }
+
+    init(from decoder: any Decoder) throws {
+        guard let container = try? decoder.container(keyedBy: CodingKeys.self) else { return }
+        isObject = true
+        errcode = container.lenient(String.self, .errcode)
+        error = container.lenient(String.self, .error)
+        retryAfterMS = container.lenient(Double.self, .retryAfterMS)
+    }
+
+    /// The members of `body`; nil when it is not JSON at all.
+    static func read(_ body: [UInt8]) -> MatrixErrorBody? {
+        try? JSONDecoder().decode(MatrixErrorBody.self, from: Data(body))
     }
 }

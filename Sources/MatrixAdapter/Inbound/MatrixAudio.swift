@@ -60,27 +60,27 @@ enum MatrixAudio: Sendable, Hashable {
     /// The audio `content` carries, as a clip of `origin`; nil when it is no audio message.
     /// Declared numbers come from the sender: only sane ones are kept. A `url` that is no strict
     /// `mxc://` URI is kept as it is, and refused when fetched, with a reply that says so.
-    init?(content: JSONValue, origin: VoiceClip.Origin) {
-        let info = content["info"]
-        let mimeType = info?["mimetype"]?.stringValue
-        switch content["msgtype"]?.stringValue {
+    init?(content: MatrixContent, origin: VoiceClip.Origin) {
+        let info = content.info
+        let mimeType = info?.mimetype
+        switch content.msgtype {
         case "m.audio": break
         case "m.file" where mimeType?.lowercased().hasPrefix("audio/") == true: break
         default: return nil
         }
-        guard let url = content["url"]?.stringValue else {
-            if content["file"] != nil { self = .encrypted } else { return nil }
+        guard let url = content.url else {
+            if content.hasEncryptedFile { self = .encrypted } else { return nil }
             return
         }
-        let size = UntrustedNumber.checked(info?["size"]?.intValue, in: 0...(4 << 30), source: "matrix", field: "size")
-        let milliseconds = UntrustedNumber.checked(info?["duration"]?.intValue, in: 0...(7 * 24 * 3_600_000), source: "matrix", field: "duration")
+        let size = UntrustedNumber.checked(info?.size, in: 0...(4 << 30), source: "matrix", field: "size")
+        let milliseconds = UntrustedNumber.checked(info?.duration, in: 0...(7 * 24 * 3_600_000), source: "matrix", field: "duration")
         self = .clip(VoiceClip(file: url, mimeType: mimeType, byteSize: size, duration: milliseconds.map { ($0 + 999) / 1000 }, origin: origin))
     }
 
     /// The caption an audio message carries (spec v1.10: `body` is a caption when `filename`
     /// is set and differs from it); nil when `body` is only the file's name.
-    static func caption(of content: JSONValue) -> String? {
-        guard let filename = content["filename"]?.stringValue, let body = content["body"]?.stringValue, body != filename else { return nil }
+    static func caption(of content: MatrixContent) -> String? {
+        guard let filename = content.filename, let body = content.body, body != filename else { return nil }
         let caption = body.trimmingCharacters(in: .whitespacesAndNewlines)
         return caption.isEmpty ? nil : caption
     }

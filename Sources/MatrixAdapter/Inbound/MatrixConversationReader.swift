@@ -14,10 +14,7 @@ public struct MatrixConversationReader: ConversationReader {
 
     public func isAdmin(_ event: Event) async -> Bool {
         do throws(MatrixAPIError) {
-            let levels = try await api.powerLevels(room: event.channel)
-            let level = levels["users"]?[event.user]?.intValue ?? levels["users_default"]?.intValue ?? 0
-            let needed = levels["events"]?["m.room.power_levels"]?.intValue ?? levels["state_default"]?.intValue ?? 50
-            return level >= needed
+            return try await api.powerLevels(room: event.channel).administers(event.user)
         } catch {
             logger.notice("matrix: could not tell whether a user administers a room", metadata: ["reason": "\(error.reason)"])
             return false
@@ -41,7 +38,7 @@ public struct MatrixConversationReader: ConversationReader {
             throw .unavailable(reason: error.reason)
         }
         return try download.voiceBytes(limit: maxBytes) { answer in
-            let errcode = JSONValue.parse(answer.body)?["errcode"]?.stringValue ?? "no errcode"
+            let errcode = MatrixErrorBody.read(answer.body)?.errcode ?? "no errcode"
             return "media: the homeserver answered HTTP \(answer.status) (\(MatrixRefusal.bounded(errcode)))"
         }
     }
@@ -53,8 +50,7 @@ public struct MatrixConversationReader: ConversationReader {
         guard let root = event.thread else { return nil }
         do throws(MatrixAPIError) {
             let first = try await api.event(room: event.channel, id: root)
-            guard first["type"]?.stringValue == "m.room.message", case .clip(let clip)? = MatrixAudio(content: first["content"] ?? [:], origin: .repliedTo)
-            else { return nil }
+            guard first.type == "m.room.message", case .clip(let clip)? = MatrixAudio(content: first.content, origin: .repliedTo) else { return nil }
             return clip
         } catch {
             logger.notice("matrix: could not read a thread's root for its audio", metadata: ["reason": "\(error.reason)"])
@@ -68,9 +64,8 @@ public struct MatrixConversationReader: ConversationReader {
             let first = try await api.event(room: event.channel, id: root)
             let rest = try await api.threadEvents(room: event.channel, root: root, limit: limit)
             return ([first] + rest).prefix(limit).compactMap { item in
-                guard item["type"]?.stringValue == "m.room.message", let body = item["content"]?["body"]?.stringValue, !body.isEmpty else { return nil }
-                let text = item["content"]?["m.relates_to"]?["m.in_reply_to"] == nil ? body : MatrixText.withoutReplyFallback(body)
-                return item["sender"]?.stringValue.map { "\(MatrixID.localpart(of: $0)): \(text)" } ?? text
+                guard item.type == "m.room.message", item.content.body?.isEmpty == false, let text = item.text else { return nil }
+                return item.sender.map { "\(MatrixID.localpart(of: $0)): \(text)" } ?? text
             }
         } catch {
             logger.notice("matrix: could not read a thread", metadata: ["reason": "\(error.reason)"])

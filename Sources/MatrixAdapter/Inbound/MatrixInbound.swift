@@ -21,10 +21,10 @@ struct MatrixInbound: Sendable {
 
     /// Handles one timeline event of `room`. Throws only when something to run could not be
     /// stored: the syncer then asks for the batch again.
-    func handle(_ event: JSONValue, room: String, me: String) async throws {
-        guard let id = event["event_id"]?.stringValue, let sender = event["sender"]?.stringValue, sender != me else { return }
+    func handle(_ event: MatrixEvent, room: String, me: String) async throws {
+        guard let id = event.id, let sender = event.sender, sender != me else { return }
         guard await !encryption.isEncrypted(room) else { return }
-        switch event["type"]?.stringValue {
+        switch event.type {
         case "m.room.message":
             try await message(event, id: id, sender: sender, room: room, me: me)
         case "m.reaction":
@@ -36,14 +36,14 @@ struct MatrixInbound: Sendable {
 
     // MARK: - Messages
 
-    private func message(_ event: JSONValue, id: String, sender: String, room: String, me: String) async throws {
-        let content = event["content"] ?? [:]
-        let relation = content["m.relates_to"]
+    private func message(_ event: MatrixEvent, id: String, sender: String, room: String, me: String) async throws {
+        let content = event.content
+        let relation = content.relation
         // Only what people type or record: not other bots' notices (which must never be answered,
         // so bots cannot loop), not edits (the command already ran), not images or other files.
         let audio = MatrixAudio(content: content, origin: .own)
-        guard relation?["rel_type"]?.stringValue != "m.replace", audio != nil || content["msgtype"]?.stringValue == "m.text" else { return }
-        let thread = relation?["rel_type"]?.stringValue == "m.thread" ? relation?["event_id"]?.stringValue : nil
+        guard relation?.relType != "m.replace", audio != nil || content.msgtype == "m.text" else { return }
+        let thread = relation?.relType == "m.thread" ? relation?.eventID : nil
         let team = MatrixAddress.team(room: room)
         let address = MatrixAddress(team: team, room: room, user: sender, replyTo: id, thread: thread)
         let mention = await self.mention(of: me, in: content)
@@ -51,8 +51,8 @@ struct MatrixInbound: Sendable {
             try await voiceNote(audio, content: content, id: id, sender: sender, room: room, address: address, mention: mention, me: me)
             return
         }
-        guard let rawBody = content["body"]?.stringValue else { return }
-        let repliedID = relation?["m.in_reply_to"]?["event_id"]?.stringValue
+        guard let rawBody = content.body else { return }
+        let repliedID = relation?.replyTo
         let body = repliedID == nil ? rawBody : MatrixText.withoutReplyFallback(rawBody)
         guard var line = MatrixCommandLine.line(body, mention: mention, isReply: repliedID != nil) else { return }
         var repliedTo: String?
@@ -60,8 +60,8 @@ struct MatrixInbound: Sendable {
         var voice: VoiceClip?
         // In a thread, clients set `m.in_reply_to` to the latest event as a fallback: only a
         // reply the person chose (`is_falling_back` false) is one.
-        let chosenReply = thread == nil || relation?["is_falling_back"]?.boolValue != true
-        var replied: JSONValue?
+        let chosenReply = thread == nil || relation?.isFallingBack != true
+        var replied: MatrixEvent?
         if let repliedID, chosenReply {
             switch await self.event(repliedID, room: room) {
             case .read(let event): replied = event
@@ -70,7 +70,7 @@ struct MatrixInbound: Sendable {
             }
         }
         if let replied {
-            switch MatrixAudio(content: replied["content"] ?? [:], origin: .repliedTo) {
+            switch MatrixAudio(content: replied.content, origin: .repliedTo) {
             case .clip(let clip)?:
                 // A voice note's body is its file name (or a caption): its words are what counts.
                 voice = clip
@@ -80,7 +80,7 @@ struct MatrixInbound: Sendable {
                 try await answerOnce(MatrixAudio.encryptedReply, to: id, address: address)
                 return
             case nil:
-                repliedTo = Self.text(of: replied)
+                repliedTo = replied.text
             }
         }
         let relayEvent = Event(
@@ -94,7 +94,7 @@ struct MatrixInbound: Sendable {
     /// other member, where it gets what `/settings voice` asks for. In other rooms a voice note
     /// nobody addressed to the bot is left alone, unfetched.
     private func voiceNote(
-        _ audio: MatrixAudio, content: JSONValue, id: String, sender: String, room: String, address: MatrixAddress, mention: MatrixMention, me: String
+        _ audio: MatrixAudio, content: MatrixContent, id: String, sender: String, room: String, address: MatrixAddress, mention: MatrixMention, me: String
     ) async throws {
         var line: String?
         if let caption = MatrixAudio.caption(of: content) {
@@ -125,11 +125,9 @@ struct MatrixInbound: Sendable {
     }
 
     /// How `content` mentions the bot.
-    private func mention(of me: String, in content: JSONValue) async -> MatrixMention {
+    private func mention(of me: String, in content: MatrixContent) async -> MatrixMention {
         let known = await identity.current()
-        return MatrixMention(
-            user: me, displayName: known?.displayName, mentionedUsers: content["m.mentions"]?["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            formattedBody: content["formatted_body"]?.stringValue)
+        return MatrixMention(user: me, displayName: known?.displayName, mentionedUsers: content.mentionedUsers, formattedBody: content.formattedBody)
     }
 
     /// An answer that needs no run (the relay cannot read what was asked about), queued once
@@ -140,7 +138,7 @@ struct MatrixInbound: Sendable {
 
     /// An event, as far as the bot may read it.
     private enum Fetched {
-        case read(JSONValue)
+        case read(MatrixEvent)
         /// The homeserver will not show it to the bot: sent before the bot could see the room's
         /// history (`history_visibility: joined` or `invited`), or the bot is not in the room.
         /// The spec answers both with 403 or 404 (Synapse: 404 "Could not find event").
@@ -163,12 +161,6 @@ struct MatrixInbound: Sendable {
         }
     }
 
-    /// The plain text of an event, without its own reply fallback; nil when it has none.
-    private static func text(of event: JSONValue) -> String? {
-        guard let body = event["content"]?["body"]?.stringValue else { return nil }
-        return event["content"]?["m.relates_to"]?["m.in_reply_to"] == nil ? body : MatrixText.withoutReplyFallback(body)
-    }
-
     /// Submits `event`; a refusal for being one too many is answered at once. ("typing…" is the
     /// deliverer's, from the run's start to its answer.)
     private func submit(_ event: Event, address: MatrixAddress) async throws {
@@ -180,9 +172,8 @@ struct MatrixInbound: Sendable {
 
     // MARK: - Reactions
 
-    private func reaction(_ event: JSONValue, id: String, sender: String, room: String, me: String) async throws {
-        guard let relation = event["content"]?["m.relates_to"], relation["rel_type"]?.stringValue == "m.annotation",
-            let target = relation["event_id"]?.stringValue, let key = relation["key"]?.stringValue
+    private func reaction(_ event: MatrixEvent, id: String, sender: String, room: String, me: String) async throws {
+        guard let relation = event.content.relation, relation.relType == "m.annotation", let target = relation.eventID, let key = relation.key
         else { return }
         let team = MatrixAddress.team(room: room)
         let address = MatrixAddress(team: team, room: room, user: sender, replyTo: target)
@@ -191,7 +182,7 @@ struct MatrixInbound: Sendable {
         var voice: VoiceClip?
         if MatrixText.bare(key) == MatrixText.bare(configuration.tribunalReaction) {
             let fetched = await self.event(target, room: room)
-            guard case .read(let reacted) = fetched, let text = Self.text(of: reacted) else {
+            guard case .read(let reacted) = fetched, let text = reacted.text else {
                 let why: String
                 if case .hidden = fetched {
                     why = Self.hiddenReply + " Copy its text after !tribunal instead."
@@ -203,14 +194,14 @@ struct MatrixInbound: Sendable {
             }
             line = "/tribunal"
             // On a voice message, what was said is the claim, not the file's name.
-            switch MatrixAudio(content: reacted["content"] ?? [:], origin: .repliedTo) {
+            switch MatrixAudio(content: reacted.content, origin: .repliedTo) {
             case .clip(let clip)?: voice = clip
             case .encrypted?: return try await answerOnce(MatrixAudio.encryptedReply, to: id, address: address)
             case nil: repliedTo = text
             }
         } else if let right = LedgerReference.mark(fromEmoji: key) {
-            guard let reacted = try? await api.event(room: room, id: target), reacted["sender"]?.stringValue == me,
-                let body = reacted["content"]?["body"]?.stringValue, let ledger = LedgerReference.id(in: body)
+            guard let reacted = try? await api.event(room: room, id: target), reacted.sender == me, let body = reacted.content.body,
+                let ledger = LedgerReference.id(in: body)
             else { return }
             line = LedgerReference.markCommand(ledger, right: right)
         }
@@ -225,9 +216,9 @@ struct MatrixInbound: Sendable {
 
     /// Accepts an invitation (from an allowed server) or declines it. False when the homeserver
     /// could not be reached (the batch is asked for again); a refusal is final.
-    func invited(to room: String, state: [JSONValue], me: String) async -> Bool {
-        let invite = state.last { $0["type"]?.stringValue == "m.room.member" && $0["state_key"]?.stringValue == me }
-        let inviter = invite?["sender"]?.stringValue
+    func invited(to room: String, state: [MatrixEvent], me: String) async -> Bool {
+        let invite = state.last { $0.type == "m.room.member" && $0.stateKey == me }
+        let inviter = invite?.sender
         let accept = configuration.acceptsInvite(from: inviter)
         do throws(MatrixAPIError) {
             if accept { try await api.join(room: room) } else { try await api.leave(room: room) }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import RelayCore
 import RelayPlatform
@@ -53,9 +54,8 @@ struct MatrixSyncer {
                 let first = since == nil
                 let answer = try await api.sync(since: since, timeout: first ? .zero : timeout, filter: Self.filter)
                 backoff.reset()
-                guard let next = answer["next_batch"]?.stringValue, !next.isEmpty else {
-                    throw .malformed(endpoint: "sync", reason: "no next_batch")
-                }
+                let next = answer.nextBatch
+                guard !next.isEmpty else { throw .malformed(endpoint: "sync", reason: "field `next_batch` is null or empty") }
                 if await handle(answer, me: user, history: first) {
                     since = next
                     _ = await grant.saveState(MatrixSyncState(user: user, since: next).saved)
@@ -75,18 +75,25 @@ struct MatrixSyncer {
     /// Handles one sync answer: invitations, then each joined room's news. False when something
     /// to run could not be stored (the batch is asked for again). `history`: the first sync,
     /// whose timelines are the past, not news.
-    private func handle(_ answer: JSONValue, me: String, history: Bool) async -> Bool {
-        for (room, invite) in answer["rooms"]?["invite"]?.objectValue ?? [:] {
-            guard await inbound.invited(to: room, state: invite["invite_state"]?["events"]?.arrayValue ?? [], me: me) else { return false }
+    private func handle(_ answer: MatrixSyncResponse, me: String, history: Bool) async -> Bool {
+        for (room, state) in answer.invites {
+            guard await inbound.invited(to: room, state: state, me: me) else { return false }
         }
-        for (room, joined) in answer["rooms"]?["join"]?.objectValue ?? [:] {
-            let timeline = joined["timeline"]?["events"]?.arrayValue ?? []
-            let state = joined["state"]?["events"]?.arrayValue ?? []
-            if (state + timeline).contains(where: { $0["type"]?.stringValue == "m.room.encryption" || $0["type"]?.stringValue == "m.room.encrypted" }) {
+        for (room, joined) in answer.joined {
+            let timeline = joined.timeline.compactMap { try? $0.get() }
+            if (joined.state + timeline).contains(where: { $0.type == "m.room.encryption" || $0.type == "m.room.encrypted" }) {
                 await inbound.encrypted(room: room)
             }
             guard !history else { continue }
-            for event in timeline {
+            for read in joined.timeline {
+                let event: MatrixEvent
+                switch read {
+                case .success(let readable): event = readable
+                case .failure(let problem):
+                    // Not even an object: nothing to run, and the batch moves on without it.
+                    PayloadDecoding.dropped(problem, platform: "matrix", logger: logger)
+                    continue
+                }
                 do {
                     try await inbound.handle(event, room: room, me: me)
                 } catch {
@@ -110,11 +117,16 @@ struct MatrixSyncState: Sendable, Hashable {
         self.since = since
     }
 
+    /// What `saved` writes.
+    private struct Saved: Decodable {
+        var user: String
+        var since: String
+    }
+
     /// Reads what `saved` wrote; nil for anything else.
     init?(saved text: String) {
-        guard let json = JSONValue.parse(Array(text.utf8)), let user = json["user"]?.stringValue, let since = json["since"]?.stringValue, !since.isEmpty
-        else { return nil }
-        self.init(user: user, since: since)
+        guard let saved = try? JSONDecoder().decode(Saved.self, from: Data(text.utf8)), !saved.since.isEmpty else { return nil }
+        self.init(user: saved.user, since: saved.since)
     }
 
     var saved: String {

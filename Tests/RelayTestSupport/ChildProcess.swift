@@ -44,9 +44,13 @@ func runProcess(_ command: [String], in directory: String, timeout: Duration, st
     return (exitStatus, output)
 }
 
-/// Starts `command` in `directory` with stdin from /dev/null and stdout and stderr to `output`
-/// (nil: /dev/null), every other descriptor closed and default signal handling.
-func spawn(_ command: [String], in directory: String, output: String?, step: String) throws -> pid_t {
+/// Starts `command` in `directory` with stdin from `input` (nil: /dev/null), stdout to `output`
+/// (nil: /dev/null) and stderr to `errors` (nil: with stdout), every other descriptor closed and
+/// default signal handling; `environment` (nil: this process's) is the child's whole environment.
+func spawn(
+    _ command: [String], in directory: String, input: String? = nil, output: String?, errors: String? = nil,
+    environment: [String: String]? = nil, step: String
+) throws -> pid_t {
     #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t = nil
         var attributes: posix_spawnattr_t = nil
@@ -56,12 +60,21 @@ func spawn(_ command: [String], in directory: String, output: String?, step: Str
     #endif
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    // Descriptors the tests' other work opened without close-on-exec (Foundation's own child
-    // watchers among them) must not end up held by a server that outlives them.
-    for descriptor in openDescriptors() where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    if let errors {
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    } else {
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    }
+    // Every other descriptor is closed in the child, at its exec: one the tests' other work opens
+    // meanwhile (a socket, a pipe) must not end up held by a server that outlives it. Closing
+    // what a listing showed before the spawn left a window in which such a descriptor leaked.
+    if let closeFrom = spawnCloseFrom {
+        _ = closeFrom(&actions, 3)
+    } else {
+        for descriptor in openDescriptors() where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
+    }
 
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -80,7 +93,8 @@ func spawn(_ command: [String], in directory: String, output: String?, step: Str
     // enter it (pg_ctl, run as postgres, resolves its own path from there).
     let shell = ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, directory] + command
     let arguments: [UnsafeMutablePointer<CChar>?] = shell.map { strdup($0) } + [nil]
-    let environment: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    let variables = environment ?? ProcessInfo.processInfo.environment
+    let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { (arguments + environment).forEach { free($0) } }
     var pid = pid_t()
     let result = posix_spawn(&pid, shell[0], &actions, &attributes, arguments, environment)
@@ -89,6 +103,17 @@ func spawn(_ command: [String], in directory: String, output: String?, step: Str
     }
     return pid
 }
+
+#if canImport(Darwin)
+    private let spawnCloseFrom: ((UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = nil
+#else
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not export (it is declared for `_GNU_SOURCE` only): looked up by name.
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private let spawnCloseFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: CloseFrom.self)
+    }
+#endif
 
 /// The descriptors open in this process now.
 func openDescriptors() -> [Int32] {

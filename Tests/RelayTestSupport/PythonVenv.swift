@@ -35,8 +35,15 @@ struct PythonVenv: Sendable {
         let lock = open(venv + ".lock", O_CREAT | O_RDWR, 0o600)
         guard lock >= 0 else { throw ChildProcessError(step: "lock \(venv).lock", reason: String(cString: strerror(errno))) }
         defer { close(lock) }
-        // Blocking, but only while another test process installs: then this one waits its turn.
-        while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
+        // Another test process may be installing: wait for its turn, polling (a blocking flock
+        // would hold one of the cooperative pool's few threads), for as long as an install may take.
+        let deadline = ContinuousClock.now + .seconds(960)
+        while flock(lock, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+                throw ChildProcessError(step: "lock \(venv).lock", reason: "still held by another install after 960 s")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
         defer { flock(lock, LOCK_UN) }
         if try await imports() { return venv }
         if !FileManager.default.isExecutableFile(atPath: venv + "/bin/pip") {

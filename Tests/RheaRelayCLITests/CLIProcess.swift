@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import RelayTestSupport
 
 /// Runs the built `rhea-relay` executable and captures what a user would see.
 struct CLIProcess {
@@ -29,51 +31,34 @@ struct CLIProcess {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Runs the binary on its own thread: waiting for a process must not block the cooperative
-    /// pool, which also serves the in-process fake servers.
+    /// Runs the binary with `arguments` to its end (SIGKILL after `timeout`, then `timedOut`).
+    /// Its stdin, stdout and stderr are files in `directory`; the wait polls (`SpawnedProcess`),
+    /// holding no thread of the cooperative pool, which also serves the in-process fake servers.
     func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try runBlocking(arguments, environment: environment, stdin: stdin, timeout: timeout) })
-            }.start()
-        }
-    }
-
-    private func runBlocking(_ arguments: [String], environment: [String: String], stdin: String?, timeout: TimeInterval) throws -> Output {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
         // A clean environment: only what the test gives, plus PATH and HOME.
         var env = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": directory.path,
             "STORE_PATH": directory.appendingPathComponent("relay.sqlite").path,
         ]
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes to the end (the process exits when it is done writing).
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            process.terminate()
+        let files = directory.appendingPathComponent("run-\(UUID().uuidString)").path
+        defer { for suffix in [".in", ".out", ".err"] { try? FileManager.default.removeItem(atPath: files + suffix) } }
+        guard FileManager.default.createFile(atPath: files + ".in", contents: Data((stdin ?? "").utf8)) else {
+            throw CLIError.couldNotWrite(files + ".in")
+        }
+        let process = try SpawnedProcess(
+            [Self.executable.path] + arguments, in: directory.path, environment: env, input: files + ".in", output: files + ".out",
+            errors: files + ".err")
+        guard await process.waitForExit(within: .milliseconds(Int64(timeout * 1000))) else {
+            await process.exited(within: .zero)
             throw CLIError.timedOut(arguments)
         }
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self))
+        let read = { (suffix: String) in FileManager.default.contents(atPath: files + suffix).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+        return Output(status: process.terminationStatus, stdout: read(".out"), stderr: read(".err"))
     }
 
     enum CLIError: Error {
         case timedOut([String])
+        case couldNotWrite(String)
     }
 }

@@ -9,7 +9,7 @@ import RelayTestSupport
 /// "serving on" names it), for tests that need the real server as an operator runs it (its
 /// environment, its probes, its access to configuration).
 final class ServeProcess {
-    let process = Process()
+    let process: SpawnedProcess
     private(set) var port = 0
     /// stderr goes to a file, so a chatty log can never fill a pipe and stall the server.
     let stderrFile: URL
@@ -22,21 +22,11 @@ final class ServeProcess {
         env["HTTP_PORT"] = "0"
         env["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         env["HOME"] = directory.path
-        if let umask {
-            // The umask is the process's own: set it in a shell that then becomes the relay.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "umask \(umask) && exec \"$0\" serve", CLIProcess.executable.path]
-        } else {
-            process.executableURL = CLIProcess.executable
-            process.arguments = ["serve"]
-        }
-        process.currentDirectoryURL = directory
-        process.environment = env
+        // The umask is the process's own: set it in a shell that then becomes the relay.
+        let command =
+            umask.map { ["/bin/sh", "-c", "umask \($0) && exec \"$0\" serve", CLIProcess.executable.path] } ?? [CLIProcess.executable.path, "serve"]
         stderrFile = directory.appendingPathComponent("serve-\(UUID().uuidString).stderr")
-        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: stderrFile)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(command, in: directory.path, environment: env, output: nil, errors: stderrFile.path)
         // Up to 60 s: serve migrates its store first, beside PostgreSQL, Synapse and other tests.
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
@@ -77,10 +67,7 @@ final class ServeProcess {
 
     /// Returns once the process has exited (SIGKILL after `within`), polling.
     func exited(within limit: Duration = .seconds(30)) async {
-        let deadline = ContinuousClock.now + limit
-        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        await process.exited(within: limit)
     }
 }
 

@@ -288,8 +288,17 @@ struct GatewayPayloadTests {
                 == .dispatch(GatewayDispatch(name: "MESSAGE_CREATE", sequence: 42, data: ["id": "1", "content": "hi"])))
         let ready = try #require(
             GatewayDispatch(name: "READY", sequence: 1, data: ["session_id": "abc", "resume_gateway_url": "wss://r.discord.gg", "user": ["id": "42"]]).ready)
-        #expect(ready == GatewayReady(["session_id": "abc", "resume_gateway_url": "wss://r.discord.gg", "user": ["id": "42"]]))
+        #expect(ready.sessionID == "abc" && ready.resumeGatewayURL == "wss://r.discord.gg")
         #expect(ready.userID == "42")
+        // An event the relay acts on, whose data does not decode: dropped by name, its sequence kept.
+        let odd = try #require(GatewayMessage.decode(Array(#"{"op":0,"s":7,"t":"MESSAGE_CREATE","d":{"content":"no id"}}"#.utf8)))
+        #expect(
+            odd
+                == .dispatch(
+                    GatewayDispatch(name: "MESSAGE_CREATE", sequence: 7, event: .undecodable(PayloadProblem("Discord MESSAGE_CREATE", "missing field `d.id`"))))
+        )
+        #expect(GatewayDispatch(name: "GUILD_CREATE", sequence: 8, data: ["id": 5]).event == .unread)
+        #expect(throws: PayloadProblem("Discord gateway frame", "missing field `op`")) { try GatewayMessage.read(Array(#"{"d":null}"#.utf8)) }
     }
 
     @Test func hostileNumbersAreClampedOrDropped() {
@@ -301,9 +310,14 @@ struct GatewayPayloadTests {
             #expect(hello("1e300") == .hello(heartbeatInterval: .seconds(600)))
             #expect(hello("\"fast\"") == .hello(heartbeatInterval: .milliseconds(41_250)))
             #expect(GatewayMessage.decode(Array(#"{"op":10,"d":null}"#.utf8)) == .hello(heartbeatInterval: .milliseconds(41_250)))
-            #expect(GatewayFrame.decode(Array(#"{"op":0,"s":-3,"t":"X"}"#.utf8))?.sequence == nil)
-            #expect(GatewayFrame.decode(Array(#"{"op":0,"s":1e30,"t":"X"}"#.utf8))?.sequence == nil)
-            #expect(GatewayFrame.decode(Array(#"{"op":0,"s":2.5,"t":"X"}"#.utf8))?.sequence == nil)
+            func sequence(_ value: String) -> Int?? {
+                guard case .dispatch(let dispatch) = GatewayMessage.decode(Array(#"{"op":0,"s":\#(value),"t":"X"}"#.utf8)) else { return nil }
+                return .some(dispatch.sequence)
+            }
+            #expect(sequence("-3") == .some(nil))
+            #expect(sequence("1e30") == .some(nil))
+            #expect(sequence("2.5") == .some(nil))
+            #expect(sequence("12") == .some(12))
         }
     }
 

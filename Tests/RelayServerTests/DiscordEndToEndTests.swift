@@ -33,6 +33,16 @@ struct DiscordEndToEndTests {
                 #expect(ping.json == ["type": 1])
                 let forgedPing = try await relay.interact(FakeDiscordInteractions.ping(), signing: .forged)
                 #expect(forgedPing.status == .unauthorized)
+                // Signed, but not an interaction the relay can read: 400, naming the field at fault.
+                for (body, problem) in [
+                    ("[1]", "the payload is not an object"),
+                    (#"{"type":2,"id":"1300000000000000201","application_id":"\#(Self.app)","token":"t","data":{"options":[]}}"#, "missing field `data.name`"),
+                    (#"{"type":2,"id":"x","application_id":"\#(Self.app)","token":"t","data":{"name":"translate"}}"#, "field `id` is invalid"),
+                ] {
+                    let response = try await relay.interact(body: body)
+                    #expect(response.status == .badRequest, "\(body)")
+                    #expect(response.json == ["error": .string("Discord interaction: " + problem)], "\(body)")
+                }
 
                 try await relay.settled()
                 #expect(relay.discord.requests().isEmpty, "\(relay.discord.requests().map(\.path))")

@@ -1,6 +1,7 @@
 import DiscordAdapter
 import Foundation
 import Logging
+import Prometheus
 import RelayCore
 import RelayPlatform
 import RelayServer
@@ -47,6 +48,40 @@ struct DiscordGatewayTests {
                 #expect(relay.discord.requests(FakeDiscordAPI.createMessage).count == 2)
             }
         }
+    }
+
+    /// What the gateway sends that does not decode is dropped and counted
+    /// (`relay_inbound_dropped_total`), and the connection and the events after it go on.
+    @Test func whatDoesNotDecodeIsDroppedAndCountedAndTheNextMentionIsAnswered() async throws {
+        func dropped(_ payload: String) -> Double {
+            var bytes: [UInt8] = []
+            TestMetrics.registry.emit(into: &bytes)
+            let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first {
+                $0.hasPrefix("relay_inbound_dropped_total{") && $0.contains(#"platform="discord""#) && $0.contains(#"payload="\#(payload)""#)
+            }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        let before = ["Discord gateway frame", "Discord MESSAGE_CREATE", "Discord MESSAGE_REACTION_ADD"].map(dropped)
+        try await DiscordFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration(gateway: true)) { relay in
+                _ = try #require(await relay.gateway.next(FakeDiscordGateway.identify))
+                try await relay.gateway.send(rawText: "not json")
+                try await relay.gateway.send(rawText: #"{"d":{"id":"1500000000000000009"}}"#)
+                // Events the relay acts on, whose data lacks what it needs: a message without an
+                // id, a reaction with a user id that is not one.
+                try await relay.gateway.dispatch("MESSAGE_CREATE", ["content": .string("<@\(FakeDiscordAPI.botUserID)> fix teh cat"), "channel_id": "1"])
+                try await relay.gateway.dispatch(
+                    "MESSAGE_REACTION_ADD", ["user_id": "alice", "channel_id": "1", "message_id": "2", "emoji": ["name": .string("🔍")]])
+                try await relay.gateway.dispatch("MESSAGE_CREATE", FakeDiscordInteractions.mention("fix teh fox", id: "1500000000000000011"))
+                let reply = try #require(await relay.discord.next(FakeDiscordAPI.createMessage))
+                try await relay.settled()
+                #expect(reply["message_reference"]?["message_id"]?.stringValue == "1500000000000000011")
+                #expect(relay.discord.requests(FakeDiscordAPI.createMessage).count == 1)
+                #expect(relay.gateway.received(FakeDiscordGateway.identify).count == 1, "the connection was kept")
+            }
+        }
+        let after = ["Discord gateway frame", "Discord MESSAGE_CREATE", "Discord MESSAGE_REACTION_ADD"].map(dropped)
+        #expect(zip(before, after).map { $1 - $0 } == [2, 1, 1])
     }
 
     @Test func theTribunalReactionFactChecksTheMessage() async throws {

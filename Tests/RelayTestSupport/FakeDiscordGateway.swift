@@ -108,6 +108,13 @@ public final class FakeDiscordGateway: Sendable {
         if let target { try await target.write(.text(Self.text(frame))) }
     }
 
+    /// Sends `text` as it is, as a text frame on the newest connection (not a gateway frame, or
+    /// one whose data does not decode); no sequence number is spent.
+    public func send(rawText text: String) async throws {
+        guard let target = state.withLock({ $0.newest?.outbound }) else { return }
+        try await target.write(.text(text))
+    }
+
     /// Closes the newest connection's TCP socket without a close frame, like a dropped network;
     /// the session stays resumable.
     public func closeAbruptly() async throws {

@@ -335,15 +335,19 @@ public final class DiscordGatewayClient: Sendable {
         logger[metadataKey: "discord.connection"] = "\(id)"
         let webSocket = WebSocketClientConfiguration(
             maxFrameSize: configuration.maxMessageBytes, closeTimeout: configuration.closeTimeout, autoPing: .disabled, validateUTF8: true)
-        let (maxBytes, closeTimeout) = (configuration.maxMessageBytes, configuration.closeTimeout)
+        let (maxBytes, closeTimeout, frameLogger) = (configuration.maxMessageBytes, configuration.closeTimeout, logger)
         var code: Int?
         do {
             let frame = try await WebSocketClient.connect(url: url, configuration: webSocket, logger: logger) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await message in inbound.messages(maxSize: maxBytes) {
-                            guard case .text(let text) = message, let parsed = GatewayMessage.decode(Array(text.utf8)) else { continue }
-                            input.yield(.machine(.received(parsed, on: id)))
+                            guard case .text(let text) = message else { continue }
+                            do throws(PayloadProblem) {
+                                input.yield(.machine(.received(try GatewayMessage.read(Array(text.utf8)), on: id)))
+                            } catch {
+                                PayloadDecoding.dropped(error, platform: DiscordPlatform.name, logger: frameLogger)
+                            }
                         }
                     }
                     group.addTask {

@@ -1,9 +1,7 @@
 public import RelayCore
 
-/// One gateway frame as it travels over the websocket: `{"op":…,"d":…,"s":…,"t":…}`.
-///
-/// Decoding takes any bytes without trapping: what is not a JSON object with an integer `op`
-/// is nil, and `s` is kept only when it is a plausible sequence number.
+/// One gateway frame the client sends: `{"op":…,"d":…,"s":…,"t":…}`. Received frames are read
+/// straight into what they mean (`GatewayMessage.read`).
 public struct GatewayFrame: Sendable, Hashable {
     /// The opcode (`GatewayOpcode`).
     public var op: Int
@@ -24,22 +22,6 @@ public struct GatewayFrame: Sendable, Hashable {
         self.data = data
         self.sequence = sequence
         self.eventName = eventName
-    }
-
-    /// Decodes a text frame's bytes; nil when they are not a gateway frame.
-    public static func decode(_ bytes: some Collection<UInt8>) -> GatewayFrame? {
-        guard let json = JSONValue.parse(bytes) else { return nil }
-        return GatewayFrame(json: json)
-    }
-
-    /// Reads a parsed frame; nil when it is not an object with an integer `op` in 0…255.
-    public init?(json: JSONValue) {
-        guard case .object(let members) = json, let op = members["op"]?.intValue, (0...255).contains(op) else { return nil }
-        self.op = op
-        self.data = members["d"] ?? .null
-        self.sequence = UntrustedNumber.checked(members["s"]?.intValue, in: Self.sequenceRange, source: "discord", field: "gateway_sequence")
-        // An over-long or non-string name is not an event anyone subscribes to: kept as none.
-        self.eventName = members["t"]?.stringValue.flatMap { $0.utf8.count <= Self.eventNameLimit ? $0 : nil }
     }
 
     /// The frame as JSON (`s` and `t` as `null` when absent, as Discord writes them).
@@ -86,41 +68,64 @@ public enum GatewayMessage: Sendable, Hashable {
     /// Used when HELLO carries no usable interval.
     public static let defaultHeartbeatInterval: Duration = .milliseconds(41_250)
 
-    /// The meaning of `frame`.
-    public init(_ frame: GatewayFrame) {
-        switch frame.op {
-        case GatewayOpcode.hello:
-            self = .hello(heartbeatInterval: Self.heartbeatInterval(frame.data["heartbeat_interval"]))
-        case GatewayOpcode.heartbeatACK:
-            self = .heartbeatACK
-        case GatewayOpcode.heartbeat:
-            self = .heartbeatRequest
-        case GatewayOpcode.reconnect:
-            self = .reconnect
-        case GatewayOpcode.invalidSession:
-            // Anything but a literal `true` re-identifies: the safe reading of a strange `d`.
-            self = .invalidSession(resumable: frame.data.boolValue == true)
-        case GatewayOpcode.dispatch:
-            self = .dispatch(GatewayDispatch(name: frame.eventName ?? "", sequence: frame.sequence, data: frame.data))
-        default:
-            self = .other(op: frame.op)
-        }
+    /// Reads a received text frame: what is not a JSON object with an integer `op` in 0…255
+    /// is a `PayloadProblem` (the client logs and counts it, and reads on). A dispatch's data is
+    /// decoded here, into the event's own model, when the relay acts on the event.
+    public static func read(_ bytes: some Collection<UInt8>) throws(PayloadProblem) -> GatewayMessage {
+        try PayloadDecoding.json(ReceivedFrame.self, from: bytes, as: "Discord gateway frame").message
     }
 
-    /// Decodes a text frame's bytes; nil when they are not a gateway frame.
+    /// `read`, or nil when the bytes are not a gateway frame.
     public static func decode(_ bytes: some Collection<UInt8>) -> GatewayMessage? {
-        GatewayFrame.decode(bytes).map(GatewayMessage.init)
+        try? read(bytes)
+    }
+
+    /// A received frame, decoded by its opcode.
+    private struct ReceivedFrame: Decodable {
+        var message: GatewayMessage
+
+        private struct Hello: Decodable {
+            var interval: Double?
+            init(from decoder: any Decoder) throws {
+                interval = try decoder.container(keyedBy: DiscordKey.self).lenient(Double.self, "heartbeat_interval")
+            }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: DiscordKey.self)
+            let op = try container.decode(Int.self, forKey: "op")
+            guard (0...255).contains(op) else { throw DecodingError.dataCorruptedError(forKey: "op", in: container, debugDescription: "not an opcode") }
+            switch op {
+            case GatewayOpcode.hello:
+                message = .hello(heartbeatInterval: GatewayMessage.heartbeatInterval(container.lenient(Hello.self, "d")?.interval))
+            case GatewayOpcode.heartbeatACK:
+                message = .heartbeatACK
+            case GatewayOpcode.heartbeat:
+                message = .heartbeatRequest
+            case GatewayOpcode.reconnect:
+                message = .reconnect
+            case GatewayOpcode.invalidSession:
+                // Anything but a literal `true` re-identifies: the safe reading of a strange `d`.
+                message = .invalidSession(resumable: container.lenient(Bool.self, "d") == true)
+            case GatewayOpcode.dispatch:
+                // An over-long or non-string name is not an event anyone subscribes to: kept as none.
+                let name = container.text("t", limit: GatewayFrame.eventNameLimit) ?? ""
+                let sequence = UntrustedNumber.checked(
+                    container.lenient(Int.self, "s"), in: GatewayFrame.sequenceRange, source: "discord", field: "gateway_sequence")
+                message = .dispatch(GatewayDispatch(name: name, sequence: sequence, event: GatewayEvent(name: name, in: container)))
+            default:
+                message = .other(op: op)
+            }
+        }
     }
 
     /// Milliseconds from HELLO, clamped into `heartbeatIntervalRange`; a missing or non-numeric
     /// value gets the default.
-    static func heartbeatInterval(_ value: JSONValue?) -> Duration {
+    static func heartbeatInterval(_ raw: Double?) -> Duration {
         let range = heartbeatIntervalRange
         let milliseconds = (range.lowerBound.seconds * 1000)...(range.upperBound.seconds * 1000)
-        guard let raw = value?.doubleValue else {
-            UntrustedNumber.report(
-                source: "discord", field: "heartbeat_interval", value: "\(value.map { String(decoding: $0.encoded().prefix(40), as: UTF8.self) } ?? "absent")",
-                replacement: "default")
+        guard let raw else {
+            UntrustedNumber.report(source: "discord", field: "heartbeat_interval", value: "absent or not a number", replacement: "default")
             return defaultHeartbeatInterval
         }
         guard let clamped = UntrustedNumber.clamped(raw, to: milliseconds, source: "discord", field: "heartbeat_interval") else {
@@ -130,40 +135,90 @@ public enum GatewayMessage: Sendable, Hashable {
     }
 }
 
+/// What a dispatch carries, decoded into the event's model when the relay acts on the event.
+public enum GatewayEvent: Sendable, Hashable {
+    case ready(GatewayReady)
+    case messageCreate(DiscordMessagePayload)
+    case reactionAdd(DiscordReactionPayload)
+    /// An event the relay does not act on (`RESUMED`, `GUILD_CREATE`…): its data is not read.
+    case unread
+    /// An event the relay acts on whose data does not decode: the inbound side logs and counts
+    /// it (`relay_inbound_dropped_total`); its sequence number still counts.
+    case undecodable(PayloadProblem)
+
+    /// The event `name`'s data, the member `d` of `frame`.
+    init(name: String, in frame: KeyedDecodingContainer<DiscordKey>) {
+        func read<T: Decodable>(_ type: T.Type) -> Result<T, PayloadProblem> {
+            do {
+                return .success(try frame.decode(type, forKey: "d"))
+            } catch let error as DecodingError {
+                return .failure(PayloadProblem("Discord \(name)", PayloadDecoding.describe(error)))
+            } catch {
+                return .failure(PayloadProblem("Discord \(name)", "unreadable (\(error))"))
+            }
+        }
+        let result: Result<GatewayEvent, PayloadProblem>
+        switch name {
+        case "READY": result = read(GatewayReady.self).map(GatewayEvent.ready)
+        case "MESSAGE_CREATE": result = read(DiscordMessagePayload.self).map(GatewayEvent.messageCreate)
+        case "MESSAGE_REACTION_ADD": result = read(DiscordReactionPayload.self).map(GatewayEvent.reactionAdd)
+        default: result = .success(.unread)
+        }
+        switch result {
+        case .success(let event): self = event
+        case .failure(let problem): self = .undecodable(problem)
+        }
+    }
+}
+
 /// A dispatch (op 0): an event with its name, sequence number and data.
 public struct GatewayDispatch: Sendable, Hashable {
     /// `MESSAGE_CREATE`, `MESSAGE_REACTION_ADD`, `READY`…; empty when the frame had none.
     public var name: String
     public var sequence: Int?
-    public var data: JSONValue
+    public var event: GatewayEvent
 
-    public init(name: String, sequence: Int?, data: JSONValue) {
+    public init(name: String, sequence: Int?, event: GatewayEvent) {
         self.name = name
         self.sequence = sequence
-        self.data = data
+        self.event = event
+    }
+
+    /// The dispatch a frame with this name, sequence and `data` is read as (for fakes and tests).
+    public init(name: String, sequence: Int?, data: JSONValue) {
+        let frame = GatewayFrame(op: GatewayOpcode.dispatch, data: data, sequence: sequence, eventName: name)
+        if case .dispatch(let dispatch) = GatewayMessage.decode(frame.encoded()) {
+            self = dispatch
+        } else {
+            self.init(name: name, sequence: sequence, event: .unread)
+        }
     }
 
     /// What READY says about the new session, or nil when this is not a usable READY.
     public var ready: GatewayReady? {
-        guard name == "READY" else { return nil }
-        return GatewayReady(data)
+        guard case .ready(let ready) = event else { return nil }
+        return ready
     }
 }
 
 /// The part of READY a connection needs to resume later.
-public struct GatewayReady: Sendable, Hashable {
+public struct GatewayReady: Sendable, Hashable, Decodable {
     public var sessionID: String
     /// Where to resume; nil when READY named none, or one this adapter will not send the token to.
     public var resumeGatewayURL: String?
     /// The bot's own user id, which mentions of the bot carry.
     public var userID: String?
 
-    /// Reads READY's `d`; nil without a plausible `session_id`.
-    public init?(_ data: JSONValue) {
-        guard let session = data["session_id"]?.stringValue, (1...256).contains(session.utf8.count) else { return nil }
+    /// Reads READY's `d`; it needs a plausible `session_id`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        let session = try container.decode(String.self, forKey: "session_id")
+        guard (1...256).contains(session.utf8.count) else {
+            throw DecodingError.dataCorruptedError(forKey: "session_id", in: container, debugDescription: "not a session id")
+        }
         sessionID = session
-        resumeGatewayURL = data["resume_gateway_url"]?.stringValue.flatMap(Self.acceptedResumeURL)
-        userID = data["user"]?["id"]?.stringValue.flatMap { DiscordSnowflake.isValid($0) ? $0 : nil }
+        resumeGatewayURL = container.lenient(String.self, "resume_gateway_url").flatMap(Self.acceptedResumeURL)
+        userID = container.lenient(DiscordObjectID.self, "user")?.id
     }
 
     /// The resume URL when it is a `wss://` URL (or `ws://` on the loopback, for local fakes):

@@ -24,12 +24,27 @@ public struct GatewayResumeState: Sendable, Hashable {
     /// The resume URL is checked as READY's is: RESUME sends the token there, and the store is
     /// not a place a URL should be trusted from unchecked.
     public init?(saved text: String) {
-        guard let json = JSONValue.parse(Array(text.utf8)), let sessionID = json["session_id"]?.stringValue,
-            (1...256).contains(sessionID.utf8.count), let sequence = json["seq"]?.intValue, GatewayFrame.sequenceRange.contains(sequence),
-            let url = json["resume_gateway_url"]?.stringValue, let resumeURL = GatewayReady.acceptedResumeURL(url)
-        else { return nil }
-        let user = json["user_id"]?.stringValue.flatMap { DiscordSnowflake.isValid($0) ? $0 : nil }
-        self.init(sessionID: sessionID, sequence: sequence, resumeURL: resumeURL, botUserID: user)
+        guard let saved = try? PayloadDecoding.json(Saved.self, from: Array(text.utf8), as: "Discord resume state") else { return nil }
+        self.init(sessionID: saved.sessionID, sequence: saved.sequence, resumeURL: saved.resumeURL, botUserID: saved.botUserID)
+    }
+
+    /// What `saved` writes, read back with READY's checks.
+    private struct Saved: Decodable {
+        var sessionID: String
+        var sequence: Int
+        var resumeURL: String
+        var botUserID: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: DiscordKey.self)
+            sessionID = try container.decode(String.self, forKey: "session_id")
+            sequence = try container.decode(Int.self, forKey: "seq")
+            let url = try container.decode(String.self, forKey: "resume_gateway_url")
+            guard (1...256).contains(sessionID.utf8.count), GatewayFrame.sequenceRange.contains(sequence), let resumeURL = GatewayReady.acceptedResumeURL(url)
+            else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a resumable session")) }
+            self.resumeURL = resumeURL
+            botUserID = container.optionalSnowflake("user_id")
+        }
     }
 
     /// As kept in the lease's state: JSON, named as RESUME's and READY's fields are.

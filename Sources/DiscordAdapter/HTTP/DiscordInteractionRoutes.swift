@@ -50,9 +50,10 @@ public struct DiscordInteractionRoutes: Sendable {
                 throw error
             }
             let interaction: DiscordInteraction
-            do throws(DiscordInteractionError) {
+            do throws(PayloadProblem) {
                 interaction = try DiscordInteraction.decode(body.readableBytesView)
             } catch {
+                logger.info("discord: interaction refused", metadata: ["reason": "\(error)"])
                 return Self.json(["error": .string(error.description)], status: .badRequest)
             }
             return Self.json(await inbound.interaction(interaction))

@@ -181,15 +181,18 @@ public struct DiscordInbound: Sendable {
     // MARK: - Gateway
 
     /// A gateway dispatch: mentions of the bot and DMs run their command, answered as a reply;
-    /// the tribunal reaction runs `/tribunal` on the message. `botUserID` is READY's.
+    /// the tribunal reaction runs `/tribunal` on the message. `botUserID` is READY's. An event
+    /// the relay acts on whose data does not decode is logged and counted, and dropped.
     public func dispatch(_ dispatch: GatewayDispatch, botUserID: String?) async {
-        switch dispatch.name {
-        case "MESSAGE_CREATE":
-            guard let botUserID, let message = DiscordGatewayMessage(dispatch.data, botUserID: botUserID) else { return }
+        switch dispatch.event {
+        case .messageCreate(let payload):
+            guard let botUserID, let message = DiscordGatewayMessage(payload, botUserID: botUserID) else { return }
             await submit(message.event, address: message.address)
-        case "MESSAGE_REACTION_ADD":
-            await reaction(dispatch.data, botUserID: botUserID)
-        default:
+        case .reactionAdd(let reaction):
+            await self.reaction(reaction, botUserID: botUserID)
+        case .undecodable(let problem):
+            PayloadDecoding.dropped(problem, platform: DiscordPlatform.name, logger: logger)
+        case .ready, .unread:
             return
         }
     }
@@ -203,16 +206,16 @@ public struct DiscordInbound: Sendable {
         }
     }
 
-    private func reaction(_ data: JSONValue, botUserID: String?) async {
-        if let emoji = data["emoji"]?["name"]?.stringValue, let right = LedgerReference.mark(fromEmoji: emoji) {
-            await markOnReaction(data, right: right, botUserID: botUserID)
+    /// A reaction someone else than a bot (this one included) put on a message.
+    private func reaction(_ reaction: DiscordReactionPayload, botUserID: String?) async {
+        guard let emoji = reaction.emoji, reaction.userID != botUserID, !reaction.byBot else { return }
+        if let right = LedgerReference.mark(fromEmoji: emoji) {
+            await markOnReaction(reaction, right: right, botUserID: botUserID)
             return
         }
-        guard let emoji = data["emoji"]?["name"]?.stringValue, emoji == configuration.tribunalReaction,
-            let user = data["user_id"]?.stringValue, user != botUserID, data["member"]?["user"]?["bot"]?.boolValue != true,
-            let channel = data["channel_id"]?.stringValue, let messageID = data["message_id"]?.stringValue
-        else { return }
-        let team = data["guild_id"]?.stringValue ?? "dm:\(user)"
+        guard emoji == configuration.tribunalReaction else { return }
+        let (user, channel, messageID) = (reaction.userID, reaction.channelID, reaction.messageID)
+        let team = reaction.guildID ?? "dm:\(user)"
         do throws(DiscordAPIError) {
             let message = try await api.message(channelID: channel, messageID: messageID)
             let event = Event(
@@ -226,13 +229,11 @@ public struct DiscordInbound: Sendable {
 
     /// `/ledger mark N right|wrong` from whoever reacted, when the relay's own reply names
     /// fact-check N (its embed footer).
-    private func markOnReaction(_ data: JSONValue, right: Bool, botUserID: String?) async {
-        guard let user = data["user_id"]?.stringValue, user != botUserID, data["member"]?["user"]?["bot"]?.boolValue != true,
-            let channel = data["channel_id"]?.stringValue, let messageID = data["message_id"]?.stringValue,
-            // Only the relay's own replies name a fact-check: a 👍 elsewhere costs no API call.
-            let botUserID, data["message_author_id"]?.stringValue == botUserID
-        else { return }
-        let team = data["guild_id"]?.stringValue ?? "dm:\(user)"
+    private func markOnReaction(_ reaction: DiscordReactionPayload, right: Bool, botUserID: String?) async {
+        // Only the relay's own replies name a fact-check: a 👍 elsewhere costs no API call.
+        guard let botUserID, reaction.messageAuthorID == botUserID else { return }
+        let (user, channel, messageID) = (reaction.userID, reaction.channelID, reaction.messageID)
+        let team = reaction.guildID ?? "dm:\(user)"
         do throws(DiscordAPIError) {
             let message = try await api.message(channelID: channel, messageID: messageID)
             guard let id = LedgerReference.id(in: message.content + "\n" + message.embedText) else { return }
@@ -252,45 +253,21 @@ struct DiscordGatewayMessage: Sendable {
     var address: DiscordAddress
 
     /// Nil for messages of bots (itself included), and server messages that do not mention the bot.
-    init?(_ data: JSONValue, botUserID: String) {
-        guard let id = data["id"]?.stringValue, let channel = data["channel_id"]?.stringValue, let author = data["author"],
-            let user = author["id"]?.stringValue, author["bot"]?.boolValue != true, user != botUserID,
-            let content = data["content"]?.stringValue
-        else { return nil }
-        let guild = data["guild_id"]?.stringValue
-        let mentioned = (data["mentions"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == botUserID }
-        guard guild == nil || mentioned else { return nil }
-        let text = Self.withoutMention(content, botUserID: botUserID)
+    init?(_ message: DiscordMessagePayload, botUserID: String) {
+        guard let channel = message.channelID, let author = message.author, !author.isBot, author.id != botUserID else { return nil }
+        let user = author.id
+        guard message.guildID == nil || message.mentionIDs.contains(botUserID) else { return nil }
+        let text = Self.withoutMention(message.content, botUserID: botUserID)
         // A voice message (or an audio file): the message's own, else the one it replies to.
         // With no text, the relay runs the voice setting (`/transcribe` by default).
-        let voice = Self.clip(in: data, origin: .own) ?? data["referenced_message"].flatMap { Self.clip(in: $0, origin: .repliedTo) }
+        let voice = message.clip(origin: .own) ?? message.referencedMessage?.clip(origin: .repliedTo)
         guard !text.isEmpty || voice != nil else { return nil }
-        let team = guild ?? "dm:\(user)"
+        let team = message.guildID ?? "dm:\(user)"
         event = Event(
             platform: DiscordPlatform.name, team: team, channel: channel, user: user,
-            userName: author["global_name"]?.stringValue ?? author["username"]?.stringValue, text: text,
-            repliedTo: data["referenced_message"]?["content"]?.stringValue, eventKey: "message:\(id)", voice: voice)
-        address = DiscordAddress(team: team, channel: channel, user: user, replyTo: id)
-    }
-
-    /// Discord's flag on a voice message (`IS_VOICE_MESSAGE`).
-    static let voiceMessageFlag = 1 << 13
-
-    /// The first audio attachment of a message — a voice message's OGG/Opus, or an audio file —
-    /// as a clip: its CDN URL (checked against the configured CDN when fetched), type, size and
-    /// (for voice messages) duration. Declared numbers come from outside: only sane ones are kept.
-    static func clip(in message: JSONValue, origin: VoiceClip.Origin) -> VoiceClip? {
-        let isVoiceMessage = (message["flags"]?.intValue ?? 0) & voiceMessageFlag != 0
-        for attachment in message["attachments"]?.arrayValue ?? [] {
-            let type = attachment["content_type"]?.stringValue
-            guard isVoiceMessage || type?.hasPrefix("audio/") == true, let url = attachment["url"]?.stringValue else { continue }
-            let size = UntrustedNumber.checked(attachment["size"]?.intValue, in: 0...(4 << 30), source: "discord", field: "size")
-            let seconds = attachment["duration_secs"]?.doubleValue.flatMap {
-                UntrustedNumber.checked($0, in: 0...(7 * 24 * 3600), source: "discord", field: "duration_secs")
-            }
-            return VoiceClip(file: url, mimeType: type, byteSize: size, duration: seconds.map { Int($0.rounded(.up)) }, origin: origin)
-        }
-        return nil
+            userName: author.globalName ?? (author.username.isEmpty ? nil : author.username),
+            text: text, repliedTo: message.referencedMessage?.content, eventKey: "message:\(message.id)", voice: voice)
+        address = DiscordAddress(team: team, channel: channel, user: user, replyTo: message.id)
     }
 
     /// The text after a leading `<@bot>` (or `<@!bot>`); other mentions stay.

@@ -5,8 +5,9 @@ public import RelayCore
 ///
 /// Decoding takes any bytes without trapping: ids must be snowflakes, strings are bounded,
 /// options are read at most three levels deep and 25 to a level, and a value of the wrong type
-/// is dropped. The interaction token is a `DiscordToken`, so it never shows in a description.
-public struct DiscordInteraction: Sendable, Hashable {
+/// where the relay can do without it is dropped; what it cannot (`type`, `id`, `token`, the
+/// command's `data.name`) fails the decoding, naming the field. The interaction token is a `DiscordToken`, so it never shows in a description.
+public struct DiscordInteraction: Sendable, Hashable, Decodable {
     /// Discord's interaction types.
     public enum Kind: Int, Sendable, Hashable {
         case ping = 1
@@ -44,52 +45,55 @@ public struct DiscordInteraction: Sendable, Hashable {
     /// The longest interaction token taken.
     static let tokenLimit = 1024
 
-    /// Decodes an interaction body (already verified: see `DiscordRequestVerifier`).
-    public static func decode(_ bytes: some Collection<UInt8>) throws(DiscordInteractionError) -> DiscordInteraction {
-        guard let json = JSONValue.parse(bytes) else { throw .notJSON }
-        return try DiscordInteraction(json: json)
+    /// Decodes an interaction body (already verified: see `DiscordRequestVerifier`); a body that
+    /// does not decode says which field is at fault (the route answers it 400).
+    public static func decode(_ bytes: some Collection<UInt8>) throws(PayloadProblem) -> DiscordInteraction {
+        try PayloadDecoding.json(DiscordInteraction.self, from: bytes, as: "Discord interaction")
     }
 
-    /// Reads a parsed interaction.
-    public init(json: JSONValue) throws(DiscordInteractionError) {
-        guard case .object = json else { throw .notJSON }
-        guard let rawType = json["type"]?.intValue else { throw .missingField("type") }
-        guard let kind = Kind(rawValue: rawType) else { throw .unsupportedType(rawType) }
-        guard let id = Self.snowflake(json["id"]) else { throw .missingField("id") }
-        guard let applicationID = Self.snowflake(json["application_id"]) else { throw .missingField("application_id") }
-        guard let token = json["token"]?.stringValue, (1...Self.tokenLimit).contains(token.utf8.count) else { throw .missingField("token") }
-        self.id = id
-        self.applicationID = applicationID
-        self.kind = kind
-        self.token = DiscordToken(token)
-        guildID = Self.snowflake(json["guild_id"])
-        channelID = Self.snowflake(json["channel_id"]) ?? Self.snowflake(json["channel"]?["id"])
-        user = DiscordUser(json["member"]?["user"] ?? .null) ?? DiscordUser(json["user"] ?? .null)
-        memberPermissions = json["member"]?["permissions"]?.stringValue.flatMap(Self.digits)
-        appPermissions = json["app_permissions"]?.stringValue.flatMap(Self.digits)
-        locale = json["locale"]?.stringValue.flatMap(Self.localeTag)
-        guildLocale = json["guild_locale"]?.stringValue.flatMap(Self.localeTag)
+    /// `member` in a server: who acted, and their permissions.
+    private struct Member: Decodable {
+        var user: DiscordUser?
+        var permissions: String?
 
-        let data = json["data"] ?? .null
-        switch kind {
-        case .applicationCommand, .autocomplete:
-            guard let command = DiscordCommandInvocation(data) else { throw .missingField("data.name") }
-            self.command = command
-        case .messageComponent:
-            guard let component = DiscordComponentInvocation(data, message: json["message"]) else { throw .missingField("data.custom_id") }
-            self.component = component
-        case .ping, .modalSubmit:
-            break
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: DiscordKey.self)
+            user = container.lenient(DiscordUser.self, "user")
+            permissions = container.lenient(String.self, "permissions")
         }
     }
 
-    static func snowflake(_ value: JSONValue?) -> String? {
-        value?.stringValue.flatMap { DiscordSnowflake.isValid($0) ? $0 : nil }
-    }
-
-    /// A string value within `stringLimit` (counted in UTF-8 bytes, a bound on any other unit).
-    static func text(_ value: JSONValue?, limit: Int = stringLimit) -> String? {
-        value?.stringValue.flatMap { $0.utf8.count <= limit ? $0 : nil }
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        let rawType = try container.decode(Int.self, forKey: "type")
+        guard let kind = Kind(rawValue: rawType) else {
+            throw DecodingError.dataCorruptedError(forKey: "type", in: container, debugDescription: "unsupported interaction type \(rawType)")
+        }
+        self.kind = kind
+        id = try container.snowflake("id")
+        applicationID = try container.snowflake("application_id")
+        let token = try container.decode(String.self, forKey: "token")
+        guard (1...Self.tokenLimit).contains(token.utf8.count) else {
+            throw DecodingError.dataCorruptedError(forKey: "token", in: container, debugDescription: "not an interaction token")
+        }
+        self.token = DiscordToken(token)
+        guildID = container.optionalSnowflake("guild_id")
+        channelID = container.optionalSnowflake("channel_id") ?? container.lenient(DiscordObjectID.self, "channel")?.id
+        let member = container.lenient(Member.self, "member")
+        user = member?.user ?? container.lenient(DiscordUser.self, "user")
+        memberPermissions = member?.permissions.flatMap(Self.digits)
+        appPermissions = container.lenient(String.self, "app_permissions").flatMap(Self.digits)
+        locale = container.lenient(String.self, "locale").flatMap(Self.localeTag)
+        guildLocale = container.lenient(String.self, "guild_locale").flatMap(Self.localeTag)
+        switch kind {
+        case .applicationCommand, .autocomplete:
+            command = try container.decode(DiscordCommandInvocation.self, forKey: "data")
+        case .messageComponent:
+            component = try container.decode(DiscordComponentInvocation.self, forKey: "data")
+            component?.messageID = container.lenient(DiscordObjectID.self, "message")?.id
+        case .ping, .modalSubmit:
+            break
+        }
     }
 
     private static func digits(_ value: String) -> String? {
@@ -111,26 +115,26 @@ extension DiscordInteraction: CustomStringConvertible {
 }
 
 /// The user who acted.
-public struct DiscordUser: Sendable, Hashable {
+public struct DiscordUser: Sendable, Hashable, Decodable {
     public var id: String
     public var username: String
     /// The display name, when set.
     public var globalName: String?
     public var isBot: Bool
 
-    /// Reads a user object; nil without an id.
-    public init?(_ json: JSONValue) {
-        guard let id = DiscordInteraction.snowflake(json["id"]) else { return nil }
-        self.id = id
-        username = DiscordInteraction.text(json["username"], limit: 128) ?? ""
-        globalName = DiscordInteraction.text(json["global_name"], limit: 128)
-        isBot = json["bot"]?.boolValue ?? false
+    /// Reads a user object; it needs an id.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        id = try container.snowflake("id")
+        username = container.text("username", limit: 128) ?? ""
+        globalName = container.text("global_name", limit: 128)
+        isBot = container.lenient(Bool.self, "bot") ?? false
     }
 }
 
 /// An application command as invoked: its name, options and, for a message command, the
 /// message it was used on.
-public struct DiscordCommandInvocation: Sendable, Hashable {
+public struct DiscordCommandInvocation: Sendable, Hashable, Decodable {
     /// 1 slash command, 2 user command, 3 message command.
     public var type: Int
     public var name: String
@@ -140,13 +144,23 @@ public struct DiscordCommandInvocation: Sendable, Hashable {
     /// The target message, from `data.resolved.messages`.
     public var targetMessage: DiscordTargetMessage?
 
-    init?(_ data: JSONValue) {
-        guard let name = DiscordInteraction.text(data["name"], limit: 128), !name.isEmpty else { return nil }
+    /// `data.resolved`: the objects the command refers to; only messages are read.
+    private struct Resolved: Decodable {
+        var messages: [String: Lenient<DiscordMessagePayload>]?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        let name = try container.decode(String.self, forKey: "name")
+        guard (1...128).contains(name.utf8.count) else {
+            throw DecodingError.dataCorruptedError(forKey: "name", in: container, debugDescription: "not a command name")
+        }
         self.name = name
-        type = data["type"]?.intValue.flatMap { (1...3).contains($0) ? $0 : nil } ?? 1
-        options = DiscordCommandOption.list(data["options"], depth: 0)
-        targetID = DiscordInteraction.snowflake(data["target_id"])
-        targetMessage = targetID.flatMap { id in data["resolved"]?["messages"]?[id].flatMap(DiscordTargetMessage.init) }
+        type = container.lenient(Int.self, "type").flatMap { (1...3).contains($0) ? $0 : nil } ?? 1
+        options = DiscordCommandOption.list(container, depth: 0)
+        targetID = container.optionalSnowflake("target_id")
+        let resolved = container.lenient(Resolved.self, "resolved")
+        targetMessage = targetID.flatMap { id in resolved?.messages?[id]?.value.map(DiscordTargetMessage.init) }
     }
 
     /// The value of the option `name` at the top level, or inside the subcommand used.
@@ -165,7 +179,7 @@ public struct DiscordCommandInvocation: Sendable, Hashable {
 }
 
 /// One option of an invoked command; a subcommand holds its own.
-public struct DiscordCommandOption: Sendable, Hashable {
+public struct DiscordCommandOption: Sendable, Hashable, Decodable {
     public var name: String
     /// Discord's option type (1 subcommand, 3 string, 4 integer, 5 boolean, 10 number…).
     public var type: Int
@@ -175,17 +189,24 @@ public struct DiscordCommandOption: Sendable, Hashable {
     /// Options below this depth are dropped: Discord nests at most group → subcommand → options.
     static let maximumDepth = 3
 
-    static func list(_ json: JSONValue?, depth: Int) -> [DiscordCommandOption] {
-        guard depth < maximumDepth, let items = json?.arrayValue else { return [] }
-        return items.prefix(DiscordLimits.options).compactMap { DiscordCommandOption($0, depth: depth) }
+    /// The `options` of `container`, read at `depth` (0 for the command's own): at most
+    /// `DiscordLimits.options`, an option that does not decode left out.
+    static func list(_ container: KeyedDecodingContainer<DiscordKey>, depth: Int) -> [DiscordCommandOption] {
+        guard depth < maximumDepth, let items = container.lenient([Lenient<DiscordCommandOption>].self, "options") else { return [] }
+        return items.prefix(DiscordLimits.options).compactMap(\.value)
     }
 
-    init?(_ json: JSONValue, depth: Int) {
-        guard let name = DiscordInteraction.text(json["name"], limit: 128), let type = json["type"]?.intValue else { return nil }
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        guard let name = container.text("name", limit: 128) else {
+            throw DecodingError.dataCorruptedError(forKey: "name", in: container, debugDescription: "not an option name")
+        }
         self.name = name
-        self.type = type
-        value = DiscordOptionValue(json["value"], type: type)
-        options = Self.list(json["options"], depth: depth + 1)
+        type = try container.decode(Int.self, forKey: "type")
+        value = DiscordOptionValue(container, type: type)
+        // How deep this option is: one `options` key on the path for each level above it.
+        let depth = decoder.codingPath.filter { $0.stringValue == "options" }.count
+        options = Self.list(container, depth: depth)
     }
 }
 
@@ -196,21 +217,21 @@ public enum DiscordOptionValue: Sendable, Hashable {
     case number(Double)
     case boolean(Bool)
 
-    init?(_ json: JSONValue?, type: Int) {
-        guard let json else { return nil }
+    /// The option's `value`, read as its `type` says; nil when absent or of another type.
+    init?(_ container: KeyedDecodingContainer<DiscordKey>, type: Int) {
         switch type {
         case 4:
-            guard let value = json.intValue else { return nil }
+            guard let value = container.lenient(Int.self, "value") else { return nil }
             self = .integer(value)
         case 5:
-            guard let value = json.boolValue else { return nil }
+            guard let value = container.lenient(Bool.self, "value") else { return nil }
             self = .boolean(value)
         case 10:
-            guard let value = json.doubleValue, value.isFinite else { return nil }
+            guard let value = container.lenient(Double.self, "value"), value.isFinite else { return nil }
             self = .number(value)
         default:
             // Strings, and the ids of users, channels, roles and attachments.
-            guard let value = DiscordInteraction.text(json) else { return nil }
+            guard let value = container.text("value") else { return nil }
             self = .string(value)
         }
     }
@@ -241,46 +262,32 @@ public struct DiscordTargetMessage: Sendable, Hashable {
     /// Its voice message or audio attachment, for "Transcribe".
     public var clip: VoiceClip?
 
-    init?(_ json: JSONValue) {
-        guard let id = DiscordInteraction.snowflake(json["id"]) else { return nil }
-        clip = DiscordGatewayMessage.clip(in: json, origin: .repliedTo)
-        self.id = id
-        channelID = DiscordInteraction.snowflake(json["channel_id"])
-        content = DiscordInteraction.text(json["content"]) ?? ""
-        authorID = DiscordInteraction.snowflake(json["author"]?["id"])
+    init(_ message: DiscordMessagePayload) {
+        id = message.id
+        channelID = message.channelID
+        content = message.content
+        authorID = message.author?.id
+        clip = message.clip(origin: .repliedTo)
     }
 }
 
 /// A used component: the button's `custom_id` and the message it is under.
-public struct DiscordComponentInvocation: Sendable, Hashable {
+public struct DiscordComponentInvocation: Sendable, Hashable, Decodable {
     public var customID: String
     /// 2 button, 3 string select…
     public var componentType: Int
-    /// The message holding the component.
+    /// The message holding the component (the interaction's `message`, set by it).
     public var messageID: String?
 
     /// Our buttons, read back (`DiscordButton`).
     public var button: DiscordButton { DiscordButton(customID: customID) }
 
-    init?(_ data: JSONValue, message: JSONValue?) {
-        guard let customID = DiscordInteraction.text(data["custom_id"], limit: DiscordLimits.customID * 4), !customID.isEmpty else { return nil }
-        self.customID = customID
-        componentType = data["component_type"]?.intValue ?? 2
-        messageID = DiscordInteraction.snowflake(message?["id"])
-    }
-}
-
-/// Why an interaction body could not be read; surfaces as HTTP 400.
-public enum DiscordInteractionError: Error, Sendable, Hashable, CustomStringConvertible {
-    case notJSON
-    case missingField(String)
-    case unsupportedType(Int)
-
-    public var description: String {
-        switch self {
-        case .notJSON: "the interaction is not a JSON object"
-        case .missingField(let field): "the interaction has no usable \(field)"
-        case .unsupportedType(let type): "unsupported interaction type \(type)"
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        guard let customID = container.text("custom_id", limit: DiscordLimits.customID * 4), !customID.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: "custom_id", in: container, debugDescription: "not a custom id")
         }
+        self.customID = customID
+        componentType = container.lenient(Int.self, "component_type") ?? 2
     }
 }

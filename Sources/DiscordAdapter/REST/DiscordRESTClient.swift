@@ -25,8 +25,9 @@ public struct DiscordRequest: Sendable {
 /// Discord's REST API: one `send` primitive; the typed calls the adapter makes are extensions,
 /// so a fake implements one method.
 public protocol DiscordREST: Sendable {
-    /// Sends `request` and returns the JSON answer (`null` for 204).
-    func send(_ request: DiscordRequest) async throws(DiscordAPIError) -> JSONValue
+    /// Sends `request` and returns the answer's body (empty for 204), as Discord sent it: the
+    /// typed calls below decode it into the answer's model.
+    func send(_ request: DiscordRequest) async throws(DiscordAPIError) -> [UInt8]
 }
 
 /// `DiscordREST` on the relay's shared `HTTPTransport`, behind the one `DiscordRateLimiter`.
@@ -75,7 +76,7 @@ public struct DiscordRESTClient: DiscordREST {
         self.logger = logger
     }
 
-    public func send(_ request: DiscordRequest) async throws(DiscordAPIError) -> JSONValue {
+    public func send(_ request: DiscordRequest) async throws(DiscordAPIError) -> [UInt8] {
         let route = request.route
         let label = route.description
         let httpRequest = try makeRequest(request)
@@ -152,18 +153,24 @@ public struct DiscordRESTClient: DiscordREST {
         }
     }
 
-    /// A 2xx as JSON (`null` when empty); anything else as the matching error.
-    static func interpret(_ answer: HTTPAnswer, route: String) throws(DiscordAPIError) -> JSONValue {
-        if answer.isSuccess {
-            if answer.body.isEmpty { return .null }
-            guard let json = JSONValue.parse(answer.body) else { throw .malformed(endpoint: route, reason: "not JSON") }
-            return json
-        }
+    /// A 2xx's body; anything else as the matching error.
+    static func interpret(_ answer: HTTPAnswer, route: String) throws(DiscordAPIError) -> [UInt8] {
+        if answer.isSuccess { return answer.body }
         if answer.status >= 500 { throw .server(endpoint: route, status: answer.status) }
-        let json = JSONValue.parse(answer.body)
-        let code = json?["code"]?.intValue
-        let message = String((json?["message"]?.stringValue ?? "").prefix(200))
-        throw .refused(endpoint: route, DiscordRefusal(status: answer.status, code: code, message: message))
+        let error = try? PayloadDecoding.json(DiscordErrorBody.self, from: answer.body, as: "Discord error")
+        throw .refused(endpoint: route, DiscordRefusal(status: answer.status, code: error?.code, message: String((error?.message ?? "").prefix(200))))
+    }
+}
+
+/// Discord's error body: `{"code": 50001, "message": "Missing Access", "errors": …}`.
+struct DiscordErrorBody: Decodable {
+    var code: Int?
+    var message: String?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        code = container.lenient(Int.self, "code")
+        message = container.lenient(String.self, "message")
     }
 }
 
@@ -210,73 +217,115 @@ public struct DiscordGatewayInfo: Sendable, Hashable {
     public var resetAfter: Duration
 }
 
+/// `GET /gateway/bot`'s body.
+private struct GatewayBotAnswer: Decodable {
+    var url: String
+    var remaining: Int?
+    var resetAfter: Double?
+
+    private struct Limit: Decodable {
+        var remaining: Int?
+        var resetAfter: Double?
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: DiscordKey.self)
+            remaining = container.lenient(Int.self, "remaining")
+            resetAfter = container.lenient(Double.self, "reset_after")
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        url = try container.decode(String.self, forKey: "url")
+        guard !url.isEmpty else { throw DecodingError.dataCorruptedError(forKey: "url", in: container, debugDescription: "empty") }
+        let limit = container.lenient(Limit.self, "session_start_limit")
+        remaining = limit?.remaining
+        resetAfter = limit?.resetAfter
+    }
+}
+
+/// A body of which only a list's length is read (`PUT …/commands` answers the commands).
+private struct ListAnswer: Decodable {
+    var count: Int
+    init(from decoder: any Decoder) throws {
+        var list = try decoder.unkeyedContainer()
+        count = 0
+        while !list.isAtEnd {
+            _ = try list.decode(Skipped.self)
+            count += 1
+        }
+    }
+
+    private struct Skipped: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+}
+
 extension DiscordREST {
+    /// Sends `request` and decodes its answer as `T`; an answer that does not decode is
+    /// `.malformed`, naming the field at fault.
+    func send<T: Decodable>(_ request: DiscordRequest, as type: T.Type) async throws(DiscordAPIError) -> T {
+        let body = try await send(request)
+        do throws(PayloadProblem) {
+            return try PayloadDecoding.json(type, from: body, as: "Discord answer")
+        } catch {
+            throw .malformed(endpoint: request.route.description, reason: error.problem)
+        }
+    }
+
     /// `POST /channels/{c}/messages`; the new message's id.
     public func createMessage(channelID: String, body: JSONValue) async throws(DiscordAPIError) -> String {
-        try Self.messageID(try await send(DiscordRequest(.createMessage(channelID: channelID), body: body)), route: "POST /channels/{channel_id}/messages")
+        try await send(DiscordRequest(.createMessage(channelID: channelID), body: body), as: DiscordObjectID.self).id
     }
 
     /// `PATCH /channels/{c}/messages/{m}`.
     public func editMessage(channelID: String, messageID: String, body: JSONValue) async throws(DiscordAPIError) -> String {
-        let route = DiscordRoute.editMessage(channelID: channelID, messageID: messageID)
-        return try Self.messageID(try await send(DiscordRequest(route, body: body)), route: route.description)
+        try await send(DiscordRequest(.editMessage(channelID: channelID, messageID: messageID), body: body), as: DiscordObjectID.self).id
     }
 
     /// `PATCH /webhooks/{app}/{token}/messages/@original`: completes a deferred response.
     public func editOriginalResponse(applicationID: String, token: DiscordToken, body: JSONValue) async throws(DiscordAPIError) -> String? {
-        try await send(DiscordRequest(.editOriginalResponse(applicationID: applicationID, token: token.secret), body: body))["id"]?.stringValue
+        let answer = try await send(DiscordRequest(.editOriginalResponse(applicationID: applicationID, token: token.secret), body: body))
+        return Self.messageID(in: answer)
     }
 
     /// `POST /webhooks/{app}/{token}?wait=true`: a follow-up message.
     public func createFollowup(applicationID: String, token: DiscordToken, body: JSONValue) async throws(DiscordAPIError) -> String? {
-        try await send(DiscordRequest(.createFollowup(applicationID: applicationID, token: token.secret), body: body, query: "wait=true"))["id"]?
-            .stringValue
+        let answer = try await send(DiscordRequest(.createFollowup(applicationID: applicationID, token: token.secret), body: body, query: "wait=true"))
+        return Self.messageID(in: answer)
     }
 
     /// `GET /channels/{c}/messages/{m}`.
     public func message(channelID: String, messageID: String) async throws(DiscordAPIError) -> DiscordFetchedMessage {
-        let route = DiscordRoute.getMessage(channelID: channelID, messageID: messageID)
-        let json = try await send(DiscordRequest(route))
-        guard let id = json["id"]?.stringValue else { throw .malformed(endpoint: route.description, reason: "no message id") }
+        let message = try await send(DiscordRequest(.getMessage(channelID: channelID, messageID: messageID)), as: DiscordMessagePayload.self)
         return DiscordFetchedMessage(
-            id: id, channelID: json["channel_id"]?.stringValue ?? channelID, content: json["content"]?.stringValue ?? "",
-            authorID: json["author"]?["id"]?.stringValue,
-            embedText: (json["embeds"]?.arrayValue ?? []).flatMap { embed in
-                [embed["description"]?.stringValue, embed["footer"]?["text"]?.stringValue].compactMap { $0 }
-            }.joined(separator: "\n"))
+            id: message.id, channelID: message.channelID ?? channelID, content: message.content, authorID: message.author?.id,
+            embedText: message.embedText)
     }
 
     /// `POST /users/@me/channels`: the DM channel with `userID`.
     public func directMessageChannel(userID: String) async throws(DiscordAPIError) -> String {
         let route = DiscordRoute(method: "POST", template: "/users/@me/channels", path: "/users/@me/channels", majorParameter: "")
-        let json = try await send(DiscordRequest(route, body: ["recipient_id": .string(userID)]))
-        guard let id = json["id"]?.stringValue else { throw .malformed(endpoint: route.description, reason: "no channel id") }
-        return id
+        return try await send(DiscordRequest(route, body: ["recipient_id": .string(userID)]), as: DiscordObjectID.self).id
     }
 
     /// `GET /gateway/bot`: where to connect, and how many IDENTIFYs are left.
     public func gatewayBot() async throws(DiscordAPIError) -> DiscordGatewayInfo {
-        let json = try await send(DiscordRequest(.gatewayBot))
-        guard let url = json["url"]?.stringValue, !url.isEmpty else { throw .malformed(endpoint: DiscordRoute.gatewayBot.description, reason: "no url") }
-        let limit = json["session_start_limit"]
-        let remaining = UntrustedNumber.checked(limit?["remaining"]?.intValue, in: 0...100_000, source: "discord", field: "session_start_remaining")
+        let answer = try await send(DiscordRequest(.gatewayBot), as: GatewayBotAnswer.self)
+        let remaining = UntrustedNumber.checked(answer.remaining, in: 0...100_000, source: "discord", field: "session_start_remaining")
         let resetMilliseconds =
-            UntrustedNumber.clamped(
-                limit?["reset_after"]?.doubleValue ?? 0, to: 0...86_400_000, source: "discord", field: "session_start_reset_after") ?? 0
-        return DiscordGatewayInfo(url: url, remaining: remaining ?? 1, resetAfter: .milliseconds(Int64(resetMilliseconds)))
+            UntrustedNumber.clamped(answer.resetAfter ?? 0, to: 0...86_400_000, source: "discord", field: "session_start_reset_after") ?? 0
+        return DiscordGatewayInfo(url: answer.url, remaining: remaining ?? 1, resetAfter: .milliseconds(Int64(resetMilliseconds)))
     }
 
     /// `PUT /applications/{app}/commands` (or the guild's): replaces every command; how many
     /// Discord now has.
     public func overwriteCommands(applicationID: String, guildID: String?, commands: JSONValue) async throws(DiscordAPIError) -> Int {
         let route = DiscordRoute.bulkOverwriteCommands(applicationID: applicationID, guildID: guildID)
-        let json = try await send(DiscordRequest(route, body: commands))
-        guard let list = json.arrayValue else { throw .malformed(endpoint: route.description, reason: "not a list of commands") }
-        return list.count
+        return try await send(DiscordRequest(route, body: commands), as: ListAnswer.self).count
     }
 
-    static func messageID(_ json: JSONValue, route: String) throws(DiscordAPIError) -> String {
-        guard let id = json["id"]?.stringValue else { throw .malformed(endpoint: route, reason: "no message id") }
-        return id
+    /// The id of the message a webhook call answered with, when it answered one.
+    static func messageID(in body: [UInt8]) -> String? {
+        try? PayloadDecoding.json(DiscordObjectID.self, from: body, as: "Discord answer").id
     }
 }

@@ -226,12 +226,12 @@ public struct DiscordRateLimiter: Sendable {
     private mutating func rateLimited(header: (String) -> String?, body: some Collection<UInt8>, now: Date, resetAfter: Duration?) -> Verdict {
         let retryAfterHeader = seconds(header("Retry-After"), field: "retry_after_header")
         // A 429 without a JSON body comes from Cloudflare, not Discord's limiter: everything waits.
-        guard body.count <= 65_536, let json = JSONValue.parse(body), case .object = json else {
+        guard body.count <= 65_536, let limited = try? PayloadDecoding.json(RateLimitedBody.self, from: body, as: "Discord 429") else {
             return blockEverything(for: clampRetry(retryAfterHeader ?? .seconds(60)), now: now)
         }
-        let bodyRetry = json["retry_after"]?.doubleValue.flatMap { seconds(raw: $0, field: "retry_after") }
+        let bodyRetry = limited.retryAfter.flatMap { seconds(raw: $0, field: "retry_after") }
         let wait = clampRetry(bodyRetry ?? retryAfterHeader ?? resetAfter ?? .seconds(1))
-        let global = json["global"]?.boolValue == true || header("X-RateLimit-Global")?.lowercased() == "true"
+        let global = limited.global == true || header("X-RateLimit-Global")?.lowercased() == "true"
         return global ? blockEverything(for: wait, now: now) : .retry(after: wait, global: false)
     }
 
@@ -280,5 +280,17 @@ extension String {
         let start = firstIndex { !isSpace($0) } ?? endIndex
         let end = lastIndex { !isSpace($0) }.map { index(after: $0) } ?? start
         return self[start..<end]
+    }
+}
+
+/// A 429's body from Discord's own limiter: `{"message": …, "retry_after": 0.5, "global": false}`.
+private struct RateLimitedBody: Decodable {
+    var retryAfter: Double?
+    var global: Bool?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        retryAfter = container.lenient(Double.self, "retry_after")
+        global = container.lenient(Bool.self, "global")
     }
 }

@@ -7,25 +7,36 @@ import Synchronization
 /// headers that promise a body that never comes. What the server sends back is collected, and
 /// the connection knows when the server closed it.
 public final class RawConnection: Sendable {
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// Nil for a connection the server closed as it accepted it.
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>?
     private let state = Mutex(State())
 
     private struct State {
         var received: [UInt8] = []
         var closed = false
+        var closedAt: ContinuousClock.Instant?
     }
 
-    init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+    init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>?) {
         self.outbound = outbound
     }
 
     /// Connects to `port` on 127.0.0.1, runs `body` while reading what the server sends, then
     /// closes the connection (if the server has not already).
     public static func with<T: Sendable>(port: Int, _ body: @Sendable (RawConnection) async throws -> T) async throws -> T {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-            }
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+        } catch ChannelError.ioOnClosedChannel {
+            // Connected, then closed by the server before it could be used (a server past its
+            // connection cap closes a connection as it accepts it): a connection closed at once.
+            let connection = RawConnection(outbound: nil)
+            connection.markClosed()
+            return try await body(connection)
+        }
         return try await channel.executeThenClose { inbound, outbound in
             let connection = RawConnection(outbound: outbound)
             return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -50,6 +61,7 @@ public final class RawConnection: Sendable {
 
     /// Sends `text` as it is (UTF-8). Throws once the connection is gone.
     public func send(_ text: String) async throws {
+        guard let outbound else { throw ChannelError.ioOnClosedChannel }
         try await outbound.write(ByteBuffer(string: text))
     }
 
@@ -58,6 +70,10 @@ public final class RawConnection: Sendable {
 
     /// Whether the server has closed the connection (or reset it).
     public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// When the close was read: a test measures how long the server kept a connection from this,
+    /// not from when it happened to look (`isClosed` between its own writes and sleeps).
+    public var closedAt: ContinuousClock.Instant? { state.withLock { $0.closedAt } }
 
     /// The status code of the response received, once its status line has arrived.
     public var status: Int? {
@@ -71,6 +87,9 @@ public final class RawConnection: Sendable {
     }
 
     private func markClosed() {
-        state.withLock { $0.closed = true }
+        state.withLock { state in
+            state.closed = true
+            state.closedAt = ContinuousClock.now
+        }
     }
 }

@@ -103,10 +103,6 @@ public struct DiscordReactionPayload: Sendable, Hashable, Decodable {
     public var messageAuthorID: String?
 
     private struct Emoji: Decodable { var name: String? }
-    private struct Member: Decodable {
-        var user: DiscordUser?
-        init(from decoder: any Decoder) throws { user = try decoder.container(keyedBy: DiscordKey.self).lenient(DiscordUser.self, "user") }
-    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: DiscordKey.self)
@@ -115,7 +111,7 @@ public struct DiscordReactionPayload: Sendable, Hashable, Decodable {
         messageID = try container.snowflake("message_id")
         guildID = container.optionalSnowflake("guild_id")
         emoji = container.lenient(Emoji.self, "emoji")?.name.flatMap { $0.utf8.count <= 64 ? $0 : nil }
-        byBot = container.lenient(Member.self, "member")?.user?.isBot ?? false
+        byBot = container.lenient(DiscordMember.self, "member")?.user?.isBot ?? false
         messageAuthorID = container.optionalSnowflake("message_author_id")
     }
 }

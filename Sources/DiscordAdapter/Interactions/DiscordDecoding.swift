@@ -20,6 +20,18 @@ struct DiscordObjectID: Decodable {
     }
 }
 
+/// `member` (an interaction's, a reaction's): who acted in a server, and their permissions there.
+struct DiscordMember: Decodable {
+    var user: DiscordUser?
+    var permissions: String?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        user = container.lenient(DiscordUser.self, "user")
+        permissions = container.lenient(String.self, "permissions")
+    }
+}
+
 extension KeyedDecodingContainer where Key == DiscordKey {
     /// A required id: a snowflake (decimal digits, at most 20), else the field is invalid.
     func snowflake(_ key: Key) throws -> String {

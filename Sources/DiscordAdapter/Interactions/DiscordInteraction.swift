@@ -51,18 +51,6 @@ public struct DiscordInteraction: Sendable, Hashable, Decodable {
         try PayloadDecoding.json(DiscordInteraction.self, from: bytes, as: "Discord interaction")
     }
 
-    /// `member` in a server: who acted, and their permissions.
-    private struct Member: Decodable {
-        var user: DiscordUser?
-        var permissions: String?
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: DiscordKey.self)
-            user = container.lenient(DiscordUser.self, "user")
-            permissions = container.lenient(String.self, "permissions")
-        }
-    }
-
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: DiscordKey.self)
         let rawType = try container.decode(Int.self, forKey: "type")
@@ -79,7 +67,7 @@ public struct DiscordInteraction: Sendable, Hashable, Decodable {
         self.token = DiscordToken(token)
         guildID = container.optionalSnowflake("guild_id")
         channelID = container.optionalSnowflake("channel_id") ?? container.lenient(DiscordObjectID.self, "channel")?.id
-        let member = container.lenient(Member.self, "member")
+        let member = container.lenient(DiscordMember.self, "member")
         user = member?.user ?? container.lenient(DiscordUser.self, "user")
         memberPermissions = member?.permissions.flatMap(Self.digits)
         appPermissions = container.lenient(String.self, "app_permissions").flatMap(Self.digits)

@@ -4,7 +4,7 @@ public import RelayPipeline
 public import ServiceLifecycle
 import Synchronization
 
-import struct Foundation.Date
+public import struct Foundation.Date
 
 /// Keeps a connection a platform allows only once per bot (the Discord gateway, Telegram's long
 /// polling, Slack Socket Mode) on exactly one replica: the one that holds its lease in the
@@ -120,7 +120,9 @@ public struct ConnectionLease: Sendable {
             "connection lease taken: this replica holds the connection",
             metadata: ["lease.token": "\(token)", "lease.holder": .string(holder), "lease.resumes": "\(state != nil)"])
         let (name, logger) = (name, logger)
-        let grant = LeaseGrant(name: name, token: token, state: state, isShared: true) { value in
+        let end = LeaseEnd(until)
+        let grant = LeaseGrant(name: name, token: token, state: state, isShared: true, confirmed: { [duration = timing.duration] in end.until - duration }) {
+            value in
             do {
                 return try await store.saveLeaseState(name, value: value, token: token)
             } catch {
@@ -128,7 +130,6 @@ public struct ConnectionLease: Sendable {
                 return false
             }
         }
-        let end = LeaseEnd(until)
         let ending = await withTaskGroup(of: Ending?.self) { group in
             group.addTask {
                 do {
@@ -220,14 +221,25 @@ public struct LeaseGrant: Sendable {
     /// process's next start reads its state); false when this process holds it alone.
     public let isShared: Bool
     private let save: @Sendable (String) async -> Bool
+    private let confirmed: @Sendable () -> Date
 
-    public init(name: String, token: Int64, state: String?, isShared: Bool, save: @escaping @Sendable (String) async -> Bool) {
+    public init(
+        name: String, token: Int64, state: String?, isShared: Bool, confirmed: @escaping @Sendable () -> Date = { .distantFuture },
+        save: @escaping @Sendable (String) async -> Bool
+    ) {
         self.name = name
         self.token = token
         self.state = state
         self.isShared = isShared
+        self.confirmed = confirmed
         self.save = save
     }
+
+    /// When the store last confirmed the lease as this replica's: the moment its latest granted
+    /// ask (the grant, or a renewal) was sent, by this replica's clock. The store granted it
+    /// after that moment, so nobody else held the lease then; whether anyone does now is known
+    /// only at the next renewal. `distantFuture` without a shared store.
+    public var confirmedAt: Date { confirmed() }
 
     /// Keeps `value` for the next holder; false when it was not kept: the lease was lost (a
     /// successor's state is never overwritten), the store failed, or there is no store.

@@ -1,3 +1,4 @@
+import RelayCore
 import RelayPipeline
 import RelayPlatform
 import ServiceLifecycle
@@ -15,14 +16,32 @@ import ServiceLifecycle
 /// sent by whichever replica ran the command.
 ///
 /// When the holder dies, its lease lapses and another replica takes the sending over within the
-/// connection lease's bound (10 s by default); replies wait meanwhile, none is lost.
+/// connection lease's bound (10 s by default) and its quiet (`timing`); replies wait meanwhile,
+/// none is lost.
 struct DeliveryLease: Service {
     let platform: String
     let lease: ConnectionLease
     let worker: OutboxWorker
 
     func run() async throws {
-        try await lease.run { [platform, worker] _ in await worker.deliverWhileHeld(platform) }
+        let (window, quiet) = Self.timing(lease.timing)
+        try await lease.run { [platform, worker] grant in
+            await worker.deliverWhileHeld(platform, quiet: quiet) { grant.confirmedAt + window }
+        }
+    }
+
+    /// How long the holder sends after each confirmation of its lease (`window`: the time
+    /// between renewals, and a second for the renewal to come back), and how long a new holder
+    /// waits before its first send (`quiet`: the window, and the platforms' one-second rate
+    /// window). With the defaults (renewals every 2 s), 3 s and 4 s.
+    ///
+    /// A holder whose lease was taken from it learns so at its next renewal, however late a
+    /// loaded store answers; meanwhile it sends only within `window` of its last confirmation,
+    /// which came before the lease moved. So its last send comes before its successor's first,
+    /// and a second's worth of the platform's limits lies between them.
+    static func timing(_ lease: ConnectionLease.Timing) -> (window: Duration, quiet: Duration) {
+        let window = lease.renewInterval + .seconds(1)
+        return (window, window + .seconds(1))
     }
 
     static func name(of platform: String) -> String { "\(platform).delivery" }

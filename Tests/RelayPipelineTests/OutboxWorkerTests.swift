@@ -325,4 +325,45 @@ struct OutboxWorkerTests {
             try await store.close()
         }
     }
+
+    /// A holder that has not learnt it lost its lease (its renewal is slow to come back) sends
+    /// only until the window after its last confirmation ends, then gives each turn up as if it
+    /// knew: its successor, whose quiet outlasts that window, never sends beside it.
+    @Test func aHolderStopsSendingOnceItsLeaseIsNoLongerConfirmed() async throws {
+        try await TemporaryDatabase.with { db in
+            let store = try await db.open()
+            let clock = ManualClock()
+            let policy = DeliveryPolicy(lease: .seconds(30), pollInterval: .milliseconds(50))
+            let (old, new) = (RecordingSender(clock: clock, pacesByPermit: true), RecordingSender(clock: clock, pacesByPermit: true))
+            let oldWorker = worker(Outbox(store: store, clock: clock), old, policy: policy)
+            let newWorker = worker(Outbox(store: store, clock: clock), new, policy: policy)
+            for worker in [oldWorker, newWorker] { worker.deliverOnlyUnderLease("test") }
+            let outbox = Outbox(store: store, clock: clock)
+            let entries = (1...3).map { outbox.reply("reply \($0)", conversation: "t:\($0)") }
+            for entry in entries { old.gate.hold(entry.replyBody!) }
+            // Confirmed once, now; never again.
+            let sendsUntil = clock.now + .seconds(1)
+            try await whileRunning([newWorker, oldWorker]) {
+                await clock.waitForSleepers(2)
+                for entry in entries { try await outbox.enqueue(entry) }
+                let held = Task { await oldWorker.deliverWhileHeld("test", quiet: .zero) { sendsUntil } }
+                defer { held.cancel() }
+                _ = try await old.first(3)
+                old.gate.release("reply 1")
+                try await eventually("reply 1 sent within the window") { try await store.outboxEntry(id: entries[0].id)?.state == .sent }
+                clock.advance(by: .seconds(1))
+                for entry in entries.dropFirst() { old.gate.release(entry.replyBody!) }
+                try await eventually("the two turns after the window given up") { old.gaveUp.count == 2 }
+                let holding = Task { await newWorker.deliverWhileHeld("test", quiet: .zero) }
+                defer { holding.cancel() }
+                try await advance(clock, by: .milliseconds(10), until: "the new holder to send the two") { new.deliveries.count >= 2 }
+                try await waitUntilNothingPending(store)
+            }
+            #expect(old.gaveUp.sorted() == ["reply 2", "reply 3"], "nothing sent past the window, though the holder never learnt it lost the lease")
+            #expect(!new.deliveries.contains { $0.entry.replyBody == "reply 1" }, "reply 1 was sent once, by the holder")
+            #expect(new.deliveries.compactMap(\.entry.replyBody).sorted() == ["reply 2", "reply 3"])
+            for entry in entries { #expect(try await store.outboxEntry(id: entry.id)?.state == .sent) }
+            try await store.close()
+        }
+    }
 }

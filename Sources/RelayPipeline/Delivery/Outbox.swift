@@ -35,13 +35,18 @@ public final class Outbox: Sendable {
         /// delivery there asks for a claim.
         var waiting: Set<String> = []
         /// Platforms this process delivers only while it holds their delivery lease (a shared
-        /// store's platforms whose limits count per bot), and those whose lease it holds now.
+        /// store's platforms whose limits count per bot), and those whose lease it holds now,
+        /// each with until when it may send: its lease's last confirmation, plus a window.
         var leased: Set<String> = []
-        var held: Set<String> = []
+        var held: [String: @Sendable () -> Date] = [:]
 
         /// The platforms whose entries this process leaves to the replica holding their lease.
-        var excluded: Set<String> { leased.subtracting(held) }
-        func delivers(_ platform: String) -> Bool { !leased.contains(platform) || held.contains(platform) }
+        func excluded(at now: Date) -> Set<String> { leased.filter { !delivers($0, at: now) } }
+        func delivers(_ platform: String, at now: Date) -> Bool {
+            guard leased.contains(platform) else { return true }
+            guard let sendsUntil = held[platform] else { return false }
+            return now < sendsUntil()
+        }
     }
 
     public init(store: any Store, clock: any RelayClock = SystemClock(), lease: Duration = DeliveryPolicy().lease) {
@@ -61,8 +66,9 @@ public final class Outbox: Sendable {
     /// at once.
     public func finishRun(id: Int64, record: RunRecord = RunRecord(), replies: [OutboxEntry]) async throws {
         // Replies of a platform another replica delivers are left for its claim.
+        let now = clock.now
         let open = handoff.withLock { handoff in
-            handoff.open && replies.allSatisfy { handoff.delivers($0.platform) && !handoff.full.contains($0.platform) }
+            handoff.open && replies.allSatisfy { handoff.delivers($0.platform, at: now) && !handoff.full.contains($0.platform) }
         }
         let leaseUntil = clock.now + lease
         let handed = try await store.finishRun(id: id, record: record, replies: replies, leaseUntil: open ? leaseUntil : nil)
@@ -115,12 +121,14 @@ public final class Outbox: Sendable {
 
     /// Whether this process delivers `platform`'s entries now.
     func delivers(_ platform: String) -> Bool {
-        handoff.withLock { $0.delivers(platform) }
+        let now = clock.now
+        return handoff.withLock { $0.delivers(platform, at: now) }
     }
 
     /// The platforms whose entries this process leaves to another replica now.
     var excludedPlatforms: Set<String> {
-        handoff.withLock { $0.excluded }
+        let now = clock.now
+        return handoff.withLock { $0.excluded(at: now) }
     }
 
     /// From now on `platform`'s entries are delivered here only while this process holds its
@@ -129,16 +137,13 @@ public final class Outbox: Sendable {
         handoff.withLock { _ = $0.leased.insert(platform) }
     }
 
-    /// This process holds `platform`'s delivery lease from now on, or no longer (it lost or gave
-    /// it up). Taking one asks for a claim at once.
-    func holdsLease(of platform: String, _ holds: Bool) {
+    /// This process holds `platform`'s delivery lease from now on, sending until `sendsUntil()`
+    /// (asked at each decision), or no longer (nil: it lost or gave it up). Taking one asks for
+    /// a claim at once.
+    func holdsLease(of platform: String, sendsUntil: (@Sendable () -> Date)?) {
         handoff.withLock { handoff in
-            if holds {
-                handoff.held.insert(platform)
-                handoff.claimWanted = true
-            } else {
-                handoff.held.remove(platform)
-            }
+            handoff.held[platform] = sendsUntil
+            if sendsUntil != nil { handoff.claimWanted = true }
         }
         wakeSignal.signal()
     }

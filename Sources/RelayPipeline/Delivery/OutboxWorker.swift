@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Logging
 public import RelayCore
 import RelayHTTP
@@ -111,12 +111,18 @@ public final class OutboxWorker: Service, Sendable {
     /// Delivers `platform`'s entries while this runs: the body of its delivery lease on a shared
     /// store (`DeliveryLease`), so only the lease's holder sends that platform's replies.
     ///
-    /// A new holder first keeps `quiet` (a second): the replica it takes over from may have sent
-    /// within the last second, which the limits counted per second and per chat still hold
-    /// against the bot. It returns when cancelled (the lease was lost) or at a graceful shutdown;
-    /// the shutdown stops the services in reverse, so this worker has drained by then, and only
-    /// then is the lease released.
-    public func deliverWhileHeld(_ platform: String, quiet: Duration = .seconds(1)) async {
+    /// It sends only until `sendsUntil()` (asked before each send): the lease's last confirmation
+    /// by the store, plus a window a little longer than the time between renewals. A holder
+    /// learns that its lease moved only at its next renewal, which a loaded store can delay by
+    /// seconds; bounded by its confirmations, it stops sending before the window ends whether or
+    /// not it has learnt. Its successor first keeps `quiet`, that window and the platform's
+    /// rate window (a second) after it: what the predecessor sent before it stopped still
+    /// counts against the bot's limits per second and per chat.
+    ///
+    /// It returns when cancelled (the lease was lost) or at a graceful shutdown; the shutdown
+    /// stops the services in reverse, so this worker has drained by then, and only then is the
+    /// lease released.
+    public func deliverWhileHeld(_ platform: String, quiet: Duration, sendsUntil: @escaping @Sendable () -> Date = { .distantFuture }) async {
         do {
             try await clock.sleep(for: quiet)
         } catch {
@@ -124,8 +130,8 @@ public final class OutboxWorker: Service, Sendable {
         }
         guard !Task.isCancelled else { return }
         logger.info("outbox: this replica delivers the platform's replies", metadata: ["platform": "\(platform)"])
-        outbox.holdsLease(of: platform, true)
-        defer { outbox.holdsLease(of: platform, false) }
+        outbox.holdsLease(of: platform, sendsUntil: sendsUntil)
+        defer { outbox.holdsLease(of: platform, sendsUntil: nil) }
         try? await gracefulShutdown()
     }
 

@@ -128,6 +128,20 @@ func advance(
     throw EventuallyTimedOut(what: what)
 }
 
+/// Waits until the worker has done all it can do without the clock moving: it is waiting on
+/// `clock` (its only sleeper) and still waiting after the tasks it woke have had their turns (a
+/// hundred yields in a row). What a check then finds not started will not start until the test
+/// moves the clock or releases a delivery — no wall-clock pause decides it.
+func settled(_ clock: ManualClock, what: String) async throws {
+    var quietTurns = 0
+    for _ in 0..<200_000 {
+        quietTurns = clock.sleeperCount >= 1 ? quietTurns + 1 : 0
+        if quietTurns >= 100 { return }
+        await Task.yield()
+    }
+    throw EventuallyTimedOut(what: what)
+}
+
 /// Runs `worker` in the background while `body` runs, then stops it.
 func whileRunning<T>(_ worker: OutboxWorker, _ body: () async throws -> T) async throws -> T {
     try await whileRunning([worker], body)

@@ -45,12 +45,13 @@ struct OutboxFairnessTests {
                 }
                 // Two slots: two replies at the platform, the other four waiting their turn.
                 _ = try await sender.first(2)
-                try await Task.sleep(for: .milliseconds(100))
+                try await settled(clock, what: "the worker waiting with two replies at the platform")
                 #expect(sender.deliveries.count == 2)
                 // One answered: one more starts, no more.
                 sender.gate.release(try #require(sender.deliveries.first?.entry.replyBody))
                 _ = try await sender.next()
-                try await Task.sleep(for: .milliseconds(100))
+                try await eventually("the first one written back") { try await store.pendingOutboxCount() == 5 }
+                try await settled(clock, what: "the worker waiting with the next reply at the platform")
                 #expect(sender.deliveries.count == 3)
                 sender.gate.releaseAll()
                 try await waitUntilNothingPending(store)
@@ -140,6 +141,8 @@ struct OutboxFairnessTests {
                 // The old reply's wait is over while "young 0" is at the platform: it is next.
                 clock.advance(by: .seconds(2))
                 try await outbox.enqueue(outbox.reply("a poke for a claim", conversation: "t:poke"))
+                // Time for the claim the poke asks for, before the slot frees: nothing outside the
+                // worker shows that claim, and the order checked below holds once it is done.
                 try await Task.sleep(for: .milliseconds(100))
                 sender.gate.releaseAll()
                 try await waitUntilNothingPending(store)

@@ -52,6 +52,9 @@ struct MatrixExactlyOnceTests {
         let shown = try await alice.events(in: room).filter { $0["sender"]?.stringValue == bot.user && $0["type"]?.stringValue == "m.room.message" }
         #expect(shown.count == 1, "\(shown)")
         #expect(shown.first?["content"]?["body"]?.stringValue == "Bonjour")
+        // What the outbox keeps for the edit that may follow: the room and the event, typed.
+        let posted = try #require(shown.first?["event_id"]?.stringValue)
+        #expect(MatrixMessageRef(stored: first) == MatrixMessageRef(room: room, event: posted), "\(first)")
     }
 
     @Test func aLongReplyGoesInPartsEachWithinTheEventLimit() async throws {

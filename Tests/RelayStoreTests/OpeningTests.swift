@@ -117,6 +117,26 @@ struct OpeningTests {
         }
     }
 
+    @Test("Version 8 rewrites a Matrix message reference kept as `<room> <event>` as JSON, and nothing else")
+    func matrixMessageReferencesBecomeJSON() async throws {
+        try await withTemporaryFolder { folder in
+            let path = folder.path("relay.sqlite")
+            let old = try await SQLiteStore.open(path: path, migrations: Migration.all.filter { $0.version < 8 })
+            var matrix = OutboxFixtures.entry("m1", conversation: "matrix:!room:example.org")
+            matrix.platform = "matrix"
+            for entry in [matrix, OutboxFixtures.entry("s1")] { try await old.enqueue(entry) }
+            try await old.markSent(id: "m1", platformRef: "!room:example.org $ev/ent+1", at: instant(1))
+            try await old.markSent(id: "s1", platformRef: "1750000000.000100", at: instant(1))
+            try await old.close()
+
+            let store = try await SQLiteStore.open(path: path)
+            let ref = try #require(try await store.outboxEntry(id: "m1")?.platformRef)
+            #expect(try JSONDecoder().decode([String: String].self, from: Data(ref.utf8)) == ["room": "!room:example.org", "event": "$ev/ent+1"])
+            #expect(try await store.outboxEntry(id: "s1")?.platformRef == "1750000000.000100", "Slack's reference is left as it was")
+            try await store.close()
+        }
+    }
+
     @Test("Migration versions are unique and ascending")
     func migrationOrder() {
         let versions = Migration.all.map(\.version)

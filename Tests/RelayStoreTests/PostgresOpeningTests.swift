@@ -67,6 +67,28 @@ struct PostgresOpeningTests {
         }
     }
 
+    @Test("Version 6 rewrites a Matrix message reference kept as `<room> <event>` as JSON, and nothing else")
+    func matrixMessageReferencesBecomeJSON() async throws {
+        let server = try await PostgresTestServer.shared()
+        try await server.withDatabase { database in
+            let url = try PostgresURL(database.url)
+            let old = try await PostgresStore.open(
+                url: url, migrations: PostgresSchema.migrations.filter { $0.version < 6 }, requestTimeout: .seconds(30), operationTimeout: .seconds(30))
+            var matrix = OutboxFixtures.entry("m1", conversation: "matrix:!room:example.org")
+            matrix.platform = "matrix"
+            for entry in [matrix, OutboxFixtures.entry("s1")] { try await old.enqueue(entry) }
+            try await old.markSent(id: "m1", platformRef: "!room:example.org $ev/ent+1", at: instant(1))
+            try await old.markSent(id: "s1", platformRef: "1750000000.000100", at: instant(1))
+            try await old.close()
+
+            let store = try await Self.open(url)
+            let ref = try #require(try await store.outboxEntry(id: "m1")?.platformRef)
+            #expect(try JSONDecoder().decode([String: String].self, from: Data(ref.utf8)) == ["room": "!room:example.org", "event": "$ev/ent+1"])
+            #expect(try await store.outboxEntry(id: "s1")?.platformRef == "1750000000.000100", "Slack's reference is left as it was")
+            try await store.close()
+        }
+    }
+
     @Test("A wrong password is refused as cannotConnect, naming STORE_URL and showing no password")
     func wrongPassword() async throws {
         let server = try await PostgresTestServer.shared()

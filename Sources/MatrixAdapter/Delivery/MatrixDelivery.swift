@@ -17,7 +17,7 @@ import struct Foundation.Date
 /// error) goes to the asker's direct room (`MatrixDirectRooms`). Rate limits
 /// (`M_LIMIT_EXCEEDED`) are handed to the outbox to wait out.
 ///
-/// `platformRef` is `<room> <event>`: where the message is, for the edit that follows.
+/// `platformRef` is a `MatrixMessageRef`: where the message is, for the edit that follows.
 struct MatrixDelivery: DeliveryPlatform {
     typealias Failure = MatrixAPIError
 
@@ -62,8 +62,8 @@ struct MatrixDelivery: DeliveryPlatform {
     }
 
     func placeholder(address: MatrixAddress, earlier: OutboxEntry?) -> Placeholder<String>? {
-        guard let reference = earlier?.platformRef, let (room, _) = Self.message(reference) else { return nil }
-        return Placeholder(ref: reference, place: room, isPublic: room == address.room)
+        guard let reference = earlier?.platformRef, let message = MatrixMessageRef(stored: reference) else { return nil }
+        return Placeholder(ref: reference, place: message.room, isPublic: message.room == address.room)
     }
 
     func progressRoute(address: MatrixAddress) -> Route? {
@@ -82,14 +82,15 @@ struct MatrixDelivery: DeliveryPlatform {
         let event = try await api.send(
             room: route.room, type: "m.room.message", transaction: Self.transaction(key), content: message.content(replyTo: route.replyTo, thread: route.thread)
         )
-        return Self.reference(room: route.room, event: event)
+        return MatrixMessageRef(room: route.room, event: event).stored
     }
 
     func edit(_ placeholder: Placeholder<String>, to message: MatrixMessage, address: MatrixAddress, key: SendKey) async throws(MatrixAPIError) {
-        guard let (room, event) = Self.message(placeholder.ref) else {
+        guard let posted = MatrixMessageRef(stored: placeholder.ref) else {
             throw .invalidRequest(endpoint: "send", reason: "the stored message reference cannot be read")
         }
-        _ = try await api.send(room: room, type: "m.room.message", transaction: Self.transaction(key), content: message.editContent(of: event))
+        _ = try await api.send(
+            room: posted.room, type: "m.room.message", transaction: Self.transaction(key), content: message.editContent(of: posted.event))
     }
 
     /// Where the command was, whichever room the answer goes to.
@@ -102,13 +103,4 @@ struct MatrixDelivery: DeliveryPlatform {
 
     /// The transaction id of one send of one entry: the same send of the same entry, the same id.
     static func transaction(_ key: SendKey) -> String { "rr.\(key.entryID).\(key.step)" }
-
-    static func reference(room: String, event: String) -> String { room + " " + event }
-
-    /// The room and event of a stored reference.
-    static func message(_ reference: String) -> (room: String, event: String)? {
-        let parts = reference.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        return (String(parts[0]), String(parts[1]))
-    }
 }

@@ -217,6 +217,18 @@ enum PostgresSchema {
                 PostgresFunctions.admitCallDayEndsWithItsMinute
             ]
         ),
+        Migration(
+            version: 6,
+            statements: [
+                // A Matrix message's reference was `<room> <event>`, one string with a separator;
+                // it is JSON now (`MatrixMessageRef`). Neither id holds a space.
+                """
+                UPDATE outbox SET platform_ref = json_build_object(
+                    'event', split_part(platform_ref, ' ', 2), 'room', split_part(platform_ref, ' ', 1))::text
+                WHERE platform = 'matrix' AND position(' ' in platform_ref) > 0
+                """
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -219,6 +219,19 @@ extension Migration {
                 "ALTER TABLE settings ADD COLUMN voice TEXT"
             ]
         ),
+        Migration(
+            version: 8,
+            statements: [
+                // A Matrix message's reference was `<room> <event>`, one string with a separator;
+                // it is JSON now (`MatrixMessageRef`). Neither id holds a space.
+                """
+                UPDATE outbox SET platform_ref = json_object(
+                    'event', substr(platform_ref, instr(platform_ref, ' ') + 1),
+                    'room', substr(platform_ref, 1, instr(platform_ref, ' ') - 1))
+                WHERE platform = 'matrix' AND instr(platform_ref, ' ') > 0
+                """
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

@@ -155,6 +155,9 @@ public struct PlatformContext: Sendable {
     /// Where connections a platform allows only once (gateway, long polling, Socket Mode) are
     /// leased among replicas (the relay's store); nil: this process always holds them.
     public var leases: (any LeaseStore)?
+    /// Whether other processes share `leases` (PostgreSQL): on a store of one process a lease
+    /// is never lost for want of a renewal in time (`ConnectionLease.isExclusive`).
+    public var leasesShared: Bool
     /// This process among the replicas, as leases record their holder.
     public var replica: String
     /// How long connection leases last and how often they are renewed (tests shorten them).
@@ -162,20 +165,21 @@ public struct PlatformContext: Sendable {
 
     public init(
         transport: HTTPTransport, clock: any RelayClock, logger: Logger, relaySecret: String? = nil, leases: (any LeaseStore)? = nil,
-        replica: String = "local", leaseTiming: ConnectionLease.Timing = ConnectionLease.Timing()
+        leasesShared: Bool = true, replica: String = "local", leaseTiming: ConnectionLease.Timing = ConnectionLease.Timing()
     ) {
         self.transport = transport
         self.clock = clock
         self.logger = logger
         self.relaySecret = relaySecret
         self.leases = leases
+        self.leasesShared = leasesShared
         self.replica = replica
         self.leaseTiming = leaseTiming
     }
 
     /// The lease of the connection called `name` (`telegram.poll`), held as this process.
     public func connectionLease(_ name: String) -> ConnectionLease {
-        ConnectionLease(name: name, holder: replica, store: leases, clock: clock, timing: leaseTiming, logger: logger)
+        ConnectionLease(name: name, holder: replica, store: leases, exclusive: !leasesShared, clock: clock, timing: leaseTiming, logger: logger)
     }
 }
 

@@ -53,14 +53,23 @@ public struct ConnectionLease: Sendable {
     /// This replica, as the store records it (`PlatformContext.replica`).
     public let holder: String
     public let timing: Timing
+    /// The store is this process's alone (SQLite, memory): no other replica can take the lease,
+    /// so renewals that fail or come back late never stop the connection. The lease is still
+    /// taken and renewed there, for the state it keeps across restarts (Telegram's offset, the
+    /// gateway's session). On a shared store a late renewal must stop it (`watch`).
+    public let isExclusive: Bool
     let store: (any LeaseStore)?
     let clock: any RelayClock
     let logger: Logger
 
-    public init(name: String, holder: String, store: (any LeaseStore)?, clock: any RelayClock, timing: Timing = Timing(), logger: Logger) {
+    public init(
+        name: String, holder: String, store: (any LeaseStore)?, exclusive: Bool = false, clock: any RelayClock, timing: Timing = Timing(),
+        logger: Logger
+    ) {
         self.name = name
         self.holder = holder
         self.store = store
+        self.isExclusive = exclusive
         self.clock = clock
         self.timing = timing
         var logger = logger
@@ -140,7 +149,9 @@ public struct ConnectionLease: Sendable {
                 }
             }
             group.addTask { await self.renew(token: token, end: end, store: store) }
-            group.addTask { await self.watch(end) }
+            // A store of one process stalled (a loaded machine, a long write ahead of the
+            // renewal) had every connection restarted for nothing.
+            if !isExclusive { group.addTask { await self.watch(end) } }
             // Whichever ends first ends the others: a lost lease cancels the connection, and the
             // group waits for it to stop before anyone asks for the lease again.
             let first = await group.next() ?? nil

@@ -78,6 +78,31 @@ struct ConnectionLeaseTests {
         _ = await a.result
     }
 
+    /// On a store of one process nobody else can take the lease: renewals that fail or lag
+    /// (a stalled SQLite write) leave the connection running, where on a shared store it stops
+    /// at 7 s (the test above).
+    @Test func onAStoreOfOneProcessFailedRenewalsLeaveTheConnectionRunning() async throws {
+        let (store, clock) = (FailingLeases(MemoryStore()), ManualClock(now: Self.start))
+        let lease = ConnectionLease(name: "telegram.poll", holder: "a", store: store, exclusive: true, clock: clock, logger: Self.logger)
+        // When the connection ended, by the test's clock.
+        let ended = Mutex<Date?>(nil)
+        let a = Task {
+            try await lease.run { _ in
+                try? await Task.sleep(for: .seconds(3600))
+                ended.withLock { $0 = clock.now }
+            }
+        }
+        await clock.waitForSleepers(1)  // granted; a renews, and nothing watches
+        store.failing.withLock { $0 = true }
+        for _ in 0..<10 {
+            clock.advance(by: .seconds(2))  // renewals at 2 … 20 s fail
+            await clock.waitForSleepers(1)
+        }
+        a.cancel()
+        _ = await a.result
+        #expect(ended.withLock { $0 } == Self.start + .seconds(20), "ran until cancelled at 20 s, past the lease's 8 s")
+    }
+
     @Test func aRefusedRenewalStopsTheConnectionAtOnce() async throws {
         let (store, clock, log) = (MemoryStore(), ManualClock(now: Self.start), ConnectionLog())
         let a = Task { try await Self.lease("a", store, clock).run(whileHeld: log.body("a")) }

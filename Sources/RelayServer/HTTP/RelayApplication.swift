@@ -105,7 +105,8 @@ public enum RelayApplication {
             // sharing it one holds each (docs/replicas.md).
             let context = PlatformContext(
                 transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger, relaySecret: dependencies.relaySecret,
-                leases: dependencies.store, replica: dependencies.replica, leaseTiming: configuration.connectionLease)
+                leases: dependencies.store, leasesShared: dependencies.store.isShared, replica: dependencies.replica,
+                leaseTiming: configuration.connectionLease)
             return (name: name, connection: try platform.connect(context))
         }
         let readers = Dictionary(connected.compactMap { item in item.connection.reader.map { (item.name, $0) } }, uniquingKeysWith: { first, _ in first })

@@ -65,7 +65,10 @@ struct CommandParserTests {
             ("/chain export", .chain(.export(name: nil)), ""),
             ("/chain export polish", .chain(.export(name: "polish")), ""),
             ("/chain save polish = input > grammar > output", .chain(.save(name: "polish", source: "input > grammar > output")), ""),
-            ("/chain import a = grammar\nb = explain", .chain(.importLines("a = grammar\nb = explain")), ""),
+            (
+                "/chain import a = grammar\nb = explain",
+                .chain(.importDefinitions([ChainDefinition(name: "a", source: "grammar", line: 1), ChainDefinition(name: "b", source: "explain", line: 2)])), ""
+            ),
             ("/command add eli5 Explain like I'm five: {input}", .command(.add(name: "eli5", template: "Explain like I'm five: {input}")), ""),
             ("/command list", .command(.list), ""),
             ("/command remove eli5", .command(.remove(name: "eli5")), ""),
@@ -122,6 +125,8 @@ struct CommandParserTests {
             ("/chain save polish input > grammar", "`NAME = DSL`"),
             ("/chain save 9lives = grammar", "not a valid chain name"),
             ("/chain frobnicate", "Unknown `/chain frobnicate`"),
+            ("/chain import a = grammar\n\nb grammar", "Nothing imported: line 2: Write the chain as `NAME = DSL`"),
+            ("/chain import a = grammar\n9lives = explain", "Nothing imported: line 2: `9lives` is not a valid chain name"),
             ("/chain show", "Which chain?"),
             ("/run", "Which chain?"),
             ("/command add eli5", "needs a template"),

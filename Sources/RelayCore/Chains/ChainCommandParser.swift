@@ -28,7 +28,7 @@ package enum ChainCommandParser {
             guard !afterSub.isEmpty else {
                 throw CommandError("Paste what `/chain export` printed after `/chain import`, one `NAME = DSL` per line.")
             }
-            return Command(kind: .chain(.importLines(afterSub)))
+            return Command(kind: .chain(.importDefinitions(try importDefinitions(afterSub))))
         default:
             throw CommandError("Unknown `/chain \(sub)`. \(usage)")
         }
@@ -44,8 +44,26 @@ package enum ChainCommandParser {
         return Command(kind: .chain(.run(name: name.lowercased())), text: input, options: options)
     }
 
-    /// `NAME = DSL` (also used by import lines).
-    package static func splitDefinition(_ text: String, example: String) throws(CommandError) -> (String, String) {
+    /// The `NAME = DSL` lines of an import (what `/chain export` printed: blank lines, `#`
+    /// comments and its "Import with" note are skipped). One bad line refuses the whole import,
+    /// naming the line, so a bad paste changes nothing.
+    static func importDefinitions(_ text: String) throws(CommandError) -> [ChainDefinition] {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") && !$0.hasPrefix("Import with") }
+        var definitions: [ChainDefinition] = []
+        for (index, line) in lines.enumerated() {
+            do throws(CommandError) {
+                let (name, source) = try splitDefinition(String(line), example: "polish = input > grammar > output")
+                definitions.append(ChainDefinition(name: name, source: source, line: index + 1))
+            } catch {
+                throw CommandError("Nothing imported: line \(index + 1): \(error.message)")
+            }
+        }
+        return definitions
+    }
+
+    /// `NAME = DSL` (also each line of an import).
+    static func splitDefinition(_ text: String, example: String) throws(CommandError) -> (String, String) {
         guard let equals = text.firstIndex(of: "=") else {
             throw CommandError("Write the chain as `NAME = DSL`, for example `\(example)`.")
         }

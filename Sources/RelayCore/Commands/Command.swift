@@ -1,5 +1,5 @@
 /// Options every command accepts.
-public struct CommandOptions: Sendable, Hashable {
+public struct CommandOptions: Sendable, Hashable, Codable {
     /// `--tier`: overrides the settings' tier for this run.
     public var tier: Tier?
     /// `--private`: only the caller sees the reply.
@@ -15,7 +15,7 @@ public struct CommandOptions: Sendable, Hashable {
 }
 
 /// A parsed request: which action, its arguments, and the text typed after it.
-public struct Command: Sendable, Hashable {
+public struct Command: Sendable, Hashable, Codable {
     public var kind: CommandKind
     /// The text typed after the command and its arguments; empty when none (input then
     /// comes from the replied-to message or the thread, see `InputResolver`).
@@ -29,7 +29,7 @@ public struct Command: Sendable, Hashable {
     }
 }
 
-public enum CommandKind: Sendable, Hashable {
+public enum CommandKind: Sendable, Hashable, Codable {
     /// Translate; nil language means "from settings, else English".
     case translate(Language?)
     /// grammar, rewrite, summarize, explain, extract, freeform.
@@ -80,7 +80,7 @@ extension CommandKind {
     public var changesTeamSettings: Bool {
         switch self {
         case .settings(.set(.channel, _, _)): true
-        case .chain(.save), .chain(.delete), .chain(.importLines): true
+        case .chain(.save), .chain(.delete), .chain(.importDefinitions): true
         case .command(.add), .command(.remove): true
         default: false
         }
@@ -103,7 +103,7 @@ extension CommandKind {
     }
 }
 
-public enum ChainSubcommand: Sendable, Hashable {
+public enum ChainSubcommand: Sendable, Hashable, Codable {
     case save(name: String, source: String)
     case run(name: String)
     case list
@@ -111,17 +111,33 @@ public enum ChainSubcommand: Sendable, Hashable {
     case delete(name: String)
     /// nil exports every chain of the team.
     case export(name: String?)
-    /// One or more `NAME = DSL` lines.
-    case importLines(String)
+    /// One or more `NAME = DSL` lines, each split into its name and its blocks' source.
+    case importDefinitions([ChainDefinition])
 }
 
-public enum CustomCommandSubcommand: Sendable, Hashable {
+/// One `NAME = DSL` line of `/chain import`: the name checked, the source still to be compiled
+/// (`ChainParser`, with the team's custom commands and models the run knows).
+public struct ChainDefinition: Sendable, Hashable, Codable {
+    public var name: String
+    public var source: String
+    /// Its line among those imported (from 1, blank and comment lines not counted), named when
+    /// its source does not compile.
+    public var line: Int
+
+    public init(name: String, source: String, line: Int) {
+        self.name = name
+        self.source = source
+        self.line = line
+    }
+}
+
+public enum CustomCommandSubcommand: Sendable, Hashable, Codable {
     case add(name: String, template: String)
     case list
     case remove(name: String)
 }
 
-public enum HistorySubcommand: Sendable, Hashable {
+public enum HistorySubcommand: Sendable, Hashable, Codable {
     /// The asker's last results.
     case show
     /// Deletes all of the asker's history in the team, at once.
@@ -133,14 +149,14 @@ public enum HistorySubcommand: Sendable, Hashable {
 
 /// What `/ledger mark` says: the right verdict, or that the recorded one was right or wrong
 /// (a 👍 or 👎 on the reply).
-public enum LedgerMarkValue: Sendable, Hashable {
+public enum LedgerMarkValue: Sendable, Hashable, Codable {
     case verdict(Verdict)
     case right
     case wrong
 }
 
 /// The team's fact-check ledger (issue 14).
-public enum LedgerSubcommand: Sendable, Hashable {
+public enum LedgerSubcommand: Sendable, Hashable, Codable {
     /// Entries whose claim holds every word, newest first; no words: the newest.
     case search(words: [String])
     /// One entry, judge by judge.
@@ -151,15 +167,15 @@ public enum LedgerSubcommand: Sendable, Hashable {
     case mark(id: Int64, as: LedgerMarkValue)
 }
 
-public enum SettingsTarget: String, Sendable, Hashable {
+public enum SettingsTarget: String, Sendable, Hashable, Codable {
     case me, channel
 }
 
-public enum SettingsKey: String, Sendable, Hashable, CaseIterable {
+public enum SettingsKey: String, Sendable, Hashable, CaseIterable, Codable {
     case lang, tier, retention, voice
 }
 
-public enum SettingsSubcommand: Sendable, Hashable {
+public enum SettingsSubcommand: Sendable, Hashable, Codable {
     case show
     /// A nil value resets the key.
     case set(SettingsTarget, SettingsKey, value: String?)
@@ -168,7 +184,7 @@ public enum SettingsSubcommand: Sendable, Hashable {
 }
 
 /// Why a command line could not be parsed: what was wrong and how to fix it.
-public struct CommandError: Error, Sendable, Hashable {
+public struct CommandError: Error, Sendable, Hashable, Codable {
     public var message: String
 
     public init(_ message: String) {

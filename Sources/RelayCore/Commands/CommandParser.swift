@@ -11,11 +11,20 @@ public struct CommandParser: Sendable {
         self.customCommands = customCommands
     }
 
+    /// Reads `line` and checks a custom command's name against `customCommands`: `read`, then
+    /// `ParsedCommand.resolved`, for callers that know the team's commands at hand.
     public func parse(_ line: String) throws(CommandError) -> Command {
+        try Self.read(line).resolved(customCommands: customCommands).get()
+    }
+
+    /// Reads a command line where it arrives, once: without the team's custom commands, which
+    /// only the run reads from the store, so a name that is no built-in is kept as a custom
+    /// command the run checks (`ParsedCommand.resolved`).
+    public static func read(_ line: String) -> ParsedCommand {
         var body = Substring(line).trimmingWhitespace()
         if body.hasPrefix("/") { body = body.dropFirst() }
         guard let wordEnd = body.firstIndex(where: \.isWhitespace) ?? (body.isEmpty ? nil : body.endIndex) else {
-            throw CommandError("Type a command, for example `/translate fr Good morning`. `/help` lists them all.")
+            return .invalid(CommandError("Type a command, for example `/translate fr Good morning`. `/help` lists them all."))
         }
         var word = body[..<wordEnd].lowercased()
         if let at = word.firstIndex(of: "@") { word = String(word[..<at]) }  // `/translate@rhea_bot`
@@ -23,19 +32,24 @@ public struct CommandParser: Sendable {
 
         if word == "rhea" {
             let inner = rest.trimmingWhitespace()
-            return inner.isEmpty ? Command(kind: .help(topic: nil)) : try parse(String(inner))
+            return inner.isEmpty ? .command(Command(kind: .help(topic: nil))) : read(String(inner))
         }
         if let builtin = BuiltinCommand(named: word) {
-            return try parseBuiltin(builtin, rest: rest)
+            do throws(CommandError) {
+                return .command(try parseBuiltin(builtin, rest: rest))
+            } catch {
+                return .invalid(error)
+            }
         }
-        if customCommands.contains(word) {
+        do throws(CommandError) {
             let (options, text) = try OptionScanner.extract(rest, allowK: false, command: word)
-            return Command(kind: .custom(name: word), text: text, options: options)
+            return .command(Command(kind: .custom(name: word), text: text, options: options))
+        } catch {
+            return .invalidCustom(name: word, error)
         }
-        throw CommandError(Self.unknownCommandMessage(word, customCommands: customCommands))
     }
 
-    private func parseBuiltin(_ builtin: BuiltinCommand, rest: Substring) throws(CommandError) -> Command {
+    private static func parseBuiltin(_ builtin: BuiltinCommand, rest: Substring) throws(CommandError) -> Command {
         /// The options, wherever they stand after the command, and the text without them.
         func scanned() throws(CommandError) -> (CommandOptions, String) {
             try OptionScanner.extract(rest, allowK: builtin == .tribunal, command: builtin.name)

@@ -9,8 +9,13 @@ public struct Event: Sendable, Hashable, Codable {
     public var user: String
     /// How to address the user in templates (`{user}`); defaults to `user`.
     public var userName: String
-    /// The command line as typed (`/translate fr Good morning`).
-    public var text: String
+    /// The command line as typed (`/translate fr Good morning`): what history keeps and "run
+    /// again" sends; the run executes `command`, read from it once.
+    public private(set) var text: String
+    /// `text` read as a command where the event was made, as the adapter received it
+    /// (`CommandParser.read`); stored with the event, so admission and the run never read the
+    /// text again.
+    public private(set) var command: ParsedCommand
     /// Text of the message this one replies to, if any.
     public var repliedTo: String?
     /// Texts of the thread's messages, oldest first, when the adapter fetched them.
@@ -38,6 +43,17 @@ public struct Event: Sendable, Hashable, Codable {
         userName: String? = nil, text: String, repliedTo: String? = nil, threadMessages: [String] = [],
         eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false, voice: VoiceClip? = nil, unreadableReply: String? = nil
     ) {
+        self.init(
+            platform: platform, team: team, channel: channel, thread: thread, user: user, userName: userName, text: text,
+            command: CommandParser.read(text), repliedTo: repliedTo, threadMessages: threadMessages, eventKey: eventKey, isAdmin: isAdmin,
+            isExternal: isExternal, voice: voice, unreadableReply: unreadableReply)
+    }
+
+    private init(
+        platform: String, team: String, channel: String, thread: String?, user: String, userName: String?, text: String,
+        command: ParsedCommand, repliedTo: String?, threadMessages: [String], eventKey: String?, isAdmin: Bool, isExternal: Bool,
+        voice: VoiceClip?, unreadableReply: String?
+    ) {
         self.platform = platform
         self.team = team
         self.channel = channel
@@ -45,6 +61,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.user = user
         self.userName = userName ?? user
         self.text = text
+        self.command = command
         self.repliedTo = repliedTo
         self.threadMessages = threadMessages
         self.eventKey = eventKey
@@ -52,6 +69,13 @@ public struct Event: Sendable, Hashable, Codable {
         self.isExternal = isExternal
         self.voice = voice
         self.unreadableReply = unreadableReply
+    }
+
+    /// The event as if `line` had been typed: for a voice note without a command, the command
+    /// the settings give it (`VoiceAction`), already typed.
+    public mutating func replaceCommand(_ command: Command, line: String) {
+        text = line
+        self.command = .command(command)
     }
 
     /// The whole thread as one text, or nil when there is none.
@@ -62,19 +86,22 @@ public struct Event: Sendable, Hashable, Codable {
 
 extension Event {
     private enum CodingKeys: String, CodingKey {
-        case platform, team, channel, thread, user, userName, text, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice, unreadableReply
+        case platform, team, channel, thread, user, userName, text, command, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice, unreadableReply
     }
 
     // Written by hand so that events parked by an older relay, without the later fields, still
     // decode (a missing `isExternal` is a member of the team, as it was then; a missing `voice`
-    // is a text message).
+    // is a text message; a missing `command` is read from the text, which then happens here
+    // rather than where the event arrived).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let text = try container.decode(String.self, forKey: .text)
         self.init(
             platform: try container.decode(String.self, forKey: .platform), team: try container.decode(String.self, forKey: .team),
             channel: try container.decode(String.self, forKey: .channel), thread: try container.decodeIfPresent(String.self, forKey: .thread),
             user: try container.decode(String.self, forKey: .user), userName: try container.decodeIfPresent(String.self, forKey: .userName),
-            text: try container.decode(String.self, forKey: .text), repliedTo: try container.decodeIfPresent(String.self, forKey: .repliedTo),
+            text: text, command: try container.decodeIfPresent(ParsedCommand.self, forKey: .command) ?? CommandParser.read(text),
+            repliedTo: try container.decodeIfPresent(String.self, forKey: .repliedTo),
             threadMessages: try container.decodeIfPresent([String].self, forKey: .threadMessages) ?? [],
             eventKey: try container.decodeIfPresent(String.self, forKey: .eventKey),
             isAdmin: try container.decodeIfPresent(Bool.self, forKey: .isAdmin) ?? false,

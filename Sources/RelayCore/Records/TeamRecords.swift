@@ -91,6 +91,15 @@ public enum VoiceAction: String, Sendable, Hashable, Codable, CaseIterable {
         case .tribunal: "/tribunal"
         }
     }
+
+    /// The command such a voice note runs, typed: what `commandLine` reads as.
+    public var command: Command {
+        switch self {
+        case .transcript: Command(kind: .transcribe)
+        case .ai: Command(kind: .action(.freeform))
+        case .tribunal: Command(kind: .tribunal)
+        }
+    }
 }
 
 /// One finished run, as `/history` shows it.

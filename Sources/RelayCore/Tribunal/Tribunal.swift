@@ -40,7 +40,7 @@ public typealias PartialText = @Sendable (String) async -> Void
 public typealias VoteCount = @Sendable (_ done: Int, _ asked: Int) async -> Void
 
 /// What a quick request asks the model to do with the text.
-public enum QuickAction: Sendable, Hashable {
+public enum QuickAction: Sendable, Hashable, Codable {
     case translate(to: Language)
     case grammar
     /// Rewrite in a style; nil means "clearer".

@@ -443,8 +443,7 @@ extension RunDispatcher {
 
     /// Only the quick actions whose answer is text to insert: a translation, a fix, a rewrite.
     public func answerNow(_ event: Event) async -> Reply? {
-        guard let command = try? CommandParser().parse(event.text) else { return nil }
-        switch command.kind {
+        switch event.command.command?.kind {
         case .translate, .action(.grammar), .action(.rewrite): return await relay.handle(event)
         default: return nil
         }

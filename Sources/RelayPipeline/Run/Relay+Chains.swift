@@ -36,8 +36,8 @@ extension Relay {
             guard !chains.isEmpty else { return .info("No chains to export.") }
             let lines = chains.map { "\($0.name) = \($0.source)" }.joined(separator: "\n")
             return .info(lines + "\n\nImport with `/chain import` followed by these lines.", title: "Export")
-        case .importLines(let text):
-            return try await importChains(text, request)
+        case .importDefinitions(let definitions):
+            return try await importChains(definitions, request)
         }
     }
 
@@ -82,19 +82,15 @@ extension Relay {
         throw RelayFailure(message + " `/chain list` shows the saved chains.")
     }
 
-    /// All lines are checked before any is saved, so a bad paste changes nothing.
-    private func importChains(_ text: String, _ request: RequestContext) async throws -> Reply {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") && !$0.hasPrefix("Import with") }
+    /// All lines are checked before any is saved, so a bad paste changes nothing (each line was
+    /// split into its name and source where the command was read).
+    private func importChains(_ definitions: [ChainDefinition], _ request: RequestContext) async throws -> Reply {
         var parsed: [(String, Chain)] = []
-        for (index, line) in lines.enumerated() {
+        for definition in definitions {
             do {
-                let (name, source) = try ChainCommandParser.splitDefinition(String(line), example: "polish = input > grammar > output")
-                parsed.append((name, try parseChain(source, name: name, request)))
-            } catch let error as CommandError {
-                throw RelayFailure("Nothing imported: line \(index + 1): \(error.message)")
+                parsed.append((definition.name, try parseChain(definition.source, name: definition.name, request)))
             } catch let error as RelayFailure {
-                throw RelayFailure("Nothing imported: line \(index + 1): \(error.message)")
+                throw RelayFailure("Nothing imported: line \(definition.line): \(error.message)")
             }
         }
         var replaced = Set<String>()

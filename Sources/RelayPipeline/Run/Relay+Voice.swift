@@ -7,10 +7,10 @@ extension Relay {
 
     /// The command a voice note sent without one runs: the user's `/settings voice`, else the
     /// channel's, else `/transcribe`.
-    func voiceCommandLine(for event: Event) async throws -> String {
+    func voiceAction(for event: Event) async throws -> VoiceAction {
         let user = try await store.settings(.user(team: event.team, user: event.user))
         let channel = user.voice == nil ? try await store.settings(.channel(team: event.team, channel: event.channel)) : Settings()
-        return (user.voice ?? channel.voice ?? .transcript).commandLine
+        return user.voice ?? channel.voice ?? .transcript
     }
 
     /// Whether the command needs the words of the event's voice note: `/transcribe` always; a

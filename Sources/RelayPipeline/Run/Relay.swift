@@ -78,16 +78,15 @@ public struct Relay: Sendable {
             // `@bot` alone in a thread whose parent is a voice note: the note is what it means.
             if event.text.trimmingWhitespace().isEmpty { event = await withThreadVoice(event) }
             // A voice note with no command: its words, or what `/settings voice` asks for.
-            if event.voice != nil && event.text.trimmingWhitespace().isEmpty { event.text = try await voiceCommandLine(for: event) }
-            let customs = try await store.customCommands(team: event.team)
-            let parsed: Result<Command, CommandError>
-            do throws(CommandError) {
-                let command = try CommandParser(customCommands: Set(customs.map(\.name))).parse(event.text)
-                metricName = command.kind.metricName
-                parsed = .success(command)
-            } catch {
-                parsed = .failure(error)
+            if event.voice != nil && event.text.trimmingWhitespace().isEmpty {
+                let action = try await voiceAction(for: event)
+                event.replaceCommand(action.command, line: action.commandLine)
             }
+            let customs = try await store.customCommands(team: event.team)
+            // Read where the event arrived; only a custom command's name is checked here, where
+            // the team's commands are known.
+            let parsed = event.command.resolved(customCommands: Set(customs.map(\.name)))
+            if case .success(let command) = parsed { metricName = command.kind.metricName }
             if let key = event.eventKey {
                 let now = now()
                 let fresh = try await store.claimEvent(key: "\(event.platform):\(key)", expiresAt: now + configuration.dedupeLifetime, now: now)
@@ -120,11 +119,15 @@ public struct Relay: Sendable {
     /// which would leave a public placeholder behind for nothing; only commands that ask models
     /// (and chain runs) answer in public and take a while.
     public func startingStep(for event: Event) async -> RunProgress? {
-        let customs = (try? await store.customCommands(team: event.team)) ?? []
-        let line = event.voice != nil && event.text.trimmingWhitespace().isEmpty ? ((try? await voiceCommandLine(for: event)) ?? "/transcribe") : event.text
-        guard let command = try? CommandParser(customCommands: Set(customs.map(\.name))).parse(line), !command.options.isPrivate else {
-            return nil
+        let command: Command
+        if event.voice != nil && event.text.trimmingWhitespace().isEmpty {
+            command = ((try? await voiceAction(for: event)) ?? .transcript).command
+        } else {
+            let customs = (try? await store.customCommands(team: event.team)) ?? []
+            guard case .success(let resolved) = event.command.resolved(customCommands: Set(customs.map(\.name))) else { return nil }
+            command = resolved
         }
+        guard !command.options.isPrivate else { return nil }
         switch command.kind {
         case .translate, .action, .tribunal, .custom, .transcribe: return .started("/" + command.kind.name)
         case .chain(.run(let name)): return .started("/run " + name)

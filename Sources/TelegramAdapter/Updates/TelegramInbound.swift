@@ -61,7 +61,7 @@ public struct TelegramInbound: Sendable {
             platform: TelegramPlatform.name, team: TelegramAddress.team(chat: message.chat, user: from.id), channel: String(message.chat.id),
             user: String(from.id), userName: from.name, text: line, repliedTo: message.replyTo?.text, eventKey: "update:\(update)",
             isAdmin: message.chat.isPrivate, voice: voice)
-        if let replied = message.replyTo, voice == nil, Self.readsOnFrom(line) {
+        if let replied = message.replyTo, voice == nil, Self.readsOnFrom(event.command) {
             // `/summarize` as a reply: from that message on, as far as the bot has seen.
             event.thread = String(replied.id)
             event.repliedTo = nil
@@ -136,8 +136,8 @@ public struct TelegramInbound: Sendable {
     }
 
     /// Whether a command sent as a reply reads from the replied-to message on, not just it.
-    static func readsOnFrom(_ line: String) -> Bool {
-        guard let command = try? CommandParser().parse(line), command.text.isEmpty else { return false }
+    static func readsOnFrom(_ parsed: ParsedCommand) -> Bool {
+        guard let command = parsed.command, command.text.isEmpty else { return false }
         if case .action(.summarize) = command.kind { return true }
         return false
     }

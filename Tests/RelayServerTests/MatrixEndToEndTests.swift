@@ -25,6 +25,30 @@ struct MatrixEndToEndTests {
         }
     }
 
+    /// Issue 47, point 9: a command redacted while it runs is not answered (and its words are not
+    /// quoted back); the next command is answered as usual.
+    @Test func aCommandRedactedBeforeItsAnswerIsNotAnswered() async throws {
+        try await MatrixFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                let room = try await relay.room()
+                relay.tribunal.hold(path: FakeRheaTribunal.quickPath)
+                let command = try await relay.alice.send("!translate fr Secret plans", in: room)
+                try await eventually("the run to ask the backend") { await relay.tribunal.requestCount(path: FakeRheaTribunal.quickPath) == 1 }
+                try await relay.alice.redact(command, in: room)
+                // The sync reads a room's events in order: once the next command has reached the
+                // backend, the redaction before it has been read.
+                let next = try await relay.alice.send("!translate fr Good night", in: room)
+                try await eventually("the next command to reach the backend") { await relay.tribunal.requestCount(path: FakeRheaTribunal.quickPath) == 2 }
+                relay.tribunal.release(path: FakeRheaTribunal.quickPath)
+                let answers = try await relay.answers(to: next, in: room)
+                #expect(answers.map(\.text).contains { $0.contains("Good night") })
+                let shown = try await relay.botMessages(in: room)
+                #expect(!shown.contains { $0.replyTo == command }, "the redacted command is not answered: \(shown.map(\.text))")
+                #expect(!shown.contains { $0.history.contains { $0.contains("Secret plans") } })
+            }
+        }
+    }
+
     @Test func theBotJoinsOnInviteAndDeclinesServersNotAllowed() async throws {
         try await MatrixFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration(allowedServers: ["example.org"])) { relay in

@@ -18,6 +18,18 @@ struct DedupeStoreTests {
         }
     }
 
+    @Test("A claim is seen while it lasts, and looking claims nothing", arguments: StoreKind.allCases)
+    func claimSeen(kind: StoreKind) async throws {
+        try await withStore(kind) { store throws in
+            #expect(try await !store.isClaimed(key: "withdrawn:matrix:$e1", now: instant()))
+            #expect(try await store.claimEvent(key: "withdrawn:matrix:$e1", expiresAt: instant(600), now: instant()))
+            #expect(try await store.isClaimed(key: "withdrawn:matrix:$e1", now: instant(599)))
+            #expect(try await !store.isClaimed(key: "withdrawn:matrix:$e1", now: instant(600)), "expired")
+            #expect(try await !store.isClaimed(key: "withdrawn:matrix:$e2", now: instant()))
+            #expect(try await store.claimEvent(key: "withdrawn:matrix:$e2", expiresAt: instant(600), now: instant()), "looking claimed nothing")
+        }
+    }
+
     @Test("Keys are independent", arguments: StoreKind.allCases)
     func independentKeys(kind: StoreKind) async throws {
         try await withStore(kind) { store throws in

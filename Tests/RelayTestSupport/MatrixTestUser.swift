@@ -84,6 +84,14 @@ public struct MatrixTestUser: Sendable {
         try await sendEvent("m.reaction", content: ["m.relates_to": ["rel_type": "m.annotation", "event_id": .string(event), "key": .string(key)]], in: room)
     }
 
+    /// Redacts (deletes) `event`, as a client's "Remove" does: `PUT /rooms/{room}/redact/{event}/{txn}`.
+    @discardableResult
+    public func redact(_ event: String, in room: String) async throws -> String {
+        let answer = try await call(.PUT, "/rooms/\(Self.encode(room))/redact/\(Self.encode(event))/\(UUID().uuidString)", body: [:])
+        guard let id = answer["event_id"]?.stringValue else { throw MatrixTestError("redact: no event_id") }
+        return id
+    }
+
     public func sendEvent(_ type: String, content: JSONValue, in room: String) async throws -> String {
         let answer = try await call(.PUT, "/rooms/\(Self.encode(room))/send/\(type)/\(UUID().uuidString)", body: content)
         guard let id = answer["event_id"]?.stringValue else { throw MatrixTestError("send: no event_id") }

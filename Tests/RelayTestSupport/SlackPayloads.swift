@@ -138,6 +138,20 @@ public enum SlackPayloads {
         return eventCallback(event: event, eventID: eventID, team: team, botUserID: botUserID)
     }
 
+    /// `message` with subtype `message_deleted` (as Slack's "message_deleted" event reference
+    /// shows it), for the message `deletedTS` in the direct message `channel`, in an
+    /// `event_callback`.
+    public static func messageDeleted(
+        channel: String, deletedTS: String, user: String = "U0HUMAN", eventID: String? = nil, team: String? = nil, botUserID: String? = nil
+    ) -> JSONValue {
+        let event: JSONValue = [
+            "type": "message", "subtype": "message_deleted", "hidden": true, "channel": .string(channel), "channel_type": "im",
+            "ts": "1700000999.000100", "deleted_ts": .string(deletedTS), "event_ts": "1700000999.000100",
+            "previous_message": ["type": "message", "user": .string(user), "text": "deleted", "ts": .string(deletedTS)],
+        ]
+        return eventCallback(event: event, eventID: eventID, team: team, botUserID: botUserID)
+    }
+
     /// `reaction_added` on the message `ts` in `channel` (`event-reaction-added.json`), in an
     /// `event_callback`.
     ///

@@ -11,9 +11,12 @@ public struct MatrixEvent: Sendable, Hashable, Decodable {
     public var type: String?
     public var stateKey: String?
     public var content: MatrixContent
+    /// An `m.room.redaction`'s target: top-level `redacts` up to room version 10, `content.redacts`
+    /// from version 11.
+    public var redacts: String?
 
     private enum CodingKeys: String, CodingKey {
-        case sender, type, content
+        case sender, type, content, redacts
         case id = "event_id"
         case stateKey = "state_key"
     }
@@ -25,6 +28,7 @@ public struct MatrixEvent: Sendable, Hashable, Decodable {
         type = container.lenient(String.self, .type)
         stateKey = container.lenient(String.self, .stateKey)
         content = container.lenient(MatrixContent.self, .content) ?? MatrixContent()
+        redacts = container.lenient(String.self, .redacts) ?? content.redacts
     }
 
     /// Its plain text, without its own reply fallback; nil when it has none.
@@ -49,6 +53,8 @@ public struct MatrixContent: Sendable, Hashable, Decodable {
     public var relation: Relation?
     /// `m.mentions.user_ids`.
     public var mentionedUsers: [String] = []
+    /// An `m.room.redaction`'s target, in room version 11 and later.
+    public var redacts: String?
 
     /// A media message's `info`: what the sender declares (numbers not to be trusted).
     public struct Info: Sendable, Hashable, Decodable {
@@ -104,7 +110,7 @@ public struct MatrixContent: Sendable, Hashable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case msgtype, body, url, file, filename, info
+        case msgtype, body, url, file, filename, info, redacts
         case formattedBody = "formatted_body"
         case relation = "m.relates_to"
         case mentions = "m.mentions"
@@ -128,6 +134,7 @@ public struct MatrixContent: Sendable, Hashable, Decodable {
         relation = container.lenient(Relation.self, .relation)
         let mentions = try? container.nestedContainer(keyedBy: MentionKeys.self, forKey: .mentions)
         mentionedUsers = (mentions?.lenient([Lenient<String>].self, .userIDs) ?? []).compactMap(\.value)
+        redacts = container.lenient(String.self, .redacts)
     }
 }
 

@@ -29,6 +29,9 @@ struct MatrixInbound: Sendable {
             try await message(event, id: id, sender: sender, room: room, me: me)
         case "m.reaction":
             try await reaction(event, id: id, sender: sender, room: room, me: me)
+        case "m.room.redaction":
+            // A command (or a reaction that ran one) redacted before its answer: not answered.
+            if let target = event.redacts { try await inbox.withdraw(platform: MatrixPlatform.name, message: target) }
         default:
             return
         }
@@ -85,7 +88,7 @@ struct MatrixInbound: Sendable {
         }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, thread: thread, user: sender, userName: MatrixID.localpart(of: sender), text: line,
-            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice, unreadableReply: unreadableReply)
+            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice, unreadableReply: unreadableReply, sourceMessage: id)
         try await submit(relayEvent, address: address)
     }
 
@@ -110,7 +113,7 @@ struct MatrixInbound: Sendable {
         }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: address.team, channel: room, thread: address.thread, user: sender,
-            userName: MatrixID.localpart(of: sender), text: line, eventKey: "event:\(id)", voice: clip)
+            userName: MatrixID.localpart(of: sender), text: line, eventKey: "event:\(id)", voice: clip, sourceMessage: id)
         try await submit(relayEvent, address: address)
     }
 
@@ -208,7 +211,7 @@ struct MatrixInbound: Sendable {
         guard let line else { return }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, user: sender, userName: MatrixID.localpart(of: sender), text: line,
-            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice)
+            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice, sourceMessage: id)
         try await submit(relayEvent, address: address)
     }
 

@@ -21,10 +21,11 @@ struct MatrixSyncer {
     let clock: any RelayClock
     let logger: Logger
 
-    /// Only what the relay reads: messages, reactions and encrypted events in the timeline, and
+    /// Only what the relay reads: messages, reactions, redactions (a command withdrawn) and
+    /// encrypted events in the timeline, and
     /// whether a room is encrypted; no presence, receipts, typing or account data.
     static let filter =
-        #"{"presence":{"types":[]},"account_data":{"types":[]},"room":{"timeline":{"limit":100,"types":["m.room.message","m.reaction","m.room.encrypted"]},"state":{"types":["m.room.encryption"]},"ephemeral":{"types":[]},"account_data":{"types":[]}}}"#
+        #"{"presence":{"types":[]},"account_data":{"types":[]},"room":{"timeline":{"limit":100,"types":["m.room.message","m.reaction","m.room.redaction","m.room.encrypted"]},"state":{"types":["m.room.encryption"]},"ephemeral":{"types":[]},"account_data":{"types":[]}}}"#
 
     /// Syncs under `grant` until cancelled or a graceful shutdown.
     func run(_ grant: LeaseGrant) async {

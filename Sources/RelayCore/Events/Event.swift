@@ -37,22 +37,29 @@ public struct Event: Sendable, Hashable, Codable {
     /// message or it was read. A command that needed that message's text says this rather than
     /// "reply to a message".
     public var unreadableReply: String?
+    /// The platform's id of the message that carried the command (a Matrix event id, a Slack
+    /// `channel/ts`, a Discord or Mattermost message id), where the platform tells the bot when
+    /// that message is deleted: a command withdrawn so before its answer is posted is not
+    /// answered (`RelayInbox.withdraw`). Nil where no deletion can be seen (a slash command,
+    /// Telegram, a button).
+    public var sourceMessage: String?
 
     public init(
         platform: String, team: String, channel: String, thread: String? = nil, user: String,
         userName: String? = nil, text: String, repliedTo: String? = nil, threadMessages: [String] = [],
-        eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false, voice: VoiceClip? = nil, unreadableReply: String? = nil
+        eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false, voice: VoiceClip? = nil, unreadableReply: String? = nil,
+        sourceMessage: String? = nil
     ) {
         self.init(
             platform: platform, team: team, channel: channel, thread: thread, user: user, userName: userName, text: text,
             command: CommandParser.read(text), repliedTo: repliedTo, threadMessages: threadMessages, eventKey: eventKey, isAdmin: isAdmin,
-            isExternal: isExternal, voice: voice, unreadableReply: unreadableReply)
+            isExternal: isExternal, voice: voice, unreadableReply: unreadableReply, sourceMessage: sourceMessage)
     }
 
     private init(
         platform: String, team: String, channel: String, thread: String?, user: String, userName: String?, text: String,
         command: ParsedCommand, repliedTo: String?, threadMessages: [String], eventKey: String?, isAdmin: Bool, isExternal: Bool,
-        voice: VoiceClip?, unreadableReply: String?
+        voice: VoiceClip?, unreadableReply: String?, sourceMessage: String?
     ) {
         self.platform = platform
         self.team = team
@@ -69,6 +76,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.isExternal = isExternal
         self.voice = voice
         self.unreadableReply = unreadableReply
+        self.sourceMessage = sourceMessage
     }
 
     /// The event as if `line` had been typed: for a voice note without a command, the command
@@ -86,7 +94,8 @@ public struct Event: Sendable, Hashable, Codable {
 
 extension Event {
     private enum CodingKeys: String, CodingKey {
-        case platform, team, channel, thread, user, userName, text, command, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice, unreadableReply
+        case platform, team, channel, thread, user, userName, text, command, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice, unreadableReply,
+            sourceMessage
     }
 
     // Written by hand so that events parked by an older relay, without the later fields, still
@@ -107,6 +116,7 @@ extension Event {
             isAdmin: try container.decodeIfPresent(Bool.self, forKey: .isAdmin) ?? false,
             isExternal: try container.decodeIfPresent(Bool.self, forKey: .isExternal) ?? false,
             voice: try container.decodeIfPresent(VoiceClip.self, forKey: .voice),
-            unreadableReply: try container.decodeIfPresent(String.self, forKey: .unreadableReply))
+            unreadableReply: try container.decodeIfPresent(String.self, forKey: .unreadableReply),
+            sourceMessage: try container.decodeIfPresent(String.self, forKey: .sourceMessage))
     }
 }

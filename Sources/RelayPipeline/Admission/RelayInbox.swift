@@ -44,11 +44,22 @@ public protocol RelayInbox: Sendable {
     /// inserts and sends themselves, so nothing is posted and nothing waits to be delivered.
     /// Nil for any other command (chains, tribunals…), which never run this way.
     func answerNow(_ event: Event) async -> Reply?
+    /// The message `message` (an `Event.sourceMessage`) of `platform` was deleted or redacted:
+    /// its command is withdrawn. It is not run if it has not started, its answer is not queued
+    /// if it is running (here or on another replica), and an answer queued and not yet sent is
+    /// dropped; a "working on it" message already shown says the command was deleted. An answer
+    /// already on its way (being sent) is not called back. Marks are kept as long as platform
+    /// retries are remembered (`dedupeLifetime`), so a deletion seen before its command arrives
+    /// withdraws it too.
+    func withdraw(platform: String, message: String) async throws
 }
 
 extension RelayInbox {
     /// Platforms without inline answers need not run anything at once.
     public func answerNow(_ event: Event) async -> Reply? { nil }
+
+    /// An inbox that runs nothing later has nothing to withdraw.
+    public func withdraw(platform: String, message: String) async throws {}
 
     /// Queues a ready reply for `route`, every time it is called.
     public func post(_ reply: Reply, route: ReplyRoute) async throws {

@@ -55,6 +55,8 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         var runs: [Int64: RunState] = [:]
         /// When the lease of each run's item ends.
         var leases: [Int64: Date] = [:]
+        /// The withdrawal key (`withdrawalKey`) of each run whose command's message can be deleted.
+        var withdrawable: [Int64: String] = [:]
         /// Slots taken by submissions whose item is being written, and by a claim in progress.
         var reserved = 0
         /// Items waiting for a claim, here or in other processes: counted at the last full claim,
@@ -302,8 +304,12 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
 
     private func launch(_ item: InboxItem) {
         let task = Task { await self.execute(item) }
+        let key = Self.withdrawalKey(item.event, platform: item.route.platform)
         state.withLock { state in
-            if case .starting? = state.runs[item.id] { state.runs[item.id] = .running(task) }
+            if case .starting? = state.runs[item.id] {
+                state.runs[item.id] = .running(task)
+                state.withdrawable[item.id] = key
+            }
         }
     }
 
@@ -313,6 +319,12 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         RelayMetrics.inboxWait(started.timeIntervalSince(item.acceptedAt))
         let event = item.event
         let route = item.route
+        let withdrawal = Self.withdrawalKey(event, platform: route.platform)
+        if await isWithdrawn(withdrawal) {
+            defer { finished(item.id) }
+            await dropWithdrawn(item, placeholder: nil)
+            return
+        }
         let progress = ProgressMessage(
             id: "progress:\(item.id)", interval: progressInterval, streaming: senders[route.platform]?.streaming(at: route.address) ?? .none, clock: clock)
         if let sender = senders[route.platform] {
@@ -332,13 +344,20 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         // A run abandoned at shutdown stays in the inbox: its (cancelled) result is not written.
         guard state.withLock({ !$0.stopped }) else { return }
         let command = outcome.metricName
+        // Deleted while it ran: nothing of it is kept or answered.
+        if await isWithdrawn(withdrawal) {
+            await dropWithdrawn(item, placeholder: progress.messageID)
+            return
+        }
         var replies: [OutboxEntry] = []
         if let reply = outcome.reply {
             RelayMetrics.command(command, outcome: reply.kind.rawValue)
-            replies.append(
-                outbox.entry(
-                    platform: route.platform, conversation: route.conversation, address: route.address,
-                    content: .reply(reply.withActions(for: event)), replaces: progress.messageID))
+            var answer = outbox.entry(
+                platform: route.platform, conversation: route.conversation, address: route.address,
+                content: .reply(reply.withActions(for: event)), replaces: progress.messageID)
+            // Found by its command's message, should that be deleted before it is sent.
+            if let message = event.sourceMessage { answer.id = Self.answerID(platform: route.platform, message: message) }
+            replies.append(answer)
         }
         do {
             try await outbox.finishRun(id: item.id, record: outcome.record, replies: replies)
@@ -358,6 +377,7 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         let (empty, claim) = state.withLock { state in
             state.runs.removeValue(forKey: id)
             state.leases.removeValue(forKey: id)
+            state.withdrawable.removeValue(forKey: id)
             if state.waiting > 0 { state.claimWanted = true }
             return (state.runs.isEmpty, state.claimWanted)
         }
@@ -446,6 +466,74 @@ extension RunDispatcher {
         switch event.command.command?.kind {
         case .translate, .action(.grammar), .action(.rewrite): return await relay.handle(event)
         default: return nil
+        }
+    }
+}
+
+// MARK: Withdrawn commands
+
+extension RunDispatcher {
+    /// The mark a deleted command's message leaves in the store (beside the platforms' event
+    /// keys, and kept as long), nil for an event whose message cannot be deleted.
+    static func withdrawalKey(_ event: Event, platform: String) -> String? {
+        event.sourceMessage.map { "withdrawn:\(platform):\($0)" }
+    }
+
+    /// The outbox id of the answer to the command `message` carried.
+    static func answerID(platform: String, message: String) -> String { "answer:\(platform):\(message)" }
+
+    /// What a "working on it" message becomes when its command is deleted.
+    static let withdrawnNote = "The command was deleted, so it is not answered."
+
+    public func withdraw(platform: String, message: String) async throws {
+        let now = clock.now
+        let event = Event(platform: platform, team: "", channel: "", user: "", text: "", sourceMessage: message)
+        guard let key = Self.withdrawalKey(event, platform: platform) else { return }
+        _ = try await store.claimEvent(key: key, expiresAt: now + relay.configuration.dedupeLifetime, now: now)
+        // A run here stops at once (one elsewhere finds the mark as it ends, and runs not started
+        // find it as they start).
+        let tasks = state.withLock { state in
+            state.withdrawable.compactMap { id, withdrawable -> Task<Void, Never>? in
+                guard withdrawable == key, case .running(let task)? = state.runs[id] else { return nil }
+                return task
+            }
+        }
+        for task in tasks { task.cancel() }
+        // Answered already, not yet sent: dropped, and its placeholder says why.
+        let answerID = Self.answerID(platform: platform, message: message)
+        guard let answer = try await store.outboxEntry(id: answerID), answer.state == .pending, answer.partsDelivered == 0 else { return }
+        try await store.markFailed(id: answerID, attempts: answer.attempts, lastError: "withdrawn: its command was deleted before it was sent")
+        RelayMetrics.command(RunOutcome.unparsed, outcome: "withdrawn")
+        if let placeholder = answer.replaces {
+            try await outbox.enqueue(
+                outbox.entry(
+                    platform: answer.platform, conversation: answer.conversation, address: answer.address, content: .reply(.info(Self.withdrawnNote)),
+                    replaces: placeholder))
+        }
+    }
+
+    /// Whether the command behind `key` was withdrawn; a store that cannot say is taken as no
+    /// (the command is answered).
+    func isWithdrawn(_ key: String?) async -> Bool {
+        guard let key else { return false }
+        return (try? await store.isClaimed(key: key, now: clock.now)) == true
+    }
+
+    /// Ends a withdrawn run: its item leaves the inbox with nothing kept, and a "working on it"
+    /// message it showed says why no answer follows.
+    func dropWithdrawn(_ item: InboxItem, placeholder: String?) async {
+        RelayMetrics.command(RunOutcome.unparsed, outcome: "withdrawn")
+        let route = item.route
+        let note = placeholder.map {
+            outbox.entry(
+                platform: route.platform, conversation: route.conversation, address: route.address, content: .reply(.info(Self.withdrawnNote)),
+                replaces: $0)
+        }
+        do {
+            try await outbox.finishRun(id: item.id, replies: note.map { [$0] } ?? [])
+            logger.info("a command deleted before its answer was not answered", metadata: ["inbox.id": "\(item.id)"])
+        } catch {
+            logger.error("could not drop a deleted command from the inbox; it runs again once its lease lapses", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -56,6 +56,9 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     /// Claims an inbound event key. True the first time (process the event); false while an
     /// unexpired claim exists (a platform retry: drop it); true again once the claim has expired.
     func claimEvent(key: String, expiresAt: Date, now: Date) async throws -> Bool
+    /// Whether an unexpired claim of `key` exists; claims nothing. (A withdrawn command's mark,
+    /// `RunDispatcher.withdraw`, is such a claim.)
+    func isClaimed(key: String, now: Date) async throws -> Bool
     /// Deletes expired claims (the data-retention service calls it).
     func purgeExpiredClaims(now: Date) async throws
 

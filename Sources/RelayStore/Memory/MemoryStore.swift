@@ -279,6 +279,11 @@ public final class MemoryStore: Store, Sendable {
         }
     }
 
+    public func isClaimed(key: String, now: Date) throws -> Bool {
+        let now = now.asKeptBySQLite
+        return try withOpenContents { contents throws(StoreError) in (contents.dedupe[ExactText(key)] ?? .distantPast) > now }
+    }
+
     public func purgeExpiredClaims(now: Date) throws {
         let now = now.asKeptBySQLite
         try withOpenContents { contents throws(StoreError) in

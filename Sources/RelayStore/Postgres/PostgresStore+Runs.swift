@@ -169,6 +169,12 @@ extension PostgresStore {
         ).isEmpty
     }
 
+    public func isClaimed(key: String, now: Date) async throws -> Bool {
+        try await !query(
+            "read event key \(key)", "SELECT key FROM dedupe WHERE key = \(key) AND expires_at > \(now.timeIntervalSince1970)", within: requestTimeout
+        ).isEmpty
+    }
+
     public func purgeExpiredClaims(now: Date) async throws {
         try await query("purge expired event keys", "DELETE FROM dedupe WHERE expires_at <= \(now.timeIntervalSince1970)")
     }

@@ -249,6 +249,12 @@ extension SQLiteStore {
         }
     }
 
+    public func isClaimed(key: String, now: Date) async throws -> Bool {
+        try await perform("read event key \(key)") { db in
+            try !db.query("SELECT key FROM dedupe WHERE key = ? AND expires_at > ?", [.text(key), .date(now)]).isEmpty
+        }
+    }
+
     /// The claim as a step of a larger operation (admitting an event to the inbox).
     static func claim(key: String, expiresAt: Date, now: Date, _ db: Database) throws -> Bool {
         try !db.query(

@@ -73,6 +73,10 @@ public enum SlackEvent: Sendable, Hashable {
     case directMessage(SlackMessageEvent)
     /// `reaction_added` on a message.
     case reactionAdded(SlackReactionEvent)
+    /// `message` with subtype `message_deleted`: a message deleted in a direct message with the
+    /// bot (`ts` is the deleted message's). A channel's deletions reach only an app subscribed to
+    /// every message there, which the relay is not: a deleted mention is still answered.
+    case deleted(channel: String, ts: String)
     /// Bot messages (so the bot never answers itself or another bot), edits and other subtypes,
     /// channel messages, reactions on files, unsubscribed types.
     case ignored(type: String, reason: String)
@@ -144,6 +148,10 @@ extension SlackEvent {
         switch raw.type {
         case "app_mention", "message":
             let isMention = raw.type == "app_mention"
+            if raw.type == "message", raw.subtype == "message_deleted" {
+                self = .deleted(channel: try required(raw.channel, "channel"), ts: try required(raw.deletedTS, "deleted_ts"))
+                return
+            }
             if raw.botID != nil || raw.subtype == "bot_message" {
                 self = .ignored(type: raw.type, reason: "posted by a bot")
                 return
@@ -203,6 +211,8 @@ struct RawEventsBody: Decodable {
         var channelType: String?
         var ts: String?
         var threadTS: String?
+        /// A `message_deleted` event's deleted message.
+        var deletedTS: String?
         var team: String?
         var userTeam: String?
         var reaction: String?
@@ -220,6 +230,7 @@ struct RawEventsBody: Decodable {
             case channelType = "channel_type"
             case ts
             case threadTS = "thread_ts"
+            case deletedTS = "deleted_ts"
             case team, reaction, item
             case userTeam = "user_team"
             case itemUser = "item_user"
@@ -242,6 +253,7 @@ struct RawEventsBody: Decodable {
             channelType = try container.decodeIfPresent(String.self, forKey: .channelType)
             ts = try container.decodeIfPresent(String.self, forKey: .ts)
             threadTS = try container.decodeIfPresent(String.self, forKey: .threadTS)
+            deletedTS = try container.decodeIfPresent(String.self, forKey: .deletedTS)
             team = try container.decodeIfPresent(String.self, forKey: .team)
             userTeam = try container.decodeIfPresent(String.self, forKey: .userTeam)
             reaction = try container.decodeIfPresent(String.self, forKey: .reaction)

@@ -123,6 +123,8 @@ public struct SlackInbound: Sendable {
                 // A 👍 or 👎 on one of the relay's own replies: only those name a fact-check.
                 Task { await markOnReaction(reaction, right: right, callback: callback) }
             }
+        case .deleted(let channel, let ts):
+            try await inbox.withdraw(platform: SlackEventMapping.platform, message: SlackEventMapping.sourceMessage(channel: channel, ts: ts))
         case .ignored:
             return
         }
@@ -236,6 +238,9 @@ public struct SlackInbound: Sendable {
 public enum SlackEventMapping {
     /// `Event.platform` for everything from Slack.
     public static let platform = "slack"
+
+    /// A message's `Event.sourceMessage`: its channel and `ts` (a `ts` is unique per channel).
+    public static func sourceMessage(channel: String, ts: String) -> String { "\(channel)/\(ts)" }
 }
 
 extension SlackEventCallback {
@@ -252,12 +257,14 @@ extension SlackEventCallback {
             return Event(
                 platform: SlackEventMapping.platform, team: teamID, channel: message.channel,
                 thread: message.threadTS ?? message.ts, user: message.user,
-                text: SlackIncomingText.normalizeMention(message.text, botUserID: botUserID), eventKey: eventID, voice: message.voice)
+                text: SlackIncomingText.normalizeMention(message.text, botUserID: botUserID), eventKey: eventID, voice: message.voice,
+                sourceMessage: SlackEventMapping.sourceMessage(channel: message.channel, ts: message.ts))
         case .directMessage(let message):
             return Event(
                 platform: SlackEventMapping.platform, team: teamID, channel: message.channel, thread: message.threadTS,
-                user: message.user, text: directMessageText(message.text), eventKey: eventID, voice: message.voice)
-        case .reactionAdded, .ignored:
+                user: message.user, text: directMessageText(message.text), eventKey: eventID, voice: message.voice,
+                sourceMessage: SlackEventMapping.sourceMessage(channel: message.channel, ts: message.ts))
+        case .reactionAdded, .deleted, .ignored:
             return nil
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import MattermostAdapter
 import RelayCore
 import RelayTestSupport
 import Testing
@@ -40,6 +41,52 @@ struct DeletedCommandTests {
                 #expect(!shown.contains { $0.contains("Secret plans") }, "the deleted command is not answered: \(shown)")
                 // Its "working on it" message says why no answer follows.
                 #expect(shown.contains(Self.note), "\(shown)")
+            }
+        }
+    }
+
+    @Test func discordAMentionDeletedWhileItRunsIsNotAnswered() async throws {
+        try await DiscordFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration(gateway: true)) { relay in
+                _ = try #require(await relay.gateway.next(FakeDiscordGateway.identify))
+                relay.tribunal.hold(path: Self.quick)
+                let deletedID = "1500000000000000031"
+                try await relay.gateway.dispatch("MESSAGE_CREATE", FakeDiscordInteractions.mention("translate fr Secret plans", id: deletedID))
+                try await eventually("the run to ask the backend") { await relay.tribunal.requestCount(path: Self.quick) == 1 }
+                try await relay.gateway.dispatch(
+                    "MESSAGE_DELETE",
+                    ["id": .string(deletedID), "channel_id": .string(FakeDiscordInteractions.channel), "guild_id": .string(FakeDiscordInteractions.guild)])
+                try await relay.gateway.dispatch("MESSAGE_CREATE", FakeDiscordInteractions.mention("translate fr Good night", id: "1500000000000000032"))
+                try await eventually("the next command to reach the backend") { await relay.tribunal.requestCount(path: Self.quick) == 2 }
+                relay.tribunal.release(path: Self.quick)
+                _ = try #require(await relay.discord.next(FakeDiscordAPI.createMessage))
+                try await relay.settled()
+                let posted = relay.discord.requests(FakeDiscordAPI.createMessage)
+                #expect(posted.count == 1, "only the next command is answered")
+                #expect(posted.first?["message_reference"]?["message_id"]?.stringValue == "1500000000000000032")
+                #expect(!posted.contains { "\($0)".contains("Secret plans") })
+            }
+        }
+    }
+
+    @Test func mattermostAMentionDeletedWhileItRunsIsNotAnswered() async throws {
+        try await MattermostFakes.with { fakes in
+            try await fakes.withRelay(fakes.configuration(websocket: true)) { relay in
+                _ = try #require(await relay.mattermost.nextAuthenticatedSocket())
+                let channel = MattermostEndToEndTests.channel
+                relay.tribunal.hold(path: Self.quick)
+                let deleted = try await relay.mattermost.post("@rhea translate fr Secret plans", channel: channel)
+                try await eventually("the run to ask the backend") { await relay.tribunal.requestCount(path: Self.quick) == 1 }
+                try await relay.mattermost.deletePost(deleted)
+                let next = try await relay.mattermost.post("@rhea translate fr Good night", channel: channel)
+                try await eventually("the next command to reach the backend") { await relay.tribunal.requestCount(path: Self.quick) == 2 }
+                relay.tribunal.release(path: Self.quick)
+                let answer = try #require(await relay.mattermost.next("POST /posts"))
+                try await relay.settled()
+                #expect(answer["root_id"]?.stringValue == next)
+                let shown = relay.mattermost.posts(channel: channel).map { MattermostMarkdown.unescape($0.message) }
+                #expect(shown.contains { $0.contains("Good night") && $0.contains("[translate:fr]") }, "\(shown)")
+                #expect(!shown.contains { $0.contains("[translate:fr] Secret plans") }, "the deleted command is not answered: \(shown)")
             }
         }
     }

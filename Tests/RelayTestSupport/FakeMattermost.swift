@@ -374,6 +374,16 @@ public final class FakeMattermost: Sendable {
         try await sockets.broadcast("posted", data: data, channel: post.channelID)
     }
 
+    /// Deletes post `postID`, as its author's "Delete" does: every authenticated websocket gets
+    /// `post_deleted` with the post (as Mattermost sends it, `delete_at` set).
+    public func deletePost(_ postID: String) async throws {
+        let found = state.withLock { state -> FakeMattermostPost? in state.posts.removeValue(forKey: postID) }
+        guard let post = found, case .object(var json) = post.json else { return }
+        json["delete_at"] = .int(Int(state.withLock { $0.tick() }))
+        let data: JSONValue = ["post": .string(String(decoding: JSONValue.object(json).encoded(), as: UTF8.self)), "delete_by": "alice"]
+        try await sockets.broadcast("post_deleted", data: data, channel: post.channelID)
+    }
+
     /// `user` puts `emoji` (its name: `mag`, `+1`) on post `postID`; every authenticated websocket
     /// gets `reaction_added`.
     public func react(_ emoji: String, to postID: String, user: String = FakeMattermost.alice) async throws {

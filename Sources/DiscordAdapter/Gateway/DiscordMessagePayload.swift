@@ -89,6 +89,20 @@ public struct DiscordAttachment: Sendable, Hashable, Decodable {
     }
 }
 
+/// MESSAGE_DELETE's data: which message was deleted, and where.
+public struct DiscordMessageDeletePayload: Sendable, Hashable, Decodable {
+    public var id: String
+    public var channelID: String
+    public var guildID: String?
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DiscordKey.self)
+        id = try container.snowflake("id")
+        channelID = try container.snowflake("channel_id")
+        guildID = container.optionalSnowflake("guild_id")
+    }
+}
+
 /// MESSAGE_REACTION_ADD's data.
 public struct DiscordReactionPayload: Sendable, Hashable, Decodable {
     public var userID: String

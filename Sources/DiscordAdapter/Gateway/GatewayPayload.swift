@@ -140,6 +140,8 @@ public enum GatewayEvent: Sendable, Hashable {
     case ready(GatewayReady)
     case messageCreate(DiscordMessagePayload)
     case reactionAdd(DiscordReactionPayload)
+    /// A message deleted: a command in it not yet answered is withdrawn.
+    case messageDelete(DiscordMessageDeletePayload)
     /// An event the relay does not act on (`RESUMED`, `GUILD_CREATE`…): its data is not read.
     case unread
     /// An event the relay acts on whose data does not decode: the inbound side logs and counts
@@ -162,6 +164,7 @@ public enum GatewayEvent: Sendable, Hashable {
         case "READY": result = read(GatewayReady.self).map(GatewayEvent.ready)
         case "MESSAGE_CREATE": result = read(DiscordMessagePayload.self).map(GatewayEvent.messageCreate)
         case "MESSAGE_REACTION_ADD": result = read(DiscordReactionPayload.self).map(GatewayEvent.reactionAdd)
+        case "MESSAGE_DELETE": result = read(DiscordMessageDeletePayload.self).map(GatewayEvent.messageDelete)
         default: result = .success(.unread)
         }
         switch result {

@@ -190,6 +190,12 @@ public struct DiscordInbound: Sendable {
             await submit(message.event, address: message.address)
         case .reactionAdd(let reaction):
             await self.reaction(reaction, botUserID: botUserID)
+        case .messageDelete(let deleted):
+            do {
+                try await inbox.withdraw(platform: DiscordPlatform.name, message: deleted.id)
+            } catch {
+                logger.error("could not withdraw the command of a deleted message; it may still be answered", metadata: ["error": "\(error)"])
+            }
         case .undecodable(let problem):
             PayloadDecoding.dropped(problem, platform: DiscordPlatform.name, logger: logger)
         case .ready, .unread:
@@ -266,7 +272,7 @@ struct DiscordGatewayMessage: Sendable {
         event = Event(
             platform: DiscordPlatform.name, team: team, channel: channel, user: user,
             userName: author.globalName ?? (author.username.isEmpty ? nil : author.username),
-            text: text, repliedTo: message.referencedMessage?.content, eventKey: "message:\(message.id)", voice: voice)
+            text: text, repliedTo: message.referencedMessage?.content, eventKey: "message:\(message.id)", voice: voice, sourceMessage: message.id)
         address = DiscordAddress(team: team, channel: channel, user: user, replyTo: message.id)
     }
 

@@ -79,6 +79,8 @@ public struct MattermostInbound: Sendable {
                 try await posted(post, channelType: channelType, teamID: teamID, bot: bot)
             case .reactionAdded(let reaction):
                 try await reactionAdded(reaction, bot: bot)
+            case .postDeleted(let postID):
+                try await inbox.withdraw(platform: MattermostPlatform.name, message: postID)
             }
         } catch {
             logger.error("mattermost: could not accept a websocket event", metadata: ["error": "\(error)"])
@@ -101,7 +103,7 @@ public struct MattermostInbound: Sendable {
         let team = isDirect || teamID.isEmpty ? "dm:\(post.userID)" : teamID
         let event = Event(
             platform: MattermostPlatform.name, team: team, channel: post.channelID, thread: post.threadRoot, user: post.userID, text: line,
-            eventKey: "post:\(post.id)", voice: voice)
+            eventKey: "post:\(post.id)", voice: voice, sourceMessage: post.id)
         let address = MattermostAddress(team: team, channel: post.channelID, user: post.userID, rootID: post.threadRoot)
         try await submit(event, address: address)
     }

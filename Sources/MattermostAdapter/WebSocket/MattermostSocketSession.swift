@@ -129,6 +129,8 @@ public enum MattermostSocketEvent: Sendable, Hashable {
     case posted(MattermostPost, channelType: String, teamID: String)
     /// A reaction put on a post.
     case reactionAdded(MattermostReaction)
+    /// A post deleted (`post_deleted`): a command in it not yet answered is withdrawn.
+    case postDeleted(postID: String)
 
     /// The event `name` in `frame`: nil for events the adapter does not act on and for posts or
     /// reactions without the ids it needs; a failure when the post or reaction is not JSON.
@@ -140,6 +142,10 @@ public enum MattermostSocketEvent: Sendable, Hashable {
                 let post = try PayloadDecoding.json(MattermostPost.self, from: Array(raw.utf8), as: "Mattermost post")
                 guard !post.id.isEmpty, !post.channelID.isEmpty, !post.userID.isEmpty else { return .success(nil) }
                 return .success(.posted(post, channelType: frame.channelType ?? "", teamID: frame.teamID ?? frame.broadcastTeamID ?? ""))
+            case "post_deleted":
+                guard let raw = frame.post else { return .failure(PayloadProblem("Mattermost post_deleted event", "missing field `data.post`")) }
+                let post = try PayloadDecoding.json(MattermostPost.self, from: Array(raw.utf8), as: "Mattermost post")
+                return .success(post.id.isEmpty ? nil : .postDeleted(postID: post.id))
             case "reaction_added":
                 guard let raw = frame.reaction else {
                     return .failure(PayloadProblem("Mattermost reaction_added event", "missing field `data.reaction`"))

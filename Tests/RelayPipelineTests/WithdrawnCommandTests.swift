@@ -129,4 +129,18 @@ struct WithdrawnCommandTests {
             #expect(sender.deliveries.compactMap(\.entry.replyBody) == ["[grammar@cheap] teh cat"])
         }
     }
+
+    @Test func twoCommandsNamingOneMessageAreBothAnswered() async throws {
+        // As when a message's event key was forgotten (past `dedupeLifetime`) and it comes again:
+        // its second answer must not clash with the first in the outbox.
+        try await withDispatcher { dispatcher, worker, sender, store in
+            try await whileRunning([worker, dispatcher]) {
+                try await dispatcher.submit(event("/fix teh cat", message: "m1", key: "Ev1"), route: route)
+                try await settled(dispatcher, store)
+                try await dispatcher.submit(event("/fix teh dog", message: "m1", key: "Ev2"), route: route)
+                try await settled(dispatcher, store)
+            }
+            #expect(sender.deliveries.compactMap(\.entry.replyBody) == ["[grammar@cheap] teh cat", "[grammar@cheap] teh dog"])
+        }
+    }
 }

@@ -355,12 +355,25 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             var answer = outbox.entry(
                 platform: route.platform, conversation: route.conversation, address: route.address,
                 content: .reply(reply.withActions(for: event)), replaces: progress.messageID)
-            // Found by its command's message, should that be deleted before it is sent.
-            if let message = event.sourceMessage { answer.id = Self.answerID(platform: route.platform, message: message) }
+            // Found by its command's message, should that be deleted before it is sent. A message
+            // runs once (its event key), but a key forgotten after `dedupeLifetime`, or another
+            // event naming the same message, must not make the answer's id clash with an earlier
+            // one: that answer keeps a random id (and cannot be withdrawn).
+            if let message = event.sourceMessage {
+                let id = Self.answerID(platform: route.platform, message: message)
+                var taken = true  // also when the store cannot say
+                do { taken = try await store.outboxEntry(id: id) != nil } catch {}
+                if !taken { answer.id = id }
+            }
             replies.append(answer)
         }
         do {
             try await outbox.finishRun(id: item.id, record: outcome.record, replies: replies)
+            // A deletion marked between the check above and this commit looked for the answer
+            // before it was there: this second look drops it (`withdraw` looks after marking).
+            if let message = event.sourceMessage, !replies.isEmpty, await isWithdrawn(withdrawal) {
+                try await dropQueuedAnswer(platform: route.platform, message: message)
+            }
         } catch StoreError.leaseLost {
             RelayMetrics.command(command, outcome: "taken_over")
             logger.notice("a run's command was taken over by another process while it ran; its result is dropped", metadata: ["inbox.id": "\(item.id)"])
@@ -476,8 +489,10 @@ extension RunDispatcher {
     /// The mark a deleted command's message leaves in the store (beside the platforms' event
     /// keys, and kept as long), nil for an event whose message cannot be deleted.
     static func withdrawalKey(_ event: Event, platform: String) -> String? {
-        event.sourceMessage.map { "withdrawn:\(platform):\($0)" }
+        event.sourceMessage.map { withdrawalKey(platform: platform, message: $0) }
     }
+
+    static func withdrawalKey(platform: String, message: String) -> String { "withdrawn:\(platform):\(message)" }
 
     /// The outbox id of the answer to the command `message` carried.
     static func answerID(platform: String, message: String) -> String { "answer:\(platform):\(message)" }
@@ -487,8 +502,7 @@ extension RunDispatcher {
 
     public func withdraw(platform: String, message: String) async throws {
         let now = clock.now
-        let event = Event(platform: platform, team: "", channel: "", user: "", text: "", sourceMessage: message)
-        guard let key = Self.withdrawalKey(event, platform: platform) else { return }
+        let key = Self.withdrawalKey(platform: platform, message: message)
         _ = try await store.claimEvent(key: key, expiresAt: now + relay.configuration.dedupeLifetime, now: now)
         // A run here stops at once (one elsewhere finds the mark as it ends, and runs not started
         // find it as they start).
@@ -499,7 +513,12 @@ extension RunDispatcher {
             }
         }
         for task in tasks { task.cancel() }
-        // Answered already, not yet sent: dropped, and its placeholder says why.
+        try await dropQueuedAnswer(platform: platform, message: message)
+    }
+
+    /// The answer to the command `message` carried, queued and not yet sent: marked failed, and
+    /// the placeholder it was to replace says why.
+    func dropQueuedAnswer(platform: String, message: String) async throws {
         let answerID = Self.answerID(platform: platform, message: message)
         guard let answer = try await store.outboxEntry(id: answerID), answer.state == .pending, answer.partsDelivered == 0 else { return }
         try await store.markFailed(id: answerID, attempts: answer.attempts, lastError: "withdrawn: its command was deleted before it was sent")

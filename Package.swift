@@ -421,7 +421,7 @@ let package = Package(
         .testTarget(
             name: "RelayPipelineTests",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport",
+                "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport", "RelayTestTags",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -4,6 +4,7 @@ import RelayCore
 import RelayPipeline
 import RelayStore
 import RelayTestSupport
+import RelayTestTags
 import Synchronization
 import Testing
 
@@ -44,15 +45,26 @@ struct WithdrawnCommandTests {
         _ body: (RunDispatcher, OutboxWorker, RecordingSender, any Store) async throws -> Void
     ) async throws {
         try await TemporaryDatabase.with { db in
-            let store = try await db.open()
-            let clock = ManualClock()
-            let outbox = Outbox(store: store, clock: clock)
-            let sender = RecordingSender(clock: clock, placeholders: placeholders)
-            let dispatcher = RunDispatcher(relay: Relay(tribunal: tribunal, store: store, clock: clock), outbox: outbox, senders: [sender], logger: logger)
-            let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
-            try await body(dispatcher, worker, sender, store)
-            try await store.close()
+            try await Self.withDispatcher(store: try await db.open(), tribunal: tribunal, placeholders: placeholders, logger: logger, body)
         }
+    }
+
+    static func withDispatcher(
+        store: any Store, tribunal: any Tribunal, placeholders: Bool, logger: Logger,
+        _ body: (RunDispatcher, OutboxWorker, RecordingSender, any Store) async throws -> Void
+    ) async throws {
+        let clock = ManualClock()
+        let outbox = Outbox(store: store, clock: clock)
+        let sender = RecordingSender(clock: clock, placeholders: placeholders)
+        let dispatcher = RunDispatcher(relay: Relay(tribunal: tribunal, store: store, clock: clock), outbox: outbox, senders: [sender], logger: logger)
+        let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)
+        do {
+            try await body(dispatcher, worker, sender, store)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
     }
 
     func settled(_ dispatcher: RunDispatcher, _ store: any Store) async throws {
@@ -77,8 +89,18 @@ struct WithdrawnCommandTests {
     }
 
     @Test func aCommandDeletedWhileItRunsIsNotAnsweredAndItsPlaceholderSaysSo() async throws {
+        try await TemporaryDatabase.with { db in try await Self.deletedWhileItRuns(store: try await db.open(), logger: logger) }
+    }
+
+    /// The run is cancelled when its command is withdrawn; what it writes then must still be
+    /// written (a cancelled PostgreSQL call is refused, unlike SQLite's).
+    static func deletedWhileItRuns(store: any Store, logger: Logger) async throws {
+        let route = ReplyRoute(platform: "test", conversation: "t:c", address: "addr")
+        func event(_ text: String, message: String) -> Event {
+            Event(platform: "test", team: "t", channel: "c", user: "ada", text: text, sourceMessage: message)
+        }
         let tribunal = HeldTribunal()
-        try await withDispatcher(tribunal: tribunal, placeholders: true) { dispatcher, worker, sender, store in
+        try await withDispatcher(store: store, tribunal: tribunal, placeholders: true, logger: logger) { dispatcher, worker, sender, store in
             try await whileRunning([worker, dispatcher]) {
                 try await dispatcher.submit(event("/fix teh cat", message: "m1"), route: route)
                 try await eventually("the placeholder, and the run asking the backend") {
@@ -86,7 +108,10 @@ struct WithdrawnCommandTests {
                 }
                 try await dispatcher.withdraw(platform: "test", message: "m1")
                 tribunal.open()
-                try await settled(dispatcher, store)
+                try await eventually("every run to end and its replies to be delivered") {
+                    let pending = try await store.pendingOutboxCount()
+                    return dispatcher.inFlight == 0 && dispatcher.waiting == 0 && pending == 0
+                }
             }
             let bodies = sender.deliveries.compactMap(\.entry.replyBody)
             #expect(bodies == ["The command was deleted, so it is not answered."], "no answer: \(bodies)")
@@ -141,6 +166,16 @@ struct WithdrawnCommandTests {
                 try await settled(dispatcher, store)
             }
             #expect(sender.deliveries.compactMap(\.entry.replyBody) == ["[grammar@cheap] teh cat", "[grammar@cheap] teh dog"])
+        }
+    }
+}
+
+@Suite("Withdrawn commands on PostgreSQL", .tags(.peers))
+struct WithdrawnCommandPostgresTests {
+    @Test func aCommandDeletedWhileItRunsIsNotAnsweredAndItsPlaceholderSaysSo() async throws {
+        try await PostgresTestServer.shared().withDatabase { database in
+            let store = try await PostgresStore.open(url: try PostgresURL(database.url))
+            try await WithdrawnCommandTests.deletedWhileItRuns(store: store, logger: Logger(label: "test.withdrawn"))
         }
     }
 }

@@ -57,6 +57,8 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         var leases: [Int64: Date] = [:]
         /// The withdrawal key (`withdrawalKey`) of each run whose command's message can be deleted.
         var withdrawable: [Int64: String] = [:]
+        /// Runs withdrawn (and cancelled) here while they ran: they end without asking the store.
+        var withdrawn: Set<Int64> = []
         /// Slots taken by submissions whose item is being written, and by a claim in progress.
         var reserved = 0
         /// Items waiting for a claim, here or in other processes: counted at the last full claim,
@@ -344,9 +346,14 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
         // A run abandoned at shutdown stays in the inbox: its (cancelled) result is not written.
         guard state.withLock({ !$0.stopped }) else { return }
         let command = outcome.metricName
-        // Deleted while it ran: nothing of it is kept or answered.
-        if await isWithdrawn(withdrawal) {
-            await dropWithdrawn(item, placeholder: progress.messageID)
+        // Deleted while it ran: nothing of it is kept or answered. Withdrawn here, the run was
+        // cancelled too: its last writes go in a task of their own, which a cancelled store call
+        // cannot refuse.
+        var withdrawn = state.withLock { $0.withdrawn.contains(item.id) }
+        if !withdrawn { withdrawn = await isWithdrawn(withdrawal) }
+        if withdrawn {
+            let placeholder = progress.messageID
+            await Task { await self.dropWithdrawn(item, placeholder: placeholder) }.value
             return
         }
         var replies: [OutboxEntry] = []
@@ -391,6 +398,7 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             state.runs.removeValue(forKey: id)
             state.leases.removeValue(forKey: id)
             state.withdrawable.removeValue(forKey: id)
+            state.withdrawn.remove(id)
             if state.waiting > 0 { state.claimWanted = true }
             return (state.runs.isEmpty, state.claimWanted)
         }
@@ -509,6 +517,7 @@ extension RunDispatcher {
         let tasks = state.withLock { state in
             state.withdrawable.compactMap { id, withdrawable -> Task<Void, Never>? in
                 guard withdrawable == key, case .running(let task)? = state.runs[id] else { return nil }
+                state.withdrawn.insert(id)
                 return task
             }
         }

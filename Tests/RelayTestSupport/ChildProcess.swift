@@ -21,7 +21,7 @@ struct ChildProcessError: Error, CustomStringConvertible, Sendable {
 /// the child closes, and the server that `pg_ctl start` leaves running inherits that socket, so
 /// the wait never ends. Here the child gets only stdin, stdout and stderr, its output goes to a
 /// file rather than a pipe (nothing waits for an end of file), and the exit is polled.
-func runProcess(_ command: [String], in directory: String, timeout: Duration, step: String) async throws -> (status: Int32, output: String) {
+public func runProcess(_ command: [String], in directory: String, timeout: Duration, step: String) async throws -> (status: Int32, output: String) {
     let outputPath = directory + "/.command-\(UUID().uuidString).out"
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
     let pid = try spawn(command, in: directory, output: outputPath, step: step)

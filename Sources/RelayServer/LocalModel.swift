@@ -3,7 +3,7 @@ import Foundation
 import RelayCore
 import RelayHTTP
 import RelayPlatform
-import RelayTribunal
+public import RelayTribunal
 
 /// The backend of a first run: the small model `scripts/local-model` serves on this machine.
 ///
@@ -28,14 +28,20 @@ public enum LocalModel {
             throw ConfigurationError(unreachableMessage(baseURL))
         }
         var chosen = configuration
+        chosen.backend = .council(council(baseURL: baseURL, modelID: modelID))
+        chosen.backendSource = .localModel
+        return chosen
+    }
+
+    /// The council of a first run: the one model the server at `baseURL` serves, at the cheap
+    /// tier (the others borrow it, so a chain's `escalate` has nowhere to go and says so).
+    public static func council(baseURL: String, modelID: String) -> CouncilConfiguration {
         // One model: it is the whole quorum; the local server answers one request at a time,
         // so its calls get the council's longer default time.
         var council = CouncilConfiguration(
             models: [CouncilModel(name: councilName, baseURL: baseURL, apiKeyEnv: nil, apiKey: nil, model: modelID, tier: .cheap, weight: 1, timeout: nil)])
         council.quorum = 1
-        chosen.backend = .council(council)
-        chosen.backendSource = .localModel
-        return chosen
+        return council
     }
 
     /// The id of the first model the server at `baseURL` lists, "local" when it lists none; nil

@@ -112,6 +112,78 @@ struct ChainRunnerTests {
         #expect(await tribunal.recorder.quickRequests.map(\.tier) == [.cheap, .mid, .frontier])
     }
 
+    // MARK: Escalation to another model, and self-checks
+
+    /// A roster of named models: `own` models of the tier (or, when empty, borrowed `others`).
+    static func roster(_ own: [String], borrowed others: [String] = [], judges: [String]? = nil, sameEndpoint: Bool = false) -> TierRoster {
+        let model = { (name: String) in TierRoster.Model(name: name, endpoint: sameEndpoint ? "http://127.0.0.1:18082/v1 smollm2" : "endpoint of \(name)") }
+        let writers = own.isEmpty ? others : own
+        return TierRoster(hasOwnModels: !own.isEmpty, writers: writers.map(model), judges: (judges ?? writers).map(model))
+    }
+
+    /// The local model of a first run: one model at cheap, which the other tiers borrow.
+    static let onlyLocal: [Tier: TierRoster] = [
+        .cheap: roster(["local"]), .mid: roster([], borrowed: ["local"]), .frontier: roster([], borrowed: ["local"]),
+    ]
+
+    @Test func escalateRerunsAModelBlockAtTheHigherTierThoughTheBlockNamesItsOwn() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, tier in tier == .cheap ? 0.5 : 0.9 })
+        let (outcome, _) = try await run("model:cheap \"Answer briefly: {input}\" > verify:80 escalate", tribunal: tribunal)
+        #expect(outcome.status == .completed)
+        #expect(await tribunal.recorder.quickRequests.map(\.tier) == [.cheap, .mid])
+        #expect(outcome.text == "[freeform@mid] Answer briefly: hello")
+    }
+
+    @Test func escalateSkipsATierThatOnlyBorrowsItsNeighboursModels() async throws {
+        let rosters: [Tier: TierRoster] = [.cheap: Self.roster(["mini"]), .mid: Self.roster([], borrowed: ["mini", "big"]), .frontier: Self.roster(["big"])]
+        let tribunal = ScriptedTribunal(agreement: { _, tier in tier == .frontier ? 0.9 : 0.5 }, rosters: rosters)
+        let (outcome, _) = try await run("grammar > verify:80 escalate > output", tribunal: tribunal)
+        #expect(outcome.status == .completed)
+        #expect(await tribunal.recorder.quickRequests.map(\.tier) == [.cheap, .frontier])
+        #expect(outcome.log.contains { $0.contains("escalating to frontier") })
+    }
+
+    @Test func escalateWithOnlyOneModelStopsAtOnceAndSaysItWasASelfCheck() async throws {
+        let tribunal = ScriptedTribunal(agreement: { _, _ in 0.73 }, rosters: Self.onlyLocal)
+        let (outcome, _) = try await run("model:cheap \"Answer briefly: {input}\" > verify:80 escalate", tribunal: tribunal)
+        guard case .stopped(let why) = outcome.status else {
+            Issue.record("expected a stop, got \(outcome.status)")
+            return
+        }
+        #expect(why.contains("agreement 73% is below 80% in a self-check"))
+        #expect(why.contains("no tier above cheap has a model other than `local` to retry with"))
+        // One step: the one model was asked once to write and once to judge, never again.
+        #expect(await tribunal.recorder.quickRequests.count == 1)
+        #expect(await tribunal.recorder.consensusRequests.count == 1)
+        #expect(outcome.log.contains { $0.contains("a self-check: local judged its own text") })
+    }
+
+    @Test func theSameModelUnderAnotherNameIsNoEscalation() async throws {
+        let rosters: [Tier: TierRoster] = [
+            .cheap: Self.roster(["small"], sameEndpoint: true), .mid: Self.roster(["medium"], sameEndpoint: true),
+            .frontier: Self.roster(["large"], sameEndpoint: true),
+        ]
+        let tribunal = ScriptedTribunal(agreement: { _, _ in 0.5 }, rosters: rosters)
+        let (outcome, _) = try await run("grammar > verify:80 escalate", tribunal: tribunal)
+        guard case .stopped(let why) = outcome.status else {
+            Issue.record("expected a stop, got \(outcome.status)")
+            return
+        }
+        #expect(why.contains("no tier above cheap has a model other than `small`"))
+        #expect(await tribunal.recorder.quickRequests.count == 1)
+    }
+
+    @Test func aPassingSelfCheckSaysSoAndOtherJudgesAreNone() async throws {
+        let alone = ScriptedTribunal(agreement: { _, _ in 0.9 }, rosters: Self.onlyLocal)
+        let (checked, _) = try await run("grammar > verify:80 > output", tribunal: alone)
+        #expect(checked.status == .completed)
+        #expect(checked.log.contains("2. verify:80 passed at 90% · cheap · a self-check: local judged its own text"))
+
+        let panel = ScriptedTribunal(agreement: { _, _ in 0.9 }, rosters: [.cheap: Self.roster(["mini"], judges: ["mini", "other", "third"])])
+        let (judged, _) = try await run("grammar > verify:80 > output", tribunal: panel)
+        #expect(judged.log.contains("2. verify:80 passed at 90% · cheap"))
+    }
+
     @Test func loopRunsThePreviousBlockThatManyTimesInTotal() async throws {
         let tribunal = ScriptedTribunal()
         let (outcome, _) = try await run("rewrite:shorter > loop:3", tribunal: tribunal)

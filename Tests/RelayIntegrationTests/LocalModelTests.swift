@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RelayCore
 import RelayHTTP
+import RelayServer
 import RelayTestSupport
 import RelayTribunal
 import Synchronization
@@ -65,5 +66,49 @@ struct LocalModelTests {
             #expect((0...1).contains(result.agreement))
             #expect(result.models.allSatisfy { $0.hasPrefix("local-") })
         }
+    }
+
+    /// The sample chains a newcomer imports (bots/examples/chains.txt), on the local model as a
+    /// first run configures it (one model at the cheap tier): each runs to its end, or stops
+    /// with a reason in one step — never re-asking the one model until it happens to agree.
+    @Test func everySampleChainRunsToItsEndOrStopsWithAReasonInOneStep() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let samples = try String(contentsOf: root.appendingPathComponent("bots/examples/chains.txt"), encoding: .utf8)
+        guard case .chain(.importDefinitions(let definitions)) = try CommandParser().parse("/chain import\n" + samples).kind else {
+            Issue.record("bots/examples/chains.txt does not import")
+            return
+        }
+        #expect(definitions.count >= 4)
+        let chains = try definitions.map { (name: $0.name, chain: try ChainParser().parse($0.source)) }
+        var configuration = LocalModel.council(baseURL: try await LocalModelServer.url(), modelID: LocalModelServer.model)
+        // The one server answers one request at a time, beside the other suites.
+        configuration.defaultTimeout = .seconds(120)
+        configuration.deadline = .seconds(240)
+        let httpClient = HTTPTransport.makeClient()
+        let council = Council(
+            configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")),
+            logger: Logger(label: "test"))
+        let context = RunContext(
+            input: "the meeting is moved to thursday, bring you're notes", thread: "ada: The meeting moves to Thursday.\nbob: Bring your notes, please.")
+        for (name, chain) in chains {
+            let outcome = await ChainRunner(tribunal: council).run(chain, context: context)
+            switch outcome.status {
+            case .completed:
+                #expect(!outcome.text.isEmpty, "\(name)")
+            case .stopped(let why):
+                #expect(why.hasPrefix("Stopped at block"), "\(name): \(why)")
+                #expect(!outcome.log.contains { $0.contains("escalating") }, "\(name): \(outcome.log)")
+            case .failed(let error):
+                Issue.record("\(name) failed: \(error)")
+            }
+            // Each text block and each verify was asked once: nothing was retried.
+            let textBlocks = chain.blocks.filter(\.transformsText).count
+            let verifies = chain.blocks.filter { if case .verify = $0 { true } else { false } }.count
+            #expect(outcome.modelCalls <= textBlocks + verifies * context.k, "\(name): \(outcome.log)")
+            if chain.blocks.contains(where: { if case .verify = $0 { true } else { false } }) {
+                #expect(outcome.log.contains { $0.contains("a self-check: local judged its own text") }, "\(name): \(outcome.log)")
+            }
+        }
+        try await httpClient.shutdown()
     }
 }

@@ -7,7 +7,8 @@ public import RelayCore
 ///   rewrite (arg = style, nil → `clearer`), else `"[<action>@<tier>] <text>"`; model
 ///   `"scripted-<tier>"`.
 /// - consensus answers `"Consensus (<tier>): <claim>"` with `agreement(claim, tier)`,
-///   `confidence` = agreement, k clamped to 2…10 models `scripted/model-1…k` that all answer,
+///   `confidence` = agreement, k clamped to 2…10 models `scripted/model-1…k` that all answer
+///   (with `rosters`, the tier's first k judges, and quick's model is the tier's first writer),
 ///   and one dissenter (the last model) when the agreement is below 0.7.
 /// - `failure(call)` returning an error makes that call throw it instead (after recording).
 public struct ScriptedTribunal: Tribunal {
@@ -59,6 +60,8 @@ public struct ScriptedTribunal: Tribunal {
     public var failure: @Sendable (Call) -> TribunalError?
     /// What `health` answers with when `failure` lets it.
     public var endpoint: String
+    /// Who answers at each tier; nil (the default) for a backend that picks its own models.
+    public var rosters: [Tier: TierRoster]?
 
     /// Creates a fake; the defaults answer everything with agreement 0.82.
     public init(
@@ -67,6 +70,7 @@ public struct ScriptedTribunal: Tribunal {
         verdict: Verdict? = nil,
         scoreMeaning: ScoreMeaning = .agreement,
         endpoint: String = "scripted tribunal",
+        rosters: [Tier: TierRoster]? = nil,
         failure: @escaping @Sendable (Call) -> TribunalError? = { _ in nil }
     ) {
         self.recorder = recorder
@@ -74,8 +78,11 @@ public struct ScriptedTribunal: Tribunal {
         self.verdict = verdict
         self.scoreMeaning = scoreMeaning
         self.endpoint = endpoint
+        self.rosters = rosters
         self.failure = failure
     }
+
+    public func roster(for tier: Tier) -> TierRoster? { rosters?[tier] }
 
     /// Answers with the deterministic `[action:arg@tier] text` format.
     public func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
@@ -88,7 +95,8 @@ public struct ScriptedTribunal: Tribunal {
             case .rewrite(let style): "rewrite:\(style?.rawValue ?? "clearer")@\(tier)"
             default: "\(request.action.name)@\(tier)"
             }
-        return QuickResult(text: "[\(tag)] \(request.text)", model: "scripted-\(tier)", elapsed: .milliseconds(10))
+        let model = rosters?[request.tier]?.writers.first?.name ?? "scripted-\(tier)"
+        return QuickResult(text: "[\(tag)] \(request.text)", model: model, elapsed: .milliseconds(10))
     }
 
     /// Answers with `agreement(claim, tier)` and one dissenter below 0.7.
@@ -97,14 +105,15 @@ public struct ScriptedTribunal: Tribunal {
         if let error = failure(.consensus(request)) { throw error }
         let k = min(10, max(2, request.k))
         let score = min(1, max(0, agreement(request.claim, request.tier)))
-        let models = (1...k).map { "scripted/model-\($0)" }
+        let rostered = rosters?[request.tier]?.judges(k: request.k).map(\.name)
+        let models = rostered ?? (1...k).map { "scripted/model-\($0)" }
         let dissent =
             score < 0.7
-            ? [Dissent(model: models[k - 1], verdict: verdict.map(Self.opposite), reason: "Not convinced by: \(request.claim)")]
+            ? [Dissent(model: models[models.count - 1], verdict: verdict.map(Self.opposite), reason: "Not convinced by: \(request.claim)")]
             : []
         return ConsensusResult(
             answer: "Consensus (\(request.tier.rawValue)): \(request.claim)",
-            verdict: verdict, agreement: score, confidence: score, answered: k, asked: k,
+            verdict: verdict, agreement: score, confidence: score, answered: models.count, asked: models.count,
             dissent: dissent, models: models, elapsed: .milliseconds(20), scoreMeaning: scoreMeaning)
     }
 

@@ -146,14 +146,17 @@ public struct ChainRunner: Sendable {
         }
     }
 
-    /// Runs a text-transforming block once at the current tier.
+    /// Runs a text-transforming block once at the current tier. `escalated`: the block runs again
+    /// at a tier `escalate` chose, which overrides a tier the block names (else `model:cheap`
+    /// would pin an escalation back to where it failed).
     private func transform(
-        _ block: Block, text: String, number: Int, context: RunContext, state: inout RunState, writing: PartialText? = nil
+        _ block: Block, text: String, number: Int, context: RunContext, state: inout RunState, writing: PartialText? = nil,
+        escalated: Bool = false
     ) async throws -> String {
         let request: QuickRequest
         switch block {
         case .model(let tier, let prompt):
-            if let tier { state.tier = tier }
+            if let tier, !escalated { state.tier = tier }
             let filled = Template.fill(prompt ?? "{input}", input: text, context: context.thread ?? "", user: context.userName, language: context.language)
             request = QuickRequest(action: .freeform, text: filled, tier: state.tier)
         case .action(let action):
@@ -179,6 +182,7 @@ public struct ChainRunner: Sendable {
         } catch {
             throw Stop(.failed(error))
         }
+        state.writer = result.model
         let output = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !output.isEmpty else {
             throw Stop(.stopped("Block \(number) (`\(block.dsl)`): the model returned an empty answer. Try again or use a higher tier."))
@@ -197,24 +201,71 @@ public struct ChainRunner: Sendable {
             }
             state.lastVerification = result
             await onVerification(state.text, result)
+            // A model judging its own text is not a second opinion: say so wherever the result shows.
+            let selfCheck = selfCheckingModel(result, writer: state.writer).map { " · a self-check: \($0) judged its own text" } ?? ""
             let percent = Int((result.agreement * 100).rounded())
             let verdictOK = result.verdict.map(\.isAffirmative) ?? true
             if percent >= threshold && verdictOK {
-                state.log.append("\(number). verify:\(threshold) passed at \(percent)% · \(state.tier.rawValue)")
+                state.log.append("\(number). verify:\(threshold) passed at \(percent)% · \(state.tier.rawValue)\(selfCheck)")
                 return
             }
             let why = verdictOK ? "agreement \(percent)% is below \(threshold)%" : "the verdict is \(result.verdict!.rawValue) (agreement \(percent)%)"
-            guard escalate, let higher = state.tier.next else {
-                let hint = escalate ? "even at the top tier" : "add `escalate` after `verify:\(threshold)` to retry one tier higher"
-                state.log.append("\(number). verify:\(threshold) failed: \(why) · \(state.tier.rawValue)")
-                throw Stop(.stopped("Stopped at block \(number) (`verify:\(threshold)`): \(why) (\(hint))."))
+            func stop(_ hint: String) -> Stop {
+                state.log.append("\(number). verify:\(threshold) failed: \(why) · \(state.tier.rawValue)\(selfCheck)")
+                return Stop(.stopped("Stopped at block \(number) (`verify:\(threshold)`): \(why)\(selfCheck.isEmpty ? "" : " in a self-check") (\(hint))."))
             }
-            state.log.append("\(number). verify:\(threshold) failed at \(state.tier.rawValue): \(why); escalating to \(higher.rawValue)")
-            state.tier = higher
-            if let (block, input) = state.lastTransform {
-                state.text = try await transform(block, text: input, number: number, context: context, state: &state)
+            guard escalate else { throw stop("add `escalate` after `verify:\(threshold)` to retry one tier higher") }
+            switch escalation(above: state.tier, writer: state.writer) {
+            case .none(let reason):
+                throw stop(reason)
+            case .to(let higher):
+                state.log.append("\(number). verify:\(threshold) failed at \(state.tier.rawValue): \(why)\(selfCheck); escalating to \(higher.rawValue)")
+                state.tier = higher
+                if let (block, input) = state.lastTransform {
+                    state.text = try await transform(block, text: input, number: number, context: context, state: &state, escalated: true)
+                }
             }
         }
+    }
+
+    private enum Escalation {
+        case to(Tier)
+        /// Why there is nowhere to go, as the stop's hint.
+        case none(String)
+    }
+
+    /// Where `escalate` retries: the next tier up. Where the backend says who answers each tier
+    /// (the council), the next tier up that has a model of its own other than the one that wrote
+    /// the text: a tier that only borrows its neighbours' models, or is served by the same model,
+    /// would re-ask that model the same thing, which is retrying until lucky, not escalating.
+    private func escalation(above tier: Tier, writer: String?) -> Escalation {
+        guard tier.next != nil else { return .none("even at the top tier") }
+        let writerEndpoint = writer.map(endpoint(of:))
+        var candidate = tier.next
+        while let next = candidate {
+            guard let roster = tribunal.roster(for: next) else { return .to(next) }
+            if roster.hasOwnModels, let first = roster.writers.first, first.endpoint != writerEndpoint { return .to(next) }
+            candidate = next.next
+        }
+        let model = writer.map { "`\($0)`" } ?? "the one that wrote it"
+        return .none("no tier above \(tier.rawValue) has a model other than \(model) to retry with; add one under `council.models` to escalate")
+    }
+
+    /// The writer's name when every judge that answered is the model that wrote the text (by
+    /// name, or by endpoint under another name); nil when another model judged, or when the
+    /// writer is not known.
+    private func selfCheckingModel(_ result: ConsensusResult, writer: String?) -> String? {
+        guard let writer, !result.models.isEmpty else { return nil }
+        let writerEndpoint = endpoint(of: writer)
+        return result.models.allSatisfy { endpoint(of: $0) == writerEndpoint } ? writer : nil
+    }
+
+    /// What makes a model the same under another name, where the backend says; else its name.
+    private func endpoint(of name: String) -> String {
+        for tier in Tier.allCases {
+            if let model = tribunal.roster(for: tier)?.model(named: name) { return model.endpoint }
+        }
+        return name
     }
 
     /// Charges model calls against the per-run limit before making them.
@@ -249,6 +300,8 @@ private struct RunState {
     var lastVerification: ConsensusResult?
     var modelCalls = 0
     var lastTransform: (Block, String)?
+    /// The model that wrote the current text, when the backend says.
+    var writer: String?
     var log: [String] = []
 
     init(text: String, tier: Tier) {

@@ -19,10 +19,14 @@ public protocol Tribunal: Sendable {
     /// What the backend has learned of its judges (`/council`); nil when it keeps no such record
     /// (the Rhea gateway picks its own models).
     func councilReport() async -> CouncilReport?
+    /// Who answers and who judges at `tier`; nil when the backend picks its own models.
+    func roster(for tier: Tier) -> TierRoster?
 }
 
 extension Tribunal {
     public func councilReport() async -> CouncilReport? { nil }
+
+    public func roster(for tier: Tier) -> TierRoster? { nil }
 
     public func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
         try await quick(request)

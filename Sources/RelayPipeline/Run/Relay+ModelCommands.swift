@@ -187,6 +187,8 @@ public struct MeteredTribunal: Tribunal {
     public func councilReport() async -> CouncilReport? {
         await base.councilReport()
     }
+
+    public func roster(for tier: Tier) -> TierRoster? { base.roster(for: tier) }
 }
 
 /// A backend whose failures are reported (id minted, details logged) as they leave it, for one
@@ -245,4 +247,6 @@ struct ReportingTribunal: Tribunal {
     func councilReport() async -> CouncilReport? {
         await base.councilReport()
     }
+
+    func roster(for tier: Tier) -> TierRoster? { base.roster(for: tier) }
 }

@@ -34,9 +34,8 @@ extension Council {
         // On the injected clock: whoever has not answered by then is cut off, and the chairman
         // writes only with time left before it.
         let deadline = clock.now + configuration.deadline
-        let pool = configuration.models(nearest: request.tier)
-        guard !pool.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
-        let judges = Array(pool.prefix(max(1, min(request.k, 10))))
+        let judges = configuration.judges(for: request.tier, k: request.k)
+        guard !judges.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
         let quorum = min(configuration.quorum, judges.count)
 
         // In the order asked, not the order answered: ties, dissent lines and the judges' list

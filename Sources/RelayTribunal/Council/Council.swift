@@ -25,6 +25,8 @@ public final class Council: Tribunal, Sendable {
         self.clock = clock
     }
 
+    public func roster(for tier: Tier) -> TierRoster? { configuration.roster(for: tier) }
+
     // MARK: quick
 
     /// One model of the tier (the next one on failure); the result names the model that answered.
@@ -40,9 +42,7 @@ public final class Council: Tribunal, Sendable {
     }
 
     private func quick(_ request: QuickRequest, streaming onText: PartialText?) async throws(TribunalError) -> QuickResult {
-        let sameTier = configuration.models.filter { $0.tier == request.tier }
-        // A tier with no models borrows the nearest tier's, rather than failing.
-        let candidates = sameTier.isEmpty ? configuration.models(nearest: request.tier) : sameTier
+        let candidates = configuration.writers(for: request.tier)
         guard !candidates.isEmpty else { throw .notConfigured(detail: "the council has no models; add some under council.models.") }
         let started = ContinuousClock.now
         var failures: [(CouncilModel, ModelCallError)] = []

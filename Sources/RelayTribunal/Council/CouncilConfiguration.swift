@@ -32,6 +32,27 @@ public struct CouncilConfiguration: Sendable, Hashable {
         return order.flatMap { t in models.filter { $0.tier == t } }
     }
 
+    /// Who answers a quick request at `tier`, in the order tried: the tier's own models, or,
+    /// for a tier with none, the nearest tier's (rather than failing).
+    public func writers(for tier: Tier) -> [CouncilModel] {
+        let own = models.filter { $0.tier == tier }
+        return own.isEmpty ? models(nearest: tier) : own
+    }
+
+    /// Who a consensus of `k` asks at `tier`: the first k (at least 1, at most 10) of the tier
+    /// and its neighbours.
+    public func judges(for tier: Tier, k: Int) -> [CouncilModel] {
+        Array(models(nearest: tier).prefix(max(1, min(k, 10))))
+    }
+
+    /// The same, as the roster a chain reads.
+    public func roster(for tier: Tier) -> TierRoster {
+        let named = { (model: CouncilModel) in TierRoster.Model(name: model.name, endpoint: "\(model.baseURL) \(model.model)") }
+        return TierRoster(
+            hasOwnModels: models.contains { $0.tier == tier }, writers: writers(for: tier).map(named),
+            judges: judges(for: tier, k: 10).map(named))
+    }
+
     static func rank(_ tier: Tier) -> Int { Tier.allCases.firstIndex(of: tier)! }
 
     /// Human-readable summary: "3 models (cheap: a, b; mid: c)".

@@ -75,6 +75,11 @@ public final class FakeTelegramBotAPI: Sendable {
         let responder = CallbackResponder<FakeTelegramContext> { request, context in
             let recorded = try await RecordedRequest.read(request)
             let arrived = ContinuousClock.now
+            // A newer poll ends an older one still open. Whether the older one's client had
+            // closed it is what the server read of its connection: let its event loop read
+            // what reached the socket first, so a poller that closed before this call was made
+            // is not counted open because this process was slow to read its FIN.
+            if recorded.path.hasSuffix("/getUpdates") { await shared.settleWaitingPolls() }
             let (method, parameters, step) = shared.withLock { $0.begin(recorded, now: arrived) }
             var call = RecordedTelegramCall(
                 method: method, body: parameters, httpMethod: recorded.method, contentType: recorded.header("content-type"), headers: recorded.headers,
@@ -92,21 +97,23 @@ public final class FakeTelegramBotAPI: Sendable {
                 context.channel.close(promise: nil)
                 throw FakeTelegramDropped()
             case .poll(let poll):
-                shared.withLock { state in
-                    state.pollsWaiting += 1
-                    state.mostPollsWaiting = max(state.mostPollsWaiting, state.pollsWaiting)
-                }
-                defer { shared.withLock { $0.pollsWaiting -= 1 } }
                 let peer = try? await context.channel.pipeline.handler(type: FakePeerClosed.self).get()
+                let waiting = shared.startPoll(on: context.channel, peer: peer)
+                defer { shared.endPoll(waiting) }
+                let gone = { peer?.isClosed ?? !context.channel.isActive }
+                // A poller that is gone (killed: its sockets closed) no longer polls: its
+                // request ends unanswered, as it does for Telegram when the connection ends.
+                let drop = {
+                    shared.record(call, log: log)
+                    context.channel.close(promise: nil)
+                    return FakeTelegramDropped()
+                }
                 while true {
-                    // A poller that is gone (killed: its sockets closed) no longer polls: its
-                    // request ends unanswered, as it does for Telegram when the connection ends.
-                    if peer?.isClosed ?? !context.channel.isActive {
-                        shared.record(call, log: log)
-                        context.channel.close(promise: nil)
-                        throw FakeTelegramDropped()
-                    }
+                    if gone() { throw drop() }
                     if let value = shared.withLock({ $0.pollStep(poll, now: .now) }) {
+                        // Ended by a newer poll after its client had closed it (read by then, in
+                        // `settleWaitingPolls`): no one was there to be answered.
+                        if gone() { throw drop() }
                         answer = value
                         break
                     }
@@ -422,6 +429,35 @@ final class FakeTelegramShared: Sendable {
     func record(_ call: RecordedTelegramCall, log: RequestLog<RecordedTelegramCall>) {
         withLock { $0.calls.append(call) }
         log.append(call, key: call.method)
+    }
+
+    /// The `getUpdates` calls waiting now: each one's channel, and what tells that its client closed it.
+    private let waiting = Mutex<[Int: (channel: any Channel, peer: FakePeerClosed?)]>([:])
+    private let nextWaiting = Atomic<Int>(0)
+
+    /// Counts a poll as waiting, beside those whose clients have not closed theirs; returns its key.
+    func startPoll(on channel: any Channel, peer: FakePeerClosed?) -> Int {
+        let key = nextWaiting.wrappingAdd(1, ordering: .relaxed).newValue
+        let open = waiting.withLock { waiting in
+            waiting[key] = (channel, peer)
+            return waiting.values.filter { !($0.peer?.isClosed ?? !$0.channel.isActive) }.count
+        }
+        withLock { $0.mostPollsWaiting = max($0.mostPollsWaiting, open) }
+        return key
+    }
+
+    func endPoll(_ key: Int) {
+        _ = waiting.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Has each waiting poll's event loop read what has reached its socket: a task run there runs
+    /// after the readiness the loop woke to, so a FIN already received is read (twice, for a
+    /// loop that was mid-way through a tick).
+    func settleWaitingPolls() async {
+        let loops = waiting.withLock { $0.values.map(\.channel.eventLoop) }
+        for loop in loops {
+            for _ in 0..<2 { try? await loop.submit {}.get() }
+        }
     }
 }
 

@@ -116,8 +116,7 @@ struct FakeTelegramBotAPIState: Sendable {
     var delivered: [Int] = []
     var filtered: [Int] = []
     var pollGeneration = 0
-    /// `getUpdates` calls waiting for updates now, and the most there ever were at once.
-    var pollsWaiting = 0
+    /// The most `getUpdates` calls ever waiting at once whose clients had not closed them.
     var mostPollsWaiting = 0
     var allowedUpdates: [String]?
     var webhook: FakeTelegramWebhook?

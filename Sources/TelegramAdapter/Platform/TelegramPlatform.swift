@@ -96,10 +96,18 @@ public struct TelegramPlatform: ChatPlatform {
         let limiter = TelegramRateLimiter(quietUntil: context.clock.now + configuration.quietStart, margin: TelegramConfiguration.pacingMargin)
         let api = TelegramBotClient(
             transport: context.transport, apiURL: configuration.apiURL, token: token, limiter: limiter, clock: context.clock, logger: context.logger)
+        let (apiURL, clock, logger) = (configuration.apiURL, context.clock, context.logger)
         return TelegramConnection(
             configuration: configuration, api: api, limiter: limiter, bot: String(token.secret.prefix { $0 != ":" }), log: TelegramChatLog(),
             clock: context.clock,
-            lease: context.connectionLease("telegram.poll"), logger: context.logger)
+            lease: context.connectionLease("telegram.poll"),
+            pollingSession: { poll in
+                // The poll's connection is its own, closed before the session ends (TelegramPoller).
+                try? await HTTPTransport.withOwnClient(maxConnectionsPerHost: 1) { transport in
+                    await poll(TelegramBotClient(transport: transport, apiURL: apiURL, token: token, clock: clock, logger: logger))
+                }
+            },
+            logger: context.logger)
     }
 
     /// Sends the command list (`setMyCommands`, each language's), and with `request.webhookURL`
@@ -157,6 +165,8 @@ struct TelegramConnection: PlatformConnection {
     let clock: any RelayClock
     /// Who polls among the replicas.
     let lease: ConnectionLease
+    /// Where the poll itself runs: on a client of its own, shut down when the poll ends.
+    let pollingSession: TelegramPoller.Session
     let logger: Logger
 
     var sender: any ReplySender { Deliverer(TelegramDelivery(api: api, log: log, logger: logger, limiter: limiter), logger: logger) }
@@ -177,7 +187,8 @@ struct TelegramConnection: PlatformConnection {
 
     func services(inbox: any RelayInbox) -> [any Service] {
         guard configuration.mode == .polling, configuration.polls else { return [] }
-        let poller = TelegramPoller(api: api, inbound: inbound(inbox), timeout: configuration.pollTimeout, bot: bot, clock: clock, logger: logger)
+        let poller = TelegramPoller(
+            session: pollingSession, inbound: inbound(inbox), timeout: configuration.pollTimeout, bot: bot, clock: clock, logger: logger)
         return [lease.service { grant in await poller.run(grant) }]
     }
 }

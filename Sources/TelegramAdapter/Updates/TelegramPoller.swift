@@ -23,14 +23,22 @@ import ServiceLifecycle
 /// At a handover two polls are never open at once, so the new holder polls at once instead of
 /// waiting out its predecessor's poll timeout: a replica that loses the lease has its poll
 /// cancelled, and its connection closed, `margin` before the lease can pass to another; a
-/// graceful stop cancels the poll before the lease is released; a killed replica's connection
-/// closes with the process (`TelegramPollingFaultTests`: no 409 across a SIGKILL and a SIGTERM).
+/// graceful stop cancels the poll and closes its connection before the lease is released; a
+/// killed replica's connection closes with the process (`TelegramPollingFaultTests`: no 409
+/// across a SIGKILL and a SIGTERM). The poll runs on an HTTP client of its own (`Session`),
+/// shut down before `run` returns: the client closes a cancelled request's connection later, on
+/// its event loop, so without the shutdown nothing orders that close before the release (a
+/// 409 at a SIGTERM handover was seen twice in the `.peers` group); the shutdown returns once
+/// the connection is closed.
 /// Were Telegram still to hold a dead poller's request, the successor's `getUpdates` would end it
 /// with a 409 no one reads, and what that request was handed was never confirmed, so it comes
 /// again. Only a replica frozen for longer than its lease (a paused VM) meets a 409 itself: it
 /// backs off, and its lease's watch stops it.
 struct TelegramPoller {
-    let api: any TelegramBotAPI
+    /// Runs a poll with an API of its own, whose connections are closed when it returns.
+    typealias Session = @Sendable (_ poll: @Sendable (any TelegramBotAPI) async -> Void) async -> Void
+
+    let session: Session
     let inbound: TelegramInbound
     let timeout: Duration
     /// The bot's id (the token's first part): an offset is only good for the bot it came from.
@@ -45,12 +53,14 @@ struct TelegramPoller {
     func run(_ grant: LeaseGrant) async {
         let saved = grant.state.flatMap(TelegramPollState.init(saved:)).flatMap { $0.offset(for: bot, now: clock.now) }
         if let saved { logger.info("telegram: polling from the offset the last poller saved", metadata: ["telegram.offset": "\(saved)"]) }
-        await cancelWhenGracefulShutdown {
-            await self.poll(from: saved, grant: grant)
+        await session { api in
+            await cancelWhenGracefulShutdown {
+                await self.poll(from: saved, grant: grant, api: api)
+            }
         }
     }
 
-    private func poll(from saved: Int64?, grant: LeaseGrant) async {
+    private func poll(from saved: Int64?, grant: LeaseGrant, api: any TelegramBotAPI) async {
         var backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(30))
         var webhookRemoved = false
         var offset = saved

@@ -422,6 +422,8 @@ let package = Package(
             name: "RelayPipelineTests",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport", "RelayTestTags",
+                // The terminal's renderings of a reply (`run --json`): the pipeline's output as a script reads it.
+                "TerminalAdapter",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -95,7 +95,9 @@ struct CLIEndToEndTests {
             await fake.failProviderNext(path: FakeRheaTribunal.quickPath)
             let out = try await cli.run(["run", "/fix teh"], environment: ["TRIBUNAL_URL": fake.url])
             #expect(out.status == 1)
-            #expect(out.stdout.contains("The AI model provider failed"))
+            // An error is not a reply a script should read: stderr only.
+            #expect(out.stderr.contains("The AI model provider failed"), "\(out.stderr)")
+            #expect(out.stdout.isEmpty, "\(out.stdout)")
         }
     }
 
@@ -105,8 +107,9 @@ struct CLIEndToEndTests {
         let url = "http://127.0.0.1:9"  // discard port: nothing listens
         let out = try await cli.run(["run", "/fix teh"], environment: ["TRIBUNAL_URL": url], timeout: 30)
         #expect(out.status == 1)
-        #expect(out.stdout.contains(url))
-        #expect(out.stdout.contains("TRIBUNAL_URL"))
+        #expect(out.stderr.contains(url), "\(out.stderr)")
+        #expect(out.stderr.contains("TRIBUNAL_URL"), "\(out.stderr)")
+        #expect(out.stdout.isEmpty, "\(out.stdout)")
         #expect(!out.stderr.contains("Fatal error"))
     }
 
@@ -114,8 +117,61 @@ struct CLIEndToEndTests {
         try await withCLI { cli, fake in
             let out = try await cli.run(["run", "/transalte fr hi"], environment: ["TRIBUNAL_URL": fake.url])
             #expect(out.status == 1)
-            #expect(out.stdout.contains("Did you mean `/translate`?"))
+            #expect(out.stderr.contains("Did you mean `/translate`?"), "\(out.stderr)")
+            #expect(out.stdout.isEmpty, "\(out.stdout)")
             #expect(await fake.requestCount() == 0)
+        }
+    }
+
+    /// `run --json`: one JSON object on stdout, every field present, the two scores under their
+    /// own names; an error is a field too (exit 1), and a usage error exits 64.
+    @Test func runJSONPrintsOneObjectForScripts() async throws {
+        try await withCLI { cli, fake in
+            let env = ["TRIBUNAL_URL": fake.url, "TRIBUNAL_API_KEY": FakeRheaTribunal.defaultAPIKey]
+            let quick = try await cli.run(["run", "--json", "/translate fr Good morning"], environment: env)
+            #expect(quick.status == 0, "\(quick.stderr)")
+            let answer = try JSONDecoder().decode(JSONValue.self, from: Data(quick.stdout.utf8))
+            #expect(quick.stdout.split(separator: "\n").count == 1, "one line: \(quick.stdout)")
+            #expect(answer["ok"] == .bool(true))
+            #expect(answer["kind"]?.stringValue == "result")
+            #expect(answer["title"]?.stringValue == "Translation · French")
+            #expect(answer["text"]?.stringValue == "[translate:fr] Good morning")
+            #expect(answer["error"] == .null)
+            #expect(answer["verdict"] == .null)
+            #expect(answer["probability"] == .null)
+            #expect(answer["models"] == .array([.string("fake-mini")]))
+            #expect(answer["elapsed_seconds"]?.doubleValue.map { $0 >= 0 } == true)
+
+            let tribunal = try await cli.run(["run", "--json", "/tribunal --k 3 The sky is blue"], environment: env)
+            #expect(tribunal.status == 0, "\(tribunal.stderr)")
+            let verdict = try JSONDecoder().decode(JSONValue.self, from: Data(tribunal.stdout.utf8))
+            #expect(verdict["verdict"]?.stringValue == "true")
+            // The Rhea gateway scores agreement, not a probability of being right.
+            #expect(verdict["agreement"]?.doubleValue == 0.82)
+            #expect(verdict["probability"] == .null)
+            #expect(verdict["answered"] == .int(3))
+            #expect(verdict["asked"] == .int(3))
+            #expect(verdict["models"]?.arrayValue?.count == 3)
+
+            let failed = try await cli.run(["run", "--json", "/transalte fr hi"], environment: env)
+            #expect(failed.status == 1)
+            let error = try JSONDecoder().decode(JSONValue.self, from: Data(failed.stdout.utf8))
+            #expect(error["ok"] == .bool(false))
+            #expect(error["text"] == .null)
+            #expect(error["error"]?.stringValue?.contains("Did you mean `/translate`?") == true, "\(failed.stdout)")
+
+            let usage = try await cli.run(["run", "--json", "--plain", "/fix teh"], environment: env)
+            #expect(usage.status == 64, "\(usage.stderr)")
+            #expect(usage.stderr.contains("--json and --plain"), "\(usage.stderr)")
+        }
+    }
+
+    /// `run --plain`: the answer's text and nothing else.
+    @Test func runPlainPrintsOnlyTheText() async throws {
+        try await withCLI { cli, fake in
+            let out = try await cli.run(["run", "--plain", "/translate fr Good morning"], environment: ["TRIBUNAL_URL": fake.url])
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(out.stdout == "[translate:fr] Good morning\n")
         }
     }
 
@@ -164,7 +220,8 @@ struct CLIEndToEndTests {
             let config = cli.directory.appendingPathComponent("relay.yaml")
             try Data("tribunal:\n  url: http://127.0.0.1:9\nrelay:\n  lang: de\n".utf8).write(to: config)
             let fromFile = try await cli.run(["run", "/translate hello", "--config", config.path], environment: [:], timeout: 30)
-            #expect(fromFile.stdout.contains("http://127.0.0.1:9"))
+            // The file's backend was asked (and failed: nothing listens there), as the error says.
+            #expect(fromFile.stderr.contains("http://127.0.0.1:9"), "\(fromFile.stderr)")
             let overridden = try await cli.run(["run", "/translate hello", "--config", config.path], environment: ["TRIBUNAL_URL": fake.url])
             #expect(overridden.status == 0, "\(overridden.stderr)")
             #expect(overridden.stdout.contains("[translate:de] hello"))

@@ -52,6 +52,8 @@ public struct ChainOutcome: Sendable {
     public var modelCalls: Int
     /// One line per block that ran, for the reply's notes.
     public var log: [String]
+    /// The models that wrote or judged, each once, in the order first heard from.
+    public var models: [String]
 }
 
 /// Runs a chain block by block against a backend, reporting progress after each block.
@@ -183,6 +185,7 @@ public struct ChainRunner: Sendable {
             throw Stop(.failed(error))
         }
         state.writer = result.model
+        state.heard(from: result.model.map { [$0] } ?? [])
         let output = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !output.isEmpty else {
             throw Stop(.stopped("Block \(number) (`\(block.dsl)`): the model returned an empty answer. Try again or use a higher tier."))
@@ -200,6 +203,7 @@ public struct ChainRunner: Sendable {
                 throw Stop(.failed(error))
             }
             state.lastVerification = result
+            state.heard(from: result.models)
             await onVerification(state.text, result)
             // A model judging its own text is not a second opinion: say so wherever the result shows.
             let selfCheck = selfCheckingModel(result, writer: state.writer).map { " · a self-check: \($0) judged its own text" } ?? ""
@@ -303,6 +307,7 @@ private struct RunState {
     /// The model that wrote the current text, when the backend says.
     var writer: String?
     var log: [String] = []
+    var models: [String] = []
 
     init(text: String, tier: Tier) {
         self.text = text
@@ -310,7 +315,12 @@ private struct RunState {
     }
 
     func outcome(_ status: ChainOutcome.Status) -> ChainOutcome {
-        ChainOutcome(status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log)
+        ChainOutcome(
+            status: status, text: text, isPrivate: isPrivate, lastVerification: lastVerification, modelCalls: modelCalls, log: log, models: models)
+    }
+
+    mutating func heard(from names: [String]) {
+        for name in names where !models.contains(name) { models.append(name) }
     }
 }
 

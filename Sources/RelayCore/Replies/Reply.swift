@@ -21,10 +21,14 @@ public struct Reply: Sendable, Hashable, Codable {
     public var isPrivate: Bool
     /// Buttons where the platform has them ("Post to channel", "Run again").
     public var actions: [ReplyAction]
+    /// The models that answered, in order, where the backend named them: what the notes and the
+    /// footer show as text, kept as data for output read by scripts (`run --json`). Nil in
+    /// replies stored before it existed.
+    public var models: [String]?
 
     public init(
         kind: Kind, title: String? = nil, body: String, footer: AgreementFooter? = nil, notes: [String] = [],
-        isPrivate: Bool = false, actions: [ReplyAction] = []
+        isPrivate: Bool = false, actions: [ReplyAction] = [], models: [String]? = nil
     ) {
         self.kind = kind
         self.title = title
@@ -33,6 +37,7 @@ public struct Reply: Sendable, Hashable, Codable {
         self.notes = notes
         self.isPrivate = isPrivate
         self.actions = actions
+        self.models = models
     }
 
     public static func error(_ message: String) -> Reply {

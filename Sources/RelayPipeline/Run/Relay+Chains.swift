@@ -152,7 +152,8 @@ extension Relay {
         switch outcome.status {
         case .completed:
             return Reply(
-                kind: .result, title: "Chain \(name)", body: outcome.text, footer: footer, notes: outcome.log, isPrivate: isPrivate || outcome.isPrivate)
+                kind: .result, title: "Chain \(name)", body: outcome.text, footer: footer, notes: outcome.log, isPrivate: isPrivate || outcome.isPrivate,
+                models: outcome.models)
         case .stopped(let why):
             return Reply(kind: .error, title: "Chain \(name) stopped", body: why, footer: footer, notes: outcome.log, isPrivate: true)
         case .failed(let error):

@@ -83,7 +83,7 @@ extension Relay {
             }
             var notes: [String] = []
             if let model = result.model { notes.append("\(model) · \(AgreementFooter.seconds(result.elapsed))") }
-            return Reply(kind: .result, title: title, body: result.text, notes: notes, isPrivate: isPrivate)
+            return Reply(kind: .result, title: title, body: result.text, notes: notes, isPrivate: isPrivate, models: result.model.map { [$0] })
         } catch {
             guard let text = written.text, !text.isEmpty else { return .error(error.userMessage) }
             return Reply(kind: .result, title: title, body: text, notes: [Self.cutOff(error)], isPrivate: isPrivate)
@@ -97,7 +97,9 @@ extension Relay {
 
     static func consensusReply(_ result: ConsensusResult, isPrivate: Bool) -> Reply {
         let footer = AgreementFooter(result)
-        return Reply(kind: .result, title: "Tribunal", body: result.answer, footer: footer, notes: footer.caveat.map { [$0] } ?? [], isPrivate: isPrivate)
+        return Reply(
+            kind: .result, title: "Tribunal", body: result.answer, footer: footer, notes: footer.caveat.map { [$0] } ?? [], isPrivate: isPrivate,
+            models: result.models)
     }
 
     func missingInput(for builtin: BuiltinCommand, event: Event) -> String {

@@ -31,6 +31,9 @@ public struct AppConfiguration: Sendable {
     /// Where `scripts/local-model` serves (`localModel.url`, `LOCAL_MODEL_URL`): the backend when
     /// none is configured.
     public var localModelURL = LocalModel.defaultURL
+    /// `council.timeout` and `council.deadline` as configured (nil: the council's defaults):
+    /// read, and checked, whatever the backend, since the local model's council keeps them too.
+    public var councilTiming = CouncilTiming()
     public var tribunal: RheaTribunalConfiguration
     /// The speech-to-text service voice notes go to (`transcription.*`); nil: voice notes are off.
     public var transcription: TranscriptionConfiguration?
@@ -143,5 +146,26 @@ public struct HTTPSettings: Sendable, Hashable, CustomStringConvertible {
     /// Says whether an admin token is set, never what it is.
     public var description: String {
         "HTTPSettings(\(host):\(port), idle \(idleTimeout), read \(readTimeout), at most \(maxConnections) connections, admin token \(adminToken == nil ? "unset" : "set"))"
+    }
+}
+
+/// The council's time limits as configured; nil where the default applies.
+public struct CouncilTiming: Sendable, Hashable {
+    /// Per model call (`council.timeout`).
+    public var timeout: Duration?
+    /// A whole consensus (`council.deadline`).
+    public var deadline: Duration?
+
+    public init(timeout: Duration? = nil, deadline: Duration? = nil) {
+        self.timeout = timeout
+        self.deadline = deadline
+    }
+
+    /// `council` with these limits where they are set.
+    public func applied(to council: CouncilConfiguration) -> CouncilConfiguration {
+        var council = council
+        council.defaultTimeout = timeout ?? council.defaultTimeout
+        council.deadline = deadline ?? council.deadline
+        return council
     }
 }

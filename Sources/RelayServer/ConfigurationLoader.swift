@@ -50,7 +50,7 @@ public enum ConfigurationLoader {
         // Read by name rather than by key: the variables council models name for their keys; and
         // the council's own, read only when it is the backend.
         let named = Set(environment.keys.filter { name in environment.values.contains(name) })
-            .union(["council.models", "council.quorum", "council.deadline", "council.timeout", "council.chairman"].map(ConfigValues.envName))
+            .union(["council.models", "council.quorum", "council.chairman"].map(ConfigValues.envName))
         configuration.warnings = UnreadVariables.warnings(environment: environment, read: values.readLog.read, alsoKnown: named)
         return configuration
     }
@@ -112,6 +112,9 @@ public enum ConfigurationLoader {
             config.backendSource = .unset
         }
         if let url = try values.url("localModel.url") { config.localModelURL = url }
+        // Whatever the backend: the local model's council keeps them too, and a value that is
+        // wrong is refused rather than ignored.
+        config.councilTiming = try CouncilConfigurationLoader.timing(values)
         switch backendName {
         case nil, "rhea": config.backend = .rhea
         case "council": config.backend = .council(try CouncilConfigurationLoader.load(values))

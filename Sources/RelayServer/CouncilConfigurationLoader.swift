@@ -33,8 +33,7 @@ enum CouncilConfigurationLoader {
         let models = try names.map { try model(named: $0, values) }
         var council = CouncilConfiguration(models: models)
         council.quorum = try values.int("council.quorum", in: 1...10) ?? council.quorum
-        council.deadline = try values.seconds("council.deadline") ?? council.deadline
-        council.defaultTimeout = try values.seconds("council.timeout") ?? council.defaultTimeout
+        council = try timing(values).applied(to: council)
         if let chairman = values.string("council.chairman") {
             guard names.contains(chairman) else {
                 throw ConfigurationError("council.chairman (COUNCIL_CHAIRMAN) `\(chairman)` is not one of council.models (\(names.joined(separator: ", "))).")
@@ -42,6 +41,11 @@ enum CouncilConfigurationLoader {
             council.chairman = chairman
         }
         return council
+    }
+
+    /// `council.timeout` and `council.deadline`, each checked.
+    static func timing(_ values: ConfigValues) throws -> CouncilTiming {
+        CouncilTiming(timeout: try values.seconds("council.timeout"), deadline: try values.seconds("council.deadline"))
     }
 
     private static func model(named name: String, _ values: ConfigValues) throws -> CouncilModel {

@@ -28,7 +28,7 @@ public enum LocalModel {
             throw ConfigurationError(unreachableMessage(baseURL))
         }
         var chosen = configuration
-        chosen.backend = .council(council(baseURL: baseURL, modelID: modelID))
+        chosen.backend = .council(configuration.councilTiming.applied(to: council(baseURL: baseURL, modelID: modelID)))
         chosen.backendSource = .localModel
         return chosen
     }

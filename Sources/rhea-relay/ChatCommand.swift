@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import RelayCore
 import RelayServer
 import TerminalAdapter
@@ -11,7 +12,9 @@ struct ChatCommand: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() async throws {
-        let runtime = try await common.start(needsBackend: true)
+        // Only errors reach the screen: a warning (a model that timed out, a retry) is said in the
+        // reply it concerns, and a log line would land in the middle of the answer being written.
+        let runtime = try await common.start(needsBackend: true, quietest: .error)
         writeOut("Backend: \(runtime.backendDescription)")
         do throws(TribunalError) {
             _ = try await runtime.tribunal.health()

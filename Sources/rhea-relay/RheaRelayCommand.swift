@@ -33,11 +33,14 @@ struct CommonOptions: ParsableArguments {
     /// Loads configuration and builds the relay, or exits with a message that says what to fix.
     /// `needsBackend`: the command asks models (chat, run), so an unconfigured backend is
     /// resolved to the local model or refused with what to run.
-    func start(needsBackend: Bool = false) async throws -> RelayRuntime {
+    /// `quietest`: the lowest level that may reach stderr whatever `log.level` says (`chat`: its
+    /// warnings would land among the replies on the screen; what went wrong is in the reply).
+    func start(needsBackend: Bool = false, quietest: Logger.Level? = nil) async throws -> RelayRuntime {
         let configuration = try await loadConfiguration(file: config, needsBackend: needsBackend)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
+            let configured = Logger.Level(rawValue: configuration.logLevel.lowercased()) ?? .warning
+            handler.logLevel = quietest.map { max($0, configured) } ?? configured
             return handler
         }
         do {

@@ -358,18 +358,25 @@ struct OpenAICompatibleClientWireTests {
             (.rateLimited(retryAfter: nil), .rateLimited(detail: "model mini is rate-limited", retryAfter: 60)),
             (.serverError(status: 503, detail: "busy"), .serverError(status: 503, detail: "model mini: busy")),
             (.rejected(status: 400, detail: "bad"), .rejected(detail: "model mini: HTTP 400: bad")),
-            (.timedOut(after: .seconds(20)), .timedOut(url: url, after: .seconds(20))),
+            (.timedOut(after: .seconds(20)), .timedOut(url: url, after: .seconds(20), setting: Self.timeoutSetting)),
             (.unreachable(reason: "connection refused"), .unreachable(url: url, reason: "connection refused")),
             (.malformed(reason: "empty answer"), .malformedResponse(url: url, reason: "model mini: empty answer")),
-            (.cancelled, .timedOut(url: url, after: .seconds(0))),
+            (.cancelled, .timedOut(url: url, after: .seconds(0), setting: "council.deadline (COUNCIL_DEADLINE)")),
         ]
         for (error, expected) in cases {
             #expect(error.tribunalError(modelName: "mini", url: url) == expected)
         }
         #expect(
             ModelCallError.cancelled.tribunalError(modelName: "mini", url: url, deadline: .seconds(30))
-                == .timedOut(url: url, after: .seconds(30)))
+                == .timedOut(url: url, after: .seconds(30), setting: "council.deadline (COUNCIL_DEADLINE)"))
+        // The operator is told which setting to raise: the council's, not the gateway's.
+        #expect(
+            ModelCallError.timedOut(after: .seconds(20)).tribunalError(modelName: "mini", url: url).operatorMessage.hasSuffix(
+                "raise the timeout (\(Self.timeoutSetting)).")
+        )
     }
+
+    static let timeoutSetting = "council.timeout (COUNCIL_TIMEOUT), or this model's own council.mini.timeout"
 }
 
 // MARK: Helpers

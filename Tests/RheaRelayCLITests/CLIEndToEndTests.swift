@@ -240,6 +240,12 @@ struct CLIEndToEndTests {
         let missing = try await cli.run(["run", "/fix x", "--config", "/nonexistent/relay.yaml"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("/nonexistent/relay.yaml does not exist"))
+        // The council's limits are checked whatever the backend: the local model's council keeps them.
+        for (name, value) in [("COUNCIL_TIMEOUT", "abc"), ("COUNCIL_DEADLINE", "-3")] {
+            let wrong = try await cli.run(["run", "/fix x"], environment: ["TRIBUNAL_URL": "http://127.0.0.1:9", name: value])
+            #expect(wrong.status == 2, "\(name)=\(value): \(wrong.stderr)")
+            #expect(wrong.stderr.contains("(\(name)) must be a number of seconds above 0 and at most 3600, got `\(value)`"), "\(wrong.stderr)")
+        }
     }
 
     /// The checked-in Slack manifest is exactly what `register slack` prints for the example URL,

@@ -57,6 +57,29 @@ struct FirstRunTests {
         #expect(said.contains("backend: \(chosen)"), "\(said)")
     }
 
+    /// The local model's council keeps `council.timeout`: a model slower than it fails in that
+    /// time, naming the setting to raise (not the gateway's `tribunal.timeouts`), and one within
+    /// a longer limit answers. In `chat`, the council's warning about the slow model does not
+    /// land among the replies.
+    @Test func theLocalModelKeepsTheCouncilsTimeout() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let model = try await FakeOpenAIServer.start(persona: .slow(seconds: 2, then: .prose("Bonjour")), model: "smollm2-135m-instruct")
+        let short = try await cli.run(["run", "/translate fr Good morning"], environment: ["LOCAL_MODEL_URL": model.url, "COUNCIL_TIMEOUT": "1"])
+        #expect(short.status == 1, "\(short.stdout)\(short.stderr)")
+        #expect(short.stderr.contains("did not answer within 1 s"), "\(short.stderr)")
+        #expect(short.stderr.contains("council.timeout (COUNCIL_TIMEOUT)"), "\(short.stderr)")
+        let long = try await cli.run(["run", "/translate fr Good morning"], environment: ["LOCAL_MODEL_URL": model.url, "COUNCIL_TIMEOUT": "30"])
+        #expect(long.status == 0, "\(long.stderr)")
+        #expect(long.stdout.contains("Bonjour"), "\(long.stdout)")
+        let chat = try await cli.run(
+            ["chat"], environment: ["LOCAL_MODEL_URL": model.url, "COUNCIL_TIMEOUT": "1", "LOG_LEVEL": "info"], stdin: "/translate fr Good morning\n/quit\n")
+        await model.stop()
+        #expect(chat.stdout.contains("did not answer"), "the reply says it: \(chat.stdout)")
+        #expect(!chat.stderr.contains("warning"), "no warning on the screen: \(chat.stderr)")
+        #expect(!chat.stdout.contains("warning"), "\(chat.stdout)")
+    }
+
     /// A backend that is configured is used as configured, even with a local model answering.
     @Test func aConfiguredBackendIsNeverReplaced() async throws {
         let cli = try CLIProcess()

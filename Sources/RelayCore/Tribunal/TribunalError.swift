@@ -3,8 +3,9 @@
 public enum TribunalError: Error, Sendable, Hashable {
     /// No connection could be made (refused, DNS, TLS).
     case unreachable(url: String, reason: String)
-    /// No answer within the configured timeout.
-    case timedOut(url: String, after: Duration)
+    /// No answer within the configured timeout; `setting` names the setting that sets it, for
+    /// the operator (nil: the Rhea gateway's `tribunal.timeouts`).
+    case timedOut(url: String, after: Duration, setting: String? = nil)
     /// 401: credentials missing or refused.
     case unauthorized(detail: String)
     /// 402: the account has no credits left.
@@ -62,7 +63,7 @@ public enum TribunalError: Error, Sendable, Hashable {
     var summary: String {
         switch self {
         case .unreachable: "The AI backend could not be reached"
-        case .timedOut(_, let limit) where limit > .zero: "The AI backend did not answer in time (within \(Self.format(limit)) s)"
+        case .timedOut(_, let limit, _) where limit > .zero: "The AI backend did not answer in time (within \(Self.format(limit)) s)"
         case .timedOut: "The AI backend did not answer in time"
         case .unauthorized: "The AI backend refused the relay's credentials"
         case .paymentRequired: "The AI backend account is out of credits"
@@ -96,8 +97,8 @@ public enum TribunalError: Error, Sendable, Hashable {
         switch self {
         case .unreachable(let url, let reason):
             "Could not reach the AI backend at \(MaskedURL.display(url)) (\(reason)). Check that it is running, or set TRIBUNAL_URL (tribunal.url in the config file) to a reachable backend."
-        case .timedOut(let url, let limit):
-            "The AI backend at \(MaskedURL.display(url)) did not answer within \(Self.format(limit)) s. Try again in a minute, or raise the timeout (tribunal.timeouts)."
+        case .timedOut(let url, let limit, let setting):
+            "The AI backend at \(MaskedURL.display(url)) did not answer within \(Self.format(limit)) s. Try again in a minute, or raise the timeout (\(setting ?? "tribunal.timeouts"))."
         case .unauthorized(let detail):
             "The AI backend refused our credentials (\(detail)). Set TRIBUNAL_TOKEN or TRIBUNAL_API_KEY."
         case .paymentRequired(let detail):

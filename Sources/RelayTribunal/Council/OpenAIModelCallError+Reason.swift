@@ -55,13 +55,13 @@ extension ModelCallError {
         case .rejected:
             .rejected(detail: "model \(modelName): \(reason)")
         case .timedOut(let limit):
-            .timedOut(url: url, after: limit)
+            .timedOut(url: url, after: limit, setting: "council.timeout (COUNCIL_TIMEOUT), or this model's own council.\(modelName).timeout")
         case .unreachable(let reason):
             .unreachable(url: url, reason: reason)
         case .malformed(let reason):
             .malformedResponse(url: url, reason: "model \(modelName): \(reason)")
         case .cancelled:
-            .timedOut(url: url, after: deadline ?? .zero)
+            .timedOut(url: url, after: deadline ?? .zero, setting: "council.deadline (COUNCIL_DEADLINE)")
         }
     }
 

@@ -177,11 +177,11 @@ struct ChainRunnerTests {
         let alone = ScriptedTribunal(agreement: { _, _ in 0.9 }, rosters: Self.onlyLocal)
         let (checked, _) = try await run("grammar > verify:80 > output", tribunal: alone)
         #expect(checked.status == .completed)
-        #expect(checked.log.contains("2. verify:80 passed at 90% · cheap · a self-check: local judged its own text"))
+        #expect(checked.log.contains("2. verify:80 passed (agreement 90%) · cheap · a self-check: local judged its own text"))
 
         let panel = ScriptedTribunal(agreement: { _, _ in 0.9 }, rosters: [.cheap: Self.roster(["mini"], judges: ["mini", "other", "third"])])
         let (judged, _) = try await run("grammar > verify:80 > output", tribunal: panel)
-        #expect(judged.log.contains("2. verify:80 passed at 90% · cheap"))
+        #expect(judged.log.contains("2. verify:80 passed (agreement 90%) · cheap"))
     }
 
     @Test func loopRunsThePreviousBlockThatManyTimesInTotal() async throws {

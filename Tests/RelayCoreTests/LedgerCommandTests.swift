@@ -48,7 +48,7 @@ struct LedgerCommandTests {
             let lines = list.body.split(separator: "\n")
             #expect(lines.count == 2)
             #expect(lines.last?.contains("#\(id) · ") == true)
-            #expect(lines.last?.contains("false · 75% · 2/3 models · The Eiffel Tower is in Berlin") == true)
+            #expect(lines.last?.contains("false · agreement 75% · 2/3 models · The Eiffel Tower is in Berlin") == true, "\(lines)")
 
             let found = await send(relay, "/ledger eiffel BERL")
             #expect(found.body.contains("The Eiffel Tower is in Berlin") && !found.body.contains("Water"))
@@ -57,7 +57,7 @@ struct LedgerCommandTests {
             let shown = await send(relay, "/ledger show #\(id)")
             #expect(shown.title == "Fact-check #\(id)")
             for expected in [
-                "Claim: The Eiffel Tower is in Berlin", "Verdict: false · agreement 75% · 2/3 models", "(tribunal) · backend council · council-prompts/1",
+                "Claim: The Eiffel Tower is in Berlin", "Verdict: false · Agreement 75% · 2/3 models", "(tribunal) · backend council · council-prompts/1",
                 "• mini: false (confidence 90%) · 1.2 s\n  It is in Paris.", "• local: true (confidence 55%)", "• slow: no answer — did not answer in time",
                 "Answer: No: it is in Paris.",
             ] {

@@ -159,7 +159,8 @@ struct RelayTeamTests {
             let full = await relay.send("/history")
             #expect(full.body.contains("fix · ok"))
             #expect(full.body.contains("[grammar@cheap] teh cat"))
-            #expect(full.body.contains("tribunal · ok · 82% · 3/3 models"))
+            // The score in the reply's words (the scripted backend scores agreement).
+            #expect(full.body.contains("tribunal · ok · Agreement 82% · 3/3 models"), "\(full.body)")
 
             await relay.send("/settings retention metadata")
             await relay.send("/fix secret text")

@@ -94,7 +94,7 @@ struct HistoryStoreTests {
                 team: "T1", user: "alice", channel: "C1", command: "tribunal",
                 commandLine: "/tribunal The Eiffel Tower is in Berlin", resultText: "False: it is in Paris.",
                 succeeded: true, agreement: 0.875, modelsAnswered: 3, modelsAsked: 4, elapsed: 12.25,
-                createdAt: instant(2))
+                createdAt: instant(2), verdict: .false, scoreMeaning: .probabilityRight, agreeing: 2)
             let metadataOnly = HistoryEntry(
                 team: "T1", user: "alice", channel: "C1", command: "run polish", commandLine: nil, resultText: nil,
                 succeeded: false, elapsed: 0.5, createdAt: instant(1))
@@ -107,6 +107,8 @@ struct HistoryStoreTests {
             #expect(stored.last?.resultText == nil)
             #expect(stored.last?.agreement == nil)
             #expect(stored.last?.modelsAsked == nil)
+            #expect(stored.first?.scoreMeaning == .probabilityRight)
+            #expect(stored.last?.verdict == nil && stored.last?.scoreMeaning == nil && stored.last?.agreeing == nil)
         }
     }
 

@@ -167,7 +167,8 @@ struct StoreCopyTests {
         try await store.recordRun(
             HistoryEntry(
                 team: "T1", user: "alice", channel: "general", command: "tribunal", commandLine: "/tribunal x", resultText: "True\u{0}ish",
-                succeeded: false, agreement: 0.625, modelsAnswered: 2, modelsAsked: 3, elapsed: 1.5, createdAt: when))
+                succeeded: false, agreement: 0.625, modelsAnswered: 2, modelsAsked: 3, elapsed: 1.5, createdAt: when, verdict: .true,
+                scoreMeaning: .probabilityRight, agreeing: 2))
         try await store.recordRun(run("bob", "translate", at: when - 10))
 
         let first = try await store.recordConsensus(LedgerStoreTests.entry("The sky is blue", at: 1))

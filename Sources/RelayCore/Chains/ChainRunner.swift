@@ -209,11 +209,16 @@ public struct ChainRunner: Sendable {
             let selfCheck = selfCheckingModel(result, writer: state.writer).map { " · a self-check: \($0) judged its own text" } ?? ""
             let percent = Int((result.agreement * 100).rounded())
             let verdictOK = result.verdict.map(\.isAffirmative) ?? true
-            if percent >= threshold && verdictOK {
-                state.log.append("\(number). verify:\(threshold) passed at \(percent)% · \(state.tier.rawValue)\(selfCheck)")
+            // The score in the reply's own words: a probability is not called agreement.
+            let score = ScoreWords.inSentence(result.agreement, meaning: result.scoreMeaning, verdict: result.verdict)
+            let noVerdict = result.verdict == nil && result.scoreMeaning == .probabilityRight
+            if percent >= threshold && verdictOK && !noVerdict {
+                state.log.append("\(number). verify:\(threshold) passed (\(score)) · \(state.tier.rawValue)\(selfCheck)")
                 return
             }
-            let why = verdictOK ? "agreement \(percent)% is below \(threshold)%" : "the verdict is \(result.verdict!.rawValue) (agreement \(percent)%)"
+            let why =
+                noVerdict
+                ? "no model gave a verdict" : verdictOK ? "\(score) is below \(threshold)%" : "the verdict is \(result.verdict!.rawValue) (\(score))"
             func stop(_ hint: String) -> Stop {
                 state.log.append("\(number). verify:\(threshold) failed: \(why) · \(state.tier.rawValue)\(selfCheck)")
                 return Stop(.stopped("Stopped at block \(number) (`verify:\(threshold)`): \(why)\(selfCheck.isEmpty ? "" : " in a self-check") (\(hint))."))

@@ -115,17 +115,25 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
     public var resultText: String?
     /// Whether the run succeeded.
     public var succeeded: Bool
+    /// A consensus's score, 0…1; what it means is `scoreMeaning`.
     public var agreement: Double?
     public var modelsAnswered: Int?
     public var modelsAsked: Int?
     /// Seconds.
     public var elapsed: Double
     public var createdAt: Date
+    /// The consensus's verdict, what its score means, and how many answering models gave the
+    /// verdict: so `/history` words a score as the reply did. Nil in rows written before they
+    /// were kept (the score is then shown as a bare percentage).
+    public var verdict: Verdict?
+    public var scoreMeaning: ScoreMeaning?
+    public var agreeing: Int?
 
     public init(
         team: String, user: String, channel: String, command: String, commandLine: String?,
         resultText: String?, succeeded: Bool, agreement: Double? = nil, modelsAnswered: Int? = nil,
-        modelsAsked: Int? = nil, elapsed: Double, createdAt: Date
+        modelsAsked: Int? = nil, elapsed: Double, createdAt: Date, verdict: Verdict? = nil, scoreMeaning: ScoreMeaning? = nil,
+        agreeing: Int? = nil
     ) {
         self.team = team
         self.user = user
@@ -137,6 +145,9 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
         self.agreement = agreement
         self.modelsAnswered = modelsAnswered
         self.modelsAsked = modelsAsked
+        self.verdict = verdict
+        self.scoreMeaning = scoreMeaning
+        self.agreeing = agreeing
         self.elapsed = elapsed
         self.createdAt = createdAt
     }

@@ -137,14 +137,9 @@ public struct AgreementFooter: Sendable, Hashable, Codable {
     public var summary: String {
         var parts: [String] = []
         if let verdict { parts.append("Verdict: \(verdict.rawValue)") }
-        switch scoreMeaning {
-        case .agreement: parts.append("Agreement \(percent)%")
-        case .answeredShare: parts.append("Answered \(percent)%")
-        // No model gave a verdict: there is nothing to be right about, so no figure either (issue 29).
-        case .probabilityRight: parts.append(verdict == nil ? "No verdict" : "\(percent)% likely right")
-        }
-        // The share that agreed stays visible beside a probability (issue 14, point 3).
-        if let agreeing, scoreMeaning == .probabilityRight, verdict != nil { parts.append("\(agreeing) of \(answered) agree") }
+        // No model gave a verdict: no figure (issue 29); beside a probability, the share that
+        // agreed (issue 14, point 3).
+        parts.append(ScoreWords.line(agreement, meaning: scoreMeaning, verdict: verdict, agreeing: agreeing, answered: answered))
         // Past a deadline, say plainly that not everyone answered.
         parts.append(answered < asked ? "\(answered) of \(asked) answered" : "\(answered)/\(asked) models")
         parts.append(Self.seconds(elapsed))

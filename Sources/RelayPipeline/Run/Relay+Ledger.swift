@@ -107,10 +107,13 @@ extension Relay {
         return formatter.string(from: date)
     }
 
-    /// `#12 · 2026-11-24 14:03:11 UTC · false · 82% · 3/3 models · The Eiffel Tower is in Berlin`
+    /// `#12 · 2026-11-24 14:03:11 UTC · false · 82% likely right · 3/3 models · The Eiffel Tower is in Berlin`
+    /// (the score in the reply's words, `ScoreWords`; no figure where there is no verdict).
     static func ledgerLine(_ entry: LedgerEntry) -> String {
-        var line = "#\(entry.id) · \(ledgerDate(entry.createdAt)) UTC · \(entry.verdict?.rawValue ?? "no verdict")"
-        line += " · \(Int((entry.score * 100).rounded()))% · \(entry.answered)/\(entry.asked) models"
+        var line = "#\(entry.id) · \(ledgerDate(entry.createdAt)) UTC · "
+        let score = ScoreWords.inSentence(entry.score, meaning: entry.scoreMeaning, verdict: entry.verdict)
+        line += entry.verdict.map { "\($0.rawValue) · \(score)" } ?? (entry.scoreMeaning == .probabilityRight ? score : "no verdict · \(score)")
+        line += " · \(entry.answered)/\(entry.asked) models"
         if let mark = entry.mark { line += " · marked \(mark.verdict.rawValue)" }
         let claim = entry.claim.map { $0.count > 100 ? String($0.prefix(99)) + "…" : $0 } ?? "(text not kept)"
         return line + " · " + claim.replacingOccurrences(of: "\n", with: " ")
@@ -119,14 +122,8 @@ extension Relay {
     /// One entry with each judge's verdict, confidence, time and answer.
     static func ledgerDetail(_ entry: LedgerEntry) -> String {
         var lines = ["Claim: \(entry.claim ?? "(text not kept: retention was metadata)")"]
-        let score =
-            switch entry.scoreMeaning {
-            case .agreement: "agreement"
-            case .answeredShare: "answered share"
-            case .probabilityRight: "probability right"
-            }
-        lines.append(
-            "Verdict: \(entry.verdict?.rawValue ?? "none") · \(score) \(Int((entry.score * 100).rounded()))% · \(entry.answered)/\(entry.asked) models")
+        let score = ScoreWords.score(entry.score, meaning: entry.scoreMeaning, verdict: entry.verdict)
+        lines.append("Verdict: \(entry.verdict?.rawValue ?? "none") · \(score) · \(entry.answered)/\(entry.asked) models")
         lines.append(
             "Asked \(ledgerDate(entry.createdAt)) UTC by \(entry.user) in \(entry.channel) (\(entry.origin.rawValue)) · backend \(entry.backend)"
                 + (entry.promptsVersion.map { " · \($0)" } ?? ""))

@@ -79,7 +79,15 @@ extension Relay {
         formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
         let lines = entries.map { entry -> String in
             var head = "\(formatter.string(from: entry.createdAt)) UTC · \(entry.command) · \(entry.succeeded ? "ok" : "failed")"
-            if let agreement = entry.agreement { head += " · \(Int((agreement * 100).rounded()))%" }
+            if let agreement = entry.agreement {
+                // In the reply's words where the row says what the score meant (rows from before
+                // it was kept show the bare figure).
+                head +=
+                    " · "
+                    + (entry.scoreMeaning.map {
+                        ScoreWords.line(agreement, meaning: $0, verdict: entry.verdict, agreeing: entry.agreeing, answered: entry.modelsAnswered ?? 0)
+                    } ?? "\(Int((agreement * 100).rounded()))%")
+            }
             if let answered = entry.modelsAnswered, let asked = entry.modelsAsked { head += " · \(answered)/\(asked) models" }
             head += " · \(AgreementFooter.seconds(.clampedSeconds(entry.elapsed)))"
             guard let text = entry.resultText else { return head }

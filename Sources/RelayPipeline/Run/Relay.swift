@@ -221,7 +221,8 @@ public struct Relay: Sendable {
             team: request.event.team, user: request.event.user, channel: request.event.channel, command: command,
             commandLine: keepText ? request.event.text : nil, resultText: keepText ? reply.body : nil,
             succeeded: reply.kind != .error, agreement: consensus?.agreement, modelsAnswered: consensus?.answered,
-            modelsAsked: consensus?.asked, elapsed: elapsed.seconds, createdAt: now())
+            modelsAsked: consensus?.asked, elapsed: elapsed.seconds, createdAt: now(), verdict: consensus?.verdict,
+            scoreMeaning: consensus?.scoreMeaning, agreeing: consensus?.agreeing)
         request.recorder.keep(entry)
     }
 }

@@ -13,8 +13,36 @@ enum PostgresFunctions {
     /// lease lapsed and the run was taken over): `RR001` with the item's id as its message, and
     /// nothing is written. An outbox id already taken raises `RR002` with the id as its message.
     /// A null item writes a record or entries on their own.
-    static let finishRun = """
-        CREATE FUNCTION relay_finish_run(
+    static let finishRun = finishRunFunction(create: "CREATE FUNCTION", history: historyColumnsOfVersion1)
+
+    /// Version 7: the history row keeps a consensus's verdict, score meaning and agreeing count.
+    static let finishRunWithScores = finishRunFunction(create: "CREATE OR REPLACE FUNCTION", history: historyColumnsOfVersion7)
+
+    /// `relay_finish_run`'s history insert, for the columns of each version.
+    private static let historyColumnsOfVersion1 = """
+                INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,
+                    models_answered, models_asked, elapsed, created_at)
+                SELECT h.team, h.user_id, h.channel, h.command, h.command_line, h.result_text, h.succeeded, h.agreement,
+                    h.models_answered, h.models_asked, h.elapsed, h.created_at
+                FROM jsonb_to_record(p_history) AS h(team text, user_id text, channel text, command text, command_line text,
+                    result_text text, succeeded boolean, agreement double precision, models_answered integer,
+                    models_asked integer, elapsed double precision, created_at double precision);
+        """
+
+    private static let historyColumnsOfVersion7 = """
+                INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,
+                    models_answered, models_asked, elapsed, created_at, verdict, score_meaning, agreeing)
+                SELECT h.team, h.user_id, h.channel, h.command, h.command_line, h.result_text, h.succeeded, h.agreement,
+                    h.models_answered, h.models_asked, h.elapsed, h.created_at, h.verdict, h.score_meaning, h.agreeing
+                FROM jsonb_to_record(p_history) AS h(team text, user_id text, channel text, command text, command_line text,
+                    result_text text, succeeded boolean, agreement double precision, models_answered integer,
+                    models_asked integer, elapsed double precision, created_at double precision, verdict text,
+                    score_meaning text, agreeing integer);
+        """
+
+    private static func finishRunFunction(create: String, history: String) -> String {
+        """
+        \(create) relay_finish_run(
             p_item bigint, p_owner text, p_history jsonb, p_ledger jsonb, p_replies jsonb, p_lease_until double precision
         ) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
         DECLARE
@@ -28,13 +56,7 @@ enum PostgresFunctions {
                 END IF;
             END IF;
             IF p_history IS NOT NULL THEN
-                INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,
-                    models_answered, models_asked, elapsed, created_at)
-                SELECT h.team, h.user_id, h.channel, h.command, h.command_line, h.result_text, h.succeeded, h.agreement,
-                    h.models_answered, h.models_asked, h.elapsed, h.created_at
-                FROM jsonb_to_record(p_history) AS h(team text, user_id text, channel text, command text, command_line text,
-                    result_text text, succeeded boolean, agreement double precision, models_answered integer,
-                    models_asked integer, elapsed double precision, created_at double precision);
+        \(history)
             END IF;
             INSERT INTO ledger (id, team, user_id, channel, origin, claim, answer, verdict, score, score_meaning, answered,
                 asked, judges, backend, prompts_version, created_at, mark_verdict, marked_by, marked_at)
@@ -78,6 +100,7 @@ enum PostgresFunctions {
         END
         $fn$
         """
+    }
 
     /// One call of the served API counted for its caller (`CallCountStore.admitCall`), or refused
     /// with the seconds until one would be allowed. Replicas counting one caller take turns on an

@@ -229,6 +229,16 @@ enum PostgresSchema {
                 """
             ]
         ),
+        Migration(
+            version: 7,
+            statements: [
+                // A consensus's verdict, what its score means and how many agreed (issue 46): so
+                // `/history` words a score as the reply did. A replica of the version before
+                // sends no such keys, which the function reads as null.
+                "ALTER TABLE history ADD COLUMN verdict text, ADD COLUMN score_meaning text, ADD COLUMN agreeing integer",
+                PostgresFunctions.finishRunWithScores,
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

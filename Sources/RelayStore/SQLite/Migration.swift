@@ -232,6 +232,16 @@ extension Migration {
                 """
             ]
         ),
+        Migration(
+            version: 9,
+            statements: [
+                // A consensus's verdict, what its score means and how many agreed (issue 46): so
+                // `/history` words a score as the reply did.
+                "ALTER TABLE history ADD COLUMN verdict TEXT",
+                "ALTER TABLE history ADD COLUMN score_meaning TEXT",
+                "ALTER TABLE history ADD COLUMN agreeing INTEGER",
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

@@ -12,17 +12,19 @@ final class StreamPrinter: Sendable {
 
     /// Writes text as it is, no newline added.
     private let raw: @Sendable (String) -> Void
+    private let style: TerminalStyle
     private let state = Mutex(State())
 
-    init(raw: @escaping @Sendable (String) -> Void) {
+    init(raw: @escaping @Sendable (String) -> Void, style: TerminalStyle = .plain) {
         self.raw = raw
+        self.style = style
     }
 
     /// Prints what `partial` adds to what was printed.
     func show(_ partial: PartialAnswer) {
         let out = state.withLock { state -> String in
             var out = ""
-            if !state.started, let heading = PlainTextRenderer.heading(partial.reply) { out += heading + "\n" }
+            if !state.started, let heading = PlainTextRenderer.heading(partial.reply, style: style) { out += heading + "\n" }
             state.started = true
             // A text that no longer starts with what was printed (it never shrinks, normally) waits
             // for the whole reply.
@@ -39,8 +41,8 @@ final class StreamPrinter: Sendable {
     /// answer turned out other than what was printed.
     func rest(of reply: Reply) -> String {
         let (started, printed) = state.withLock { ($0.started, $0.printed) }
-        guard started else { return PlainTextRenderer.render(reply) }
-        guard reply.body.hasPrefix(printed) else { return "\n" + PlainTextRenderer.render(reply) }
-        return ([String(reply.body.dropFirst(printed.count))] + PlainTextRenderer.tail(reply)).joined(separator: "\n")
+        guard started else { return PlainTextRenderer.render(reply, style: style) }
+        guard reply.body.hasPrefix(printed) else { return "\n" + PlainTextRenderer.render(reply, style: style) }
+        return ([String(reply.body.dropFirst(printed.count))] + PlainTextRenderer.tail(reply, style: style)).joined(separator: "\n")
     }
 }

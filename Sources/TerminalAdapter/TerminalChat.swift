@@ -1,6 +1,7 @@
 import Foundation
 public import RelayCore
 public import RelayPipeline
+import Synchronization
 
 /// The terminal adapter: a prompt where one user of one team types command lines.
 ///
@@ -11,14 +12,17 @@ public struct TerminalChat: Sendable {
     public var team: String
     public var user: String
     public var channel: String
+    /// How replies are dressed: colour on a terminal that shows it (`TerminalStyle.detect`).
+    public var style: TerminalStyle
 
     /// Only the operator uses the terminal, so its replies name what failed in full (the
     /// backend's address, the provider's text) instead of an error id.
-    public init(relay: Relay, team: String = "local", user: String = "me", channel: String = "terminal") {
+    public init(relay: Relay, team: String = "local", user: String = "me", channel: String = "terminal", style: TerminalStyle = .plain) {
         self.relay = relay.reportingFailures(.operator)
         self.team = team
         self.user = user
         self.channel = channel
+        self.style = style
     }
 
     /// Runs one command line and returns its reply (progress lines go to `write` as they happen).
@@ -34,17 +38,26 @@ public struct TerminalChat: Sendable {
     {
         // The terminal user owns their local team: they may change any chain or command in it.
         let event = Event(platform: "terminal", team: team, channel: channel, user: user, text: line, repliedTo: repliedTo, isAdmin: true)
-        let printer = stream.map { StreamPrinter(raw: $0) }
+        let printer = stream.map { StreamPrinter(raw: $0, style: style) }
         let reply =
-            await relay.handle(event) { progress in
+            await relay.handle(event) { [style] progress in
                 if let partial = progress.partial {
                     printer?.show(partial)
                 } else {
-                    write(PlainTextRenderer.render(progress))
+                    write(PlainTextRenderer.render(progress, style: style))
                 }
             } ?? .info("(already handled)")
-        return (reply, printer?.rest(of: reply) ?? PlainTextRenderer.render(reply))
+        return (reply, printer?.rest(of: reply) ?? PlainTextRenderer.render(reply, style: style))
     }
+
+    /// How a session ended: `/quit`, or the end of the input (Ctrl-D).
+    public enum Ending: Sendable {
+        case quit
+        case endOfInput
+    }
+
+    /// What Ctrl-C at the prompt says: it stops commands, and how to leave.
+    public static let interruptHint = "(Ctrl-C stops a command while it runs; `/quit` or Ctrl-D leaves.)"
 
     /// What plain text typed at the prompt gets: the command that asks it, and where the list is.
     static func plainTextHint(_ line: String) -> String {
@@ -53,11 +66,26 @@ public struct TerminalChat: Sendable {
     }
 
     /// Reads lines until the input ends or the user types `/quit`. Answers are printed as they
-    /// are written to `stream` (raw text) when given.
+    /// are written to `stream` (raw text) when given. With `interrupts`, Ctrl-C stops the command
+    /// running ("Cancelled.") and the session goes on; with `working`, a spinner shows until the
+    /// command's first output.
+    @discardableResult
     public func run<Lines: AsyncSequence>(
-        lines: Lines, prompt: @escaping @Sendable () -> Void, write: @escaping @Sendable (String) -> Void, stream: (@Sendable (String) -> Void)? = nil
-    ) async throws
+        lines: Lines, prompt: @escaping @Sendable () -> Void, write: @escaping @Sendable (String) -> Void, stream: (@Sendable (String) -> Void)? = nil,
+        interrupts: ChatInterrupts? = nil, working: WorkingIndicator? = nil
+    ) async throws -> Ending
     where Lines.Element == String {
+        // Whatever a command writes first erases the spinner.
+        let write: @Sendable (String) -> Void = { text in
+            working?.stop()
+            write(text)
+        }
+        let stream = stream.map { stream in
+            { @Sendable (text: String) in
+                working?.stop()
+                stream(text)
+            }
+        }
         write("Rhea Relay — type a command (`/help` lists them, `/quit` leaves).")
         prompt()
         for try await raw in lines {
@@ -66,15 +94,25 @@ public struct TerminalChat: Sendable {
                 prompt()
                 continue
             }
-            if ["/quit", "/exit", "quit", "exit"].contains(line) { break }
+            if ["/quit", "/exit", "quit", "exit"].contains(line) { return .quit }
             // Plain text is most likely a question: say how to ask it rather than "unknown command".
             if !line.hasPrefix("/") {
                 write(Self.plainTextHint(line))
                 prompt()
                 continue
             }
-            write(await answer(line, write: write, stream: stream).rest)
+            working?.start()
+            let rest = Mutex<String?>(nil)
+            let finished = await (interrupts ?? ChatInterrupts()).run {
+                let answer = await self.answer(line, write: write, stream: stream).rest
+                rest.withLock { $0 = answer }
+            }
+            working?.stop()
+            // A stopped command's reply (an error from its cancelled call, or half an answer) is
+            // not shown: it was stopped on purpose.
+            write(finished ? rest.withLock { $0 } ?? "" : "\nCancelled.")
             prompt()
         }
+        return .endOfInput
     }
 }

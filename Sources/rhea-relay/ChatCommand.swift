@@ -21,12 +21,26 @@ struct ChatCommand: AsyncParsableCommand {
         } catch {
             writeOut("Warning: \(error.operatorMessage)")  // the operator's terminal: name the address
         }
-        let chat = TerminalChat(relay: runtime.makeRelay(), team: common.team, user: common.user)
+        let chat = TerminalChat(
+            relay: runtime.makeRelay(), team: common.team, user: common.user, style: TerminalStyle.detect(descriptor: STDOUT_FILENO))
         let interactive = isatty(STDIN_FILENO) == 1
-        try await chat.run(
-            lines: StandardInputLines(),
-            prompt: { if interactive { FileHandle.standardOutput.write(Data("› ".utf8)) } },
-            write: writeOut, stream: writeRaw)
+        let prompt: @Sendable () -> Void = { if interactive { FileHandle.standardOutput.write(Data("› ".utf8)) } }
+        // Ctrl-C stops the command running, not the session; at the prompt it says so.
+        let interrupts = ChatInterrupts()
+        signal(SIGINT, SIG_IGN)
+        let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        sigint.setEventHandler {
+            guard !interrupts.interrupt() else { return }
+            writeOut("\n" + TerminalChat.interruptHint)
+            prompt()
+        }
+        sigint.resume()
+        let working = isatty(STDERR_FILENO) == 1 ? WorkingIndicator(write: { FileHandle.standardError.write(Data($0.utf8)) }) : nil
+        let ending = try await chat.run(
+            lines: StandardInputLines(), prompt: prompt, write: writeOut, stream: writeRaw, interrupts: interrupts, working: working)
+        sigint.cancel()
+        // Ctrl-D leaves the cursor after the prompt: end its line.
+        if ending == .endOfInput && interactive { writeOut("") }
         await runtime.shutdown()
     }
 }

@@ -34,7 +34,12 @@ struct CLIProcess {
     /// Runs the binary with `arguments` to its end (SIGKILL after `timeout`, then `timedOut`).
     /// Its stdin, stdout and stderr are files in `directory`; the wait polls (`SpawnedProcess`),
     /// holding no thread of the cooperative pool, which also serves the in-process fake servers.
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60) async throws -> Output {
+    /// `during`: run beside the process with its pid (to send it a signal midway, say); the
+    /// process is waited for after it returns.
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: TimeInterval = 60,
+        during: (@Sendable (pid_t) async throws -> Void)? = nil
+    ) async throws -> Output {
         // A clean environment: only what the test gives, plus PATH and HOME.
         var env = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": directory.path,
@@ -49,6 +54,7 @@ struct CLIProcess {
         let process = try SpawnedProcess(
             [Self.executable.path] + arguments, in: directory.path, environment: env, input: files + ".in", output: files + ".out",
             errors: files + ".err")
+        if let during { try await during(process.processIdentifier) }
         guard await process.waitForExit(within: .milliseconds(Int64(timeout * 1000))) else {
             await process.exited(within: .zero)
             throw CLIError.timedOut(arguments)

@@ -80,6 +80,29 @@ struct FirstRunTests {
         #expect(!chat.stdout.contains("warning"), "\(chat.stdout)")
     }
 
+    /// Ctrl-C in `chat` stops the command running, not the session: the slow answer is not
+    /// shown, "Cancelled." is, and the next command is answered.
+    @Test func ctrlCInChatStopsTheCommandNotTheSession() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let model = try await FakeOpenAIServer.start(
+            persona: .sequence([.slow(seconds: 30, then: .prose("too late")), .prose("Bonjour")]), model: "smollm2-135m-instruct")
+        let chat = try await cli.run(
+            ["chat"], environment: ["LOCAL_MODEL_URL": model.url], stdin: "/translate fr Good night\n/translate fr Good morning\n/quit\n", timeout: 60
+        ) { pid in
+            // Once the slow command is with the model: Ctrl-C.
+            try await eventually("the first command reaches the model", safety: .seconds(30)) {
+                model.requests().contains { $0.path.hasSuffix("/chat/completions") }
+            }
+            kill(pid, SIGINT)
+        }
+        await model.stop()
+        #expect(chat.status == 0, "\(chat.stderr)")
+        #expect(chat.stdout.contains("Cancelled."), "\(chat.stdout)")
+        #expect(!chat.stdout.contains("too late"), "\(chat.stdout)")
+        #expect(chat.stdout.contains("Bonjour"), "the session went on: \(chat.stdout)")
+    }
+
     /// A backend that is configured is used as configured, even with a local model answering.
     @Test func aConfiguredBackendIsNeverReplaced() async throws {
         let cli = try CLIProcess()

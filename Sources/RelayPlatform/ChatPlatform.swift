@@ -202,4 +202,12 @@ public struct PlatformStatus: Sendable, Hashable, CustomStringConvertible {
     public static func off(_ reason: String) -> PlatformStatus {
         PlatformStatus(isOn: false, description: "off: \(reason)")
     }
+
+    /// Off, saying exactly what is missing, and, when some of the platform's settings are given,
+    /// that they are ("off: MATRIX_HOMESERVER_URL is set; missing: MATRIX_ACCESS_TOKEN …"),
+    /// rather than asking for what is already there.
+    public static func off(given: [String], missing: String) -> PlatformStatus {
+        guard !given.isEmpty else { return .off("set \(missing)") }
+        return .off("\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") set; missing: \(missing)")
+    }
 }

@@ -29,6 +29,13 @@ public struct ConfigValues: Sendable {
         return reader.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// The variable names of those of `keys` that are given (in the environment, or the YAML
+    /// file), for a message that says what is set and what is still missing. Only names: no
+    /// value is kept.
+    public func given(_ keys: [String]) -> [String] {
+        keys.filter { reader.string(forKey: ConfigKey($0)).map { !$0.isEmpty } ?? false }.map(Self.envName)
+    }
+
     /// A list of strings (YAML list, or comma-separated in the environment).
     public func strings(_ key: String) -> [String]? {
         readLog.record(key)

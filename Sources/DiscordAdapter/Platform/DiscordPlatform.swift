@@ -23,9 +23,12 @@ public struct DiscordPlatform: ChatPlatform {
     public static let apiURLVariables = ["DISCORD_API_URL", "DISCORD_CDN_URL"]
 
     public let configuration: DiscordConfiguration
+    /// The settings given while Discord stays off, for its status.
+    let given: [String]
 
     public init(configuration: DiscordConfiguration) {
         self.configuration = configuration
+        self.given = []
     }
 
     /// The bot token from the environment or a file, never from the YAML itself; the public key
@@ -52,6 +55,7 @@ public struct DiscordPlatform: ChatPlatform {
         if let reaction = values.string("discord.reaction") { discord.tribunalReaction = reaction.trimmingCharacters(in: CharacterSet(charactersIn: ": ")) }
         if let gateway = try values.bool("discord.gateway") { discord.gateway = gateway }
         self.configuration = discord
+        self.given = values.given(["discord.applicationID", "discord.apiURL", "discord.gateway"])
     }
 
     /// Nothing: Discord hands over an interaction token, not a URL. Answers go to
@@ -65,7 +69,8 @@ public struct DiscordPlatform: ChatPlatform {
             if configuration.botToken != nil {
                 return .off("the gateway is switched off (DISCORD_GATEWAY=false) and DISCORD_PUBLIC_KEY is not set: set it to take slash commands")
             }
-            return .off("set DISCORD_PUBLIC_KEY (slash commands) and DISCORD_BOT_TOKEN (mentions, DMs, reactions, posts after 15 minutes)")
+            return .off(
+                given: given, missing: "DISCORD_PUBLIC_KEY (slash commands) and DISCORD_BOT_TOKEN (mentions, DMs, reactions, posts after 15 minutes)")
         }
         if configuration.botToken == nil {
             return .on(

@@ -19,9 +19,12 @@ public struct MatrixPlatform: ChatPlatform {
     public static let apiURLVariables = ["MATRIX_HOMESERVER_URL"]
 
     public let configuration: MatrixConfiguration
+    /// The settings given while Matrix stays off, for its status.
+    let given: [String]
 
     public init(configuration: MatrixConfiguration) {
         self.configuration = configuration
+        self.given = []
     }
 
     /// The token from the environment or a file, never from the YAML itself.
@@ -46,6 +49,7 @@ public struct MatrixPlatform: ChatPlatform {
             matrix.syncTimeout = timeout
         }
         self.configuration = matrix
+        self.given = values.given(["matrix.homeserverURL", "matrix.allowedServers", "matrix.syncTimeout"])
     }
 
     /// Nothing: Matrix hands over no URL to answer at. Answers go to `MATRIX_HOMESERVER_URL`,
@@ -53,7 +57,12 @@ public struct MatrixPlatform: ChatPlatform {
     public var callbackRule: CallbackRule { .nothing }
 
     public var status: PlatformStatus {
-        guard configuration.isEnabled else { return .off("set MATRIX_HOMESERVER_URL and MATRIX_ACCESS_TOKEN (the bot account's)") }
+        guard configuration.isEnabled else {
+            return .off(
+                given: given,
+                missing: given.contains("MATRIX_HOMESERVER_URL")
+                    ? "MATRIX_ACCESS_TOKEN (the bot account's)" : "MATRIX_HOMESERVER_URL and MATRIX_ACCESS_TOKEN (the bot account's)")
+        }
         return .on("/sync")
     }
 

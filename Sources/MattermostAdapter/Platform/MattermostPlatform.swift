@@ -26,9 +26,12 @@ public struct MattermostPlatform: ChatPlatform {
     public static let apiURLVariables = ["MATTERMOST_URL"]
 
     public let configuration: MattermostConfiguration
+    /// The settings given while Mattermost stays off, for its status.
+    let given: [String]
 
     public init(configuration: MattermostConfiguration) {
         self.configuration = configuration
+        self.given = []
     }
 
     /// Tokens from the environment or files, never from the YAML itself.
@@ -66,6 +69,7 @@ public struct MattermostPlatform: ChatPlatform {
         }
         if let websocket = try values.bool("mattermost.websocket") { mattermost.websocket = websocket }
         self.configuration = mattermost
+        self.given = values.given(["mattermost.url", "mattermost.websocket"])
     }
 
     public var status: PlatformStatus {
@@ -75,7 +79,11 @@ public struct MattermostPlatform: ChatPlatform {
         ].compactMap { $0 }
         switch (configuration.commandsEnabled, configuration.botEnabled) {
         case (false, false):
-            return .off("set MATTERMOST_URL with MATTERMOST_COMMAND_TOKENS (slash commands) and/or MATTERMOST_BOT_TOKEN (the bot)")
+            return .off(
+                given: given,
+                missing: given.contains("MATTERMOST_URL")
+                    ? "MATTERMOST_COMMAND_TOKENS (slash commands) and/or MATTERMOST_BOT_TOKEN (the bot)"
+                    : "MATTERMOST_URL with MATTERMOST_COMMAND_TOKENS (slash commands) and/or MATTERMOST_BOT_TOKEN (the bot)")
         case (true, false):
             return .on(
                 parts.joined(separator: " + "),

@@ -22,9 +22,12 @@ public struct SlackPlatform: ChatPlatform {
     public static let apiURLVariables = ["SLACK_API_URL", "SLACK_FILES_URL"]
 
     public let configuration: SlackConfiguration
+    /// The settings given while Slack stays off, for its status.
+    let given: [String]
 
     public init(configuration: SlackConfiguration) {
         self.configuration = configuration
+        self.given = []
     }
 
     /// Secrets from the environment or files, never from the YAML itself.
@@ -51,6 +54,7 @@ public struct SlackPlatform: ChatPlatform {
             throw ConfigurationError("SLACK_APP_TOKEN (slack.appToken) must be an app-level token starting with `xapp-` (Socket Mode).")
         }
         self.configuration = slack
+        self.given = values.given(["slack.botToken", "slack.botTokenFile", "slack.teamID", "slack.apiURL"])
     }
 
     /// What is wrong with a signing secret's shape, or nil. Slack's are 32 lower-case hex digits;
@@ -75,7 +79,11 @@ public struct SlackPlatform: ChatPlatform {
         let modes = [configuration.httpModeEnabled ? "HTTP" : nil, configuration.socketModeEnabled ? "Socket Mode" : nil].compactMap { $0 }
         switch (configuration.isEnabled, configuration.botToken != nil) {
         case (false, _):
-            return .off("set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode), and SLACK_BOT_TOKEN")
+            return .off(
+                given: given,
+                missing: given.contains("SLACK_BOT_TOKEN") || given.contains("SLACK_BOT_TOKEN_FILE")
+                    ? "SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)"
+                    : "SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode), and SLACK_BOT_TOKEN")
         case (true, false):
             return .on(
                 modes.joined(separator: " + "),

@@ -20,9 +20,12 @@ public struct TelegramPlatform: ChatPlatform {
     public static let apiURLVariables = ["TELEGRAM_API_URL"]
 
     public let configuration: TelegramConfiguration
+    /// The settings given while Telegram stays off, for its status.
+    let given: [String]
 
     public init(configuration: TelegramConfiguration) {
         self.configuration = configuration
+        self.given = []
     }
 
     /// The bot token and webhook secret from the environment or files, never from the YAML itself.
@@ -65,6 +68,9 @@ public struct TelegramPlatform: ChatPlatform {
         }
         if let polls = try values.bool("telegram.poll") { telegram.polls = polls }
         self.configuration = telegram
+        self.given = values.given([
+            "telegram.mode", "telegram.webhookSecret", "telegram.webhookSecretFile", "telegram.apiURL", "telegram.poll", "telegram.pollTimeout",
+        ])
     }
 
     /// `<digits>:<35 or so of A-Z a-z 0-9 _ ->`: BotFather's shape, checked so a pasted
@@ -80,7 +86,7 @@ public struct TelegramPlatform: ChatPlatform {
     public var callbackRule: CallbackRule { .nothing }
 
     public var status: PlatformStatus {
-        guard configuration.isEnabled else { return .off("set TELEGRAM_BOT_TOKEN (from @BotFather)") }
+        guard configuration.isEnabled else { return .off(given: given, missing: "TELEGRAM_BOT_TOKEN (from @BotFather)") }
         switch configuration.mode {
         case .webhook:
             return .on("webhook at /telegram/webhook")

@@ -189,6 +189,8 @@ public struct PlatformStatus: Sendable, Hashable, CustomStringConvertible {
     public var isOn: Bool
     /// "on (webhook + websocket)", "off: set FOO_TOKEN …".
     public var description: String
+    /// Off, though some of its settings are given: a mistake to report (`rhea-relay doctor`).
+    public var isHalfConfigured = false
 
     public static func on(_ detail: String) -> PlatformStatus {
         PlatformStatus(isOn: true, description: detail.isEmpty ? "on" : "on (\(detail))")
@@ -208,6 +210,8 @@ public struct PlatformStatus: Sendable, Hashable, CustomStringConvertible {
     /// rather than asking for what is already there.
     public static func off(given: [String], missing: String) -> PlatformStatus {
         guard !given.isEmpty else { return .off("set \(missing)") }
-        return .off("\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") set; missing: \(missing)")
+        var status = PlatformStatus.off("\(given.joined(separator: ", ")) \(given.count == 1 ? "is" : "are") set; missing: \(missing)")
+        status.isHalfConfigured = true
+        return status
     }
 }

@@ -5,17 +5,22 @@ import Synchronization
 /// (`COUNCIL_A_API_KEY` for `COUNCIL_A_API_KEY_ENV`) — is named in a warning at start instead of
 /// being silently ignored.
 public final class ConfigReadLog: Sendable {
-    private let names = Mutex(Set<String>())
+    private let names = Mutex((variables: Set<String>(), keys: Set<String>()))
 
     public init() {}
 
     func record(_ key: String) {
         let name = ConfigValues.envName(key)
-        names.withLock { _ = $0.insert(name) }
+        names.withLock {
+            _ = $0.variables.insert(name)
+            _ = $0.keys.insert(key)
+        }
     }
 
     /// Every variable name read so far.
-    public var read: Set<String> { names.withLock { $0 } }
+    public var read: Set<String> { names.withLock { $0.variables } }
+    /// The same keys as the YAML file spells them (`telegram.botToken`).
+    public var keys: Set<String> { names.withLock { $0.keys } }
 }
 
 /// Warnings for variables that look like the relay's and that nothing read.
@@ -33,10 +38,16 @@ public enum UnreadVariables {
         let known = read.union(alsoKnown)
         return environment.keys.sorted().compactMap { name -> String? in
             guard prefixes.contains(where: name.hasPrefix), !known.contains(name) else { return nil }
-            let nearest = known.filter { $0.first == name.first }.min { distance(name, $0) < distance(name, $1) }
-            let hint = nearest.flatMap { distance(name, $0) <= max(3, name.count / 3) ? " Did you mean \($0)?" : nil } ?? ""
+            let hint = nearest(to: name, in: known).map { " Did you mean \($0)?" } ?? ""
             return "warning: \(name) is set, but rhea-relay reads no such variable; it is ignored.\(hint)"
         }
+    }
+
+    /// Of `candidates` starting with the same character, the one nearest `name`, when it is near
+    /// enough to be what was meant (a few edits, a third of the name at most).
+    public static func nearest(to name: String, in candidates: Set<String>) -> String? {
+        let nearest = candidates.filter { $0.first == name.first }.min { distance(name, $0) < distance(name, $1) }
+        return nearest.flatMap { distance(name, $0) <= max(3, name.count / 3) ? $0 : nil }
     }
 
     /// Edit distance (insertions, deletions, substitutions) between two names.

@@ -67,7 +67,10 @@ public struct DiscordPlatform: ChatPlatform {
         let modes = [configuration.interactionsEnabled ? "interactions" : nil, configuration.gatewayEnabled ? "gateway" : nil].compactMap { $0 }
         guard configuration.isEnabled else {
             if configuration.botToken != nil {
-                return .off("the gateway is switched off (DISCORD_GATEWAY=false) and DISCORD_PUBLIC_KEY is not set: set it to take slash commands")
+                var status = PlatformStatus.off(
+                    "the gateway is switched off (DISCORD_GATEWAY=false) and DISCORD_PUBLIC_KEY is not set: set it to take slash commands")
+                status.isHalfConfigured = true
+                return status
             }
             return .off(
                 given: given, missing: "DISCORD_PUBLIC_KEY (slash commands) and DISCORD_BOT_TOKEN (mentions, DMs, reactions, posts after 15 minutes)")

@@ -111,6 +111,25 @@ public final class PostgresStore: Store {
     /// (measured: a loaded 2-core machine's PostgreSQL has taken more than 5 s to finish a SCRAM
     /// login) — is asked again, up to `startupAttempts` times; anything else (a refused port, a
     /// wrong password) is told at once.
+    /// Connects once and reads the schema's version, changing nothing (`rhea-relay doctor`): nil
+    /// for a database no relay has used yet. Throws what connecting met (address, password, TLS).
+    public static func schemaVersion(url: PostgresURL, logger: Logger = Logger(label: "rhea-relay.store")) async throws -> Int? {
+        let connection = try await firstConnection(url, timeout: defaultOperationTimeout, logger: logger)
+        defer { Task { try? await connection.close() } }
+        let exists = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger).decode(Bool.self)
+        var found = false
+        for try await value in exists { found = value }
+        guard found else { return nil }
+        var version: Int?
+        for try await value in try await connection.query("SELECT max(version) FROM schema_migrations", logger: logger).decode(Int?.self) {
+            version = value
+        }
+        return version
+    }
+
+    /// The newest schema version this code knows.
+    public static var latestSchemaVersion: Int { PostgresSchema.latestVersion }
+
     private static func firstConnection(_ url: PostgresURL, timeout: Duration, logger: Logger) async throws -> PostgresConnection {
         let configuration: PostgresConnection.Configuration
         do {

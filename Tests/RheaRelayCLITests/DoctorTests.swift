@@ -1,0 +1,75 @@
+import Foundation
+import RelayTestSupport
+import RelayTestTags
+import Testing
+
+/// `rhea-relay doctor`: the mistakes a newcomer makes, each named with its fix, before anything
+/// runs (issue 46, point 2).
+@Suite("rhea-relay doctor", .tags(.peers))
+struct DoctorTests {
+    @Test func misspeltKeysSecretsInTheFileAndHalfAPlatformAreNamedWithTheFix() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let config = cli.directory.appendingPathComponent("relay.yaml")
+        try Data(
+            """
+            slak:
+              signingSecret: x
+            telegram:
+              botToken: "123456789:AAEabcdefghijklmnopqrstuvwxyz012345"
+            relay:
+              lang: de
+            """.utf8
+        ).write(to: config)
+        let out = try await cli.run(
+            ["doctor", "--offline", "--config", config.path],
+            environment: ["MATRIX_HOMESERVER_URL": "https://matrix.example.org", "COUNCIL_MODLES": "a,b"])
+        #expect(out.status == 2, "\(out.stdout)\(out.stderr)")
+        let lines = out.stdout.split(separator: "\n").map(String.init)
+        for expected in [
+            "✓ configuration: read from \(config.path) and the environment",
+            "✗ relay.yaml: `slak.signingSecret` is not a setting rhea-relay reads here; it is ignored. Did you mean `slack.signingSecret`?",
+            "✗ relay.yaml: `telegram.botToken` is a secret, and secrets are never read from the YAML file: set TELEGRAM_BOT_TOKEN, or `telegram.botTokenFile` to a file that holds it (then take it out of relay.yaml).",
+            "✗ environment: COUNCIL_MODLES is set, but rhea-relay reads no such variable; it is ignored. Did you mean COUNCIL_MODELS?",
+            "✗ matrix: off: MATRIX_HOMESERVER_URL is set; missing: MATRIX_ACCESS_TOKEN (the bot account's)",
+            "✓ slack: off: set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode), and SLACK_BOT_TOKEN",
+        ] {
+            #expect(lines.contains(expected), "missing: \(expected)\n\(out.stdout)")
+        }
+        #expect(!out.stdout.contains("AAEabcdefghij"), "the secret is never printed")
+        #expect(!lines.contains { $0.contains("relay.lang") }, "a key that is read is not named")
+    }
+
+    @Test func aConfigurationThatLoadsNotIsOneLineAndExitTwo() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let out = try await cli.run(["doctor", "--offline"], environment: ["RELAY_TIER": "gold"])
+        #expect(out.status == 2)
+        #expect(out.stdout == "✗ configuration: relay.tier (RELAY_TIER) must be cheap, mid or frontier, got `gold`.\n", "\(out.stdout)")
+    }
+
+    /// Online: the backend answers or says why not, and the store is reachable; all well, exit 0.
+    @Test func theBackendAndTheStoreAreAsked() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        try await withFakeRheaTribunal { fake in
+            let good = try await cli.run(["doctor"], environment: ["TRIBUNAL_URL": fake.url])
+            #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+            #expect(good.stdout.contains("✓ backend: the Rhea Tribunal at \(fake.url)"), "\(good.stdout)")
+            #expect(good.stdout.contains("✓ store: SQLite at"), "\(good.stdout)")
+        }
+        let model = try await FakeOpenAIServer.start(requiredKey: "sk-right-0123456789")
+        let refused = try await cli.run(
+            ["doctor"],
+            environment: [
+                "TRIBUNAL_BACKEND": "council", "COUNCIL_MODELS": "mini", "COUNCIL_MINI_BASE_URL": model.url, "COUNCIL_MINI_MODEL": "m",
+                "COUNCIL_MINI_TIER": "cheap", "COUNCIL_MINI_API_KEY_ENV": "MINI_KEY", "MINI_KEY": "sk-wrong-0123456789",
+                "STORE_URL": "postgres://relay:secret@127.0.0.1:9/relay",
+            ])
+        await model.stop()
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("✗ council model mini: \(model.url) refused the key (HTTP 401): check MINI_KEY holds a valid key"), "\(refused.stdout)")
+        #expect(refused.stdout.contains("✗ store: PostgreSQL at postgres://relay:"), "\(refused.stdout)")
+        #expect(!refused.stdout.contains("sk-wrong") && !refused.stdout.contains(":secret@"), "no secret printed: \(refused.stdout)")
+    }
+}

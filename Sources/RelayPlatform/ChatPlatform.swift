@@ -61,6 +61,13 @@ public protocol ChatPlatform: Sendable {
     /// `ConfigurationError` that says what to set or pass when the request or the configuration
     /// falls short, or when the platform refuses (the CLI prints it and exits with 2).
     func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String]
+
+    /// Asks the platform whether it takes the configured credentials (`rhea-relay doctor`), on a
+    /// transport of its own, shut down before it returns: who they belong to, or what it said and
+    /// the fix. Nil when the platform holds no credential it can be asked about (it is off, or
+    /// its only secrets are ones the platform never shows, such as a signing secret). There is
+    /// no default: every platform says how its credentials are checked.
+    func checkCredentials(logger: Logger) async -> CredentialCheck?
 }
 
 extension ChatPlatform {

@@ -32,6 +32,8 @@ public final class FakeDiscordAPI: Sendable {
     public static let editOriginal = "editOriginal"
     public static let followup = "followup"
     public static let createDM = "createDM"
+    /// `GET /users/@me`: the bot's own user, for a check of its token.
+    public static let currentUser = "currentUser"
     public static let commands = "commands"
 
     /// The application every interaction names.

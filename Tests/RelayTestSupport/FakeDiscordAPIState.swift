@@ -191,6 +191,8 @@ struct FakeDiscordAPIState: Sendable {
             return Answer(status: 200, body: ["id": .string(original.id), "content": body["content"] ?? ""])
         case FakeDiscordAPI.followup:
             return post(channel: "webhook", request: request)
+        case FakeDiscordAPI.currentUser:
+            return Answer(status: 200, body: ["id": .string(FakeDiscordAPI.botUserID), "username": "rhea", "bot": true])
         case FakeDiscordAPI.createDM:
             let user = request.body?["recipient_id"]?.stringValue ?? "0"
             return Answer(status: 200, body: ["id": .string("9\(user.suffix(18))"), "type": 1])
@@ -246,6 +248,7 @@ struct FakeDiscordAPIState: Sendable {
         case ("PATCH", 5, "webhooks") where parts[3] == "messages" && parts[4] == "@original": (FakeDiscordAPI.editOriginal, false)
         case ("POST", 3, "webhooks"): (FakeDiscordAPI.followup, false)
         case ("POST", 3, "users") where parts[1] == "@me" && parts[2] == "channels": (FakeDiscordAPI.createDM, true)
+        case ("GET", 2, "users") where parts[1] == "@me": (FakeDiscordAPI.currentUser, true)
         case ("PUT", 3, "applications") where parts[2] == "commands": (FakeDiscordAPI.commands, true)
         case ("PUT", 5, "applications") where parts[2] == "guilds" && parts[4] == "commands": (FakeDiscordAPI.commands, true)
         default: ("unknown", false)

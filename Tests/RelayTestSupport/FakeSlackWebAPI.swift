@@ -31,7 +31,7 @@ public final class FakeSlackWebAPI: Sendable {
     /// The methods served, as paths.
     static let methods: Set<String> = [
         "/api/chat.postMessage", "/api/chat.update", "/api/chat.postEphemeral", "/api/apps.connections.open",
-        "/api/conversations.replies", "/api/users.info",
+        "/api/conversations.replies", "/api/users.info", "/api/auth.test",
     ]
     /// The bot's user and bot ids in posted messages.
     public static let botUserID = "U0FAKEBOT"

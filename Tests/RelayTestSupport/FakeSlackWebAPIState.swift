@@ -107,6 +107,12 @@ struct FakeSlackWebAPIState: Sendable {
         }
         if method == "conversations.replies" { return replies(Self.form(request.rawBody)) }
         if method == "users.info" { return userInfo(Self.form(request.rawBody)) }
+        if method == "auth.test" {
+            return .json([
+                "ok": true, "team": "Fake workspace", "user": "rhea", "team_id": "T0FAKE", "user_id": .string(FakeSlackWebAPI.botUserID),
+                "bot_id": .string(FakeSlackWebAPI.botID),
+            ])
+        }
         guard let body = request.body else { return .error("invalid_json") }
         guard case .object = body else { return .error("invalid_arguments") }
         switch body["channel"] {

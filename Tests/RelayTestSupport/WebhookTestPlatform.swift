@@ -44,6 +44,9 @@ public struct WebhookTestPlatform: ChatPlatform {
 
     /// What to point the sender at, as a platform that is told where to post: needs its token
     /// and `--url`; `--guild` and `--webhook` are not its business.
+    /// No credential to ask about: requests carry only a shared secret.
+    public func checkCredentials(logger: Logger) async -> CredentialCheck? { nil }
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         guard token != nil else { throw ConfigurationError("register testhook needs TESTHOOK_TOKEN.") }
         guard let url = request.publicURL else { throw ConfigurationError("--url is required for testhook: the relay's public base URL.") }

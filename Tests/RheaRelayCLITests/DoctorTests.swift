@@ -72,4 +72,49 @@ struct DoctorTests {
         #expect(refused.stdout.contains("✗ store: PostgreSQL at postgres://relay:"), "\(refused.stdout)")
         #expect(!refused.stdout.contains("sk-wrong") && !refused.stdout.contains(":secret@"), "no secret printed: \(refused.stdout)")
     }
+
+    /// Each platform that is on is asked whether it takes its token: whose it is, or that it
+    /// was refused with the fix.
+    @Test func eachPlatformIsAskedAboutItsToken() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        try await withFakeRheaTribunal { tribunal in
+            try await withFakeTelegramBotAPI { telegram in
+                try await withFakeSlackWebAPI { slack in
+                    try await withFakeDiscordAPI { discord in
+                        try await withFakeMattermost { mattermost in
+                            let right = [
+                                "TRIBUNAL_URL": tribunal.url, "TELEGRAM_BOT_TOKEN": telegram.token, "TELEGRAM_API_URL": telegram.url,
+                                "SLACK_SIGNING_SECRET": ServeReplicas.signingSecret, "SLACK_BOT_TOKEN": slack.botToken, "SLACK_API_URL": slack.apiURL,
+                                "DISCORD_BOT_TOKEN": discord.botToken, "DISCORD_API_URL": discord.apiURL,
+                                "MATTERMOST_URL": mattermost.url, "MATTERMOST_BOT_TOKEN": FakeMattermost.botToken,
+                            ]
+                            let good = try await cli.run(["doctor"], environment: right)
+                            #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+                            for expected in [
+                                "✓ telegram: TELEGRAM_BOT_TOKEN is @\(telegram.botUsername)'s", "✓ slack: SLACK_BOT_TOKEN is rhea's, in Fake workspace",
+                                "✓ discord: DISCORD_BOT_TOKEN is rhea's", "✓ mattermost: MATTERMOST_BOT_TOKEN is @",
+                            ] {
+                                #expect(good.stdout.contains(expected), "missing: \(expected)\n\(good.stdout)")
+                            }
+                            var wrong = right
+                            wrong["TELEGRAM_BOT_TOKEN"] = "123456789:AAEwrongwrongwrongwrongwrongwrong012"
+                            wrong["SLACK_BOT_TOKEN"] = "xoxb-wrong-token"
+                            wrong["DISCORD_BOT_TOKEN"] = "wrong-discord-token.abc.def"
+                            wrong["MATTERMOST_BOT_TOKEN"] = "wrongtoken00000000000001"
+                            let bad = try await cli.run(["doctor"], environment: wrong)
+                            #expect(bad.status == 2, "\(bad.stdout)\(bad.stderr)")
+                            for expected in [
+                                "✗ telegram: Telegram refused TELEGRAM_BOT_TOKEN", "✗ slack: Slack refused SLACK_BOT_TOKEN",
+                                "✗ discord: Discord refused DISCORD_BOT_TOKEN", "✗ mattermost: Mattermost refused MATTERMOST_BOT_TOKEN",
+                            ] {
+                                #expect(bad.stdout.contains(expected), "missing: \(expected)\n\(bad.stdout)")
+                            }
+                            #expect(!bad.stdout.contains("wrongwrong") && !bad.stdout.contains("xoxb-wrong"), "no token printed: \(bad.stdout)")
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -132,6 +132,21 @@ public struct DiscordPlatform: ChatPlatform {
     public static let registrationHelp =
         "needs DISCORD_APPLICATION_ID and DISCORD_BOT_TOKEN; sends the slash commands to Discord, globally or with --guild ID in one server (shown at once)."
 
+    /// The bot token, by `GET /users/@me`. The public key is never shown to Discord: it checks
+    /// each interaction's signature.
+    public func checkCredentials(logger: Logger) async -> CredentialCheck? {
+        guard configuration.botToken != nil else { return nil }
+        return await CredentialCheck.asking { transport in
+            do throws(DiscordAPIError) {
+                let name = try await DiscordRESTClient(transport: transport, apiURL: configuration.apiURL, botToken: configuration.botToken, logger: logger)
+                    .currentUser()
+                return .accepted("DISCORD_BOT_TOKEN is \(name)'s")
+            } catch {
+                return error.credentialCheck("DISCORD_BOT_TOKEN", fix: "Reset the token on the application's Bot page and copy it again.")
+            }
+        }
+    }
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         let count = try await registerCommands(guildID: request.scope, logger: logger)
         return [

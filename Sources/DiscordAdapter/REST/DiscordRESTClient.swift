@@ -324,8 +324,19 @@ extension DiscordREST {
         return try await send(DiscordRequest(route, body: commands), as: ListAnswer.self).count
     }
 
+    /// `GET /users/@me`: the bot's own name, to check its token.
+    public func currentUser() async throws(DiscordAPIError) -> String {
+        let route = DiscordRoute(method: "GET", template: "/users/@me", path: "/users/@me", majorParameter: "")
+        return try await send(DiscordRequest(route), as: DiscordCurrentUser.self).username
+    }
+
     /// The id of the message a webhook call answered with, when it answered one.
     static func messageID(in body: [UInt8]) -> String? {
         try? PayloadDecoding.json(DiscordObjectID.self, from: body, as: "Discord answer").id
     }
+}
+
+/// `GET /users/@me`'s answer, as far as it is read.
+struct DiscordCurrentUser: Decodable {
+    var username: String
 }

@@ -81,6 +81,19 @@ public struct MatrixPlatform: ChatPlatform {
     public static let registrationHelp =
         "needs MATRIX_HOMESERVER_URL and MATRIX_ACCESS_TOKEN (the bot account's); checks the token and says whom to invite (Matrix has no command list)."
 
+    /// The access token, by `whoami`.
+    public func checkCredentials(logger: Logger) async -> CredentialCheck? {
+        guard let url = configuration.homeserverURL, let token = configuration.accessToken else { return nil }
+        return await CredentialCheck.asking { transport in
+            do throws(MatrixAPIError) {
+                let user = try await MatrixClient(transport: transport, homeserverURL: url, token: token, logger: logger).whoami()
+                return .accepted("MATRIX_ACCESS_TOKEN is \(user)'s")
+            } catch {
+                return error.credentialCheck("MATRIX_ACCESS_TOKEN", fix: "Log the bot account in again and copy its access token.")
+            }
+        }
+    }
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         guard let url = configuration.homeserverURL, let token = configuration.accessToken else {
             throw ConfigurationError("register matrix needs MATRIX_HOMESERVER_URL and MATRIX_ACCESS_TOKEN (the bot account's).")

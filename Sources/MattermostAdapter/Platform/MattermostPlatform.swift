@@ -116,6 +116,21 @@ public struct MattermostPlatform: ChatPlatform {
     public static let registrationHelp =
         "needs --url https://your.server; with MATTERMOST_URL, MATTERMOST_BOT_TOKEN and --team creates the slash command, else prints how to make it by hand."
 
+    /// The bot token, by `GET /users/me`. A slash command's token is never shown to Mattermost:
+    /// it is checked on each command.
+    public func checkCredentials(logger: Logger) async -> CredentialCheck? {
+        guard configuration.botToken != nil else { return nil }
+        return await CredentialCheck.asking { transport in
+            do throws(MattermostAPIError) {
+                let me = try await MattermostClient(transport: transport, serverURL: configuration.serverURL, botToken: configuration.botToken, logger: logger)
+                    .me()
+                return .accepted("MATTERMOST_BOT_TOKEN is @\(me.username)'s")
+            } catch {
+                return error.credentialCheck("MATTERMOST_BOT_TOKEN", fix: "Make a new token for the bot account (Integrations → Bot Accounts).")
+            }
+        }
+    }
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         guard let url = request.publicURL else {
             throw ConfigurationError("--url is required for \(Self.name): the relay's public base URL, e.g. https://relay.example.com.")

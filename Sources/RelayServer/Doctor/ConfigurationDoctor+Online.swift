@@ -4,13 +4,15 @@ public import Logging
 import NIOHTTP1
 import RelayCore
 import RelayHTTP
+import RelayPlatform
 import RelayStore
 import RelayTribunal
 
 extension ConfigurationDoctor {
     /// What needs the network: the backend answers (the Rhea gateway's health, or each council
-    /// model's `GET /models` with its key), and the store can be reached (PostgreSQL: a
-    /// connection and the schema's version, nothing changed; SQLite: its directory is writable).
+    /// model's `GET /models` with its key), the store can be reached (PostgreSQL: a connection
+    /// and the schema's version, nothing changed; SQLite: its directory is writable), and each
+    /// platform that is on takes its credentials (`ChatPlatform.checkCredentials`).
     public static func online(_ configuration: AppConfiguration, checkBackend: Bool = true, logger: Logger) async -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         if checkBackend {
@@ -23,6 +25,13 @@ extension ConfigurationDoctor {
             }
         }
         findings.append(await storeFinding(configuration, logger: logger))
+        for platform in configuration.platforms where platform.status.isOn {
+            switch await platform.checkCredentials(logger: logger) {
+            case .accepted(let whose)?: findings.append(.ok(type(of: platform).name, whose))
+            case .refused(let why)?: findings.append(.problem(type(of: platform).name, why))
+            case nil: break
+            }
+        }
         return findings
     }
 

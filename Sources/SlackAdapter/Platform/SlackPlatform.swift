@@ -102,6 +102,21 @@ public struct SlackPlatform: ChatPlatform {
     public static let registrationHelp =
         "needs --url https://your.server (the relay's public base URL); prints the app manifest to paste at api.slack.com/apps. Serving then needs SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_APP_TOKEN for Socket Mode)."
 
+    /// The bot token, by `auth.test`. The signing secret and the app token are never shown to
+    /// Slack on their own: the first is checked on each request, the second when Socket Mode
+    /// opens its connection.
+    public func checkCredentials(logger: Logger) async -> CredentialCheck? {
+        guard configuration.botToken != nil else { return nil }
+        return await CredentialCheck.asking { transport in
+            do throws(SlackAPIError) {
+                let (user, team) = try await SlackWebClient(transport: transport, configuration: configuration, logger: logger).authTest()
+                return .accepted("SLACK_BOT_TOKEN is \(user)'s, in \(team)")
+            } catch {
+                return error.credentialCheck("SLACK_BOT_TOKEN", fix: "Copy the Bot User OAuth Token again from the app's OAuth & Permissions page.")
+            }
+        }
+    }
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         guard let url = request.publicURL else {
             throw ConfigurationError("--url is required for \(Self.name): the relay's public base URL, e.g. https://relay.example.com.")

@@ -122,6 +122,19 @@ public struct TelegramPlatform: ChatPlatform {
     public static let registrationHelp =
         "needs TELEGRAM_BOT_TOKEN (from @BotFather); sends the command list, and with --webhook https://your.server/telegram/webhook (and TELEGRAM_WEBHOOK_SECRET) points Telegram at the relay."
 
+    /// The bot token, by `getMe`.
+    public func checkCredentials(logger: Logger) async -> CredentialCheck? {
+        guard let token = configuration.botToken else { return nil }
+        return await CredentialCheck.asking { transport in
+            do throws(TelegramAPIError) {
+                let me = try await TelegramBotClient(transport: transport, apiURL: configuration.apiURL, token: token, logger: logger).getMe()
+                return .accepted("TELEGRAM_BOT_TOKEN is @\(me.username)'s")
+            } catch {
+                return error.credentialCheck("TELEGRAM_BOT_TOKEN", fix: "Copy the token again from @BotFather (/mybots → API Token).")
+            }
+        }
+    }
+
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         let webhookURL = request.webhookURL
         if let webhookURL, !webhookURL.lowercased().hasPrefix("https://") {

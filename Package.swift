@@ -278,8 +278,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // `rhea-relay doctor` reads the YAML file's own keys.
                 .product(name: "Yams", package: "Yams"),
-                // Its probe's request headers.
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

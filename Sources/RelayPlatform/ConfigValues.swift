@@ -26,14 +26,19 @@ public struct ConfigValues: Sendable {
     /// A non-empty string, or nil.
     public func string(_ key: String) -> String? {
         readLog.record(key)
-        return reader.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
+        return unrecorded(key)
     }
 
     /// The variable names of those of `keys` that are given (in the environment, or the YAML
     /// file), for a message that says what is set and what is still missing. Only names: no
-    /// value is kept.
+    /// value is kept, and nothing counts as read.
     public func given(_ keys: [String]) -> [String] {
-        keys.filter { reader.string(forKey: ConfigKey($0)).map { !$0.isEmpty } ?? false }.map(Self.envName)
+        keys.filter { unrecorded($0) != nil }.map(Self.envName)
+    }
+
+    /// A non-empty string, without noting the key as read.
+    private func unrecorded(_ key: String) -> String? {
+        reader.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// A list of strings (YAML list, or comma-separated in the environment).

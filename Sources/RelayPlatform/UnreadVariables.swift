@@ -34,12 +34,12 @@ public enum UnreadVariables {
 
     /// One line per variable in `environment` with a known prefix that is not in `read` (nor in
     /// `alsoKnown`: names read another way), with the nearest name that is read.
-    public static func warnings(environment: [String: String], read: Set<String>, alsoKnown: Set<String> = []) -> [String] {
+    public static func unread(environment: [String: String], read: Set<String>, alsoKnown: Set<String> = []) -> [String] {
         let known = read.union(alsoKnown)
         return environment.keys.sorted().compactMap { name -> String? in
             guard prefixes.contains(where: name.hasPrefix), !known.contains(name) else { return nil }
             let hint = nearest(to: name, in: known).map { " Did you mean \($0)?" } ?? ""
-            return "warning: \(name) is set, but rhea-relay reads no such variable; it is ignored.\(hint)"
+            return "\(name) is set, but rhea-relay reads no such variable; it is ignored.\(hint)"
         }
     }
 

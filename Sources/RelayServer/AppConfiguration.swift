@@ -64,8 +64,10 @@ public struct AppConfiguration: Sendable {
     /// Socket Mode) last and how often they are renewed: not configurable, since the defaults
     /// bound a takeover to 10 s; tests shorten them.
     public var connectionLease: ConnectionLease.Timing
-    /// Said at start, before anything else: variables with the relay's prefixes that nothing read.
-    public var warnings: [String] = []
+    /// Variables with the relay's prefixes that nothing read, each with what was likely meant.
+    public var unreadVariables: [String] = []
+    /// Said at start, before anything else: the unread variables, as warnings.
+    public var warnings: [String] { unreadVariables.map { "warning: " + $0 } }
 
     public init(
         relay: RelayConfiguration = RelayConfiguration(), backend: Backend = .rhea, tribunal: RheaTribunalConfiguration = RheaTribunalConfiguration(),

@@ -51,7 +51,7 @@ public enum ConfigurationLoader {
         // the council's own, read only when it is the backend.
         let named = Set(environment.keys.filter { name in environment.values.contains(name) })
             .union(["council.models", "council.quorum", "council.chairman"].map(ConfigValues.envName))
-        configuration.warnings = UnreadVariables.warnings(environment: environment, read: values.readLog.read, alsoKnown: named)
+        configuration.unreadVariables = UnreadVariables.unread(environment: environment, read: values.readLog.read, alsoKnown: named)
         return configuration
     }
 

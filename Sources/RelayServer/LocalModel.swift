@@ -48,8 +48,7 @@ public enum LocalModel {
     /// when nothing answers `GET /models` with 200 within 10 seconds (nothing listening fails at
     /// once; a llama.cpp server busy with a long answer can take seconds to list its model).
     static func servedModel(at baseURL: String) async -> String? {
-        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        let request = HTTPClientRequest(url: base + "/models")
+        let request = OpenAICompatibleClient.modelsRequest(baseURL: baseURL)
         let answer = try? await HTTPTransport.withOwnClient(maxConnectionsPerHost: 1) { transport in
             try await transport.exchange(request, timeout: .seconds(10), maxBodyBytes: 1 << 20)
         }

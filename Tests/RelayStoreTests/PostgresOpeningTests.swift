@@ -40,6 +40,19 @@ struct PostgresOpeningTests {
         }
     }
 
+    /// `rhea-relay doctor`'s look at the store: the schema's version, read without changing it.
+    @Test("The schema version is read without migrating: none on a fresh database, the latest once opened")
+    func schemaVersionIsReadOnly() async throws {
+        let server = try await PostgresTestServer.shared()
+        try await server.withDatabase { database in
+            let url = try PostgresURL(database.url)
+            #expect(try await PostgresStore.schemaVersion(url: url) == nil)
+            #expect(try await PostgresStore.schemaVersion(url: url) == nil, "reading it made no table")
+            try await Self.open(url).close()
+            #expect(try await PostgresStore.schemaVersion(url: url) == PostgresStore.supportedSchemaVersion)
+        }
+    }
+
     @Test("Replicas opening a fresh database together all succeed, and each migration is applied once")
     func concurrentFirstOpen() async throws {
         let server = try await PostgresTestServer.shared()

@@ -369,14 +369,19 @@ struct OpenAICompatibleClientWireTests {
         #expect(
             ModelCallError.cancelled.tribunalError(modelName: "mini", url: url, deadline: .seconds(30))
                 == .timedOut(url: url, after: .seconds(30), setting: "council.deadline (COUNCIL_DEADLINE)"))
-        // The operator is told which setting to raise: the council's, not the gateway's.
+        // The operator is told which setting to raise: the council's, not the gateway's, or the
+        // model's own where it sets one.
         #expect(
             ModelCallError.timedOut(after: .seconds(20)).tribunalError(modelName: "mini", url: url).operatorMessage.hasSuffix(
                 "raise the timeout (\(Self.timeoutSetting)).")
         )
+        #expect(
+            ModelCallError.timedOut(after: .seconds(20)).tribunalError(modelName: "mini", url: url, ownTimeout: true).operatorMessage.hasSuffix(
+                "raise the timeout (council.mini.timeout).")
+        )
     }
 
-    static let timeoutSetting = "council.timeout (COUNCIL_TIMEOUT), or this model's own council.mini.timeout"
+    static let timeoutSetting = "council.timeout (COUNCIL_TIMEOUT)"
 }
 
 // MARK: Helpers

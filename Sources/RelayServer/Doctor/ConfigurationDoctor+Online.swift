@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 public import Logging
-import NIOHTTP1
 import RelayCore
 import RelayHTTP
 import RelayPlatform
@@ -56,9 +54,7 @@ extension ConfigurationDoctor {
     /// `GET {baseURL}/models` with the model's key: what every OpenAI-compatible server answers.
     static func modelFinding(_ model: CouncilModel, transport: HTTPTransport) async -> DoctorFinding {
         let subject = "council model \(model.name)"
-        let base = model.baseURL.hasSuffix("/") ? String(model.baseURL.dropLast()) : model.baseURL
-        var request = HTTPClientRequest(url: base + "/models")
-        if let key = model.apiKey { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
+        let request = OpenAICompatibleClient.modelsRequest(baseURL: model.baseURL, apiKey: model.apiKey)
         let place = MaskedURL.display(model.baseURL)
         do throws(HTTPFailure) {
             let answer = try await transport.exchange(request, timeout: .seconds(10), maxBodyBytes: 1 << 20)
@@ -80,7 +76,7 @@ extension ConfigurationDoctor {
         if let url = configuration.storeURL {
             do {
                 let version = try await PostgresStore.schemaVersion(url: url, logger: logger)
-                let latest = PostgresStore.latestSchemaVersion
+                let latest = PostgresStore.supportedSchemaVersion
                 switch version {
                 case nil: return .ok("store", "PostgreSQL at \(url) answers; no relay has used it yet (`serve` makes its tables)")
                 case let version? where version > latest:

@@ -22,7 +22,7 @@ public enum ConfigurationDoctor {
         }
         var findings: [DoctorFinding] = [.ok("configuration", "read from \(file.map { "\($0) and " } ?? "")the environment")]
         if let file { findings += yamlFindings(file: file, read: readLog.keys, platforms: platforms) }
-        let unread = configuration.warnings.map { $0.hasPrefix("warning: ") ? String($0.dropFirst(9)) : $0 }
+        let unread = configuration.unreadVariables
         findings += unread.isEmpty ? [.ok("environment", "every variable set with the relay's prefixes is read")] : unread.map { .problem("environment", $0) }
         for platform in configuration.platforms {
             let name = type(of: platform).name

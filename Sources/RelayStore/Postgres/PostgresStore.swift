@@ -115,20 +115,25 @@ public final class PostgresStore: Store {
     /// for a database no relay has used yet. Throws what connecting met (address, password, TLS).
     public static func schemaVersion(url: PostgresURL, logger: Logger = Logger(label: "rhea-relay.store")) async throws -> Int? {
         let connection = try await firstConnection(url, timeout: defaultOperationTimeout, logger: logger)
-        defer { Task { try? await connection.close() } }
-        let exists = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger).decode(Bool.self)
-        var found = false
-        for try await value in exists { found = value }
-        guard found else { return nil }
-        var version: Int?
-        for try await value in try await connection.query("SELECT max(version) FROM schema_migrations", logger: logger).decode(Int?.self) {
-            version = value
+        do {
+            // Two statements: a query that names a missing table fails as it is parsed.
+            var exists = false
+            for try await value in try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger).decode(Bool.self) {
+                exists = value
+            }
+            var version: Int?
+            if exists {
+                for try await value in try await connection.query("SELECT max(version) FROM schema_migrations", logger: logger).decode(Int?.self) {
+                    version = value
+                }
+            }
+            try? await connection.close()
+            return version
+        } catch {
+            try? await connection.close()
+            throw error
         }
-        return version
     }
-
-    /// The newest schema version this code knows.
-    public static var latestSchemaVersion: Int { PostgresSchema.latestVersion }
 
     private static func firstConnection(_ url: PostgresURL, timeout: Duration, logger: Logger) async throws -> PostgresConnection {
         let configuration: PostgresConnection.Configuration

@@ -72,7 +72,9 @@ public final class Council: Tribunal, Sendable {
     /// One error for a run of failures: the last one's kind, every model's reason.
     static func combined(_ failures: [(CouncilModel, ModelCallError)]) -> TribunalError {
         let (lastModel, lastError) = failures.last!
-        if failures.count == 1 { return lastError.tribunalError(modelName: lastModel.name, url: lastModel.baseURL) }
+        if failures.count == 1 {
+            return lastError.tribunalError(modelName: lastModel.name, url: lastModel.baseURL, ownTimeout: lastModel.timeout != nil)
+        }
         let reasons = failures.map { "\($0.0.name): \($0.1.reason)" }.joined(separator: "; ")
         return .providerFailed(detail: "all \(failures.count) models failed (\(reasons))")
     }

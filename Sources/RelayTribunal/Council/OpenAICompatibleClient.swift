@@ -1,4 +1,4 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 import Foundation
 public import Logging
 import NIOCore
@@ -74,10 +74,26 @@ public struct OpenAICompatibleClient: Sendable {
     }
 
     /// `{baseURL}/chat/completions`, without doubling a trailing slash.
-    static func endpoint(baseURL: String) -> String {
+    static func endpoint(baseURL: String, path: String = "/chat/completions") -> String {
         var base = baseURL.trimmingWhitespace
         while base.hasSuffix("/") { base.removeLast() }
-        return base + "/chat/completions"
+        return base + path
+    }
+
+    /// `GET {baseURL}/models`, with the key when there is one: what every OpenAI-compatible
+    /// server answers, to learn whether it is there, takes the key, and what it serves.
+    public static func modelsRequest(baseURL: String, apiKey: String? = nil) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: endpoint(baseURL: baseURL, path: "/models"))
+        request.headers.add(name: "User-Agent", value: "rhea-relay")
+        authorize(&request, apiKey: apiKey)
+        return request
+    }
+
+    /// The key goes into this header only; nothing logs headers.
+    private static func authorize(_ request: inout HTTPClientRequest, apiKey: String?) {
+        if let key = apiKey?.trimmingWhitespace, !key.isEmpty {
+            request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        }
     }
 
     static func request(
@@ -102,10 +118,7 @@ public struct OpenAICompatibleClient: Sendable {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: stream ? "text/event-stream" : "application/json")
         request.headers.add(name: "User-Agent", value: "rhea-relay")
-        // The key goes into this header only; nothing logs headers.
-        if let key = model.apiKey?.trimmingWhitespace, !key.isEmpty {
-            request.headers.add(name: "Authorization", value: "Bearer \(key)")
-        }
+        authorize(&request, apiKey: model.apiKey)
         request.body = .bytes(ByteBuffer(data: bytes))
         return request
     }

@@ -40,7 +40,9 @@ extension ModelCallError {
     /// `.cancelled` becomes `.timedOut(url, deadline ?? 0)`: the council cancels a call only
     /// when its overall deadline has passed, so to the user the model did not answer in time.
     /// Pass the deadline so the message names it.
-    public func tribunalError(modelName: String, url: String, deadline: Duration? = nil) -> TribunalError {
+    /// `ownTimeout`: the model sets its own call timeout (`council.<name>.timeout`), which is then
+    /// the setting a timeout names; else the council's.
+    public func tribunalError(modelName: String, url: String, deadline: Duration? = nil, ownTimeout: Bool = false) -> TribunalError {
         switch self {
         case .unauthorized(let detail):
             .unauthorized(detail: "model \(modelName): \(detail)")
@@ -55,7 +57,7 @@ extension ModelCallError {
         case .rejected:
             .rejected(detail: "model \(modelName): \(reason)")
         case .timedOut(let limit):
-            .timedOut(url: url, after: limit, setting: "council.timeout (COUNCIL_TIMEOUT), or this model's own council.\(modelName).timeout")
+            .timedOut(url: url, after: limit, setting: ownTimeout ? "council.\(modelName).timeout" : "council.timeout (COUNCIL_TIMEOUT)")
         case .unreachable(let reason):
             .unreachable(url: url, reason: reason)
         case .malformed(let reason):

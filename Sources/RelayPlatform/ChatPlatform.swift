@@ -169,10 +169,14 @@ public struct PlatformContext: Sendable {
     public var replica: String
     /// How long connection leases last and how often they are renewed (tests shorten them).
     public var leaseTiming: ConnectionLease.Timing
+    /// Where the platform's connections say that it refuses or takes the relay's credentials,
+    /// for `/readyz`; by default a board of its own that nothing reads.
+    public var credentials: CredentialReporter
 
     public init(
         transport: HTTPTransport, clock: any RelayClock, logger: Logger, relaySecret: String? = nil, leases: (any LeaseStore)? = nil,
-        leasesShared: Bool = true, replica: String = "local", leaseTiming: ConnectionLease.Timing = ConnectionLease.Timing()
+        leasesShared: Bool = true, replica: String = "local", leaseTiming: ConnectionLease.Timing = ConnectionLease.Timing(),
+        credentials: CredentialReporter? = nil
     ) {
         self.transport = transport
         self.clock = clock
@@ -182,6 +186,7 @@ public struct PlatformContext: Sendable {
         self.leasesShared = leasesShared
         self.replica = replica
         self.leaseTiming = leaseTiming
+        self.credentials = credentials ?? .detached(platform: "platform", clock: clock, logger: logger)
     }
 
     /// The lease of the connection called `name` (`telegram.poll`), held as this process.

@@ -5,15 +5,18 @@ public import RelayHTTP
 public enum CredentialCheck: Sendable, Hashable {
     /// Taken: whose they are ("TELEGRAM_BOT_TOKEN is @rhea_bot's").
     case accepted(String)
-    /// Refused, or the platform could not be asked: what happened and the fix.
-    case refused(String)
+    /// Refused: what the platform said and the fix, and which credential (its variable).
+    case refused(String, credential: String)
+    /// The platform could not be asked (no connection, no answer, a failure on its side): what
+    /// happened. Says nothing of the credentials, so `serve` does not report them refused.
+    case unanswered(String)
 
     /// Runs `ask` on a transport of its own, shut down after.
     public static func asking(_ ask: (HTTPTransport) async -> CredentialCheck) async -> CredentialCheck {
         do {
             return try await HTTPTransport.withOwnClient(maxConnectionsPerHost: 1) { transport in await ask(transport) }
         } catch {
-            return .refused("could not be asked: \(error)")
+            return .unanswered("could not be asked: \(error)")
         }
     }
 }
@@ -23,10 +26,14 @@ extension PlatformCallError {
     /// could not be asked (no connection, no answer, a failure on its side).
     public func credentialCheck(_ credential: String, fix: String) -> CredentialCheck {
         switch self {
+        case .refused:
+            .refused("\(Refusal.platform) refused \(credential): \(reason). \(fix)", credential: credential)
+        case .rateLimited:
+            .unanswered("could not ask \(Refusal.platform) about \(credential) now: \(reason).")
+        case .malformed, .invalidRequest:
+            .unanswered("could not ask \(Refusal.platform) about \(credential): \(reason). Check the API URL.")
         case .unreachable, .tls, .timedOut, .server, .cancelled:
-            .refused("could not ask \(Refusal.platform) about \(credential): \(reason). Check the network and the API URL.")
-        default:
-            .refused("\(Refusal.platform) refused \(credential): \(reason). \(fix)")
+            .unanswered("could not ask \(Refusal.platform) about \(credential): \(reason). Check the network and the API URL.")
         }
     }
 }

@@ -19,6 +19,9 @@ public protocol PlatformRefusal: Sendable, Hashable {
     /// Whether the same call may succeed later (an `internal_error`, a 408): such a
     /// refusal is retried; any other is final.
     var isTransient: Bool { get }
+    /// Whether the platform refused the relay's credentials (a wrong or revoked token), rather
+    /// than the call: such a refusal is reported in `/readyz` (`CredentialReporter`).
+    var refusesCredentials: Bool { get }
 }
 
 extension PlatformRefusal {
@@ -114,6 +117,11 @@ extension PlatformCallError {
         case .malformed(let endpoint, let reason): "\(endpoint): unexpected answer (\(reason))"
         case .cancelled(let endpoint): "\(endpoint): cancelled"
         }
+    }
+
+    /// Whether the platform refused the relay's credentials (`PlatformRefusal.refusesCredentials`).
+    public var refusesCredentials: Bool {
+        if case .refused(_, let refusal) = self { refusal.refusesCredentials } else { false }
     }
 
     /// What the outbox should do with the entry whose delivery failed this way.

@@ -32,10 +32,14 @@ public enum UnreadVariables {
         "TRANSCRIPTION_",
     ]
 
+    /// Variables with one of the prefixes that other software reads, set in many environments
+    /// (`serve` stops on a variable nothing reads, so these must not count).
+    public static let readByOthers: Set<String> = ["HTTP_PROXY"]
+
     /// One line per variable in `environment` with a known prefix that is not in `read` (nor in
     /// `alsoKnown`: names read another way), with the nearest name that is read.
     public static func unread(environment: [String: String], read: Set<String>, alsoKnown: Set<String> = []) -> [String] {
-        let known = read.union(alsoKnown)
+        let known = read.union(alsoKnown).union(readByOthers)
         return environment.keys.sorted().compactMap { name -> String? in
             guard prefixes.contains(where: name.hasPrefix), !known.contains(name) else { return nil }
             let hint = nearest(to: name, in: known).map { " Did you mean \($0)?" } ?? ""

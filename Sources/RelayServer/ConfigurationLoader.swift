@@ -161,7 +161,15 @@ public enum ConfigurationLoader {
                 throw ConfigurationError("store.url (STORE_URL): \(error.description)")
             }
         }
-        config.logLevel = values.string("log.level") ?? config.logLevel
+        if let level = values.string("log.level") {
+            // Read as swift-log's levels where it is used: a word it does not know would leave
+            // the default in place without a word, so it is refused here.
+            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+            guard levels.contains(level.lowercased()) else {
+                throw ConfigurationError("log.level (LOG_LEVEL) must be one of \(levels.joined(separator: ", ")), got `\(level)`.")
+            }
+            config.logLevel = level.lowercased()
+        }
 
         // Serving.
         config.http.host = values.string("http.host") ?? config.http.host

@@ -65,7 +65,7 @@ enum CouncilConfigurationLoader {
         guard let tier = Tier(rawValue: tierName.lowercased()) else { throw fail("tier", "must be cheap, mid or frontier, got `\(tierName)`.") }
         var weight = 1.0
         if let raw = values.string(prefix + "weight") {
-            guard let parsed = Double(raw), parsed > 0, parsed <= 100 else { throw fail("weight", "must be a number above 0, got `\(raw)`.") }
+            guard let parsed = Double(raw), parsed > 0, parsed <= 100 else { throw fail("weight", "must be a number above 0 and at most 100, got `\(raw)`.") }
             weight = parsed
         }
         let timeout = try values.seconds(prefix + "timeout")

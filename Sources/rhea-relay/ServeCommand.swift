@@ -34,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        var configuration = try await loadConfiguration(file: config)
+        var configuration = try await checkedConfiguration()
         do {
             try await ListenCheck.probe(host: configuration.http.host, port: configuration.http.port)
         } catch {
@@ -62,7 +62,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             // The start-up summary, always printed whatever the log level, once the server
             // listens: with the port it got, which `HTTP_PORT=0` leaves to the system.
-            app = try await RelayApplication.build(configuration: configuration, registry: registry, logger: logger) { [configuration] port in
+            app = try await RelayApplication.build(configuration: configuration, registry: registry, logger: logger, checkCredentialsAtStart: true) {
+                [configuration] port in
                 writeErr("rhea-relay \(RelayVersion.current) serving on http://\(configuration.http.host):\(port) (store: \(configuration.storeDescription))")
                 writeErr("backend: \(RelayRuntime.describeBackend(configuration))")
                 for (platform, status) in configuration.platformStatus.sorted(by: { $0.key < $1.key }) {
@@ -75,5 +76,22 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         try await app.runService()
+    }
+
+    /// The configuration, once `rhea-relay doctor`'s offline checks pass: a misspelt key, a
+    /// variable nothing reads, a secret written in the YAML file or a half-configured platform
+    /// stops `serve` (exit 2) with every problem and its fix, rather than a relay that starts
+    /// without what was meant.
+    private func checkedConfiguration() async throws -> AppConfiguration {
+        let (configuration, findings) = await ConfigurationDoctor.offline(
+            file: config, environment: ProcessInfo.processInfo.environment, platforms: chatPlatforms)
+        let problems = findings.filter { !$0.passed }
+        guard let configuration, problems.isEmpty else {
+            for problem in problems { writeErr(problem.line) }
+            let count = problems.count == 1 ? "a problem" : "\(problems.count) problems"
+            writeErr("rhea-relay: the configuration has \(count) (the lines with ✗); not serving. `rhea-relay doctor` checks it without serving.")
+            throw ExitCode(2)
+        }
+        return configuration
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import MatrixAdapter
 import RelayCore
+import RelayServer
 import RelayTestSupport
 import RelayTestTags
 import Testing
@@ -45,6 +47,25 @@ struct MatrixEndToEndTests {
                 let shown = try await relay.botMessages(in: room)
                 #expect(!shown.contains { $0.replyTo == command }, "the redacted command is not answered: \(shown.map(\.text))")
                 #expect(!shown.contains { $0.history.contains { $0.contains("Secret plans") } })
+            }
+        }
+    }
+
+    /// A revoked access token: Synapse answers `M_UNKNOWN_TOKEN`, and `/readyz` says so (the
+    /// other platforms: RefusedCredentialsTests).
+    @Test func aRevokedAccessTokenIsInReadyz() async throws {
+        try await MatrixFakes.with { fakes in
+            var configuration = fakes.configuration()
+            configuration.platforms = [
+                MatrixPlatform(
+                    configuration: MatrixConfiguration(
+                        homeserverURL: fakes.synapse.url, accessToken: MatrixToken("syt_cmV2b2tlZA_revoked_0000"), syncTimeout: .seconds(5)))
+            ]
+            configuration.http.adminToken = RefusedCredentialsTests.adminToken
+            try await fakes.withRelay(configuration) { relay in
+                let state = try await RefusedCredentialsTests.expectRefused(
+                    relay.client, platform: "matrix", naming: ["MATRIX_ACCESS_TOKEN", "M_UNKNOWN_TOKEN"])
+                #expect(!state.contains("revoked_0000"), "\(state)")
             }
         }
     }

@@ -244,7 +244,11 @@ struct DeployFilesTests {
         // may leave the machine (the backend and every platform's API are a closed port).
         environment["STORE_PATH"] = directory.appendingPathComponent("relay.sqlite").path
         environment["TRIBUNAL_URL"] = "http://127.0.0.1:9"
-        for name in chatPlatforms.flatMap({ $0.apiURLVariables }) { environment[name] = "http://127.0.0.1:9" }
+        // The API of each platform the file passes credentials to: a platform given an API URL
+        // and no credential is half-configured, which `serve` refuses to start with.
+        for platform in chatPlatforms where platform.secretVariables.contains(where: { environment[$0] != nil }) {
+            for name in platform.apiURLVariables { environment[name] = "http://127.0.0.1:9" }
+        }
         environment["CONFIG_ACCESS_LOG_FILE"] = accessLog.path
         if let storeURL {
             if environment["STORE_URL_FILE"] != nil {

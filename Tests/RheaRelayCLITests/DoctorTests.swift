@@ -40,6 +40,38 @@ struct DoctorTests {
         #expect(!lines.contains { $0.contains("relay.lang") }, "a key that is read is not named")
     }
 
+    /// `serve` makes the same offline checks before anything else, and does not serve past a
+    /// problem: every ✗ line on stderr and exit 2 (a misspelt key, an unread variable, half a
+    /// platform, a log level swift-log does not know). A variable other software reads
+    /// (`HTTP_PROXY`) is not one of them.
+    @Test func serveStopsAtTheSameProblems() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        let config = cli.directory.appendingPathComponent("relay.yaml")
+        try Data("slak:\n  signingSecret: x\n".utf8).write(to: config)
+        let out = try await cli.run(
+            ["serve", "--config", config.path],
+            environment: ["MATRIX_HOMESERVER_URL": "https://matrix.example.org", "TELEGRAM_BOT_TOKN": "x", "HTTP_PORT": "0", "HTTP_PROXY": "http://proxy:3128"])
+        #expect(out.status == 2, "\(out.stdout)\(out.stderr)")
+        let lines = out.stderr.split(separator: "\n").map(String.init)
+        for expected in [
+            "✗ relay.yaml: `slak.signingSecret` is not a setting rhea-relay reads here; it is ignored. Did you mean `slack.signingSecret`?",
+            "✗ environment: TELEGRAM_BOT_TOKN is set, but rhea-relay reads no such variable; it is ignored. Did you mean TELEGRAM_BOT_TOKEN?",
+            "✗ matrix: off: MATRIX_HOMESERVER_URL is set; missing: MATRIX_ACCESS_TOKEN (the bot account's)",
+            "rhea-relay: the configuration has 3 problems (the lines with ✗); not serving. `rhea-relay doctor` checks it without serving.",
+        ] {
+            #expect(lines.contains(expected), "missing: \(expected)\n\(out.stderr)")
+        }
+        #expect(!out.stderr.contains("HTTP_PROXY"), "\(out.stderr)")
+        #expect(!out.stderr.contains("serving on"), "\(out.stderr)")
+
+        let level = try await cli.run(["serve"], environment: ["LOG_LEVEL": "verbose", "HTTP_PORT": "0"])
+        #expect(level.status == 2)
+        #expect(
+            level.stderr.contains("log.level (LOG_LEVEL) must be one of trace, debug, info, notice, warning, error, critical, got `verbose`."),
+            "\(level.stderr)")
+    }
+
     @Test func aConfigurationThatLoadsNotIsOneLineAndExitTwo() async throws {
         let cli = try CLIProcess()
         defer { cli.cleanup() }

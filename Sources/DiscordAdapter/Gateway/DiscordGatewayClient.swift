@@ -3,7 +3,7 @@ import NIOWebSocket
 public import RelayCore
 import RelayHTTP
 import RelayPipeline
-import RelayPlatform
+public import RelayPlatform
 import Synchronization
 import WSClient
 
@@ -65,6 +65,9 @@ public final class DiscordGatewayClient: Sendable {
     let api: any DiscordREST
     public let configuration: Configuration
     let clock: any RelayClock
+    /// Told when Discord refuses the bot token (close code 4004, a 401 from `GET /gateway/bot`)
+    /// and when a READY shows it takes it.
+    let credentials: CredentialReporter
     let logger: Logger
     let handler: Handler
     let unitRandom: @Sendable () -> Double
@@ -99,7 +102,7 @@ public final class DiscordGatewayClient: Sendable {
     public init(
         token: DiscordToken, api: any DiscordREST, configuration: Configuration = Configuration(), clock: any RelayClock = SystemClock(),
         unitRandom: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, resuming: GatewayResumeState? = nil,
-        saveResume: ResumeSaver? = nil, logger: Logger, handler: @escaping Handler
+        saveResume: ResumeSaver? = nil, credentials: CredentialReporter? = nil, logger: Logger, handler: @escaping Handler
     ) {
         self.token = token
         self.api = api
@@ -111,6 +114,7 @@ public final class DiscordGatewayClient: Sendable {
         var logger = logger
         logger[metadataKey: "platform"] = "discord"
         self.logger = logger
+        self.credentials = credentials ?? .detached(platform: "discord", clock: clock, logger: logger)
         self.handler = handler
     }
 
@@ -256,8 +260,12 @@ public final class DiscordGatewayClient: Sendable {
                 if case .cancelled = error { return nil }
                 let wait: Duration
                 if case .rateLimited(_, let retryAfter) = error { wait = retryAfter } else { wait = backoff.next(unitRandom: unitRandom()) }
-                let level: Logger.Level = error.deliveryOutcome == .rejected(reason: error.reason) ? .error : .warning
-                logger.log(level: level, "Discord gateway: GET /gateway/bot failed", metadata: ["discord.error": "\(error.reason)"])
+                if error.refusesCredentials {
+                    credentials.refused("DISCORD_BOT_TOKEN", reason: error.reason)
+                } else {
+                    let level: Logger.Level = error.deliveryOutcome == .rejected(reason: error.reason) ? .error : .warning
+                    logger.log(level: level, "Discord gateway: GET /gateway/bot failed", metadata: ["discord.error": "\(error.reason)"])
+                }
                 guard await sleepUnlessStopped(wait) else { return nil }
             }
         }
@@ -318,11 +326,17 @@ public final class DiscordGatewayClient: Sendable {
                 input.yield(.machine(.reconnectDue))
             }
         case .deliver(let dispatch):
-            if let ready = dispatch.ready, let user = ready.userID { shared.withLock { $0.botUserID = user } }
+            if let ready = dispatch.ready {
+                credentials.accepted("DISCORD_BOT_TOKEN")
+                if let user = ready.userID { shared.withLock { $0.botUserID = user } }
+            }
             let botUserID = shared.withLock { $0.botUserID }
             let handler = handler
             deliveries.addTask { await handler(dispatch, botUserID) }
         case .stop(let reason):
+            // Discord asks not to reconnect after these codes: the gateway stays stopped, and a
+            // refused token is in /readyz until the relay restarts with another.
+            if reason == .authenticationFailed { credentials.refused("DISCORD_BOT_TOKEN", reason: "\(reason)") }
             logger.error("Discord gateway stopped for good", metadata: ["discord.reason": "\(reason)"])
         }
     }

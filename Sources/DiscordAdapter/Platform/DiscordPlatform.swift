@@ -102,7 +102,7 @@ public struct DiscordPlatform: ChatPlatform {
         return DiscordConnection(
             configuration: configuration, api: api, verifier: verifier,
             box: OutboxSecretBox(secret: configuration.botToken?.secret ?? context.relaySecret, purpose: "discord"), clock: context.clock,
-            lease: context.connectionLease("discord.gateway"), logger: context.logger)
+            lease: context.connectionLease("discord.gateway"), credentials: context.credentials, logger: context.logger)
     }
 
     /// Replaces the application's commands with `DiscordCommands.payload()` (`PUT
@@ -172,6 +172,7 @@ struct DiscordConnection: PlatformConnection {
     let clock: any RelayClock
     /// Who holds the gateway among the replicas.
     let lease: ConnectionLease
+    let credentials: CredentialReporter
     let logger: Logger
 
     var sender: any ReplySender {
@@ -196,12 +197,12 @@ struct DiscordConnection: PlatformConnection {
     func services(inbox: any RelayInbox) -> [any Service] {
         guard configuration.gatewayEnabled, let token = configuration.botToken else { return [] }
         let inbound = inbound(inbox)
-        let (api, timings, clock, logger) = (api, configuration.gatewayTimings, clock, logger)
+        let (api, timings, clock, credentials, logger) = (api, configuration.gatewayTimings, clock, credentials, logger)
         return [
             lease.service { grant in
                 let client = DiscordGatewayClient(
                     token: token, api: api, configuration: timings, clock: clock, resuming: grant.state.flatMap(GatewayResumeState.init(saved:)),
-                    saveResume: { state in _ = await grant.saveState(state?.saved ?? "") }, logger: logger
+                    saveResume: { state in _ = await grant.saveState(state?.saved ?? "") }, credentials: credentials, logger: logger
                 ) { dispatch, botUserID in
                     await inbound.dispatch(dispatch, botUserID: botUserID)
                 }

@@ -11,6 +11,9 @@ public typealias DiscordAPIError = PlatformCallError<DiscordRefusal>
 public struct DiscordRefusal: PlatformRefusal {
     public static let platform = "Discord"
 
+    /// A 401: the bot token is wrong or was reset.
+    public var refusesCredentials: Bool { status == 401 }
+
     /// The HTTP status.
     public var status: Int
     /// Discord's JSON error code (10015 unknown webhook, 50001 missing access…), when it sent one.

@@ -15,6 +15,9 @@ public struct MatrixRefusal: PlatformRefusal {
     public var message: String
 
     public static let platform = "the Matrix homeserver"
+
+    /// `M_UNKNOWN_TOKEN`, `M_MISSING_TOKEN`, or a bare 401.
+    public var refusesCredentials: Bool { errcode == "M_UNKNOWN_TOKEN" || errcode == "M_MISSING_TOKEN" || status == 401 }
     public static let rateLimitedPhrase = "rate limited by the homeserver"
 
     public init(status: Int, errcode: String, message: String) {

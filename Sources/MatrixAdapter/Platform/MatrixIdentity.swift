@@ -23,17 +23,22 @@ final class MatrixIdentity: Sendable {
     }
 
     func current() async -> Known? {
-        if let known = known.withLock({ $0 }) { return known }
         do throws(MatrixAPIError) {
-            let user = try await api.whoami()
-            // Cosmetic: a bot without a display name is mentioned by its user id.
-            let name = try? await api.displayName(of: user)
-            let identity = Known(user: user, displayName: name.flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 })
-            known.withLock { $0 = identity }
-            return identity
+            return try await lookUp()
         } catch {
             logger.warning("matrix: could not ask who the bot is (whoami)", metadata: ["reason": "\(error.reason)"])
             return nil
         }
+    }
+
+    /// Who the bot is, asked when not known yet; throws what the homeserver said.
+    func lookUp() async throws(MatrixAPIError) -> Known {
+        if let known = known.withLock({ $0 }) { return known }
+        let user = try await api.whoami()
+        // Cosmetic: a bot without a display name is mentioned by its user id.
+        let name = try? await api.displayName(of: user)
+        let identity = Known(user: user, displayName: name.flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 })
+        known.withLock { $0 = identity }
+        return identity
     }
 }

@@ -74,7 +74,7 @@ public struct MatrixPlatform: ChatPlatform {
         let identity = MatrixIdentity(api: api, logger: context.logger)
         return MatrixConnection(
             configuration: configuration, api: api, identity: identity, rooms: MatrixDirectRooms(api: api, identity: identity), clock: context.clock,
-            lease: context.connectionLease("matrix.sync"), logger: context.logger)
+            lease: context.connectionLease("matrix.sync"), credentials: context.credentials, logger: context.logger)
     }
 
     /// Matrix has no command registry: checks the token (`whoami`) and says how to invite the bot.
@@ -122,6 +122,7 @@ struct MatrixConnection: PlatformConnection {
     let clock: any RelayClock
     /// Who syncs among the replicas.
     let lease: ConnectionLease
+    let credentials: CredentialReporter
     let logger: Logger
 
     var sender: any ReplySender { Deliverer(MatrixDelivery(api: api, identity: identity, rooms: rooms), logger: logger) }
@@ -132,7 +133,8 @@ struct MatrixConnection: PlatformConnection {
         let inbound = MatrixInbound(
             inbox: inbox, api: api, identity: identity, encryption: MatrixEncryptedRooms(api: api, logger: logger), configuration: configuration,
             logger: logger)
-        let syncer = MatrixSyncer(api: api, inbound: inbound, identity: identity, timeout: configuration.syncTimeout, clock: clock, logger: logger)
+        let syncer = MatrixSyncer(
+            api: api, inbound: inbound, identity: identity, timeout: configuration.syncTimeout, clock: clock, credentials: credentials, logger: logger)
         return [lease.service { grant in await syncer.run(grant) }]
     }
 }

@@ -19,6 +19,8 @@ struct MatrixSyncer {
     let identity: MatrixIdentity
     let timeout: Duration
     let clock: any RelayClock
+    /// Told when the homeserver refuses the access token and when it takes it again.
+    let credentials: CredentialReporter
     let logger: Logger
 
     /// Only what the relay reads: messages, reactions, redactions (a command withdrawn) and
@@ -42,7 +44,12 @@ struct MatrixSyncer {
             // Who the bot is comes first: its own events are told apart by it, and a position
             // saved for another account means nothing to this one.
             if me == nil {
-                guard let known = await identity.current() else {
+                let known: MatrixIdentity.Known
+                do throws(MatrixAPIError) {
+                    known = try await identity.lookUp()
+                } catch {
+                    if Task.isCancelled { return }
+                    report(error, doing: "could not ask who the bot is (whoami)")
                     try? await clock.sleep(for: backoff.next())
                     continue
                 }
@@ -55,6 +62,7 @@ struct MatrixSyncer {
                 let first = since == nil
                 let answer = try await api.sync(since: since, timeout: first ? .zero : timeout, filter: Self.filter)
                 backoff.reset()
+                credentials.accepted("MATRIX_ACCESS_TOKEN")
                 let next = answer.nextBatch
                 guard !next.isEmpty else { throw .malformed(endpoint: "sync", reason: "field `next_batch` is null or empty") }
                 if await handle(answer, me: user, history: first) {
@@ -67,9 +75,19 @@ struct MatrixSyncer {
                 if Task.isCancelled { return }
                 var wait = backoff.next()
                 if case .rateLimited(_, let retryAfter) = error { wait = max(wait, retryAfter) }
-                logger.warning("matrix: sync failed; trying again", metadata: ["reason": "\(error.reason)", "matrix.retry_in": "\(wait)"])
+                report(error, doing: "sync failed")
                 try? await clock.sleep(for: wait)
             }
+        }
+    }
+
+    /// A refused token is an error in /readyz, logged once a minute (the sync goes on at the
+    /// backoff's cap: the token may be replaced); anything else a warning per retry.
+    private func report(_ error: MatrixAPIError, doing what: String) {
+        if error.refusesCredentials {
+            credentials.refused("MATRIX_ACCESS_TOKEN", reason: error.reason)
+        } else {
+            logger.warning("matrix: \(what); trying again", metadata: ["reason": "\(error.reason)"])
         }
     }
 

@@ -106,7 +106,7 @@ public struct MattermostPlatform: ChatPlatform {
         let secret = configuration.botToken?.secret ?? configuration.commandTokens.first?.secret ?? context.relaySecret
         return MattermostConnection(
             configuration: configuration, api: api, box: OutboxSecretBox(secret: secret, purpose: Self.name), clock: context.clock,
-            lease: context.connectionLease("mattermost.websocket"), logger: context.logger)
+            lease: context.connectionLease("mattermost.websocket"), credentials: context.credentials, logger: context.logger)
     }
 
     /// `register mattermost --url URL --team T`: with the bot (`MATTERMOST_URL`,
@@ -193,6 +193,7 @@ struct MattermostConnection: PlatformConnection {
     let clock: any RelayClock
     /// Who holds the websocket among the replicas.
     let lease: ConnectionLease
+    let credentials: CredentialReporter
     let logger: Logger
 
     var sender: any ReplySender {
@@ -217,7 +218,8 @@ struct MattermostConnection: PlatformConnection {
     func services(inbox: any RelayInbox) -> [any Service] {
         guard configuration.websocket, let serverURL = configuration.serverURL, let token = configuration.botToken else { return [] }
         let client = MattermostSocketClient(
-            url: MattermostSocketClient.socketURL(serverURL: serverURL), token: token, api: api, inbound: inbound(inbox), clock: clock, logger: logger)
+            url: MattermostSocketClient.socketURL(serverURL: serverURL), token: token, api: api, inbound: inbound(inbox), clock: clock,
+            credentials: credentials, logger: logger)
         return [lease.service { _ in await client.run() }]
     }
 }

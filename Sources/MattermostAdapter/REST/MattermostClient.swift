@@ -15,6 +15,9 @@ public typealias MattermostAPIError = PlatformCallError<MattermostRefusal>
 public struct MattermostRefusal: PlatformRefusal {
     public static let platform = "Mattermost"
 
+    /// A 401: the token is wrong, revoked, or its session expired.
+    public var refusesCredentials: Bool { status == 401 }
+
     /// Mattermost's error id (`api.context.session_expired.app_error`), sanitised and bounded, or
     /// `http_<status>` when the body had none.
     public var id: String

@@ -24,6 +24,9 @@ struct MattermostSocketClient: Sendable {
     let api: any MattermostAPI
     let inbound: MattermostInbound
     let clock: any RelayClock
+    /// Told when Mattermost refuses the bot token (a 401, a refused challenge) and when it takes
+    /// it again: a refusal is in /readyz and logged once a minute, not at every retry.
+    let credentials: CredentialReporter
     let logger: Logger
     var backoff = Backoff(initial: .seconds(1), multiplier: 2, maximum: .seconds(60), jitter: 0.5)
     static let maxFrameBytes = 4 * 1024 * 1024
@@ -44,8 +47,13 @@ struct MattermostSocketClient: Sendable {
                 if bot == nil {
                     do throws(MattermostAPIError) {
                         bot = try await api.me()
+                        credentials.accepted("MATTERMOST_BOT_TOKEN")
                     } catch {
-                        logger.error("mattermost: could not learn who the bot is (GET /users/me); trying again", metadata: ["reason": "\(error.reason)"])
+                        if error.refusesCredentials {
+                            credentials.refused("MATTERMOST_BOT_TOKEN", reason: error.reason)
+                        } else {
+                            logger.error("mattermost: could not learn who the bot is (GET /users/me); trying again", metadata: ["reason": "\(error.reason)"])
+                        }
                     }
                 }
                 if let bot, await connectOnce(bot: bot) { backoff.reset() }
@@ -59,7 +67,7 @@ struct MattermostSocketClient: Sendable {
     private func connectOnce(bot: MattermostUser) async -> Bool {
         let configuration = WebSocketClientConfiguration(
             maxFrameSize: Self.maxFrameBytes, closeTimeout: .seconds(5), autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
-        let (token, inbound, logger) = (token, inbound, logger)
+        let (token, inbound, credentials, logger) = (token, inbound, credentials, logger)
         let authenticated = ReadyFlag()
         do {
             _ = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { frames, outbound, _ in
@@ -72,9 +80,10 @@ struct MattermostSocketClient: Sendable {
                         continue
                     case .ready:
                         authenticated.raise()
+                        credentials.accepted("MATTERMOST_BOT_TOKEN")
                         logger.notice("mattermost: websocket connected and authenticated")
                     case .refused(let reason):
-                        logger.error("mattermost: the websocket refused the bot token; check MATTERMOST_BOT_TOKEN", metadata: ["reason": "\(reason)"])
+                        credentials.refused("MATTERMOST_BOT_TOKEN", reason: "the websocket refused the bot token (\(reason))")
                         try await outbound.close(.normalClosure, reason: nil)
                         return
                     case .event(let event):

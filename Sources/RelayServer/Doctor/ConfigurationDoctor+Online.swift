@@ -26,7 +26,7 @@ extension ConfigurationDoctor {
         for platform in configuration.platforms where platform.status.isOn {
             switch await platform.checkCredentials(logger: logger) {
             case .accepted(let whose)?: findings.append(.ok(type(of: platform).name, whose))
-            case .refused(let why)?: findings.append(.problem(type(of: platform).name, why))
+            case .refused(let why, _)?, .unanswered(let why)?: findings.append(.problem(type(of: platform).name, why))
             case nil: break
             }
         }

@@ -3,6 +3,7 @@ import Hummingbird
 import Prometheus
 import RelayCore
 import RelayPipeline
+import RelayPlatform
 
 /// `GET /healthz` (the process answers), `GET /readyz` (ready or not; the detailed report needs
 /// the admin token), `GET /metrics` (Prometheus text; needs the admin token when one is set).
@@ -14,6 +15,8 @@ struct HealthRoutes: Sendable {
     let store: any Store
     let tribunal: any Tribunal
     let platforms: [String: String]
+    /// The platforms that refuse the relay's credentials now: each makes the relay not ready.
+    let refusals: CredentialRefusals
     let registry: PrometheusCollectorRegistry
     /// Runs in flight right now (reported: with the outbox depth it tells when the relay is idle).
     let runsInFlight: @Sendable () -> Int
@@ -85,6 +88,10 @@ struct HealthRoutes: Sendable {
             ready = false
             body["store"] = ["status": "unavailable", "detail": .string("\(error)")]
         }
+        // A refused token does not fix itself: a deployment whose bot cannot answer is not ready
+        // (a rolling update stops there, before it replaces replicas that work).
+        let refused = refusals.current
+        if !refused.isEmpty { ready = false }
         guard detailed else { return Readiness(ready: ready, report: body) }
         do throws(TribunalError) {
             let health = try await tribunal.health()
@@ -95,7 +102,12 @@ struct HealthRoutes: Sendable {
             // The admin's report: it names the address and the reason.
             body["backend"] = ["status": "unreachable", "detail": .string(error.operatorMessage)]
         }
-        body["platforms"] = .object(platforms.mapValues { .string($0) })
+        var states = platforms.mapValues { JSONValue.string($0) }
+        for (platform, refusals) in refused {
+            let reasons = refusals.map { "\($0.credential) refused since \($0.since.formatted(.iso8601)): \($0.reason)" }
+            states[platform] = .string(([platforms[platform] ?? "on"] + reasons).joined(separator: "; "))
+        }
+        body["platforms"] = .object(states)
         body["runs"] = ["inFlight": .int(inFlight), "status": taking ? "taking runs" : "starting or stopping"]
         body["status"] = .string(ready ? "ready" : "not ready")
         return Readiness(ready: ready, report: body)

@@ -39,6 +39,9 @@ public enum RelayApplication {
         public var relaySecret: String?
         /// This process among the replicas: the holder of the connection leases it takes.
         public var replica: String
+        /// Whether to ask each platform at start whether it takes the credentials
+        /// (`CredentialStartCheck`): `serve` does; tests that count a platform's requests do not.
+        public var checkCredentialsAtStart = false
 
         public init(
             configuration: AppConfiguration, store: any Store, backend: any Tribunal, platforms: [any ChatPlatform],
@@ -73,7 +76,7 @@ public enum RelayApplication {
     /// gracefully) or HummingbirdTesting's `test(.live)`. `onListening` is told the port the
     /// server listens on once it does (the one the system chose for `HTTP_PORT=0`).
     public static func build(
-        configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger,
+        configuration: AppConfiguration, registry: PrometheusCollectorRegistry, logger: Logger, checkCredentialsAtStart: Bool = false,
         onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) async throws -> App {
         let runtime = try await RelayRuntime.start(configuration, logger: logger)
@@ -81,11 +84,11 @@ public enum RelayApplication {
             let secret =
                 try configuration.storeURL.map(RelaySecretFile.shared(for:))
                 ?? RelaySecretFile.loadOrCreate(path: RelaySecretFile.path(forStore: configuration.storePath))
-            return try build(
-                Dependencies(
-                    configuration: configuration, store: runtime.store, backend: runtime.tribunal, platforms: configuration.platforms,
-                    transport: runtime.transport, registry: registry, logger: logger, close: { await runtime.shutdown() }, relaySecret: secret),
-                onListening: onListening)
+            var dependencies = Dependencies(
+                configuration: configuration, store: runtime.store, backend: runtime.tribunal, platforms: configuration.platforms,
+                transport: runtime.transport, registry: registry, logger: logger, close: { await runtime.shutdown() }, relaySecret: secret)
+            dependencies.checkCredentialsAtStart = checkCredentialsAtStart
+            return try build(dependencies, onListening: onListening)
         } catch {
             await runtime.shutdown()
             throw error
@@ -97,17 +100,19 @@ public enum RelayApplication {
     public static func build(_ dependencies: Dependencies, onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws -> App {
         let configuration = dependencies.configuration
         let logger = dependencies.logger
+        let refusals = CredentialRefusals()
         let connected = try dependencies.platforms.filter(\.status.isOn).map { platform in
             let name = type(of: platform).name
             var platformLogger = logger
             platformLogger[metadataKey: "platform"] = .string(name)
+            let credentials = refusals.reporter(platform: name, clock: dependencies.clock, logger: platformLogger)
             // The store leases the connections a platform allows once, so that of the replicas
             // sharing it one holds each (docs/replicas.md).
             let context = PlatformContext(
                 transport: dependencies.transport, clock: dependencies.clock, logger: platformLogger, relaySecret: dependencies.relaySecret,
                 leases: dependencies.store, leasesShared: dependencies.store.isShared, replica: dependencies.replica,
-                leaseTiming: configuration.connectionLease)
-            return (name: name, connection: try platform.connect(context))
+                leaseTiming: configuration.connectionLease, credentials: credentials)
+            return (name: name, platform: platform, credentials: credentials, connection: try platform.connect(context))
         }
         let readers = Dictionary(connected.compactMap { item in item.connection.reader.map { (item.name, $0) } }, uniquingKeysWith: { first, _ in first })
         // Voice notes, when a transcription service is configured: on the same shared transport.
@@ -129,7 +134,7 @@ public enum RelayApplication {
         router.add(middleware: JSONNotFoundMiddleware(methods: routeMethods))
         HealthRoutes(
             store: dependencies.store, tribunal: relay.tribunal, platforms: AppConfiguration.status(of: dependencies.platforms),
-            registry: dependencies.registry,
+            refusals: refusals, registry: dependencies.registry,
             runsInFlight: { dispatcher.inFlight }, takingRuns: { dispatcher.isTakingRuns },
             admin: configuration.http.adminToken.map(AdminToken.init)
         ).add(to: router)
@@ -174,6 +179,9 @@ public enum RelayApplication {
         let deliveryLeases = DeliveryLease.services(senders: connected.map(\.connection.sender), worker: worker, dependencies)
         var services: [any Service] = [Closer(close: dependencies.close)] + deliveryLeases + [worker, dispatcher, retention]
         services += connected.flatMap { $0.connection.services(inbox: inbox) }
+        if dependencies.checkCredentialsAtStart {
+            services.append(CredentialStartCheck(platforms: connected.map { ($0.platform, $0.credentials) }, logger: logger))
+        }
         return Application(
             router: router,
             server: server(configuration.http),

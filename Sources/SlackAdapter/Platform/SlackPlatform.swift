@@ -140,7 +140,7 @@ public struct SlackPlatform: ChatPlatform {
             ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger, filesURL: configuration.filesURL)
         return SlackConnection(
             configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, clock: context.clock,
-            lease: context.connectionLease("slack.socket-mode"), logger: context.logger)
+            lease: context.connectionLease("slack.socket-mode"), credentials: context.credentials, logger: context.logger)
     }
 }
 
@@ -153,6 +153,7 @@ struct SlackConnection: PlatformConnection {
     let clock: any RelayClock
     /// Who holds Socket Mode among the replicas.
     let lease: ConnectionLease
+    let credentials: CredentialReporter
     let logger: Logger
 
     var sender: any ReplySender {
@@ -175,11 +176,13 @@ struct SlackConnection: PlatformConnection {
     func services(inbox: any RelayInbox) -> [any Service] {
         guard let appToken = configuration.appToken else { return [] }
         let handler = SlackSocketModeHandler(inbound: inbound(inbox), logger: logger)
-        let (api, clock, logger) = (api, clock, logger)
+        let (api, clock, credentials, logger) = (api, clock, credentials, logger)
         return [
             lease.service { _ in
                 // A client stays stopped once stopped: each grant gets a new one.
-                let client = SocketModeClient(appToken: appToken, web: api, clock: clock, logger: logger) { envelope in await handler.handle(envelope) }
+                let client = SocketModeClient(appToken: appToken, web: api, clock: clock, credentials: credentials, logger: logger) { envelope in
+                    await handler.handle(envelope)
+                }
                 try await SocketModeService(client: client).run()
             }
         ]

@@ -74,15 +74,21 @@ extension SocketModeClient {
     func requestURL(input: Input) async {
         do {
             let url = try await web.openSocketModeConnection(appToken: appToken)
+            credentials.accepted("SLACK_APP_TOKEN")
             input.yield(.urlOpened(url))
         } catch {
             if case .cancelled = error { return }
             var retryAfter: Duration?
             if case .rateLimited(_, let seconds) = error { retryAfter = seconds }
-            // A refused token will not fix itself: say so loudly, but keep trying (the token
-            // may be rotated while the relay runs, and the other platforms keep working).
-            let level: Logger.Level = error.isRetryable ? .warning : .error
-            logger.log(level: level, "Socket Mode could not open a connection", metadata: ["slack.error": "\(error.reason)"])
+            // A refused token will not fix itself: it is in /readyz and the log (once a minute),
+            // and the client keeps trying (the token may be rotated while the relay runs, and
+            // the other platforms keep working).
+            if error.refusesCredentials {
+                credentials.refused("SLACK_APP_TOKEN", reason: error.reason)
+            } else {
+                let level: Logger.Level = error.isRetryable ? .warning : .error
+                logger.log(level: level, "Socket Mode could not open a connection", metadata: ["slack.error": "\(error.reason)"])
+            }
             input.yield(.urlFailed(retryAfter: retryAfter))
         }
     }

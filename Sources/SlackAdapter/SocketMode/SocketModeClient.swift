@@ -1,5 +1,6 @@
 public import Logging
 public import RelayCore
+public import RelayPlatform
 import Synchronization
 
 /// Receives Slack events, slash commands and interactions over Socket Mode (no public URL).
@@ -34,6 +35,9 @@ public final class SocketModeClient: Sendable {
     let logger: Logger
     /// What reconnection delays and the hello timeout are waited on.
     let clock: any RelayClock
+    /// Told when Slack refuses the app token (`invalid_auth` from `apps.connections.open`) and
+    /// when it takes it again.
+    let credentials: CredentialReporter
     let handler: Handler
     private let shared = Mutex(Shared())
 
@@ -53,7 +57,7 @@ public final class SocketModeClient: Sendable {
     ///   - handler: called once per envelope; its answer decides the acknowledgement.
     public init(
         appToken: String, web: any SlackWebAPI, configuration: Configuration = Configuration(), clock: any RelayClock = SystemClock(),
-        logger: Logger, handler: @escaping Handler
+        credentials: CredentialReporter? = nil, logger: Logger, handler: @escaping Handler
     ) {
         self.appToken = appToken
         self.web = web
@@ -62,6 +66,7 @@ public final class SocketModeClient: Sendable {
         var logger = logger
         logger[metadataKey: "platform"] = "slack"
         self.logger = logger
+        self.credentials = credentials ?? .detached(platform: "slack", clock: clock, logger: logger)
         self.handler = handler
     }
 

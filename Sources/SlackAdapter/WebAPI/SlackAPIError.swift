@@ -21,6 +21,11 @@ public struct SlackRefusal: PlatformRefusal {
         self.status = status
     }
 
+    /// The codes Slack answers for a token that is wrong, revoked or no longer valid.
+    public var refusesCredentials: Bool {
+        ["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired", "not_allowed_token_type"].contains(code)
+    }
+
     /// Slack's code: bounded, so fit for a metric label.
     public var label: String { code }
 

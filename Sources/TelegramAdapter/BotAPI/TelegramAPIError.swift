@@ -36,6 +36,12 @@ public enum TelegramRefusal: PlatformRefusal {
         }
     }
 
+    /// 401, or the bare 404 Telegram answers every method with for a token it does not know.
+    public var refusesCredentials: Bool {
+        guard case .error(let code, let description) = self else { return false }
+        return code == 401 || (code == 404 && description == "Not Found")
+    }
+
     /// The refusals an operator meets most often, in words they can act on.
     static func explanation(code: Int, description: String) -> String? {
         switch code {

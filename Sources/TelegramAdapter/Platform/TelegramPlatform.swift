@@ -113,7 +113,7 @@ public struct TelegramPlatform: ChatPlatform {
                     await poll(TelegramBotClient(transport: transport, apiURL: apiURL, token: token, clock: clock, logger: logger))
                 }
             },
-            logger: context.logger)
+            credentials: context.credentials, logger: context.logger)
     }
 
     /// Sends the command list (`setMyCommands`, each language's), and with `request.webhookURL`
@@ -186,6 +186,7 @@ struct TelegramConnection: PlatformConnection {
     let lease: ConnectionLease
     /// Where the poll itself runs: on a client of its own, shut down when the poll ends.
     let pollingSession: TelegramPoller.Session
+    let credentials: CredentialReporter
     let logger: Logger
 
     var sender: any ReplySender { Deliverer(TelegramDelivery(api: api, log: log, logger: logger, limiter: limiter), logger: logger) }
@@ -207,7 +208,8 @@ struct TelegramConnection: PlatformConnection {
     func services(inbox: any RelayInbox) -> [any Service] {
         guard configuration.mode == .polling, configuration.polls else { return [] }
         let poller = TelegramPoller(
-            session: pollingSession, inbound: inbound(inbox), timeout: configuration.pollTimeout, bot: bot, clock: clock, logger: logger)
+            session: pollingSession, inbound: inbound(inbox), timeout: configuration.pollTimeout, bot: bot, clock: clock, credentials: credentials,
+            logger: logger)
         return [lease.service { grant in await poller.run(grant) }]
     }
 }

@@ -44,6 +44,8 @@ struct TelegramPoller {
     /// The bot's id (the token's first part): an offset is only good for the bot it came from.
     let bot: String
     let clock: any RelayClock
+    /// Told when Telegram refuses the token (401) and when it takes it again.
+    let credentials: CredentialReporter
     let logger: Logger
 
     /// At most this many updates per request (Telegram's own maximum).
@@ -74,6 +76,7 @@ struct TelegramPoller {
                 let updates = try await api.getUpdates(
                     offset: offset, limit: Self.batch, timeout: Int(timeout.components.seconds), allowedUpdates: TelegramConfiguration.allowedUpdates)
                 backoff.reset()
+                credentials.accepted("TELEGRAM_BOT_TOKEN")
                 let before = offset
                 let stored = await handle(updates, offset: &offset)
                 if let offset, offset != before { _ = await grant.saveState(TelegramPollState(bot: bot, offset: offset, savedAt: clock.now).saved) }
@@ -82,7 +85,13 @@ struct TelegramPoller {
                 if Task.isCancelled { return }
                 var wait = backoff.next()
                 if case .rateLimited(_, let retryAfter) = error { wait = max(wait, retryAfter) }
-                logger.warning("telegram: polling failed; trying again", metadata: ["reason": "\(error.reason)", "telegram.retry_in": "\(wait)"])
+                // A refused token is an error in /readyz, logged once a minute; the poll goes on
+                // at the backoff's cap (the token may be replaced while the relay runs).
+                if error.refusesCredentials {
+                    credentials.refused("TELEGRAM_BOT_TOKEN", reason: error.reason)
+                } else {
+                    logger.warning("telegram: polling failed; trying again", metadata: ["reason": "\(error.reason)", "telegram.retry_in": "\(wait)"])
+                }
                 try? await clock.sleep(for: wait)
             }
         }

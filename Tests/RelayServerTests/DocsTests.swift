@@ -24,8 +24,9 @@ struct DocsTests {
     /// Names with the relay's prefixes that the docs write on purpose although nothing reads them,
     /// each with the reason.
     static let namedOnPurpose: [String: String] = [
-        "COUNCIL_A_API_KEY": "the example of a misspelt variable that start-up warns about (\"Did you mean COUNCIL_A_API_KEY_ENV?\")",
-        "COUNCIL_MODLES": "the example of a misspelt variable that start-up warns about",
+        "COUNCIL_A_API_KEY": "the example of a misspelt variable that `doctor` and `serve` name (\"Did you mean COUNCIL_A_API_KEY_ENV?\")",
+        "COUNCIL_MODLES": "the example of a misspelt variable that `doctor` and `serve` name",
+        "HTTP_PROXY": "read by other software, so not taken for a misspelt relay variable (UnreadVariables.readByOthers)",
     ]
 
     /// The model the council's load is given, so that its per-model variables are read.

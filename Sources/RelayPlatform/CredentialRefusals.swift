@@ -74,8 +74,6 @@ public final class CredentialRefusals: Sendable {
     fileprivate func accept(_ key: Key) -> Refusal? {
         entries.withLock { $0.removeValue(forKey: key)?.refusal }
     }
-
-    fileprivate static func key(_ platform: String, _ credential: String) -> Key { Key(platform: platform, credential: credential) }
 }
 
 /// What one platform's connections tell `CredentialRefusals`: the platform refused a credential
@@ -96,14 +94,14 @@ public struct CredentialReporter: Sendable {
     /// recorded for `/readyz`, and logged as an error at once and then once a minute while it
     /// lasts.
     public func refused(_ credential: String, reason: String) {
-        guard refusals.refuse(CredentialRefusals.key(platform, credential), reason: reason, at: clock.now) else { return }
+        guard refusals.refuse(.init(platform: platform, credential: credential), reason: reason, at: clock.now) else { return }
         logger.error(
             "\(platform): refused \(credential); /readyz says not ready until it is taken", metadata: ["reason": "\(reason)"])
     }
 
     /// The platform took `credential`: a refusal of it recorded before is over.
     public func accepted(_ credential: String) {
-        guard let refusal = refusals.accept(CredentialRefusals.key(platform, credential)) else { return }
+        guard let refusal = refusals.accept(.init(platform: platform, credential: credential)) else { return }
         logger.notice("\(platform): \(credential) is taken again", metadata: ["refused_since": "\(refusal.since)"])
     }
 }

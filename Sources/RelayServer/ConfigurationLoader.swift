@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import Logging
 import RelayCore
 import RelayPipeline
 public import RelayPlatform
@@ -164,9 +165,9 @@ public enum ConfigurationLoader {
         if let level = values.string("log.level") {
             // Read as swift-log's levels where it is used: a word it does not know would leave
             // the default in place without a word, so it is refused here.
-            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-            guard levels.contains(level.lowercased()) else {
-                throw ConfigurationError("log.level (LOG_LEVEL) must be one of \(levels.joined(separator: ", ")), got `\(level)`.")
+            guard Logger.Level(rawValue: level.lowercased()) != nil else {
+                let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigurationError("log.level (LOG_LEVEL) must be one of \(levels), got `\(level)`.")
             }
             config.logLevel = level.lowercased()
         }

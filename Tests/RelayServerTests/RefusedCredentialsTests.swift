@@ -137,7 +137,7 @@ struct RefusedCredentialsTests {
                         botToken: MattermostToken("revokedbottoken000000000001"), websocket: true))
             ]
             try await Self.withRelay(configuration) { client, log in
-                try await Self.expectRefused(client, platform: "mattermost", naming: ["MATTERMOST_BOT_TOKEN", "refused"])
+                try await Self.expectRefused(client, platform: "mattermost", naming: ["MATTERMOST_BOT_TOKEN", "the token was refused"])
                 #expect(Self.refusalLines(log, "mattermost", "MATTERMOST_BOT_TOKEN") == 1, "\(log.text)")
                 #expect(!log.text.contains("revokedbottoken"))
             }

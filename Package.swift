@@ -226,6 +226,24 @@ let package = Package(
             ],
             swiftSettings: strict + optimizedInDebug
         ),
+        // Microsoft Teams: the Bot Framework's messaging endpoint (each request's RS256 token
+        // checked against the Bot Connector's published keys), replies and updates through the
+        // Bot Connector with a client-credentials token, Adaptive Cards, the app package.
+        // Knows Teams and RelayCore, no other platform.
+        .target(
+            name: "TeamsAdapter",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform",
+                // The Bot Connector's tokens: RS256 signatures against its JWK set.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
         .target(
@@ -292,7 +310,7 @@ let package = Package(
             name: "rhea-relay",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
-                "MattermostAdapter", "TerminalAdapter", "CMallocTuning",
+                "MattermostAdapter", "TeamsAdapter", "TerminalAdapter", "CMallocTuning",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -391,6 +409,8 @@ let package = Package(
                 // RelayStore: TemporaryDatabase, an SQLite store in a file that outlives a restart.
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayStore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // TestRSAKey: RS256 tokens signed in the tests (Teams' Bot Connector).
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // FakeTelegramBotAPI: a handler of its own in the HTTP/1 pipeline (FakePeerClosed).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -525,6 +545,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict + optimizedInDebug
+        ),
+        .testTarget(
+            name: "TeamsAdapterTests",
+            dependencies: [
+                "TeamsAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayTestTags", "RelayPlatform",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "RelayServerTests",

@@ -90,11 +90,15 @@ public struct RegistrationRequest: Sendable, Hashable {
     /// The URL the platform should post updates to (`--webhook`); nil leaves how it delivers
     /// them as it is.
     public var webhookURL: String?
+    /// Where to write a file the registration makes (`--out`): Teams' app package, which an
+    /// admin uploads; nil for the platform's default name in the working directory.
+    public var outputPath: String?
 
-    public init(publicURL: String? = nil, scope: String? = nil, webhookURL: String? = nil) {
+    public init(publicURL: String? = nil, scope: String? = nil, webhookURL: String? = nil, outputPath: String? = nil) {
         self.publicURL = publicURL
         self.scope = scope
         self.webhookURL = webhookURL
+        self.outputPath = outputPath
     }
 }
 

@@ -3,6 +3,7 @@ import MatrixAdapter
 import MattermostAdapter
 import RelayPlatform
 import SlackAdapter
+import TeamsAdapter
 import TelegramAdapter
 
 /// Every chat platform the relay can serve. Adding one is its module, its target in
@@ -15,4 +16,5 @@ let chatPlatforms: [any ChatPlatform.Type] = [
     TelegramPlatform.self,
     MatrixPlatform.self,
     MattermostPlatform.self,
+    TeamsPlatform.self,
 ]

@@ -8,7 +8,7 @@ import RelayServer
 /// platform; each reads those it needs and says when one is missing: a platform told where to
 /// send requests takes `--url` (Slack prints its app manifest), one that registers commands
 /// through its API may take `--guild` (Discord) or `--team` (Mattermost), one that can push updates `--webhook`
-/// (Telegram).
+/// (Telegram), one that makes a file to upload `--out` (Teams).
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
@@ -32,6 +32,9 @@ struct RegisterCommand: AsyncParsableCommand {
         help: "The relay's webhook URL, e.g. https://relay.example.com/telegram/webhook, for a platform that can push updates (Telegram; else it polls).")
     var webhook: String?
 
+    @Option(name: .long, help: "Where to write the file a registration makes (Teams: the app package; default rhea-teams-app.zip here).")
+    var out: String?
+
     @Option(name: .long, help: "YAML configuration file (environment variables override it).")
     var config: String?
 
@@ -42,7 +45,7 @@ struct RegisterCommand: AsyncParsableCommand {
         }
         let configuration = try await loadConfiguration(file: config)
         // --guild and --team are one concept, the one place to register in, named as each platform names it.
-        let request = RegistrationRequest(publicURL: url, scope: guild ?? team, webhookURL: webhook)
+        let request = RegistrationRequest(publicURL: url, scope: guild ?? team, webhookURL: webhook, outputPath: out)
         let logger = Logger(label: "rhea-relay.register", factory: { _ in SwiftLogNoOpLogHandler() })
         do {
             let lines = try await registerPlatform(named: platform, with: request, among: configuration.platforms, logger: logger)

@@ -1,4 +1,5 @@
 public import Crypto
+import CryptoExtras
 public import Foundation
 public import RelayCore
 
@@ -26,5 +27,40 @@ public enum TestJWT {
     public static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// An RSA signing key made in a test, as an identity provider holds one: RS256 tokens signed with
+/// it, and its public half as a JWK (what an OpenID key set publishes).
+public struct TestRSAKey: Sendable {
+    public let kid: String
+    let privateKey: _RSA.Signing.PrivateKey
+
+    /// A fresh 2048-bit key.
+    public init(kid: String) throws {
+        self.kid = kid
+        self.privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    }
+
+    /// A token over `claims` with `header` (by default `RS256`, this key's `kid`), signed with
+    /// PKCS #1 v1.5 and SHA-256 (RS256, RFC 7518 §3.3).
+    public func rs256(_ claims: JSONValue, header: JSONValue? = nil) -> String {
+        let header = header ?? ["alg": "RS256", "typ": "JWT", "kid": .string(kid)]
+        let signed = TestJWT.base64URL(header.serialized() ?? []) + "." + TestJWT.base64URL(claims.serialized() ?? [])
+        let signature = (try? privateKey.signature(for: SHA256.hash(data: Array(signed.utf8)), padding: .insecurePKCS1v1_5)).map {
+            Array($0.rawRepresentation)
+        }
+        return signed + "." + TestJWT.base64URL(signature ?? [])
+    }
+
+    /// The public key as a JWK, with `extra` members (the Bot Framework's `endorsements`).
+    public func jwk(_ extra: [String: JSONValue] = [:]) -> JSONValue {
+        let primitives = try? privateKey.publicKey.getKeyPrimitives()
+        var members: [String: JSONValue] = [
+            "kty": "RSA", "use": "sig", "kid": .string(kid), "n": .string(TestJWT.base64URL(Array(primitives?.modulus ?? Data()))),
+            "e": .string(TestJWT.base64URL(Array(primitives?.publicExponent ?? Data()))),
+        ]
+        for (key, value) in extra { members[key] = value }
+        return .object(members)
     }
 }

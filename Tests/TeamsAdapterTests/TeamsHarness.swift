@@ -1,0 +1,138 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import RelayCore
+import RelayHTTP
+import RelayPipeline
+import RelayPlatform
+import RelayTestSupport
+import Synchronization
+import Testing
+
+@testable import TeamsAdapter
+
+/// A Teams platform connected to a fake Bot Framework, its routes on a test router, and an
+/// inbox that records what they submit.
+struct TeamsHarness: Sendable {
+    let framework: FakeBotFramework
+    let connection: TeamsConnection
+    let inbox: TeamsRecordingInbox
+    let clock: ManualClock
+    let credentials: CredentialRefusals
+
+    static func with<T: Sendable>(
+        password: String = FakeBotFramework.appPassword, _ body: @Sendable (TeamsHarness, any TestClientProtocol) async throws -> T
+    ) async throws -> T {
+        let framework = try await FakeBotFramework.start()
+        let client = HTTPTransport.makeClient(maxConnectionsPerHost: 8)
+        do {
+            let clock = ManualClock(now: Date())
+            let logger = Logger(label: "test.teams", factory: { _ in SwiftLogNoOpLogHandler() })
+            let credentials = CredentialRefusals()
+            let platform = TeamsPlatform(
+                configuration: TeamsConfiguration(
+                    appID: FakeBotFramework.appID, appPassword: TeamsSecret(password), openIDMetadataURL: framework.openIDMetadataURL,
+                    tokenURL: framework.tokenURL))
+            let context = PlatformContext(
+                transport: HTTPTransport(client: client), clock: clock, logger: logger,
+                credentials: credentials.reporter(platform: TeamsPlatform.name, clock: clock, logger: logger))
+            let connection = try #require(try platform.connect(context) as? TeamsConnection)
+            let inbox = TeamsRecordingInbox()
+            let router = Router()
+            connection.addRoutes(to: router, inbox: inbox)
+            let harness = TeamsHarness(framework: framework, connection: connection, inbox: inbox, clock: clock, credentials: credentials)
+            let result = try await Application(router: router).test(.router) { client in try await body(harness, client) }
+            try? await client.shutdown()
+            await framework.stop()
+            return result
+        } catch {
+            try? await client.shutdown()
+            await framework.stop()
+            throw error
+        }
+    }
+
+    /// A message activity as the Bot Connector sends it: `text` from Alice in a channel's thread
+    /// (`conversationType` `channel`), or in her personal chat with the bot.
+    func message(
+        _ text: String, personal: Bool = false, id: String = UUID().uuidString, mentioning: Bool = true, serviceURL: String? = nil
+    ) -> JSONValue {
+        var entities: [JSONValue] = []
+        var text = text
+        if mentioning && !personal {
+            text = "<at>Rhea</at> " + text
+            entities.append(["type": "mention", "text": "<at>Rhea</at>", "mentioned": ["id": .string(FakeBotFramework.botAccount), "name": "Rhea"]])
+        }
+        return [
+            "type": "message", "id": .string(id), "timestamp": "2026-12-04T10:00:00.000Z", "serviceUrl": .string(serviceURL ?? framework.serviceURL),
+            "channelId": "msteams", "from": ["id": .string(Self.alice), "name": "Alice", "aadObjectId": .string(Self.aliceAAD)],
+            "conversation": personal
+                ? ["id": .string(Self.personalChat), "conversationType": "personal", "tenantId": .string(FakeBotFramework.tenant)]
+                : ["id": .string(Self.channelThread), "conversationType": "channel", "isGroup": true, "tenantId": .string(FakeBotFramework.tenant)],
+            "recipient": ["id": .string(FakeBotFramework.botAccount), "name": "Rhea"], "text": .string(text), "textFormat": "plain",
+            "entities": .array(entities),
+            "channelData": personal
+                ? ["tenant": ["id": .string(FakeBotFramework.tenant)]]
+                : [
+                    "teamsChannelId": "19:general@thread.tacv2", "teamsTeamId": .string(Self.team), "channel": ["id": "19:general@thread.tacv2"],
+                    "team": ["id": .string(Self.team)], "tenant": ["id": .string(FakeBotFramework.tenant)],
+                ],
+        ]
+    }
+
+    static let alice = "29:1alice-teams-user-id"
+    static let aliceAAD = "aaaaaaaa-0000-4000-8000-00000000a11c"
+    static let team = "19:team-general@thread.tacv2"
+    static let channelThread = "19:general@thread.tacv2;messageid=1700000000001"
+    static let personalChat = "a:1personal-chat-alice"
+
+    /// POSTs `activity` to `/teams/messages` with `token` (by default a valid one for it).
+    func post(_ activity: JSONValue, token: String?, to client: any TestClientProtocol) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: "/teams/messages", method: .post, headers: headers, body: ByteBuffer(bytes: activity.encoded()))
+    }
+
+    func post(_ activity: JSONValue, to client: any TestClientProtocol) async throws -> TestResponse {
+        try await post(activity, token: framework.activityToken(now: clock.now), to: client)
+    }
+}
+
+/// An inbox that records what is submitted and posted, and answers `outboxEntry` from what a
+/// test puts in it.
+final class TeamsRecordingInbox: RelayInbox {
+    private struct State {
+        var submissions: [(Event, ReplyRoute)] = []
+        var posts: [(Reply, ReplyRoute, String?, String?)] = []
+        var entries: [String: OutboxEntry] = [:]
+        var onceKeys: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+
+    var submissions: [(Event, ReplyRoute)] { state.withLock { $0.submissions } }
+    var posts: [(reply: Reply, route: ReplyRoute, onceAs: String?, replacing: String?)] { state.withLock { $0.posts.map { ($0.0, $0.1, $0.2, $0.3) } } }
+
+    func keep(_ entry: OutboxEntry) { state.withLock { $0.entries[entry.id] = entry } }
+
+    func submit(_ event: Event, route: ReplyRoute) async -> Submission {
+        state.withLock { $0.submissions.append((event, route)) }
+        return .accepted(ahead: 0)
+    }
+
+    func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool {
+        state.withLock { state in
+            if let key {
+                guard state.onceKeys.insert(key).inserted else { return false }
+            }
+            state.posts.append((reply, route, key, replacing))
+            return true
+        }
+    }
+
+    func outboxEntry(id: String) async throws -> OutboxEntry? { state.withLock { $0.entries[id] } }
+}

@@ -70,7 +70,7 @@ public struct TeamsInbound: Sendable {
         case let type where Self.ignoredTypes.contains(type):
             return .ok([:])
         default:
-            return .badRequest("activity type `\(TeamsRefusal.sanitized(activity.type))` is not one Rhea Relay handles")
+            return .badRequest("activity type `\(Self.shown(activity.type))` is not one Rhea Relay handles")
         }
     }
 
@@ -105,7 +105,7 @@ public struct TeamsInbound: Sendable {
             guard let entryID = value.entry else { return }
             await postToChannel(entryID: entryID, activity: activity)
         default:
-            logger.notice("teams: a card's button the relay did not make", metadata: ["button": "\(TeamsRefusal.sanitized(value.rhea ?? ""))"])
+            logger.notice("teams: a card's button the relay did not make", metadata: ["button": "\(Self.shown(value.rhea ?? ""))"])
         }
     }
 
@@ -145,7 +145,7 @@ public struct TeamsInbound: Sendable {
 
     func invoke(_ activity: TeamsActivity) async -> Answer {
         guard activity.name == "composeExtension/submitAction", let value = activity.value, value.commandID == Self.factCheckCommand else {
-            return .notImplemented("invoke `\(TeamsRefusal.sanitized(activity.name ?? ""))` is not one Rhea Relay handles")
+            return .notImplemented("invoke `\(Self.shown(activity.name ?? ""))` is not one Rhea Relay handles")
         }
         let claim = TeamsText.plain(fromHTML: value.messagePayload?.body?.content ?? "")
         guard !claim.isEmpty else {
@@ -187,6 +187,15 @@ public struct TeamsInbound: Sendable {
         if activity.isPersonal { return "dm:\(activity.from.aadObjectID ?? activity.from.id)" }
         if let team = activity.channelData?.team?.id { return team }
         return "chat:\(activity.conversation.id.split(separator: ";").first.map(String.init) ?? activity.conversation.id)"
+    }
+
+    /// A name from a payload as an answer or a log shows it: letters, digits and `/ _ - .`,
+    /// 64 at most, so a sender cannot put arbitrary text there.
+    static func shown(_ name: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/_-.".unicodeScalars.contains($0)) }
+                    .prefix(64)))
     }
 
     /// Submits `event`; a refusal for being one too many is answered at once.

@@ -16,6 +16,14 @@ public enum TeamsRenderer {
     static let errorPrefix = "⚠️ "
     static let titleLimit = 300
     static let splitter = EscapedTextSplitter { TeamsHTML.maximumEscapedBytes($0) }
+    /// In a card each line is a block of its own, whose envelope
+    /// (`{"inlines":[{"text":…,"type":"TextRun"}],"spacing":"Medium","type":"RichTextBlock"}`)
+    /// counts against the size too.
+    static let cardSplitter = EscapedTextSplitter { cardBytes($0) }
+    static func cardBytes(_ text: String) -> Int {
+        TeamsHTML.maximumEscapedBytes(text) + text.utf8.reduce(0) { $0 + ($1 == 0x0A ? blockEnvelopeBytes : 0) }
+    }
+    static let blockEnvelopeBytes = 96
 
     /// The messages for `reply`, to be sent in order; never empty.
     public static func render(_ reply: Reply, entryID: String, limit: Int = TeamsLimits.messageBytes) -> [TeamsMessage] {
@@ -32,11 +40,14 @@ public enum TeamsRenderer {
         tail += reply.notes.map { oneLine($0) }
         let shownTitle = title.isEmpty ? nil : splitter.truncate((isError ? errorPrefix : "") + title, limit: titleLimit)
         let body = (isError && shownTitle == nil ? errorPrefix : "") + reply.body
-        var pieces = splitter.split(body, limit: limit - (shownTitle.map { TeamsHTML.maximumEscapedBytes($0) + 16 } ?? 0))
+        let isCard = reply.kind == .result
+        let pieceSplitter = isCard ? cardSplitter : splitter
+        let titleBytes = shownTitle.map { TeamsHTML.maximumEscapedBytes($0) + blockEnvelopeBytes } ?? 0
+        var pieces = pieceSplitter.split(body, limit: limit - titleBytes)
         if pieces.isEmpty { pieces = [""] }
         let tailText = tail.joined(separator: "\n")
-        let tailPieces = tailText.isEmpty ? [] : splitter.split(tailText, limit: limit)
-        if reply.kind == .result {
+        let tailPieces = tailText.isEmpty ? [] : pieceSplitter.split(tailText, limit: limit)
+        if isCard {
             return cards(title: shownTitle, pieces: pieces, tail: tailPieces, actions: buttons(reply, entryID: entryID), limit: limit)
         }
         var texts = pieces.map { TeamsHTML.escape($0) }
@@ -65,15 +76,19 @@ public enum TeamsRenderer {
     /// A result as cards: the title on the first, the tail and the buttons on the last.
     static func cards(title: String?, pieces: [String], tail: [String], actions: [JSONValue], limit: Int) -> [TeamsMessage] {
         var bodies: [[JSONValue]] = pieces.map { paragraphs($0) }
-        if let title { bodies[0].insert(textRuns(title, weight: "Bolder"), at: 0) }
+        var sizes = pieces.map { cardBytes($0) + blockEnvelopeBytes }
+        if let title {
+            bodies[0].insert(textRuns(title, weight: "Bolder"), at: 0)
+            sizes[0] += TeamsHTML.maximumEscapedBytes(title) + blockEnvelopeBytes
+        }
         for piece in tail {
-            let block = textRuns(piece, subtle: true)
-            if let last = bodies.last, TeamsHTML.maximumEscapedBytes(pieces.last ?? "") + TeamsHTML.maximumEscapedBytes(piece) + 256 <= limit,
-                bodies.count == pieces.count
-            {
-                bodies[bodies.count - 1] = last + [block]
+            let size = cardBytes(piece) + blockEnvelopeBytes
+            if let last = sizes.last, last + size <= limit {
+                bodies[bodies.count - 1] += paragraphs(piece, subtle: true)
+                sizes[sizes.count - 1] += size
             } else {
-                bodies.append([block])
+                bodies.append(paragraphs(piece, subtle: true))
+                sizes.append(size)
             }
         }
         return bodies.enumerated().map { index, body in
@@ -93,7 +108,7 @@ public enum TeamsRenderer {
 
     /// Model text as blocks of plain text runs, one block per line (a text run holds no line
     /// break of its own); blank lines become spacing.
-    static func paragraphs(_ text: String) -> [JSONValue] {
+    static func paragraphs(_ text: String, subtle: Bool = false) -> [JSONValue] {
         var blocks: [JSONValue] = []
         var spaceBefore = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -102,7 +117,7 @@ public enum TeamsRenderer {
                 spaceBefore = !blocks.isEmpty
                 continue
             }
-            blocks.append(textRuns(String(line), spacing: spaceBefore ? "Medium" : nil))
+            blocks.append(textRuns(String(line), subtle: subtle, spacing: spaceBefore ? "Medium" : nil))
             spaceBefore = false
         }
         return blocks.isEmpty ? [textRuns(" ")] : blocks

@@ -39,6 +39,8 @@ extension PlatformKind {
     /// - Discord through `<@id>` (unless the `<` is escaped) and a plain `@everyone` or `@here`.
     /// - Matrix, with `m.mentions` empty, through nothing; a plain `@room` is still broken, for
     ///   clients that read the body.
+    /// - Teams through an `<at>` in the text (with a mention entity, which the relay never
+    ///   sends): a literal `<` is `&lt;` in its HTML, and a card's text runs are never markup.
     /// - Telegram and Mattermost through `@name` (`@channel`, `@all`, `@here` on Mattermost):
     ///   an `@` straight before a letter or digit. The relay puts an invisible joiner after it.
     func liveMention(in raw: String) -> String? {
@@ -53,6 +55,7 @@ extension PlatformKind {
             case .discord:
                 found = ((at(index, "<@") || at(index, "<!")) && (index == 0 || scalars[index - 1] != "\\")) || at(index, "@everyone") || at(index, "@here")
             case .matrix: found = at(index, "@room")
+            case .teams: found = at(index, "<at")
             case .telegram, .mattermost:
                 found =
                     scalars[index] == "@" && index + 1 < scalars.count

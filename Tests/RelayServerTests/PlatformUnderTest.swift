@@ -24,6 +24,10 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// A slash command POSTed with its token; answered by the bot through REST v4 (a chain's
     /// progress post patched into the result), private answers at the `response_url` (ephemeral).
     case mattermost
+    /// A mention in a channel thread, signed as the Bot Connector signs it (RS256); answered by
+    /// a placeholder in the thread updated into the result, private results in the asker's
+    /// personal chat with the bot.
+    case teams
     var testDescription: String { rawValue }
 }
 
@@ -116,6 +120,10 @@ func withPlatform<T: Sendable>(
     case .mattermost:
         return try await MattermostFakes.with { fakes in
             try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(MattermostUnderTest(relay: relay)) }
+        }
+    case .teams:
+        return try await TeamsFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(TeamsUnderTest(relay: relay)) }
         }
     }
 }

@@ -161,6 +161,8 @@ public struct FakeTeamsMessage: Sendable, Hashable {
     /// The activity as last sent (the first post, then each update).
     public var activity: JSONValue
     public var history: [JSONValue]
+    /// When each version in `history` arrived.
+    public var times: [Date]
 
     /// What a reader sees: the HTML text with its tags and entities undone, or a card's text
     /// runs, one line each.
@@ -178,7 +180,20 @@ public struct FakeTeamsMessage: Sendable, Hashable {
 
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-    static func seen(_ activity: JSONValue) -> String {
+    /// What a reader saw of each version.
+    public var shownHistory: [String] { history.map(Self.seen) }
+
+    /// The raw text of a version, escapes and all (a card's runs joined): where a live mention
+    /// would show.
+    public static func raw(_ activity: JSONValue) -> String {
+        if let card = activity["attachments"]?.arrayValue?.first?["content"] {
+            return (card["body"]?.arrayValue ?? []).map { ($0["inlines"]?.arrayValue ?? []).compactMap { $0["text"]?.stringValue }.joined() }
+                .joined(separator: "\n")
+        }
+        return activity["text"]?.stringValue ?? ""
+    }
+
+    public static func seen(_ activity: JSONValue) -> String {
         if let card = activity["attachments"]?.arrayValue?.first?["content"] {
             let blocks = card["body"]?.arrayValue ?? []
             return blocks.map { block in (block["inlines"]?.arrayValue ?? []).compactMap { $0["text"]?.stringValue }.joined() }.joined(separator: "\n")
@@ -244,7 +259,9 @@ struct FakeBotFrameworkState: Sendable {
             nextID += 1
             let id = String(nextID)
             messages.append(
-                FakeTeamsMessage(id: id, conversation: conversation, replyTo: parts.count == 5 ? parts[4] : nil, activity: activity, history: [activity]))
+                FakeTeamsMessage(
+                    id: id, conversation: conversation, replyTo: parts.count == 5 ? parts[4] : nil, activity: activity, history: [activity],
+                    times: [request.receivedAt]))
             return FakeBotFramework.json(["id": .string(id)], status: 201)
         case ("PUT", 5):
             guard let index = messages.firstIndex(where: { $0.id == parts[4] && $0.conversation == conversation }) else {
@@ -252,6 +269,7 @@ struct FakeBotFrameworkState: Sendable {
             }
             messages[index].activity = activity
             messages[index].history.append(activity)
+            messages[index].times.append(request.receivedAt)
             return FakeBotFramework.json(["id": .string(parts[4])], status: 200)
         default:
             return FakeBotFramework.json(["error": ["code": "BadArgument", "message": "method"]], status: 405)
@@ -265,5 +283,18 @@ struct FakeBotFrameworkState: Sendable {
             if kv.count == 2 { fields[kv[0]] = kv[1] }
         }
         return fields
+    }
+}
+
+/// Runs `body` with a fake Bot Framework, stopped after.
+public func withFakeBotFramework<T>(isolation: isolated (any Actor)? = #isolation, _ body: (FakeBotFramework) async throws -> T) async throws -> T {
+    let fake = try await FakeBotFramework.start()
+    do {
+        let result = try await body(fake)
+        await fake.stop()
+        return result
+    } catch {
+        await fake.stop()
+        throw error
     }
 }

@@ -110,7 +110,9 @@ public struct MattermostInbound: Sendable {
 
     /// The command line a post asks for, or nil when it is not for the relay.
     ///
-    /// `@bot translate fr hi` runs that command; `@bot` with other words fact-checks them;
+    /// `@bot translate fr hi` runs that command, as does `@bot /word …` for any word (a custom
+    /// command, or a typo answered with "did you mean": `CommandTable.lineAfterMention`);
+    /// `@bot` with other words fact-checks them;
     /// `@bot` alone in a thread fact-checks the thread (the relay reads it). In a direct message
     /// the mention is optional, and a leading `/` is kept. With an audio attachment (`hasVoice`),
     /// `@bot` alone, or nothing typed in a direct message, is "" — what `/settings voice` asks for.
@@ -121,10 +123,7 @@ public struct MattermostInbound: Sendable {
         guard mentioned || isDirect else { return nil }
         let rest = words.filter { !Self.isMention($0, of: mention) }.joined(separator: " ")
         if rest.isEmpty { return hasVoice ? "" : inThread ? "/tribunal" : (isDirect ? nil : "/help") }
-        if let first = rest.split(separator: " ").first, CommandTable.spec(named: String(first.drop { $0 == "/" }).lowercased()) != nil {
-            return "/" + rest.drop { $0 == "/" }
-        }
-        return "/tribunal " + rest
+        return CommandTable.lineAfterMention(rest)
     }
 
     /// `@rhea`, `@rhea,` or `@rhea:` (any case).

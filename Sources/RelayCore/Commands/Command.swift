@@ -429,6 +429,18 @@ public enum CommandTable {
         BuiltinCommand(named: word)?.spec
     }
 
+    /// The command line for the words after a mention of the bot (`@Rhea translate fr hi`), on
+    /// every platform where people mention it: a built-in's name, with or without `/`, runs it;
+    /// any other word after a `/` is the command the person meant (a team's custom command, or
+    /// a typo the parser answers with "did you mean"); other words are a claim to fact-check.
+    /// `rest` is not empty.
+    public static func lineAfterMention(_ rest: String) -> String {
+        let first = rest.prefix { !$0.isWhitespace }
+        if first.hasPrefix("/"), first.count > 1 { return rest }
+        if spec(named: first.lowercased()) != nil { return "/" + rest }
+        return "/tribunal " + rest
+    }
+
     /// Every word that names a built-in (names and aliases), which custom commands may not take.
     public static var reservedNames: Set<String> {
         Set(all.flatMap { [$0.name] + $0.aliases }).union(["rhea"]).union(ChainBlockName.allNames)

@@ -8,7 +8,9 @@ public import RelayPipeline
 ///
 /// - A message that mentions the bot in a channel or group chat (Teams sends the bot no other),
 ///   or any message in a personal chat, runs its command: `@Rhea translate fr …`, and in a
-///   personal chat `translate fr …` or `/translate fr …` too; other words are fact-checked
+///   personal chat `translate fr …` or `/translate fr …` too; `/word …` is taken as a command
+///   whatever the word (a custom command, or a typo answered with "did you mean"); other words
+///   are fact-checked
 ///   (`/tribunal`). The bot's `<at>` mention is taken out of the text.
 /// - A card's button ("Run again", "Post to channel") comes back as a message whose `value` is
 ///   the button's data.
@@ -88,10 +90,7 @@ public struct TeamsInbound: Sendable {
         guard mentioned || activity.isPersonal else { return nil }
         let rest = TeamsText.withoutMentions(of: bot, in: activity.text ?? "", entities: activity.entities ?? [])
         if rest.isEmpty { return activity.isPersonal ? nil : "/help" }
-        if let first = rest.split(separator: " ").first, CommandTable.spec(named: String(first.drop { $0 == "/" }).lowercased()) != nil {
-            return "/" + rest.drop { $0 == "/" }
-        }
-        return "/tribunal " + rest
+        return CommandTable.lineAfterMention(rest)
     }
 
     // MARK: Buttons

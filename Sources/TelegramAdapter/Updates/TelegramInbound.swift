@@ -82,8 +82,9 @@ public struct TelegramInbound: Sendable {
     ///
     /// - `/cmd …` and `/cmd@ThisBot …` (a `/cmd@OtherBot` is another bot's); `/start`, which
     ///   Telegram sends when someone opens the bot, is `/help`.
-    /// - In a group, a mention of the bot: `@Bot translate fr hi` runs that command; `@Bot` with
-    ///   other words fact-checks them, and `@Bot` alone, sent as a reply, fact-checks the message
+    /// - In a group, a mention of the bot: `@Bot translate fr hi` runs that command, as does
+    ///   `@Bot /word …` for any word (`CommandTable.lineAfterMention`); `@Bot` with other words
+    ///   fact-checks them, and `@Bot` alone, sent as a reply, fact-checks the message
     ///   it answers.
     /// - In a private chat, any text, as the parser reads it.
     /// - A voice note (audio file, video note) that carries no command — alone in a private
@@ -122,10 +123,7 @@ public struct TelegramInbound: Sendable {
             if message.replyTo?.clip != nil { return "/transcribe" }
             return message.replyTo?.text == nil ? nil : "/tribunal"
         }
-        if let first = words.first, CommandTable.spec(named: String(first.drop { $0 == "/" })) != nil {
-            return "/" + rest.drop { $0 == "/" }
-        }
-        return "/tribunal " + rest
+        return CommandTable.lineAfterMention(rest)
     }
 
     /// Whether the message addresses a bot by name: a `/cmd@Name`, or in a group a mention.

@@ -43,8 +43,24 @@ public enum TeamsHTML {
     /// What a reader sees of escaped text: the entities and `<br>` undone. For reading the
     /// relay's own messages back, and for tests.
     public static func unescape(_ html: String) -> String {
-        html.replacingOccurrences(of: "<br>", with: "\n").replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        // By scalars throughout, as an HTML parser reads: a combining mark after `;` or `>` must
+        // not hide an entity or a tag (a `Character` would glue them).
+        let scalars = Array(html.unicodeScalars)
+        let undone: [([Unicode.Scalar], Unicode.Scalar)] = [("<br>", "\n"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")].map {
+            (Array($0.0.unicodeScalars), $0.1)
+        }
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            if let (written, scalar) = undone.first(where: { scalars[index...].starts(with: $0.0) }) {
+                out.append(scalar)
+                index += written.count
+            } else {
+                out.append(scalars[index])
+                index += 1
+            }
+        }
+        return String(out)
     }
 
     /// The most bytes `text` can take once escaped and written in a JSON string: the limit

@@ -71,28 +71,11 @@ struct TeamsRelay: Sendable {
     var framework: FakeBotFramework { fakes.framework }
     var tribunal: FakeRheaTribunal { fakes.tribunal }
 
-    static let alice = "29:1alice-teams-user-id"
-    static let aliceAAD = "aaaaaaaa-0000-4000-8000-00000000a11c"
-    static let team = "19:team-general@thread.tacv2"
+    static let alice = FakeBotFramework.alice
 
-    /// A channel thread of its own for `name` (a command's thread).
-    static func thread(_ name: String) -> String {
-        "19:general@thread.tacv2;messageid=" + String(name.filter { $0.isLetter || $0.isNumber }.prefix(24))
-    }
-
-    /// `text` from Alice, mentioning the bot, in `conversation` (a channel thread), as the Bot
-    /// Connector POSTs it: signed, activity id `id`.
+    /// `text` from Alice, mentioning the bot, in `conversation` (a channel thread).
     func message(_ text: String, conversation: String, id: String) -> JSONValue {
-        [
-            "type": "message", "id": .string(id), "timestamp": "2026-12-04T10:00:00.000Z", "serviceUrl": .string(framework.serviceURL),
-            "channelId": "msteams", "from": ["id": .string(Self.alice), "name": "Alice", "aadObjectId": .string(Self.aliceAAD)],
-            "conversation": ["id": .string(conversation), "conversationType": "channel", "isGroup": true, "tenantId": .string(FakeBotFramework.tenant)],
-            "recipient": ["id": .string(FakeBotFramework.botAccount), "name": "Rhea"], "text": .string("<at>Rhea</at> " + text), "textFormat": "plain",
-            "entities": [["type": "mention", "text": "<at>Rhea</at>", "mentioned": ["id": .string(FakeBotFramework.botAccount), "name": "Rhea"]]],
-            "channelData": [
-                "channel": ["id": "19:general@thread.tacv2"], "team": ["id": .string(Self.team)], "tenant": ["id": .string(FakeBotFramework.tenant)],
-            ],
-        ]
+        framework.message(text, conversation: conversation, id: id)
     }
 
     /// POSTs `activity` to `/teams/messages` with a token for it.

@@ -15,7 +15,7 @@ struct TeamsUnderTest: PlatformUnderTest {
     var tribunal: FakeRheaTribunal { relay.tribunal }
 
     func send(_ line: String, private: Bool, delivery: String, times: Int) async throws -> SeenReply {
-        let thread = TeamsRelay.thread(delivery)
+        let thread = FakeBotFramework.thread(delivery)
         // `@Rhea /transalte …`: the catch-all `/rhea` is Slack's and Mattermost's.
         let typed = line.hasPrefix("/rhea ") ? "/" + line.dropFirst("/rhea ".count) : line
         let text = `private` ? typed + " --private" : typed
@@ -44,7 +44,7 @@ struct TeamsUnderTest: PlatformUnderTest {
 
     /// A mention in a thread of its own: the placeholder, then each update as the answer grows.
     func watch(_ line: String, marker: String) async throws -> WrittenAnswer {
-        let thread = TeamsRelay.thread("watch\(UUID().uuidString)")
+        let thread = FakeBotFramework.thread("watch\(UUID().uuidString)")
         _ = try await relay.post(relay.message(line, conversation: thread, id: "watch-\(UUID().uuidString)"))
         try await relay.settled()
         let messages = relay.framework.messages(in: thread)

@@ -47,12 +47,16 @@ public final class FakeBotFramework: Sendable {
         let key = try TestRSAKey(kid: "fake-bot-connector-key-1")
         let state = FakeBotFrameworkLocked()
         let base = Mutex<String>("")
+        let stopFlag = FakeStopFlag()
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             let recorded = try await RecordedRequest.read(request)
-            return Self.answer(recorded, base: base.withLock { $0 }, key: key, state: state)
+            let response = Self.answer(recorded, base: base.withLock { $0 }, key: key, state: state)
+            // Taken, but its answer held back: the window a crash leaves.
+            if let seconds = state.withLock({ $0.takeHold(recorded, status: response.status.code) }) { try await stopFlag.delay(seconds) }
+            return response
         }
         let (server, port) = try await FakeServerHandle.start(
-            responder: responder, stopFlag: FakeStopFlag(), logger: logger ?? Logger(label: "FakeBotFramework", factory: { _ in SwiftLogNoOpLogHandler() }))
+            responder: responder, stopFlag: stopFlag, logger: logger ?? Logger(label: "FakeBotFramework", factory: { _ in SwiftLogNoOpLogHandler() }))
         let url = "http://127.0.0.1:\(port)"
         base.withLock { $0 = url }
         return FakeBotFramework(url: url, state: state, signingKey: key, server: server)
@@ -61,6 +65,51 @@ public final class FakeBotFramework: Sendable {
     public func stop() async { await server.stop() }
 
     // MARK: What a test does
+
+    /// Alice, the team and the conversations of the scenarios.
+    public static let alice = "29:1alice-teams-user-id"
+    public static let aliceAAD = "aaaaaaaa-0000-4000-8000-00000000a11c"
+    public static let team = "19:team-general@thread.tacv2"
+    public static let channel = "19:general@thread.tacv2"
+    public static let personalChat = "a:1personal-chat-alice"
+
+    /// A channel thread of its own for `name`.
+    public static func thread(_ name: String) -> String {
+        channel + ";messageid=" + String(name.filter { $0.isLetter || $0.isNumber }.prefix(24))
+    }
+
+    /// A message activity as the Bot Connector sends it: `text` from Alice, after a mention of
+    /// the bot (`mentioning`), in a channel thread (`conversation`, by default the channel's
+    /// first), or in her personal chat with the bot.
+    public func message(
+        _ text: String, conversation: String? = nil, personal: Bool = false, id: String = UUID().uuidString, mentioning: Bool = true,
+        serviceURL: String? = nil
+    ) -> JSONValue {
+        var entities: [JSONValue] = []
+        var text = text
+        if mentioning && !personal {
+            text = "<at>Rhea</at> " + text
+            entities.append(["type": "mention", "text": "<at>Rhea</at>", "mentioned": ["id": .string(Self.botAccount), "name": "Rhea"]])
+        }
+        return [
+            "type": "message", "id": .string(id), "timestamp": "2026-12-04T10:00:00.000Z", "serviceUrl": .string(serviceURL ?? self.serviceURL),
+            "channelId": "msteams", "from": ["id": .string(Self.alice), "name": "Alice", "aadObjectId": .string(Self.aliceAAD)],
+            "conversation": personal
+                ? ["id": .string(Self.personalChat), "conversationType": "personal", "tenantId": .string(Self.tenant)]
+                : [
+                    "id": .string(conversation ?? Self.thread("1700000000001")), "conversationType": "channel", "isGroup": true,
+                    "tenantId": .string(Self.tenant),
+                ],
+            "recipient": ["id": .string(Self.botAccount), "name": "Rhea"], "text": .string(text), "textFormat": "plain",
+            "entities": .array(entities),
+            "channelData": personal
+                ? ["tenant": ["id": .string(Self.tenant)]]
+                : [
+                    "teamsChannelId": .string(Self.channel), "teamsTeamId": .string(Self.team), "channel": ["id": .string(Self.channel)],
+                    "team": ["id": .string(Self.team)], "tenant": ["id": .string(Self.tenant)],
+                ],
+        ]
+    }
 
     /// The token the Bot Connector sends with an activity for `serviceURL`: issued by the Bot
     /// Framework for the bot, valid five minutes from `now`. `claims` replaces any of them.
@@ -86,12 +135,20 @@ public final class FakeBotFramework: Sendable {
         state.withLock { $0.extraKeys.append(key.jwk(["endorsements": .array(endorsements.map(JSONValue.string))])) }
     }
 
-    /// The next `count` connector calls answer 429 with `Retry-After: seconds`.
-    public func rateLimitNext(_ count: Int, retryAfter seconds: Int = 1) {
+    /// The next `count` connector calls answer `status` (429, or a 5xx) with `Retry-After: seconds`.
+    public func rateLimitNext(_ count: Int, retryAfter seconds: Int = 1, status: Int = 429) {
         state.withLock {
             $0.rateLimitNext = count
             $0.retryAfter = seconds
+            $0.refusalStatus = status
         }
+    }
+
+    /// The next `times` successful connector calls of `method` (`POST` makes a message, `PUT`
+    /// updates one) are taken — the message shows — but their HTTP answers are held `seconds`.
+    public func holdNext(_ method: String, times: Int, seconds: Double) {
+        state.withLock { $0.holds[method, default: 0] += times }
+        state.withLock { $0.holdSeconds = seconds }
     }
 
     /// The messages the bot has in `conversation` (all when nil), in the order they were made.
@@ -222,7 +279,19 @@ struct FakeBotFrameworkState: Sendable {
     var tokensGranted = 0
     var rateLimitNext = 0
     var retryAfter = 1
+    var holds: [String: Int] = [:]
+    var holdSeconds = 0.0
+    var refusalStatus = 429
     var nextID = 1_700_000_000_000
+
+    /// How long to hold the answer to `request` (answered `status`), taking one of its holds.
+    mutating func takeHold(_ request: RecordedRequest, status: Int) -> Double? {
+        guard (200..<300).contains(status), request.path.hasPrefix("/amer/v3/conversations/"), request.body?["type"]?.stringValue == "message",
+            let left = holds[request.method], left > 0
+        else { return nil }
+        holds[request.method] = left - 1
+        return holdSeconds
+    }
 
     /// `/v3/…` of the Bot Connector.
     mutating func connector(_ request: RecordedRequest, path: String) -> Response {
@@ -232,7 +301,8 @@ struct FakeBotFrameworkState: Sendable {
         }
         if rateLimitNext > 0 {
             rateLimitNext -= 1
-            var response = FakeBotFramework.json(["error": ["code": "TooManyRequests", "message": "Too many requests"]], status: 429)
+            var response = FakeBotFramework.json(
+                ["error": ["code": refusalStatus == 429 ? "TooManyRequests" : "ServiceUnavailable", "message": "Try again later"]], status: refusalStatus)
             response.headers[.retryAfter] = String(retryAfter)
             return response
         }

@@ -256,6 +256,77 @@ struct VisibleDoublesTests {
         return Int(response.status.code)
     }
 
+    // MARK: Teams
+
+    /// Every Teams answer updates the run's placeholder (the Bot Connector deduplicates no
+    /// create): a resent update shows the same message. One placeholder is held too: its resend
+    /// posts a second "⏳" (the first stays, stale), and the answer still shows once.
+    @Test func teamsShowsEveryAnswerOnceWhenKilledWithAnswersHeldAtTheConnector() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        try await withFakeRheaTribunal { tribunal in
+            try await withFakeBotFramework { framework in
+                let environment = [
+                    "TRIBUNAL_URL": tribunal.url, "TEAMS_APP_ID": FakeBotFramework.appID, "TEAMS_APP_PASSWORD": FakeBotFramework.appPassword,
+                    "TEAMS_OPENID_METADATA_URL": framework.openIDMetadataURL, "TEAMS_TOKEN_URL": framework.tokenURL,
+                    "HTTP_ADMIN_TOKEN": ServeReplicas.adminToken, "LOG_LEVEL": "error",
+                ]
+                let threads = (0..<5).map { FakeBotFramework.thread("doubles\($0)") }
+                let held = 4
+                framework.holdNext("POST", times: 1, seconds: 120)
+                framework.holdNext("PUT", times: held, seconds: 120)
+                let first = try await ServeProcess(environment: environment, directory: cli.directory)
+                var second: ServeProcess?
+                do {
+                    for (index, thread) in threads.enumerated() {
+                        let activity = framework.message("translate fr Good morning \(Self.token(index))", conversation: thread, id: "doubles-\(index)")
+                        #expect(await Self.activity(activity, port: first.port, framework: framework) == 200, "activity \(index) accepted")
+                    }
+                    try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(60)) {
+                        Self.teamsAnswers(framework, threads: threads).filter { $0 == 1 }.count == held
+                    }
+                    kill(first.process.processIdentifier, SIGKILL)
+                    await first.exited()
+                    second = try await ServeProcess(environment: environment, directory: cli.directory)
+                    try await Self.waitUntilIdle(port: second!.port)
+                    try await eventually("every thread answered", safety: .seconds(60)) { !Self.teamsAnswers(framework, threads: threads).contains(0) }
+                } catch {
+                    let said = await first.stop() + "\n---\n" + (await second?.stop() ?? "")
+                    Issue.record("serve said: \(said.suffix(3000))")
+                    throw error
+                }
+                _ = await second?.stop()
+                let answers = Self.teamsAnswers(framework, threads: threads)
+                #expect(answers == Array(repeating: 1, count: threads.count), "each answer shown exactly once, per thread: \(answers)")
+                let stale = threads.map { thread in framework.messages(in: thread).filter { $0.text.hasPrefix("⏳") }.count }
+                #expect(stale.reduce(0, +) <= 1, "at most the held placeholder is left stale: \(stale)")
+                // The window was real: the held updates were sent again after the restart.
+                let updates = framework.requests().filter { $0.0.hasPrefix("PUT /amer/v3/conversations/") }.count
+                #expect(updates >= threads.count + held, "the held updates resent after the restart: \(updates) updates")
+                print("teams kill -9: \(threads.count) commands, answers shown \(answers), stale placeholders \(stale), \(updates) updates")
+            }
+        }
+    }
+
+    /// How many of each thread's messages show its command's answer.
+    static func teamsAnswers(_ framework: FakeBotFramework, threads: [String]) -> [Int] {
+        threads.enumerated().map { index, thread in
+            framework.messages(in: thread).filter { $0.text.contains(token(index)) && !$0.text.hasPrefix("⏳") }.count
+        }
+    }
+
+    /// POSTs `activity` to `/teams/messages` with the Bot Connector's token; the status.
+    static func activity(_ activity: JSONValue, port: Int, framework: FakeBotFramework) async -> Int? {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/teams/messages")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Bearer \(framework.activityToken())")
+        request.body = .bytes(ByteBuffer(bytes: activity.encoded()))
+        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(30)) else { return nil }
+        _ = try? await response.body.collect(upTo: 1 << 20)
+        return Int(response.status.code)
+    }
+
     // MARK: Helpers
 
     /// Waits until the server has no run in flight and nothing in its outbox, seen twice 300 ms

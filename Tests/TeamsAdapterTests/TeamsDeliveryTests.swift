@@ -103,9 +103,10 @@ struct TeamsDeliveryTests {
         }
     }
 
-    @Test func aRateLimitWaitsTheConnectorsRetryAfter() async throws {
+    @Test(arguments: [429, 503])
+    func aRefusalWithRetryAfterWaitsAsAsked(status: Int) async throws {
         try await TeamsHarness.with { harness, _ in
-            harness.framework.rateLimitNext(1, retryAfter: 7)
+            harness.framework.rateLimitNext(1, retryAfter: 7, status: status)
             let outcome = await harness.connection.sender.deliver(
                 Self.entry(.reply(Reply(kind: .info, body: "hello", isPrivate: false)), Self.address(harness.framework)), earlier: nil)
             guard case .rateLimited(let retryAfter, _) = outcome else {

@@ -56,39 +56,18 @@ struct TeamsHarness: Sendable {
         }
     }
 
-    /// A message activity as the Bot Connector sends it: `text` from Alice in a channel's thread
-    /// (`conversationType` `channel`), or in her personal chat with the bot.
+    /// A message activity from Alice (`FakeBotFramework.message`).
     func message(
         _ text: String, personal: Bool = false, id: String = UUID().uuidString, mentioning: Bool = true, serviceURL: String? = nil
     ) -> JSONValue {
-        var entities: [JSONValue] = []
-        var text = text
-        if mentioning && !personal {
-            text = "<at>Rhea</at> " + text
-            entities.append(["type": "mention", "text": "<at>Rhea</at>", "mentioned": ["id": .string(FakeBotFramework.botAccount), "name": "Rhea"]])
-        }
-        return [
-            "type": "message", "id": .string(id), "timestamp": "2026-12-04T10:00:00.000Z", "serviceUrl": .string(serviceURL ?? framework.serviceURL),
-            "channelId": "msteams", "from": ["id": .string(Self.alice), "name": "Alice", "aadObjectId": .string(Self.aliceAAD)],
-            "conversation": personal
-                ? ["id": .string(Self.personalChat), "conversationType": "personal", "tenantId": .string(FakeBotFramework.tenant)]
-                : ["id": .string(Self.channelThread), "conversationType": "channel", "isGroup": true, "tenantId": .string(FakeBotFramework.tenant)],
-            "recipient": ["id": .string(FakeBotFramework.botAccount), "name": "Rhea"], "text": .string(text), "textFormat": "plain",
-            "entities": .array(entities),
-            "channelData": personal
-                ? ["tenant": ["id": .string(FakeBotFramework.tenant)]]
-                : [
-                    "teamsChannelId": "19:general@thread.tacv2", "teamsTeamId": .string(Self.team), "channel": ["id": "19:general@thread.tacv2"],
-                    "team": ["id": .string(Self.team)], "tenant": ["id": .string(FakeBotFramework.tenant)],
-                ],
-        ]
+        framework.message(text, personal: personal, id: id, mentioning: mentioning, serviceURL: serviceURL)
     }
 
-    static let alice = "29:1alice-teams-user-id"
-    static let aliceAAD = "aaaaaaaa-0000-4000-8000-00000000a11c"
-    static let team = "19:team-general@thread.tacv2"
-    static let channelThread = "19:general@thread.tacv2;messageid=1700000000001"
-    static let personalChat = "a:1personal-chat-alice"
+    static let alice = FakeBotFramework.alice
+    static let aliceAAD = FakeBotFramework.aliceAAD
+    static let team = FakeBotFramework.team
+    static let channelThread = FakeBotFramework.thread("1700000000001")
+    static let personalChat = FakeBotFramework.personalChat
 
     /// POSTs `activity` to `/teams/messages` with `token` (by default a valid one for it).
     func post(_ activity: JSONValue, token: String?, to client: any TestClientProtocol) async throws -> TestResponse {

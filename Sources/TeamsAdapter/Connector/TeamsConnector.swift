@@ -68,8 +68,8 @@ public struct TeamsRefusal: PlatformRefusal {
 /// (`TeamsBotTokens`): new activities (a reply in a conversation or thread), their updates (a
 /// placeholder edited into an answer), and one-to-one conversations (a private answer).
 ///
-/// 429 waits `Retry-After` (else 1 s), 5xx and 412 are retried by the outbox; a 401 forgets the
-/// token, so the next try fetches a new one.
+/// 429 waits `Retry-After` (else 1 s), as does a 5xx that sends one; other 5xx and 412 are retried
+/// by the outbox; a 401 forgets the token, so the next try fetches a new one.
 struct TeamsConnector: Sendable {
     static let timeout: Duration = .seconds(15)
     static let maxResponseBytes = 1024 * 1024
@@ -147,6 +147,8 @@ struct TeamsConnector: Sendable {
         case 429:
             throw .rateLimited(endpoint: endpoint, retryAfter: answer.retryAfter(now: clock.now) ?? .seconds(1))
         case 500...:
+            // A 503 that says when to come back is waited out as asked, not retried at once.
+            if let retryAfter = answer.retryAfter(now: clock.now) { throw .rateLimited(endpoint: endpoint, retryAfter: retryAfter) }
             throw .server(endpoint: endpoint, status: answer.status)
         default:
             if answer.status == 401 { await tokens.forget() }

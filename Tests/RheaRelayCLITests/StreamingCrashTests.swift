@@ -14,7 +14,7 @@ import Testing
 /// streams slowly, is killed with SIGKILL once the platform shows part of the answer, and
 /// started again on the same store. The run runs again and writes into the same message: in the
 /// end the platform shows exactly one message with the answer, whole, and nothing of the
-/// writing left — on each of the five platforms.
+/// writing left — on each of the six platforms.
 @Suite("No visible double after kill -9 mid-stream", .serialized, .tags(.peers))
 struct StreamingCrashTests {
     static let pieces = [
@@ -99,6 +99,36 @@ struct StreamingCrashTests {
                     shown().contains { Self.holdsAnswer($0.text) && !Self.isWriting($0.text) }
                 }
                 let messages = shown()
+                #expect(messages.count == 1, "one message, the placeholder written into: \(messages.map(\.text))")
+                #expect(Self.holdsAnswer(messages.first?.text), "\(messages.first?.text ?? "")")
+                #expect(!Self.isWriting(messages.first?.text ?? ""))
+                #expect(model.requests().count >= 2, "the run ran again after the restart")
+            }
+        }
+    }
+
+    // MARK: Teams
+
+    @Test func teams() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        try await Self.withWriter { model in
+            try await withFakeBotFramework { framework in
+                let thread = FakeBotFramework.thread("crash")
+                let environment = Self.council(model).merging([
+                    "TEAMS_APP_ID": FakeBotFramework.appID, "TEAMS_APP_PASSWORD": FakeBotFramework.appPassword,
+                    "TEAMS_OPENID_METADATA_URL": framework.openIDMetadataURL, "TEAMS_TOKEN_URL": framework.tokenURL,
+                ]) { $1 }
+                try await Self.crashMidStream(environment: environment, cli: cli) { port in
+                    let status = await VisibleDoublesTests.activity(
+                        framework.message("ai write it", conversation: thread, id: "crash-1"), port: port, framework: framework)
+                    #expect(status == 200)
+                } writing: {
+                    framework.messages(in: thread).contains { Self.isWriting($0.text) && $0.text.contains("Réponse") }
+                } done: {
+                    framework.messages(in: thread).contains { Self.holdsAnswer($0.text) && !Self.isWriting($0.text) }
+                }
+                let messages = framework.messages(in: thread)
                 #expect(messages.count == 1, "one message, the placeholder written into: \(messages.map(\.text))")
                 #expect(Self.holdsAnswer(messages.first?.text), "\(messages.first?.text ?? "")")
                 #expect(!Self.isWriting(messages.first?.text ?? ""))

@@ -26,6 +26,8 @@ struct CommandClient: Sendable {
     let matrix: MatrixSink?
     /// With `--voice`: the voice note every Telegram command carries (its file id at the fake Bot API).
     let voiceFile: String?
+    /// The Bot Connector's token on every Teams activity.
+    let teamsToken: String
 
     /// `replicas` servers listen on `port`, `port + 1`…; users are spread over them.
     init(
@@ -35,8 +37,15 @@ struct CommandClient: Sendable {
         self.http = http
         let paths: [BenchPlatform: String] = [
             .slack: "/slack/commands", .discord: "/discord/interactions", .telegram: "/telegram/webhook", .mattermost: "/mattermost/commands",
+            .teams: "/teams/messages",
         ]
         urls = (0..<max(1, replicas)).map { "http://127.0.0.1:\(port + $0)" + paths[platform, default: "/slack/commands"] }
+        // One Bot Connector token for every activity, as the Bot Connector reuses its own: signing
+        // one per request would measure the client's RSA, not the relay.
+        teamsToken = sink.teamsKey.rs256([
+            "iss": "https://api.botframework.com", "aud": .string(ReplySink.teamsAppID), "serviceurl": .string(sink.teamsServiceURL),
+            "exp": .int(Int(Date().timeIntervalSince1970) + 24 * 3600),
+        ])
         signer = SlackSigner(signingSecret: secret)
         self.sink = sink
         self.platform = platform
@@ -62,6 +71,7 @@ struct CommandClient: Sendable {
         case .telegram: return await sendUpdate(index, user: user)
         case .matrix: return typeInRoom(index, user: user)
         case .mattermost: return await sendMattermostCommand(index, user: user)
+        case .teams: return await sendTeamsActivity(index, user: user)
         case .slack: break
         }
         let body = Self.form([
@@ -128,6 +138,26 @@ struct CommandClient: Sendable {
         guard let matrix else { return Ack(sent: sent, acked: sent, status: nil, body: "") }
         matrix.post(index, user: user, text: "!translate ja Good morning, this is command number \(index)")
         return Ack(sent: sent, acked: .now, status: 200, body: "")
+    }
+
+    /// Command `index` as a Teams message from user `user`, mentioning the bot in a channel
+    /// thread of the command's own (`bench-<index>`), signed as the Bot Connector signs it.
+    func sendTeamsActivity(_ index: Int, user: Int) async -> Ack {
+        let activity: JSONValue = [
+            "type": "message", "id": .string("bench-activity-\(index)"), "serviceUrl": .string(sink.teamsServiceURL), "channelId": "msteams",
+            "from": ["id": .string("29:bench-user-\(user)"), "name": .string("User \(user)")],
+            "conversation": ["id": .string("bench-\(index)"), "conversationType": "channel", "tenantId": "bench-tenant"],
+            "recipient": ["id": .string("28:" + ReplySink.teamsAppID), "name": "Rhea"],
+            "text": .string("<at>Rhea</at> translate ja Good morning, this is command number \(index)"),
+            "entities": [["type": "mention", "text": "<at>Rhea</at>", "mentioned": ["id": .string("28:" + ReplySink.teamsAppID), "name": "Rhea"]]],
+            "channelData": ["team": ["id": "bench-team"], "channel": ["id": .string("bench-channel-\(user)")]],
+        ]
+        var request = HTTPClientRequest(url: url(for: user))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Bearer \(teamsToken)")
+        request.body = .bytes(ByteBuffer(bytes: activity.encoded()))
+        return await execute(request)
     }
 
     /// The slash command's token the relay is started with (`MATTERMOST_COMMAND_TOKENS`).

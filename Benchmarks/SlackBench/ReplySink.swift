@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import RelayCore
+import RelayTestSupport
 import Synchronization
 
 /// The `response_url`s — or, for Discord, the REST API's interaction webhook (the edit of each
@@ -31,11 +32,22 @@ final class ReplySink: Sendable {
     private let state = Mutex(State())
     private let task: Task<Void, any Error>
     let port: Int
+    /// The key the sink signs Teams activities' tokens with, as the Bot Connector's.
+    let teamsKey: TestRSAKey
 
-    private init(port: Int, task: Task<Void, any Error>) {
+    private init(port: Int, task: Task<Void, any Error>, teamsKey: TestRSAKey) {
         self.port = port
         self.task = task
+        self.teamsKey = teamsKey
     }
+
+    /// Teams: the sink plays the Bot Framework — `TEAMS_OPENID_METADATA_URL` (and its keys),
+    /// `TEAMS_TOKEN_URL`, and the Bot Connector at `teamsServiceURL`, each command in a
+    /// conversation of its own (`bench-<number>`).
+    var teamsMetadataURL: String { "http://127.0.0.1:\(port)/teams/openid" }
+    var teamsTokenURL: String { "http://127.0.0.1:\(port)/teams/token" }
+    var teamsServiceURL: String { "http://127.0.0.1:\(port)/teams/svc/" }
+    static let teamsAppID = "00000000-0000-4000-8000-0000000be4c0"
 
     func url(for index: Int) -> String { "http://127.0.0.1:\(port)/r/\(index)" }
     /// `SLACK_API_URL` for the relay: never called (the bench gives no bot token), it names the
@@ -57,6 +69,8 @@ final class ReplySink: Sendable {
     static func start(logger: Logger) async throws -> ReplySink {
         let box = Mutex<ReplySink?>(nil)
         let router = Router()
+        let teamsKey = try TestRSAKey(kid: "bench-bot-connector-key")
+        addTeams(to: router, key: teamsKey) { box.withLock { $0 } }
         let responseURL: @Sendable (Request, BasicRequestContext) async throws -> HTTPResponse.Status = { request, context in
             let arrived = ContinuousClock.now
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -117,9 +131,48 @@ final class ReplySink: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"id":"benchpost0000000000000001","channel_id":"benchchannel","message":"ok"}"#)))
         }
         let (port, task) = try await startLoopbackApp(router, name: "reply sink", logger: logger)
-        let sink = ReplySink(port: port, task: task)
+        let sink = ReplySink(port: port, task: task, teamsKey: teamsKey)
         box.withLock { $0 = sink }
         return sink
+    }
+
+    /// The Bot Framework's routes. The Bot Connector answers a new activity with its id and an
+    /// update with the same: the run's placeholder is a message (`POST`), and the answer, which
+    /// updates it (`PUT`), is the reply the sink records, in the placeholder's message; an answer
+    /// posted as a message of its own would be a new one.
+    static func addTeams(to router: Router<BasicRequestContext>, key: TestRSAKey, sink current: @escaping @Sendable () -> ReplySink?) {
+        let teamsMessages = Atomic<Int>(0)
+        router.get("teams/openid") { _, _ -> Response in
+            let port = current()?.port ?? 0
+            return json(["issuer": "https://api.botframework.com", "jwks_uri": .string("http://127.0.0.1:\(port)/teams/keys")])
+        }
+        router.get("teams/keys") { _, _ -> Response in json(["keys": [key.jwk(["endorsements": ["msteams"]])]]) }
+        router.post("teams/token") { _, _ -> Response in
+            json(["token_type": "Bearer", "expires_in": 3599, "access_token": "bench-connector-token"])
+        }
+        let activity: @Sendable (Request, BasicRequestContext, String?) async throws -> Response = { request, context, updated in
+            let arrived = ContinuousClock.now
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let text = String(buffer: body)
+            let id = updated ?? "m\(teamsMessages.wrappingAdd(1, ordering: .relaxed).newValue)"
+            if let conversation = context.parameters.get("conversation"), let index = Int(conversation.dropFirst("bench-".count)),
+                text.contains("command number") || text.contains("ahead of you"), let sink = current()
+            {
+                sink.arrived(index, at: arrived, busy: text.contains("ahead of you"), message: updated.map { "teams:\($0)" })
+            }
+            return json(["id": .string(id)], status: updated == nil ? .created : .ok)
+        }
+        router.post("teams/svc/v3/conversations/:conversation/activities/:id") { request, context in
+            try await activity(request, context, nil)
+        }
+        router.post("teams/svc/v3/conversations/:conversation/activities") { request, context in try await activity(request, context, nil) }
+        router.put("teams/svc/v3/conversations/:conversation/activities/:id") { request, context in
+            try await activity(request, context, context.parameters.get("id"))
+        }
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.encoded())))
     }
 
     /// What Discord sends with a message it accepted on an interaction webhook.

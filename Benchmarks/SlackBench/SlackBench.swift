@@ -53,7 +53,7 @@ import RelayTestSupport
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
 ///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix|mattermost]
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix|mattermost|teams]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,7 +61,7 @@ struct SlackBench: AsyncParsableCommand {
 
     @Option(
         help:
-            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates), matrix (room messages read by /sync) or mattermost (slash commands with their token, answered through REST v4)."
+            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates), matrix (room messages read by /sync) or mattermost (slash commands with their token, answered through REST v4) or teams (signed activities, answered through the Bot Connector)."
     )
     var platform = BenchPlatform.slack
 
@@ -227,7 +227,7 @@ struct SlackBench: AsyncParsableCommand {
         switch platform {
         case .telegram: try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, voiceNotes: voiceNotes, logger: logger)
         case .matrix: try await MatrixSink.start(forwardingTo: sink, logger: logger)
-        case .slack, .discord, .mattermost: nil
+        case .slack, .discord, .mattermost, .teams: nil
         }
     }
 
@@ -244,6 +244,14 @@ struct SlackBench: AsyncParsableCommand {
             platformEnvironment = [
                 "MATTERMOST_COMMAND_TOKENS": CommandClient.mattermostCommandToken, "MATTERMOST_URL": sink.mattermostURL,
                 "MATTERMOST_BOT_TOKEN": "benchbottoken0000000000001", "MATTERMOST_WEBSOCKET": "false",
+            ]
+        }
+        if platform == .teams {
+            // The sink plays the Bot Framework: its keys sign each activity's token, its token
+            // endpoint grants the relay's, and its Bot Connector takes the answers.
+            platformEnvironment = [
+                "TEAMS_APP_ID": ReplySink.teamsAppID, "TEAMS_APP_PASSWORD": "bench-app-password", "TEAMS_OPENID_METADATA_URL": sink.teamsMetadataURL,
+                "TEAMS_TOKEN_URL": sink.teamsTokenURL,
             ]
         }
         if platform == .discord {
@@ -486,6 +494,9 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// Slash commands to `/mattermost/commands` with their token, answered by the bot's
     /// `POST /api/v4/posts` at the sink (which plays Mattermost's REST API).
     case mattermost
+    /// Activities to `/teams/messages` with the Bot Connector's RS256 token, answered by a
+    /// placeholder updated into the answer at the sink (which plays the Bot Framework).
+    case teams
 }
 
 extension BenchStore: ExpressibleByArgument {}

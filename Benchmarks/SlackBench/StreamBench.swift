@@ -157,7 +157,7 @@ struct StreamBench {
             } read: { index in
                 matrix.versions(index)
             }
-        case .discord, .mattermost:
+        case .discord, .mattermost, .teams:
             await model.stop()
             throw BenchError("--stream runs on slack, telegram or matrix")
         }

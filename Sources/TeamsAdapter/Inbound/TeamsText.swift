@@ -17,6 +17,8 @@ enum TeamsText {
     /// HTML as the text a reader sees: `<br>` and block ends as line breaks, other tags removed,
     /// the common entities decoded, runs of spaces collapsed, trimmed.
     static func plain(fromHTML html: String) -> String {
+        // Most messages, once the mention is out, hold neither a tag nor an entity.
+        guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else { return collapsed(html) }
         var out = ""
         var index = html.startIndex
         while index < html.endIndex {
@@ -36,7 +38,12 @@ enum TeamsText {
                 index = html.index(after: index)
             }
         }
-        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map {
+        return collapsed(out)
+    }
+
+    /// Runs of spaces on each line collapsed to one, the whole trimmed.
+    static func collapsed(_ text: String) -> String {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
             $0.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\u{00A0}" }).joined(separator: " ")
         }
         return lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)

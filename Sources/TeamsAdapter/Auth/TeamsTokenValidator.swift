@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import RelayCore
+import RelayPlatform
 
 /// Checks the Bot Connector's `Authorization: Bearer` token on each request, as the Bot
 /// Framework's own channel validation does: an RS256 JWT whose `kid` is one of the Bot
@@ -17,7 +18,7 @@ struct TeamsTokenValidator: Sendable {
     static let maxLength = 16 * 1024
 
     let appID: String
-    let keys: TeamsSigningKeys
+    let keys: PublishedKeys<TeamsSigningKeys.KeySet>
     let clock: any RelayClock
 
     /// A token whose signature, issuer, audience and times hold, for `check(activity:)`.

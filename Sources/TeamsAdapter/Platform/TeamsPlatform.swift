@@ -73,7 +73,7 @@ public struct TeamsPlatform: ChatPlatform {
         let tokens = TeamsBotTokens(configuration: configuration, transport: context.transport, clock: context.clock)
         let connector = TeamsConnector(
             transport: context.transport, tokens: tokens, credentials: context.credentials, clock: context.clock, logger: context.logger)
-        let keys = TeamsSigningKeys(metadataURL: configuration.openIDMetadataURL, transport: context.transport, clock: context.clock)
+        let keys = TeamsSigningKeys.published(metadataURL: configuration.openIDMetadataURL, transport: context.transport, clock: context.clock)
         return TeamsConnection(
             validator: TeamsTokenValidator(appID: appID, keys: keys, clock: context.clock), connector: connector, logger: context.logger)
     }

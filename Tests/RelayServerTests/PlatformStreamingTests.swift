@@ -44,9 +44,11 @@ struct PlatformStreamingTests {
     /// `/ai say hello` on `kind`, the model streaming `pieces` four a second: every version of
     /// the message the platform showed, the model's first piece, and each version timed from it
     /// (for a failure's message).
-    static func watchHello(_ kind: PlatformKind) async throws -> (written: WrittenAnswer, firstPiece: Date, timeline: [String]) {
+    static func watchHello(
+        _ kind: PlatformKind, piecesPerSecond: Double = 4
+    ) async throws -> (written: WrittenAnswer, firstPiece: Date, timeline: [String]) {
         try await withFakeOpenAIServer(persona: .pieces(pieces)) { model in
-            model.setStream(FakeOpenAIStream(piecesPerSecond: 4))
+            model.setStream(FakeOpenAIStream(piecesPerSecond: piecesPerSecond))
             let written = try await withStreamingPlatform(kind, modelURL: model.url) { platform in
                 try await platform.watch("/ai say hello", marker: "Bonjour")
             }
@@ -190,7 +192,9 @@ struct PlatformStreamingTests {
 struct PlatformFirstTextTests {
     @Test(arguments: PlatformKind.allCases)
     func theFirstTextShowsWithinASecondAndAHalfOfTheModelsFirstPiece(kind: PlatformKind) async throws {
-        let (written, firstPiece, timeline) = try await PlatformStreamingTests.watchHello(kind)
+        // Only the first text is timed: the rest of the answer streams twice as fast as in the
+        // suite above (each platform's run takes 3 s, not 6.5, in a group that runs alone).
+        let (written, firstPiece, timeline) = try await PlatformStreamingTests.watchHello(kind, piecesPerSecond: 8)
         let first = try #require(written.versions.first { PlatformStreamingTests.shownPrefix(in: $0.shown) > 0 }, "\(timeline)")
         var due = firstPiece
         // Telegram paces a chat's messages a second apart, Teams a conversation's 250 ms.

@@ -178,12 +178,19 @@ struct TeamsConnector: Sendable {
     }
 }
 
-/// Each asker's personal chat with the bot, by their id.
+/// Each asker's personal chat with the bot, by their id: a saving, not a record, so it is
+/// bounded — past `limit` askers it starts again (each is one `POST /v3/conversations` away).
 final class TeamsPersonalChats: Sendable {
+    static let limit = 10_000
     private let chats = Mutex<[String: String]>([:])
 
     subscript(user: String) -> String? {
         get { chats.withLock { $0[user] } }
-        set { chats.withLock { $0[user] = newValue } }
+        set {
+            chats.withLock { chats in
+                if chats.count >= Self.limit, chats[user] == nil { chats.removeAll(keepingCapacity: true) }
+                chats[user] = newValue
+            }
+        }
     }
 }

@@ -48,7 +48,7 @@ struct TeamsRoutes: Sendable {
             }
             switch await inbound.activity(activity) {
             case .ok(let answer): return Self.json(answer)
-            case .notImplemented(let message): return Self.json(["error": .string(message)], status: .notImplemented)
+            case .unhandledInvoke(let message): return Self.json(["error": .string(message)], status: .notImplemented)
             case .badRequest(let message): return Self.json(["error": .string(message)], status: .badRequest)
             }
         }

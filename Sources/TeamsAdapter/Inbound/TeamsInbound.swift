@@ -37,8 +37,8 @@ public struct TeamsInbound: Sendable {
     public enum Answer: Sendable, Hashable {
         /// 200, with this body (an invoke's answer, `{}` otherwise).
         case ok(JSONValue)
-        /// An invoke the bot does not handle: 501, as the Bot Framework's own bots answer.
-        case notImplemented(String)
+        /// An invoke the bot does not handle: HTTP 501, as the Bot Framework's own bots answer.
+        case unhandledInvoke(String)
         /// An activity type the Bot Framework does not define: 400.
         case badRequest(String)
     }
@@ -144,7 +144,7 @@ public struct TeamsInbound: Sendable {
 
     func invoke(_ activity: TeamsActivity) async -> Answer {
         guard activity.name == "composeExtension/submitAction", let value = activity.value, value.commandID == Self.factCheckCommand else {
-            return .notImplemented("invoke `\(Self.shown(activity.name ?? ""))` is not one Rhea Relay handles")
+            return .unhandledInvoke("invoke `\(Self.shown(activity.name ?? ""))` is not one Rhea Relay handles")
         }
         let claim = TeamsText.plain(fromHTML: value.messagePayload?.body?.content ?? "")
         guard !claim.isEmpty else {

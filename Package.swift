@@ -244,6 +244,27 @@ let package = Package(
             ],
             swiftSettings: strict + optimizedInDebug
         ),
+        // Google Chat: the HTTP endpoint app's events (each request's RS256 token checked
+        // against Google's published certificates), answers in the event or through the Chat
+        // API with a service-account token, cards v2. Knows Google Chat and RelayCore, no other
+        // platform.
+        .target(
+            name: "GoogleChatAdapter",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform",
+                // Google's tokens: RS256 signatures against x509 certificates; the service
+                // account's grant, signed with its key.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                // A throwaway key for the deploy files' test (`GoogleServiceAccount.madeUpExample`).
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict + optimizedInDebug
+        ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
         .target(
@@ -310,7 +331,7 @@ let package = Package(
             name: "rhea-relay",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
-                "MattermostAdapter", "TeamsAdapter", "TerminalAdapter", "CMallocTuning",
+                "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "TerminalAdapter", "CMallocTuning",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,4 +1,5 @@
 import DiscordAdapter
+import GoogleChatAdapter
 import MatrixAdapter
 import MattermostAdapter
 import RelayPlatform
@@ -17,4 +18,5 @@ let chatPlatforms: [any ChatPlatform.Type] = [
     MatrixPlatform.self,
     MattermostPlatform.self,
     TeamsPlatform.self,
+    GoogleChatPlatform.self,
 ]

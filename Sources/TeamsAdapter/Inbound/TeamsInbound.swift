@@ -108,33 +108,15 @@ public struct TeamsInbound: Sendable {
         }
     }
 
-    /// Posts an earlier private result for everyone, once: only its asker may, and the post is
-    /// queued under a key made from the result's id, so a second click posts nothing more. The
-    /// private original is then replaced by the same result without its button, saying so.
+    /// Posts an earlier private result for everyone, once (`PostToChannel`), in the conversation
+    /// it was asked in; the private original says it was posted.
     func postToChannel(entryID: String, activity: TeamsActivity) async {
         let here = address(activity, replyTo: activity.replyToID)
         do {
-            guard let entry = try await inbox.outboxEntry(id: entryID), entry.platform == TeamsPlatform.name, case .reply(let original) = entry.content,
-                original.isPrivate, let originalAddress = TeamsAddress.decode(entry.address)
-            else {
-                try await inbox.post(.error("That result is no longer available to post; run the command again."), route: here.route)
-                return
+            let outcome = try await PostToChannel.post(entryID: entryID, platform: TeamsPlatform.name, clicker: activity.from.id, inbox: inbox) { entry in
+                TeamsAddress.decode(entry.address).map { PostToChannel.Original(asker: $0.user, publicRoute: $0.route, noteRoute: $0.route) }
             }
-            guard originalAddress.user == activity.from.id else {
-                try await inbox.post(.error("Only the person who asked can post this result to the channel."), route: here.route)
-                return
-            }
-            var reply = original
-            reply.isPrivate = false
-            reply.actions = reply.actions.filter { $0 != .postToChannel }
-            guard try await inbox.post(reply, route: originalAddress.route, onceAs: "\(entryID):posted", replacing: nil) else {
-                try await inbox.post(.info("This result was already posted to the channel."), route: here.route)
-                return
-            }
-            var note = original
-            note.actions = reply.actions
-            note.notes.append("You posted this to the channel.")
-            try await inbox.post(note, route: originalAddress.route, onceAs: "\(entryID):posted-note", replacing: entryID)
+            if let answer = outcome.answer { try await inbox.post(answer, route: here.route) }
         } catch {
             logger.error("teams: could not queue a post to channel", metadata: ["error": "\(error)"])
         }

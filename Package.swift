@@ -47,6 +47,10 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // The served Rhea API's bearer tokens (HS256 JWTs).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // X509 (already in the graph through jwt-kit): the tests make the certificates Google
+        // publishes its keys as.
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         // The transcription request's multipart/form-data body (the audio file and its fields).
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
@@ -430,8 +434,11 @@ let package = Package(
                 // RelayStore: TemporaryDatabase, an SQLite store in a file that outlives a restart.
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayStore",
                 .product(name: "Crypto", package: "swift-crypto"),
-                // TestRSAKey: RS256 tokens signed in the tests (Teams' Bot Connector).
+                // TestRSAKey: RS256 tokens signed in the tests (Teams' Bot Connector, Google Chat),
+                // and the x509 certificates Google publishes its keys as.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // FakeTelegramBotAPI: a handler of its own in the HTTP/1 pipeline (FakePeerClosed).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -571,6 +578,18 @@ let package = Package(
             name: "TeamsAdapterTests",
             dependencies: [
                 "TeamsAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayTestTags", "RelayPlatform",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict + optimizedInDebug
+        ),
+        .testTarget(
+            name: "GoogleChatAdapterTests",
+            dependencies: [
+                "GoogleChatAdapter", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayTestSupport", "RelayTestTags", "RelayPlatform",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -2,6 +2,8 @@ public import Crypto
 import CryptoExtras
 public import Foundation
 public import RelayCore
+import SwiftASN1
+import X509
 
 /// HS256 JSON Web Tokens as a Rhea deployment signs them (`header.claims.MAC`, base64url), made
 /// by hand so a test can put anything in the header or the claims: the served API's tests sign
@@ -62,5 +64,42 @@ public struct TestRSAKey: Sendable {
         ]
         for (key, value) in extra { members[key] = value }
         return .object(members)
+    }
+
+    /// The public key in a self-signed x509 certificate, as PEM: how Google publishes its
+    /// signing keys (a map of key id to certificate).
+    public func certificatePEM(now: Date = Date()) -> String {
+        let name = (try? DistinguishedName { CommonName(kid) }) ?? DistinguishedName()
+        let certificate = try? Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(privateKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400), issuer: name, subject: name,
+            signatureAlgorithm: .sha256WithRSAEncryption, extensions: Certificate.Extensions(), issuerPrivateKey: Certificate.PrivateKey(privateKey))
+        return (try? certificate?.serializeAsPEM().pemString) ?? ""
+    }
+
+    /// The private key as PKCS #8 PEM (`-----BEGIN PRIVATE KEY-----`), as a Google service
+    /// account's key file holds it.
+    public var privateKeyPEM: String { privateKey.pkcs8PEMRepresentation }
+
+    /// Whether `token` is an RS256 JWT this key signed.
+    public func verifies(_ token: String) -> Bool {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let signature = Self.base64URLDecoded(String(parts[2])) else { return false }
+        let signed = Array((parts[0] + "." + parts[1]).utf8)
+        return privateKey.publicKey.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: signed), padding: .insecurePKCS1v1_5)
+    }
+
+    /// A JWT's claims (its middle part), unverified.
+    public static func claims(of token: String) -> JSONValue? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let bytes = base64URLDecoded(String(parts[1])) else { return nil }
+        return JSONValue.parse(bytes)
+    }
+
+    static func base64URLDecoded(_ text: String) -> [UInt8]? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map(Array.init)
     }
 }

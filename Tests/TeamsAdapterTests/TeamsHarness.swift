@@ -10,7 +10,6 @@ import RelayHTTP
 import RelayPipeline
 import RelayPlatform
 import RelayTestSupport
-import Synchronization
 import Testing
 
 @testable import TeamsAdapter
@@ -20,7 +19,7 @@ import Testing
 struct TeamsHarness: Sendable {
     let framework: FakeBotFramework
     let connection: TeamsConnection
-    let inbox: TeamsRecordingInbox
+    let inbox: RecordingRelayInbox
     let clock: ManualClock
     let credentials: CredentialRefusals
 
@@ -41,7 +40,7 @@ struct TeamsHarness: Sendable {
                 transport: HTTPTransport(client: client), clock: clock, logger: logger,
                 credentials: credentials.reporter(platform: TeamsPlatform.name, clock: clock, logger: logger))
             let connection = try #require(try platform.connect(context) as? TeamsConnection)
-            let inbox = TeamsRecordingInbox()
+            let inbox = RecordingRelayInbox()
             let router = Router()
             connection.addRoutes(to: router, inbox: inbox)
             let harness = TeamsHarness(framework: framework, connection: connection, inbox: inbox, clock: clock, credentials: credentials)
@@ -79,39 +78,4 @@ struct TeamsHarness: Sendable {
     func post(_ activity: JSONValue, to client: any TestClientProtocol) async throws -> TestResponse {
         try await post(activity, token: framework.activityToken(now: clock.now), to: client)
     }
-}
-
-/// An inbox that records what is submitted and posted, and answers `outboxEntry` from what a
-/// test puts in it.
-final class TeamsRecordingInbox: RelayInbox {
-    private struct State {
-        var submissions: [(Event, ReplyRoute)] = []
-        var posts: [(Reply, ReplyRoute, String?, String?)] = []
-        var entries: [String: OutboxEntry] = [:]
-        var onceKeys: Set<String> = []
-    }
-
-    private let state = Mutex(State())
-
-    var submissions: [(Event, ReplyRoute)] { state.withLock { $0.submissions } }
-    var posts: [(reply: Reply, route: ReplyRoute, onceAs: String?, replacing: String?)] { state.withLock { $0.posts.map { ($0.0, $0.1, $0.2, $0.3) } } }
-
-    func keep(_ entry: OutboxEntry) { state.withLock { $0.entries[entry.id] = entry } }
-
-    func submit(_ event: Event, route: ReplyRoute) async -> Submission {
-        state.withLock { $0.submissions.append((event, route)) }
-        return .accepted(ahead: 0)
-    }
-
-    func post(_ reply: Reply, route: ReplyRoute, onceAs key: String?, replacing: String?) async throws -> Bool {
-        state.withLock { state in
-            if let key {
-                guard state.onceKeys.insert(key).inserted else { return false }
-            }
-            state.posts.append((reply, route, key, replacing))
-            return true
-        }
-    }
-
-    func outboxEntry(id: String) async throws -> OutboxEntry? { state.withLock { $0.entries[id] } }
 }

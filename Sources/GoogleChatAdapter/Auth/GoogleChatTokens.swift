@@ -9,7 +9,8 @@ import RelayPlatform
 
 /// The app's own token to the Chat API: the service account's JWT-bearer grant (RFC 7523, as
 /// Google's client libraries make it): an RS256 assertion signed with the account's key
-/// (`iss` the account, `scope` `chat.bot`, `aud` the token endpoint, an hour's life), POSTed to
+/// (`iss` the account, `scope` `chat.bot`, `aud` Google's token endpoint — always its canonical
+/// URL, as google-auth writes it, wherever the grant is POSTed — an hour's life), POSTed to
 /// `GOOGLE_CHAT_TOKEN_URL`. Kept until five minutes before it expires (one grant an hour, not one
 /// per reply); replies that need a token while one is being fetched wait for that one.
 actor GoogleChatTokens {
@@ -64,7 +65,7 @@ actor GoogleChatTokens {
         }
         let assertion: String
         do {
-            assertion = try await self.assertion(account: account, audience: configuration.tokenURL, now: now)
+            assertion = try await self.assertion(account: account, audience: GoogleChatConfiguration.defaultTokenURL, now: now)
         } catch {
             return .failure(.invalidRequest(endpoint: endpoint, reason: "the service account's key cannot sign"))
         }

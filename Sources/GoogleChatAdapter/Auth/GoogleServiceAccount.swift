@@ -37,7 +37,10 @@ public struct GoogleServiceAccount: Sendable, Hashable, CustomStringConvertible,
         self.clientEmail = email
         self.privateKeyID = keyID
         self.privateKeyPEM = pem
-        self.tokenURI = file.token_uri.flatMap { $0.hasPrefix("https://") ? $0 : nil }
+        // https, or http on a loopback host (a test's own endpoint).
+        self.tokenURI = file.token_uri.flatMap {
+            $0.hasPrefix("https://") || $0.hasPrefix("http://127.0.0.1") || $0.hasPrefix("http://localhost") ? $0 : nil
+        }
     }
 
     public var description: String { "<google service account \(clientEmail)>" }

@@ -13,7 +13,7 @@ import Synchronization
 /// written) closes the slot: the answer will be an edit of that message, so the request is
 /// answered `{}` at once. A slot is one request's, on one replica: after a restart, or on
 /// another replica, there is none and every reply goes through the API.
-final class GoogleChatEventAnswers: Sendable {
+public final class GoogleChatEventAnswers: Sendable {
     /// What the deliverer hands over: the message, and the outbox entry it delivers.
     struct Handed: Sendable {
         let body: JSONValue
@@ -26,9 +26,14 @@ final class GoogleChatEventAnswers: Sendable {
     }
 
     /// Well inside Google Chat's 30 s, so an answer handed at the last moment still reaches it.
-    static let window: Duration = .seconds(10)
+    public static let window: Duration = .seconds(10)
 
     private let slots = Mutex<[String: Slot]>([:])
+    let window: Duration
+
+    init(window: Duration = GoogleChatEventAnswers.window) {
+        self.window = window
+    }
 
     /// A new slot's id.
     func open() -> String {
@@ -38,7 +43,7 @@ final class GoogleChatEventAnswers: Sendable {
     }
 
     /// The message handed to slot `id` within `window`, or nil (the answer goes through the API).
-    func wait(_ id: String, window: Duration = GoogleChatEventAnswers.window) async -> Handed? {
+    func wait(_ id: String) async -> Handed? {
         let timer = Task {
             try? await Task.sleep(for: window)
             close(id)

@@ -26,7 +26,7 @@ public enum GoogleChatCommands {
             "",
             "Enter these in the Google Cloud console (Google Chat API → Configuration → Commands → Add a command,",
             "type *Slash command*). An event names a command only by its id, so each id must be exactly the one below.",
-            "Generated from the relay's command table (`GoogleChatCommands`); a test keeps this file equal to it.",
+            "Written from the relay's command table by `rhea-relay register google-chat --out bots/google-chat/commands.md`; a test keeps it equal.",
             "",
             "| Command ID | Name | Description |",
             "|---|---|---|",

@@ -31,6 +31,9 @@ public struct GoogleChatConfiguration: Sendable, Hashable {
     public var apiURL: String
     /// `GOOGLE_CHAT_TOKEN_URL`: by default the key file's `token_uri`, else Google's.
     public var tokenURL: String
+    /// How long an event's request waits for its reply (`GoogleChatEventAnswers`); not read
+    /// from configuration: tests of the routes alone shorten it.
+    public var eventAnswerWindow: Duration = GoogleChatEventAnswers.window
 
     public init(
         audience: GoogleChatAudience? = nil, serviceAccount: GoogleServiceAccount? = nil, certsURL: String? = nil, apiURL: String? = nil,

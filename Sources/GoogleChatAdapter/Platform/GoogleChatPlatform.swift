@@ -21,7 +21,7 @@ public struct GoogleChatPlatform: ChatPlatform {
     /// A deploy-file test points them at a closed port, so nothing leaves the machine.
     public static let apiURLVariables = ["GOOGLE_CHAT_CERTS_URL", "GOOGLE_CHAT_API_URL", "GOOGLE_CHAT_TOKEN_URL"]
     public static let registrationHelp =
-        "prints what to enter in the Google Cloud console for the Chat app: the HTTP endpoint under --url, the authentication audience (GOOGLE_CHAT_AUDIENCE) and the slash commands (bots/google-chat/commands.md)."
+        "prints what to enter in the Google Cloud console for the Chat app: the HTTP endpoint under --url, the authentication audience (GOOGLE_CHAT_AUDIENCE) and the slash commands (bots/google-chat/commands.md; --out FILE writes that list)."
 
     public let configuration: GoogleChatConfiguration
     let given: [String]
@@ -76,7 +76,7 @@ public struct GoogleChatPlatform: ChatPlatform {
             logger: context.logger)
         let keys = GoogleChatSigningKeys.published(certsURL: configuration.certsURL, transport: context.transport, clock: context.clock)
         return GoogleChatConnection(
-            validator: GoogleChatTokenValidator(audience: audience, keys: keys, clock: context.clock), api: api, answers: GoogleChatEventAnswers(),
+            validator: GoogleChatTokenValidator(audience: audience, keys: keys, clock: context.clock), api: api, answers: GoogleChatEventAnswers(window: configuration.eventAnswerWindow),
             logger: context.logger)
     }
 
@@ -96,11 +96,20 @@ public struct GoogleChatPlatform: ChatPlatform {
     public func register(_ request: RegistrationRequest, logger: Logger) async throws -> [String] {
         let endpoint = request.publicURL.map { GoogleChatAPI.join($0, GoogleChatRoutes.path) } ?? "https://<your relay>\(GoogleChatRoutes.path)"
         let audience = configuration.audience?.value ?? "<GOOGLE_CHAT_AUDIENCE>"
-        return [
+        var wrote: [String] = []
+        if let path = request.outputPath {
+            do {
+                try Data(GoogleChatCommands.fileContents().utf8).write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw ConfigurationError("could not write the command list to \(path): \(error.localizedDescription)")
+            }
+            wrote = ["Wrote \(path): the slash commands to enter, each with its id."]
+        }
+        return wrote + [
             "In the Google Cloud console, Google Chat API → Configuration:",
             "  Connection settings: HTTP endpoint URL \(endpoint)",
             "  Authentication audience: \(configuration.audience.map { if case .projectNumber = $0 { "Project number" } else { "HTTP endpoint URL" } } ?? "as GOOGLE_CHAT_AUDIENCE says") (GOOGLE_CHAT_AUDIENCE=\(audience))",
-            "  Commands: the \(GoogleChatCommands.names.count) slash commands of bots/google-chat/commands.md, each with its id.",
+            "  Commands: the \(GoogleChatCommands.names.count) slash commands of bots/google-chat/commands.md (or --out FILE), each with its id.",
             "The service account (GOOGLE_CHAT_SERVICE_ACCOUNT_FILE) needs no role: the Chat app's own scope (chat.bot) is enough.",
         ]
     }

@@ -604,7 +604,7 @@ let package = Package(
                 "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTestTags", "RelayTribunal",
                 "RheaAPI",
                 "SlackAdapter",
-                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter", "TeamsAdapter",
+                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -41,6 +41,8 @@ extension PlatformKind {
     ///   clients that read the body.
     /// - Teams through an `<at>` in the text (with a mention entity, which the relay never
     ///   sends): a literal `<` is `&lt;` in its HTML, and a card's text runs are never markup.
+    /// - Google Chat through `<users/…>` in a message's text (`<users/all>`: everyone); the relay
+    ///   puts an invisible joiner after every `<`, and a card's HTML has `&lt;`.
     /// - Telegram and Mattermost through `@name` (`@channel`, `@all`, `@here` on Mattermost):
     ///   an `@` straight before a letter or digit. The relay puts an invisible joiner after it.
     func liveMention(in raw: String) -> String? {
@@ -56,6 +58,7 @@ extension PlatformKind {
                 found = ((at(index, "<@") || at(index, "<!")) && (index == 0 || scalars[index - 1] != "\\")) || at(index, "@everyone") || at(index, "@here")
             case .matrix: found = at(index, "@room")
             case .teams: found = at(index, "<at")
+            case .googleChat: found = at(index, "<users/")
             case .telegram, .mattermost:
                 found =
                     scalars[index] == "@" && index + 1 < scalars.count

@@ -28,6 +28,10 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// a placeholder in the thread updated into the result, private results in the asker's
     /// personal chat with the bot.
     case teams
+    /// A mention in a space's thread, signed as Google Chat signs it (RS256); answered in the
+    /// event's own answer when ready in time, else through the Chat API (progress patched into
+    /// the result), private results shown to the asker alone in the thread.
+    case googleChat = "google-chat"
     var testDescription: String { rawValue }
 }
 
@@ -124,6 +128,10 @@ func withPlatform<T: Sendable>(
     case .teams:
         return try await TeamsFakes.with { fakes in
             try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(TeamsUnderTest(relay: relay)) }
+        }
+    case .googleChat:
+        return try await GoogleChatFakes.with { fakes in
+            try await fakes.withRelay(configured(try fakes.configuration())) { relay in try await body(GoogleChatUnderTest(relay: relay)) }
         }
     }
 }

@@ -76,8 +76,7 @@ public struct GoogleChatInbound: Sendable {
             ])
         case .line(let text): line = text
         }
-        await submit(self.event(event, text: line, sourceMessage: event.message?.name), address: address(event, slot: slot))
-        return .submitted
+        return await submit(self.event(event, text: line, sourceMessage: event.message?.name), address: address(event, slot: slot))
     }
 
     enum CommandLine: Equatable {
@@ -103,8 +102,7 @@ public struct GoogleChatInbound: Sendable {
         switch event.clickedFunction {
         case Self.runAgainFunction:
             guard let line = event.parameter("line"), !line.isEmpty else { return .now([:]) }
-            await submit(self.event(event, text: line, sourceMessage: nil), address: address(event, slot: slot))
-            return .submitted
+            return await submit(self.event(event, text: line, sourceMessage: nil), address: address(event, slot: slot))
         case Self.postToChannelFunction:
             guard let entryID = event.parameter("entry") else { return .now([:]) }
             let here = address(event, slot: nil)
@@ -157,15 +155,20 @@ public struct GoogleChatInbound: Sendable {
                     .prefix(64)))
     }
 
-    /// Submits `event`; a refusal for being one too many is answered at once.
-    private func submit(_ event: Event, address: GoogleChatAddress) async {
+    /// Submits `event`: `.submitted` when it will run (its reply may ride the request's
+    /// answer); a retry already accepted is answered `{}`, and a refusal for being one too many
+    /// is answered at once, in the request's answer.
+    private func submit(_ event: Event, address: GoogleChatAddress) async -> Answer {
         do {
-            let submission = try await inbox.submit(event, route: address.route)
-            if let busy = submission.busyMessage { try? await inbox.post(.error(busy), route: address.route) }
+            switch try await inbox.submit(event, route: address.route) {
+            case .accepted: return .submitted
+            case .duplicate: return .now([:])
+            case .busy(let ahead):
+                return .now(["text": .string(GoogleChatText.text(Submission.busy(ahead: ahead).busyMessage ?? ""))])
+            }
         } catch {
             logger.error("google-chat: could not accept an event", metadata: ["error": "\(error)"])
-            try? await inbox.post(
-                .error("Rhea Relay could not accept this just now (it could not store it). Nothing was run; please send it again."), route: address.route)
+            return .now(["text": "⚠️ Rhea Relay could not accept this just now (it could not store it). Nothing was run; please send it again."])
         }
     }
 }

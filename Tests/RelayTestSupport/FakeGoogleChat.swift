@@ -125,16 +125,17 @@ public final class FakeGoogleChat: Sendable {
     // MARK: Events
 
     /// A `MESSAGE` event from Alice: in the space (mentioning the app: `argumentText` is the text
-    /// after the mention) in `thread`, or in her direct message with the app; a slash command
-    /// when `slashCommand` names its id.
+    /// after the mention) in `thread` of `space` (the fake's own by default), or in her direct
+    /// message with the app; a slash command when `slashCommand` names its id.
     public func message(
-        _ text: String, thread: String? = nil, direct: Bool = false, slashCommand: Int? = nil, id: String = UUID().uuidString, type: String = "MESSAGE"
+        _ text: String, thread: String? = nil, direct: Bool = false, slashCommand: Int? = nil, id: String = UUID().uuidString, type: String = "MESSAGE",
+        space named: String? = nil
     ) -> JSONValue {
+        let spaceName = direct ? Self.aliceDM : named ?? Self.space
         let space: JSONValue =
             direct
             ? ["name": .string(Self.aliceDM), "type": "DM", "spaceType": "DIRECT_MESSAGE", "singleUserBotDm": true]
-            : ["name": .string(Self.space), "type": "ROOM", "spaceType": "SPACE", "displayName": "Rhea tests"]
-        let spaceName = direct ? Self.aliceDM : Self.space
+            : ["name": .string(spaceName), "type": "ROOM", "spaceType": "SPACE", "displayName": "Rhea tests"]
         let user: JSONValue = ["name": .string(Self.alice), "displayName": "Alice", "type": "HUMAN", "domainId": "d0"]
         var shownText = text
         var message: [String: JSONValue] = [

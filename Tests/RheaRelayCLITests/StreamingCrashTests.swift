@@ -137,6 +137,39 @@ struct StreamingCrashTests {
         }
     }
 
+    // MARK: Google Chat
+
+    @Test func googleChat() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        try await Self.withWriter { model in
+            try await withFakeGoogleChat { google in
+                let thread = FakeGoogleChat.space + "/threads/crash"
+                let key = cli.directory.appendingPathComponent("google-chat-key.json")
+                try Data(google.serviceAccountJSON.utf8).write(to: key)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
+                let environment = Self.council(model).merging([
+                    "GOOGLE_CHAT_AUDIENCE": FakeGoogleChat.projectNumber, "GOOGLE_CHAT_SERVICE_ACCOUNT_FILE": key.path,
+                    "GOOGLE_CHAT_CERTS_URL": google.chatCertsURL, "GOOGLE_CHAT_API_URL": google.apiURL, "GOOGLE_CHAT_TOKEN_URL": google.tokenURL,
+                ]) { $1 }
+                try await Self.crashMidStream(environment: environment, cli: cli) { port in
+                    let status = await VisibleDoublesTests.googleChatEvent(
+                        google.message("ai write it", thread: thread, id: "crash-1"), port: port, google: google)
+                    #expect(status == 200)
+                } writing: {
+                    google.messages().contains { $0.thread == thread && Self.isWriting($0.text) && $0.text.contains("Réponse") }
+                } done: {
+                    google.messages().contains { $0.thread == thread && Self.holdsAnswer($0.text) && !Self.isWriting($0.text) }
+                }
+                let messages = google.messages().filter { $0.thread == thread }
+                #expect(messages.count == 1, "one message, the first text written into: \(messages.map(\.text))")
+                #expect(Self.holdsAnswer(messages.first?.text), "\(messages.first?.text ?? "")")
+                #expect(!Self.isWriting(messages.first?.text ?? ""))
+                #expect(model.requests().count >= 2, "the run ran again after the restart")
+            }
+        }
+    }
+
     // MARK: Slack
 
     @Test func slack() async throws {

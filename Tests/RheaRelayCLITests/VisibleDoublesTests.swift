@@ -327,6 +327,85 @@ struct VisibleDoublesTests {
         return Int(response.status.code)
     }
 
+    // MARK: Google Chat
+
+    /// A Google Chat answer too long for one message goes through the Chat API in parts, each
+    /// created once per `requestId`: a create resent after the crash returns the message the
+    /// first one made. The first part of four answers is held at the API (taken, shown, its HTTP
+    /// answer held back), the process killed, started again: each part shows once.
+    @Test func googleChatShowsEveryAnswerOnceWhenKilledWithCreatesHeldAtTheAPI() async throws {
+        let cli = try CLIProcess()
+        defer { cli.cleanup() }
+        try await withFakeRheaTribunal { tribunal in
+            try await withFakeGoogleChat { google in
+                // About 40 KB: two messages of Google Chat's 32 000 bytes.
+                await tribunal.setQuickAnswer { text in text + " " + String(repeating: "lorem ipsum ", count: 3_400) }
+                let key = cli.directory.appendingPathComponent("google-chat-key.json")
+                try Data(google.serviceAccountJSON.utf8).write(to: key)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
+                let environment = [
+                    "TRIBUNAL_URL": tribunal.url, "GOOGLE_CHAT_AUDIENCE": FakeGoogleChat.projectNumber, "GOOGLE_CHAT_SERVICE_ACCOUNT_FILE": key.path,
+                    "GOOGLE_CHAT_CERTS_URL": google.chatCertsURL, "GOOGLE_CHAT_API_URL": google.apiURL, "GOOGLE_CHAT_TOKEN_URL": google.tokenURL,
+                    "HTTP_ADMIN_TOKEN": ServeReplicas.adminToken, "LOG_LEVEL": "error",
+                ]
+                // A space each: the Chat API's quota, and the outbox's order, are per space.
+                let spaces = (0..<5).map { "spaces/AAAAdoubles\($0)" }
+                let held = 4
+                google.holdNext("POST", times: held, seconds: 120)
+                let first = try await ServeProcess(environment: environment, directory: cli.directory)
+                var second: ServeProcess?
+                do {
+                    for (index, space) in spaces.enumerated() {
+                        let event = google.message("translate fr Good morning \(Self.token(index))", id: "doubles-\(index)", space: space)
+                        #expect(await Self.googleChatEvent(event, port: first.port, google: google) == 200, "event \(index) accepted")
+                    }
+                    try await eventually("\(held) first parts shown while their HTTP answers are held", safety: .seconds(60)) {
+                        Self.googleChatParts(google, spaces: spaces).filter { $0 == 1 }.count >= held
+                    }
+                    kill(first.process.processIdentifier, SIGKILL)
+                    await first.exited()
+                    second = try await ServeProcess(environment: environment, directory: cli.directory)
+                    try await Self.waitUntilIdle(port: second!.port)
+                    try await eventually("every space answered whole", safety: .seconds(60)) {
+                        Self.googleChatParts(google, spaces: spaces).allSatisfy { $0 == 2 }
+                    }
+                } catch {
+                    let said = await first.stop() + "\n---\n" + (await second?.stop() ?? "")
+                    Issue.record("serve said: \(said.suffix(3000))")
+                    throw error
+                }
+                _ = await second?.stop()
+                let parts = Self.googleChatParts(google, spaces: spaces)
+                #expect(parts == Array(repeating: 2, count: spaces.count), "each answer's two parts shown once, per space: \(parts)")
+                let withToken = spaces.enumerated().map { index, space in google.messages(in: space).filter { $0.text.contains(Self.token(index)) }.count }
+                #expect(withToken == Array(repeating: 1, count: spaces.count), "\(withToken)")
+                // The window was real: the held creates were sent again after the restart.
+                let creates = google.requests().filter { $0.0.hasPrefix("POST /v1/spaces/") }.count
+                #expect(creates >= spaces.count * 2 + held, "the held creates resent after the restart: \(creates) creates")
+                print("google chat kill -9: \(spaces.count) commands, parts shown \(parts), \(creates) creates")
+            }
+        }
+    }
+
+    /// How many messages each space shows.
+    static func googleChatParts(_ google: FakeGoogleChat, spaces: [String]) -> [Int] {
+        spaces.map { google.messages(in: $0).count }
+    }
+
+    /// POSTs `event` to `/google-chat/events` signed as Google Chat signs it, and shows the relay's
+    /// answer in its space; the status.
+    static func googleChatEvent(_ event: JSONValue, port: Int, google: FakeGoogleChat) async -> Int? {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/google-chat/events")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Bearer \(google.chatToken())")
+        request.body = .bytes(ByteBuffer(bytes: event.encoded()))
+        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(30)) else { return nil }
+        let body = try? await response.body.collect(upTo: 1 << 20)
+        if response.status == .ok, let body, let answer = JSONValue.parse(body.readableBytesView) { google.answered(answer, to: event) }
+        return Int(response.status.code)
+    }
+
     // MARK: Helpers
 
     /// Waits until the server has no run in flight and nothing in its outbox, seen twice 300 ms

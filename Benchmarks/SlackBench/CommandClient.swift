@@ -28,6 +28,8 @@ struct CommandClient: Sendable {
     let voiceFile: String?
     /// The Bot Connector's token on every Teams activity.
     let teamsToken: String
+    /// Google Chat's token on every event.
+    let googleChatToken: String
 
     /// `replicas` servers listen on `port`, `port + 1`…; users are spread over them.
     init(
@@ -37,7 +39,7 @@ struct CommandClient: Sendable {
         self.http = http
         let paths: [BenchPlatform: String] = [
             .slack: "/slack/commands", .discord: "/discord/interactions", .telegram: "/telegram/webhook", .mattermost: "/mattermost/commands",
-            .teams: "/teams/messages",
+            .teams: "/teams/messages", .googleChat: "/google-chat/events",
         ]
         urls = (0..<max(1, replicas)).map { "http://127.0.0.1:\(port + $0)" + paths[platform, default: "/slack/commands"] }
         // One Bot Connector token for every activity, as the Bot Connector reuses its own: signing
@@ -46,6 +48,7 @@ struct CommandClient: Sendable {
             "iss": "https://api.botframework.com", "aud": .string(ReplySink.teamsAppID), "serviceurl": .string(sink.teamsServiceURL),
             "exp": .int(Int(Date().timeIntervalSince1970) + 24 * 3600),
         ])
+        googleChatToken = sink.google.eventToken()
         signer = SlackSigner(signingSecret: secret)
         self.sink = sink
         self.platform = platform
@@ -72,6 +75,7 @@ struct CommandClient: Sendable {
         case .matrix: return typeInRoom(index, user: user)
         case .mattermost: return await sendMattermostCommand(index, user: user)
         case .teams: return await sendTeamsActivity(index, user: user)
+        case .googleChat: return await sendGoogleChatEvent(index, user: user)
         case .slack: break
         }
         let body = Self.form([
@@ -158,6 +162,22 @@ struct CommandClient: Sendable {
         request.headers.add(name: "Authorization", value: "Bearer \(teamsToken)")
         request.body = .bytes(ByteBuffer(bytes: activity.encoded()))
         return await execute(request)
+    }
+
+    /// Command `index` as a Google Chat event: a mention of the app in a space of the command's
+    /// own, signed as Google Chat signs it. An answer ready in time comes back in the event's
+    /// answer, recorded here as the sink records what comes through the Chat API.
+    func sendGoogleChatEvent(_ index: Int, user: Int) async -> Ack {
+        var request = HTTPClientRequest(url: url(for: user))
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Bearer \(googleChatToken)")
+        request.body = .bytes(ByteBuffer(bytes: GoogleChatSink.event(index, user: user).encoded()))
+        let ack = await execute(request)
+        if ack.status == 200, ack.body.contains("command number") || ack.isBusy {
+            sink.arrived(index, at: ack.acked, busy: ack.isBusy, message: "google-chat:event:\(index)")
+        }
+        return ack
     }
 
     /// The slash command's token the relay is started with (`MATTERMOST_COMMAND_TOKENS`).

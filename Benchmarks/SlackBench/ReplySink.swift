@@ -34,11 +34,14 @@ final class ReplySink: Sendable {
     let port: Int
     /// The key the sink signs Teams activities' tokens with, as the Bot Connector's.
     let teamsKey: TestRSAKey
+    /// Google, for `--platform google-chat`.
+    let google: GoogleChatSink
 
-    private init(port: Int, task: Task<Void, any Error>, teamsKey: TestRSAKey) {
+    private init(port: Int, task: Task<Void, any Error>, teamsKey: TestRSAKey, google: GoogleChatSink) {
         self.port = port
         self.task = task
         self.teamsKey = teamsKey
+        self.google = google
     }
 
     /// Teams: the sink plays the Bot Framework — `TEAMS_OPENID_METADATA_URL` (and its keys),
@@ -71,6 +74,8 @@ final class ReplySink: Sendable {
         let router = Router()
         let teamsKey = try TestRSAKey(kid: "bench-bot-connector-key")
         addTeams(to: router, key: teamsKey) { box.withLock { $0 } }
+        let google = try GoogleChatSink()
+        google.add(to: router) { box.withLock { $0 } }
         let responseURL: @Sendable (Request, BasicRequestContext) async throws -> HTTPResponse.Status = { request, context in
             let arrived = ContinuousClock.now
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -131,7 +136,7 @@ final class ReplySink: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"id":"benchpost0000000000000001","channel_id":"benchchannel","message":"ok"}"#)))
         }
         let (port, task) = try await startLoopbackApp(router, name: "reply sink", logger: logger)
-        let sink = ReplySink(port: port, task: task, teamsKey: teamsKey)
+        let sink = ReplySink(port: port, task: task, teamsKey: teamsKey, google: google)
         box.withLock { $0 = sink }
         return sink
     }

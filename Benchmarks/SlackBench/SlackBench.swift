@@ -53,7 +53,7 @@ import RelayTestSupport
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
 ///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix|mattermost|teams]
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix|mattermost|teams|google-chat]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,7 +61,7 @@ struct SlackBench: AsyncParsableCommand {
 
     @Option(
         help:
-            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates), matrix (room messages read by /sync) or mattermost (slash commands with their token, answered through REST v4) or teams (signed activities, answered through the Bot Connector)."
+            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates), matrix (room messages read by /sync) or mattermost (slash commands with their token, answered through REST v4) or teams (signed activities, answered through the Bot Connector) or google-chat (signed events, answered in the event or through the Chat API)."
     )
     var platform = BenchPlatform.slack
 
@@ -227,7 +227,7 @@ struct SlackBench: AsyncParsableCommand {
         switch platform {
         case .telegram: try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, voiceNotes: voiceNotes, logger: logger)
         case .matrix: try await MatrixSink.start(forwardingTo: sink, logger: logger)
-        case .slack, .discord, .mattermost, .teams: nil
+        case .slack, .discord, .mattermost, .teams, .googleChat: nil
         }
     }
 
@@ -253,6 +253,11 @@ struct SlackBench: AsyncParsableCommand {
                 "TEAMS_APP_ID": ReplySink.teamsAppID, "TEAMS_APP_PASSWORD": "bench-app-password", "TEAMS_OPENID_METADATA_URL": sink.teamsMetadataURL,
                 "TEAMS_TOKEN_URL": sink.teamsTokenURL,
             ]
+        }
+        if platform == .googleChat {
+            // The sink plays Google: its key signs each event's token, its token endpoint grants
+            // the relay's, and its Chat API takes answers not ready within their event.
+            platformEnvironment = sink.google.environment(port: sink.port)
         }
         if platform == .discord {
             // As "Discord in 10 minutes" deploys it, on a replica without the gateway: the bot
@@ -497,6 +502,9 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// Activities to `/teams/messages` with the Bot Connector's RS256 token, answered by a
     /// placeholder updated into the answer at the sink (which plays the Bot Framework).
     case teams
+    /// Events to `/google-chat/events` with Google Chat's RS256 token, answered in the event's
+    /// own answer when ready in time, else through the Chat API at the sink (which plays Google).
+    case googleChat = "google-chat"
 }
 
 extension BenchStore: ExpressibleByArgument {}

@@ -93,7 +93,8 @@ struct GoogleChatDeliveryTests {
             let answers = harness.connection.answers
             let slot = answers.open()
             let waiting = Task { await answers.wait(slot) }
-            let entry = GoogleChatHarness.entry(.reply(Reply(kind: .info, body: "Try /translate fr …", isPrivate: false)), GoogleChatHarness.address(slot: slot))
+            let entry = GoogleChatHarness.entry(
+                .reply(Reply(kind: .info, body: "Try /translate fr …", isPrivate: false)), GoogleChatHarness.address(slot: slot))
             guard case .sent(let ref) = await harness.connection.sender.deliver(entry, earlier: nil) else {
                 Issue.record("not handed over")
                 return

@@ -49,10 +49,23 @@ struct GoogleChatGooglePeerTests {
                 let valid = isProject ? google.chatToken(now: now) : google.idToken(audience: audience, now: now)
                 var cases: [(String, String)] = [
                     ("valid", valid),
-                    ("expired", isProject ? google.chatToken(now: now.addingTimeInterval(-4200)) : google.idToken(audience: audience, now: now.addingTimeInterval(-4200))),
-                    ("within the skew", isProject ? google.chatToken(now: now.addingTimeInterval(-3700)) : google.idToken(audience: audience, now: now.addingTimeInterval(-3700))),
+                    (
+                        "expired",
+                        isProject
+                            ? google.chatToken(now: now.addingTimeInterval(-4200)) : google.idToken(audience: audience, now: now.addingTimeInterval(-4200))
+                    ),
+                    (
+                        "within the skew",
+                        isProject
+                            ? google.chatToken(now: now.addingTimeInterval(-3700)) : google.idToken(audience: audience, now: now.addingTimeInterval(-3700))
+                    ),
                     ("another app", isProject ? google.chatToken(audience: "271828182845") : google.idToken(audience: "https://other.example.com/x")),
-                    ("unknown kid", try TestRSAKey(kid: "nobody-knows").rs256(["iss": "chat@system.gserviceaccount.com", "aud": .string(audience), "exp": .int(Int(now.timeIntervalSince1970) + 600)])),
+                    (
+                        "unknown kid",
+                        try TestRSAKey(kid: "nobody-knows").rs256([
+                            "iss": "chat@system.gserviceaccount.com", "aud": .string(audience), "exp": .int(Int(now.timeIntervalSince1970) + 600),
+                        ])
+                    ),
                 ]
                 if isProject {
                     cases.append(("forged", google.chatToken(key: stranger)))
@@ -72,7 +85,9 @@ struct GoogleChatGooglePeerTests {
                 for (index, (name, token)) in cases.enumerated() {
                     let library = verdicts[index]?.boolValue
                     let response = try await harness.post(google.message("fix teh cat"), token: token, to: client)
-                    #expect(library == (response.status == .ok), "\(audience) \(name): google-auth says \(String(describing: library)), the relay \(response.status)")
+                    #expect(
+                        library == (response.status == .ok),
+                        "\(audience) \(name): google-auth says \(String(describing: library)), the relay \(response.status)")
                 }
                 #expect(verdicts[0]?.boolValue == true, "the fake's own token passes google-auth")
             }

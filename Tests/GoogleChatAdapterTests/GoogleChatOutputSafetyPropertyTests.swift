@@ -114,7 +114,8 @@ struct GoogleChatOutputSafetyPropertyTests {
                             }
                         }
                     }
-                    if let header = card["header"]?["title"]?.stringValue, header.unicodeScalars.contains(where: { GoogleChatText.isDropped($0) || $0 == "\n" }) {
+                    if let header = card["header"]?["title"]?.stringValue, header.unicodeScalars.contains(where: { GoogleChatText.isDropped($0) || $0 == "\n" })
+                    {
                         failures.append("a control character in the header")
                     }
                 }

@@ -52,7 +52,8 @@ struct GoogleChatRenderingTests {
     @Test func theCommandsFileMatchesTheTable() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let file = try String(contentsOf: root.appendingPathComponent("bots/google-chat/commands.md"), encoding: .utf8)
-        #expect(file == GoogleChatCommands.fileContents(), "run: swift test --filter theCommandsFileMatchesTheTable, then copy GoogleChatCommands.fileContents()")
+        #expect(
+            file == GoogleChatCommands.fileContents(), "run: swift test --filter theCommandsFileMatchesTheTable, then copy GoogleChatCommands.fileContents()")
         for name in GoogleChatCommands.names { #expect(CommandTable.spec(named: name) != nil, "\(name)") }
         #expect(GoogleChatCommands.name(id: "1") == "translate")
         #expect(GoogleChatCommands.name(id: "0") == nil)
@@ -67,7 +68,8 @@ struct GoogleChatRenderingTests {
         #expect(throws: (any Error).self) { try GoogleServiceAccount(json: "{}", variable: "GOOGLE_CHAT_SERVICE_ACCOUNT") }
         #expect(throws: (any Error).self) {
             try GoogleServiceAccount(
-                json: #"{"type":"service_account","client_email":"a@b","private_key_id":"k","private_key":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"}"#,
+                json:
+                    #"{"type":"service_account","client_email":"a@b","private_key_id":"k","private_key":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"}"#,
                 variable: "GOOGLE_CHAT_SERVICE_ACCOUNT")
         }
         let account = try GoogleServiceAccount(json: GoogleServiceAccount.madeUpExample(), variable: "x")

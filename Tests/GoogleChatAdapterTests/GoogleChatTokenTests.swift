@@ -48,11 +48,19 @@ struct GoogleChatTokenTests {
                 ("no header", nil, "No Authorization header"),
                 ("forged", google.chatToken(key: stranger), "signature does not match"),
                 ("expired", google.chatToken(now: now.addingTimeInterval(-3600 - 600)), "expired"),
-                ("not yet valid", google.chatToken(now: now.addingTimeInterval(1200), claims: ["exp": .int(Int(now.timeIntervalSince1970) + 9000)]), "not valid yet"),
+                (
+                    "not yet valid", google.chatToken(now: now.addingTimeInterval(1200), claims: ["exp": .int(Int(now.timeIntervalSince1970) + 9000)]),
+                    "not valid yet"
+                ),
                 ("another app", google.chatToken(audience: "999999999999"), "another app"),
                 ("another issuer", google.chatToken(claims: ["iss": "mallory@evil.iam.gserviceaccount.com"]), "not issued by Google Chat"),
                 ("an ID token", google.idToken(audience: FakeGoogleChat.projectNumber), "signed with a key Google does not publish"),
-                ("HS256", TestJWT.hs256(["iss": "chat@system.gserviceaccount.com", "aud": .string(FakeGoogleChat.projectNumber)], secret: "s", header: ["alg": "HS256", "kid": .string(google.chatKey.kid)]), "RS256"),
+                (
+                    "HS256",
+                    TestJWT.hs256(
+                        ["iss": "chat@system.gserviceaccount.com", "aud": .string(FakeGoogleChat.projectNumber)], secret: "s",
+                        header: ["alg": "HS256", "kid": .string(google.chatKey.kid)]), "RS256"
+                ),
                 ("none", "eyJhbGciOiJub25lIn0.eyJhdWQiOiIxIn0.", "RS256"),
                 ("not a JWT", "ya29.not-a-jwt", "not a JWT"),
                 ("no expiry", google.chatToken(claims: ["exp": .null]), "no expiry"),
@@ -66,7 +74,8 @@ struct GoogleChatTokenTests {
             let basic = try await client.execute(uri: "/google-chat/events", method: .post, headers: headers, body: ByteBuffer(string: "{}"))
             #expect(basic.status == .unauthorized)
             headers[.authorization] = "Bearer " + String(repeating: "a", count: 20_000)
-            #expect(try await client.execute(uri: "/google-chat/events", method: .post, headers: headers, body: ByteBuffer(string: "{}")).status == .unauthorized)
+            #expect(
+                try await client.execute(uri: "/google-chat/events", method: .post, headers: headers, body: ByteBuffer(string: "{}")).status == .unauthorized)
             #expect(harness.inbox.submissions.isEmpty)
         }
     }

@@ -19,7 +19,8 @@ import Synchronization
 /// once.
 public enum PythonPeers {
     /// What the tests drive, pinned to the versions these tests were written against.
-    public static let packages = ["matrix-synapse==1.163.2", "mattermostdriver==7.3.2", "botbuilder-core==4.17.1", "aiohttp==3.14.5", "google-auth==2.62.2",
+    public static let packages = [
+        "matrix-synapse==1.163.2", "mattermostdriver==7.3.2", "botbuilder-core==4.17.1", "aiohttp==3.14.5", "google-auth==2.62.2",
         "google-apps-chat==0.10.7",
     ]
     /// The modules that must import for the environment to count as ready.

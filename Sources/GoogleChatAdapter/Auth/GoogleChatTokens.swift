@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import JWTKit
-import NIOHTTP1
 import NIOCore
+import NIOHTTP1
 import RelayCore
 import RelayHTTP
 import RelayPlatform
@@ -108,7 +108,8 @@ actor GoogleChatTokens {
         let kid = JWKIdentifier(string: account.privateKeyID)
         await keys.add(rsa: try Insecure.RSA.PrivateKey(pem: account.privateKeyPEM), digestAlgorithm: .sha256, kid: kid)
         let issued = Int(now.timeIntervalSince1970)
-        let claims = GrantClaims(iss: account.clientEmail, scope: GoogleChatConfiguration.botScope, aud: audience, iat: issued, exp: issued + Int(assertionLifetime))
+        let claims = GrantClaims(
+            iss: account.clientEmail, scope: GoogleChatConfiguration.botScope, aud: audience, iat: issued, exp: issued + Int(assertionLifetime))
         return try await keys.sign(claims, kid: kid)
     }
 

@@ -76,7 +76,8 @@ public struct GoogleChatPlatform: ChatPlatform {
             logger: context.logger)
         let keys = GoogleChatSigningKeys.published(certsURL: configuration.certsURL, transport: context.transport, clock: context.clock)
         return GoogleChatConnection(
-            validator: GoogleChatTokenValidator(audience: audience, keys: keys, clock: context.clock), api: api, answers: GoogleChatEventAnswers(window: configuration.eventAnswerWindow),
+            validator: GoogleChatTokenValidator(audience: audience, keys: keys, clock: context.clock), api: api,
+            answers: GoogleChatEventAnswers(window: configuration.eventAnswerWindow),
             logger: context.logger)
     }
 

@@ -91,7 +91,8 @@ public struct RegistrationRequest: Sendable, Hashable {
     /// them as it is.
     public var webhookURL: String?
     /// Where to write a file the registration makes (`--out`): Teams' app package, which an
-    /// admin uploads; nil for the platform's default name in the working directory.
+    /// admin uploads, or Google Chat's command list; nil for the platform's default (Teams writes
+    /// its package under its own name here; Google Chat writes nothing: bots/google-chat has it).
     public var outputPath: String?
 
     public init(publicURL: String? = nil, scope: String? = nil, webhookURL: String? = nil, outputPath: String? = nil) {

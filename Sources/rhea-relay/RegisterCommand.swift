@@ -18,7 +18,9 @@ struct RegisterCommand: AsyncParsableCommand {
     @Argument(help: "The platform: \(chatPlatforms.map { $0.name }.joined(separator: ", ")).")
     var platform: String
 
-    @Option(name: .long, help: "The relay's public base URL, e.g. https://relay.example.com, for a platform told where to send requests (Slack).")
+    @Option(
+        name: .long,
+        help: "The relay's public base URL, e.g. https://relay.example.com, for a platform told where to send requests (Slack, Teams, Google Chat).")
     var url: String?
 
     @Option(name: .long, help: "Register in this one server only (its id), where commands appear at once (Discord).")
@@ -32,7 +34,9 @@ struct RegisterCommand: AsyncParsableCommand {
         help: "The relay's webhook URL, e.g. https://relay.example.com/telegram/webhook, for a platform that can push updates (Telegram; else it polls).")
     var webhook: String?
 
-    @Option(name: .long, help: "Where to write the file a registration makes (Teams: the app package; default rhea-teams-app.zip here).")
+    @Option(
+        name: .long,
+        help: "Where to write the file a registration makes (Teams: the app package, default rhea-teams-app.zip here; Google Chat: the slash commands list).")
     var out: String?
 
     @Option(name: .long, help: "YAML configuration file (environment variables override it).")

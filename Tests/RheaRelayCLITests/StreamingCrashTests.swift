@@ -14,7 +14,7 @@ import Testing
 /// streams slowly, is killed with SIGKILL once the platform shows part of the answer, and
 /// started again on the same store. The run runs again and writes into the same message: in the
 /// end the platform shows exactly one message with the answer, whole, and nothing of the
-/// writing left — on each of the six platforms.
+/// writing left — on each of the seven platforms.
 @Suite("No visible double after kill -9 mid-stream", .serialized, .tags(.peers))
 struct StreamingCrashTests {
     static let pieces = [

@@ -46,6 +46,13 @@ struct GoogleChatDelivery: DeliveryPlatform {
         return .seconds(1)
     }
 
+    /// Google Chat counts its quotas per space and per project, not per connection, and a reply
+    /// can ride its event's answer only from the replica that holds the request: so each replica
+    /// sends the replies of the commands it ran (the one that took the event, nearly always), as
+    /// Slack's are sent, rather than one replica all of them; a 429 past a quota waits its
+    /// `Retry-After` (measured: ReplicaGoogleChatTests).
+    var limitsCountPerBot: Bool { false }
+
     /// Every 2 s at most, 20 times at most: 15 patches in 30 s, half the space's write quota.
     func streaming(at address: String) -> StreamingPace { StreamingPace(interval: .seconds(2), maxEdits: 20) }
 

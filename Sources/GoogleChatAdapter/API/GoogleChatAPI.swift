@@ -70,7 +70,7 @@ struct GoogleChatAPI: Sendable {
 
     let baseURL: String
     let transport: HTTPTransport
-    let tokens: GoogleChatTokens
+    let tokens: RenewingToken<String, GoogleChatAPIError>
     /// Where a token endpoint that refuses the key is reported (`/readyz`).
     let credentials: CredentialReporter
     let clock: any RelayClock

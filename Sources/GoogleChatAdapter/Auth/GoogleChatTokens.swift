@@ -13,52 +13,18 @@ import RelayPlatform
 /// URL, as google-auth writes it, wherever the grant is POSTed — an hour's life), POSTed to
 /// `GOOGLE_CHAT_TOKEN_URL`. Kept until five minutes before it expires (one grant an hour, not one
 /// per reply); replies that need a token while one is being fetched wait for that one.
-actor GoogleChatTokens {
-    static let renewBefore: Duration = .seconds(5 * 60)
+enum GoogleChatTokens {
     static let timeout: Duration = .seconds(15)
     static let assertionLifetime: TimeInterval = 3600
 
-    private let configuration: GoogleChatConfiguration
-    private let transport: HTTPTransport
-    private let clock: any RelayClock
-    private var current: (token: String, renewAt: Date)?
-    private var fetching: Task<Result<(String, Date), GoogleChatAPIError>, Never>?
-
-    init(configuration: GoogleChatConfiguration, transport: HTTPTransport, clock: any RelayClock) {
-        self.configuration = configuration
-        self.transport = transport
-        self.clock = clock
+    /// The kept token, granted on the relay's clock.
+    static func renewing(configuration: GoogleChatConfiguration, transport: HTTPTransport, clock: any RelayClock) -> RenewingToken<String, GoogleChatAPIError> {
+        RenewingToken(clock: clock) { now in await grant(configuration: configuration, transport: transport, now: now) }
     }
 
-    /// A token good for at least `renewBefore`.
-    func token() async throws(GoogleChatAPIError) -> String {
-        if let current, clock.now < current.renewAt { return current.token }
-        let task: Task<Result<(String, Date), GoogleChatAPIError>, Never>
-        if let fetching {
-            task = fetching
-        } else {
-            task = Task { [configuration, transport, clock] in
-                await Self.grant(configuration: configuration, transport: transport, now: clock.now)
-            }
-            fetching = task
-        }
-        let result = await task.value
-        fetching = nil
-        switch result {
-        case .success(let (token, renewAt)):
-            current = (token, renewAt)
-            return token
-        case .failure(let error):
-            throw error
-        }
-    }
-
-    /// Forgets the token (the Chat API refused it): the next call fetches another.
-    func forget() {
-        current = nil
-    }
-
-    static func grant(configuration: GoogleChatConfiguration, transport: HTTPTransport, now: Date) async -> Result<(String, Date), GoogleChatAPIError> {
+    static func grant(
+        configuration: GoogleChatConfiguration, transport: HTTPTransport, now: Date
+    ) async -> Result<(token: String, lifetime: Duration), GoogleChatAPIError> {
         let endpoint = "token"
         guard let account = configuration.serviceAccount else {
             return .failure(.invalidRequest(endpoint: endpoint, reason: "GOOGLE_CHAT_SERVICE_ACCOUNT is not set"))
@@ -87,9 +53,7 @@ actor GoogleChatTokens {
             guard let body = try? JSONDecoder().decode(TokenAnswer.self, from: Data(answer.body)), !body.access_token.isEmpty else {
                 return .failure(.malformed(endpoint: endpoint, reason: "no access_token in the answer"))
             }
-            let lifetime = Duration.seconds(max(60, body.expires_in ?? 3600))
-            let renewAt = now + (lifetime > renewBefore * 2 ? lifetime - renewBefore : lifetime / 2)
-            return .success((body.access_token, renewAt))
+            return .success((body.access_token, .seconds(max(60, body.expires_in ?? 3600))))
         case 429:
             return .failure(.rateLimited(endpoint: endpoint, retryAfter: answer.retryAfter(now: now) ?? .seconds(1)))
         case 500...:

@@ -70,7 +70,7 @@ public struct GoogleChatPlatform: ChatPlatform {
         guard configuration.isEnabled, let audience = configuration.audience else {
             throw ConfigurationError("Google Chat is off: set GOOGLE_CHAT_AUDIENCE and GOOGLE_CHAT_SERVICE_ACCOUNT_FILE.")
         }
-        let tokens = GoogleChatTokens(configuration: configuration, transport: context.transport, clock: context.clock)
+        let tokens = GoogleChatTokens.renewing(configuration: configuration, transport: context.transport, clock: context.clock)
         let api = GoogleChatAPI(
             baseURL: configuration.apiURL, transport: context.transport, tokens: tokens, credentials: context.credentials, clock: context.clock,
             logger: context.logger)

@@ -11,52 +11,17 @@ import RelayPlatform
 /// password, scope `https://api.botframework.com/.default`). Kept until shortly before it
 /// expires (tokens last an hour): one grant an hour, not one per reply; replies that need a
 /// token while one is being fetched wait for that one.
-actor TeamsBotTokens {
-    /// A token is fetched again this long before it expires.
-    static let renewBefore: Duration = .seconds(5 * 60)
+enum TeamsBotTokens {
     static let timeout: Duration = .seconds(15)
 
-    private let configuration: TeamsConfiguration
-    private let transport: HTTPTransport
-    private let clock: any RelayClock
-    private var current: (token: TeamsSecret, renewAt: Date)?
-    private var fetching: Task<Result<(TeamsSecret, Date), TeamsAPIError>, Never>?
-
-    init(configuration: TeamsConfiguration, transport: HTTPTransport, clock: any RelayClock) {
-        self.configuration = configuration
-        self.transport = transport
-        self.clock = clock
+    /// The kept token, granted on the relay's clock.
+    static func renewing(configuration: TeamsConfiguration, transport: HTTPTransport, clock: any RelayClock) -> RenewingToken<TeamsSecret, TeamsAPIError> {
+        RenewingToken(clock: clock) { now in await grant(configuration: configuration, transport: transport, now: now) }
     }
 
-    /// A token good for at least `renewBefore`.
-    func token() async throws(TeamsAPIError) -> TeamsSecret {
-        if let current, clock.now < current.renewAt { return current.token }
-        let task: Task<Result<(TeamsSecret, Date), TeamsAPIError>, Never>
-        if let fetching {
-            task = fetching
-        } else {
-            task = Task { [configuration, transport, clock] in
-                await Self.grant(configuration: configuration, transport: transport, now: clock.now)
-            }
-            fetching = task
-        }
-        let result = await task.value
-        fetching = nil
-        switch result {
-        case .success(let (token, renewAt)):
-            current = (token, renewAt)
-            return token
-        case .failure(let error):
-            throw error
-        }
-    }
-
-    /// Forgets the token (the connector refused it): the next call fetches another.
-    func forget() {
-        current = nil
-    }
-
-    static func grant(configuration: TeamsConfiguration, transport: HTTPTransport, now: Date) async -> Result<(TeamsSecret, Date), TeamsAPIError> {
+    static func grant(
+        configuration: TeamsConfiguration, transport: HTTPTransport, now: Date
+    ) async -> Result<(token: TeamsSecret, lifetime: Duration), TeamsAPIError> {
         let endpoint = "token"
         guard let appID = configuration.appID, let password = configuration.appPassword else {
             return .failure(.invalidRequest(endpoint: endpoint, reason: "TEAMS_APP_ID and TEAMS_APP_PASSWORD are not both set"))
@@ -82,10 +47,7 @@ actor TeamsBotTokens {
             guard let body = try? JSONDecoder().decode(TokenAnswer.self, from: Data(answer.body)), !body.accessToken.isEmpty else {
                 return .failure(.malformed(endpoint: endpoint, reason: "no access_token in the answer"))
             }
-            let lifetime = Duration.seconds(max(60, body.expiresIn ?? 3600))
-            // A short-lived token is renewed halfway through rather than at once.
-            let renewAt = now + (lifetime > renewBefore * 2 ? lifetime - renewBefore : lifetime / 2)
-            return .success((TeamsSecret(body.accessToken), renewAt))
+            return .success((TeamsSecret(body.accessToken), .seconds(max(60, body.expiresIn ?? 3600))))
         case 429:
             return .failure(.rateLimited(endpoint: endpoint, retryAfter: answer.retryAfter(now: now) ?? .seconds(1)))
         case 500...:

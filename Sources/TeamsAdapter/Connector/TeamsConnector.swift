@@ -75,7 +75,7 @@ struct TeamsConnector: Sendable {
     static let maxResponseBytes = 1024 * 1024
 
     let transport: HTTPTransport
-    let tokens: TeamsBotTokens
+    let tokens: RenewingToken<TeamsSecret, TeamsAPIError>
     /// Where a token endpoint that refuses the app's password is reported (`/readyz`): Teams
     /// is webhook-only, so a reply is where a revoked secret shows.
     let credentials: CredentialReporter

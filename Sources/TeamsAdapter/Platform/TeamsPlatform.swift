@@ -70,7 +70,7 @@ public struct TeamsPlatform: ChatPlatform {
         guard configuration.isEnabled, let appID = configuration.appID else {
             throw ConfigurationError("Teams is off: set TEAMS_APP_ID and TEAMS_APP_PASSWORD.")
         }
-        let tokens = TeamsBotTokens(configuration: configuration, transport: context.transport, clock: context.clock)
+        let tokens = TeamsBotTokens.renewing(configuration: configuration, transport: context.transport, clock: context.clock)
         let connector = TeamsConnector(
             transport: context.transport, tokens: tokens, credentials: context.credentials, clock: context.clock, logger: context.logger)
         let keys = TeamsSigningKeys.published(metadataURL: configuration.openIDMetadataURL, transport: context.transport, clock: context.clock)

@@ -269,6 +269,20 @@ let package = Package(
             ],
             swiftSettings: strict + optimizedInDebug
         ),
+        // IRC: one socket to the server (TLS through NIOSSL), registration with SASL, paced
+        // sends under the server's flood limits, lines within 512 bytes.
+        .target(
+            name: "IRCAdapter",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayPlatform",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict + optimizedInDebug
+        ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
         .target(
@@ -335,7 +349,7 @@ let package = Package(
             name: "rhea-relay",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
-                "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "TerminalAdapter", "CMallocTuning",
+                "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "IRCAdapter", "TerminalAdapter", "CMallocTuning",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -599,12 +613,22 @@ let package = Package(
             swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
+            name: "IRCAdapterTests",
+            dependencies: [
+                "IRCAdapter", "RelayCore", "RelayPipeline", "RelayPlatform", "RelayTestSupport", "RelayTestTags",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict + optimizedInDebug
+        ),
+        .testTarget(
             name: "RelayServerTests",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTestTags", "RelayTribunal",
                 "RheaAPI",
                 "SlackAdapter",
-                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter",
+                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "IRCAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

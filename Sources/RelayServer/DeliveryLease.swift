@@ -4,7 +4,12 @@ import RelayPlatform
 import ServiceLifecycle
 
 /// A platform whose limits count per bot has its replies leave through one replica of a shared
-/// store: the holder of the platform's delivery lease (`<platform>.delivery`; docs/replicas.md).
+/// store: the holder of the platform's delivery lease (`<platform>.delivery`, or the lease of
+/// the connection its replies leave on: `DeliveryLimits.deliveryLeaseName`; docs/replicas.md).
+///
+/// Where that is a connection's lease (IRC), this service and the connection ask for the same
+/// lease as the same holder: the store grants both, or neither, so the replica that holds the
+/// socket is the one that sends.
 ///
 /// Telegram (30 messages a second, one a second per chat, 20 a minute per group) and Discord
 /// (its route buckets and 50 requests a second) count per bot, not per process. Each adapter
@@ -43,8 +48,6 @@ struct DeliveryLease: Service {
         let window = lease.renewInterval + .seconds(1)
         return (window, window + .seconds(1))
     }
-
-    static func name(of platform: String) -> String { "\(platform).delivery" }
 }
 
 extension DeliveryLease {
@@ -53,10 +56,11 @@ extension DeliveryLease {
     /// platforms' replies to the lease's holder.
     static func services(senders: [any ReplySender], worker: OutboxWorker, _ dependencies: RelayApplication.Dependencies) -> [DeliveryLease] {
         guard dependencies.store.isShared else { return [] }
-        return senders.filter(\.limitsCountPerBot).map(\.platform).map { platform in
+        return senders.filter(\.limitsCountPerBot).map { sender in
+            let platform = sender.platform
             worker.deliverOnlyUnderLease(platform)
             let lease = ConnectionLease(
-                name: name(of: platform), holder: dependencies.replica, store: dependencies.store, clock: dependencies.clock,
+                name: sender.deliveryLeaseName, holder: dependencies.replica, store: dependencies.store, clock: dependencies.clock,
                 timing: dependencies.configuration.connectionLease, logger: dependencies.logger)
             return DeliveryLease(platform: platform, lease: lease, worker: worker)
         }

@@ -1,5 +1,6 @@
 import DiscordAdapter
 import GoogleChatAdapter
+import IRCAdapter
 import MatrixAdapter
 import MattermostAdapter
 import RelayPlatform
@@ -19,4 +20,5 @@ let chatPlatforms: [any ChatPlatform.Type] = [
     MattermostPlatform.self,
     TeamsPlatform.self,
     GoogleChatPlatform.self,
+    IRCPlatform.self,
 ]

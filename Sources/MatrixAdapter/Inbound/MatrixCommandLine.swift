@@ -51,8 +51,8 @@ struct MatrixMention: Sendable, Hashable {
 enum MatrixCommandLine {
     static func line(_ body: String, mention: MatrixMention, isReply: Bool) -> String? {
         let text = body.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix(MatrixConfiguration.commandPrefix) {
-            return command(String(text.dropFirst(MatrixConfiguration.commandPrefix.count)))
+        if text.hasPrefix(BangCommands.prefix) {
+            return command(String(text.dropFirst(BangCommands.prefix.count)))
         }
         guard let rest = words(afterMentionIn: text, mention: mention) else { return nil }
         if rest.isEmpty { return isReply ? "/tribunal" : nil }
@@ -77,11 +77,7 @@ enum MatrixCommandLine {
     }
 
     /// `cmd rest` as the relay's `/cmd rest`, when `cmd` is a command of the relay.
-    private static func command(_ text: String) -> String? {
-        let word = text.prefix { !$0.isWhitespace }.lowercased()
-        guard word == "rhea" || CommandTable.spec(named: word) != nil else { return nil }
-        return "/" + text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    private static func command(_ text: String) -> String? { BangCommands.line(text) }
 }
 
 /// Text helpers for Matrix bodies.

@@ -5,8 +5,6 @@
 /// sent, and it answers with `m.notice` messages. The token lives only in memory, as a
 /// `MatrixToken`, which never prints.
 public struct MatrixConfiguration: Sendable, Hashable {
-    /// Commands start with this: Matrix clients take `/…` for their own commands.
-    public static let commandPrefix = "!"
     /// The reaction that runs a tribunal on the message it is put on.
     public static let defaultReaction = "🔍"
 

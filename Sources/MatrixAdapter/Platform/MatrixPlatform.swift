@@ -108,7 +108,7 @@ public struct MatrixPlatform: ChatPlatform {
         }
         return [
             "The access token is \(user)'s; Matrix has no command list to register.",
-            "Invite \(user) to a room; it joins by itself. Commands start with \(MatrixConfiguration.commandPrefix) (\(MatrixConfiguration.commandPrefix)help).",
+            "Invite \(user) to a room; it joins by itself. Commands start with \(BangCommands.prefix) (\(BangCommands.prefix)help).",
         ]
     }
 }

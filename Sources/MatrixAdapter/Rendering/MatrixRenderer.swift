@@ -67,7 +67,7 @@ public enum MatrixRenderer {
 
     /// The messages for `reply`, to be sent in order.
     public static func render(_ reply: Reply) -> [MatrixMessage] {
-        let reply = MatrixCommandWords.rewrite(reply)
+        let reply = BangCommands.rewrite(reply)
         let isError = reply.kind == .error
         var title: MatrixMessage?
         var body = reply.body
@@ -109,7 +109,7 @@ public enum MatrixRenderer {
 
     /// One progress message ("⏳ Running… 2/5 (translate:fr)"), meant to be edited in place.
     public static func render(_ progress: RunProgress) -> MatrixMessage {
-        let line = MatrixHTML.defanged("⏳ " + splitter.truncate(oneLine(MatrixCommandWords.rewrite(progress.line)), limit: 2000))
+        let line = MatrixHTML.defanged("⏳ " + splitter.truncate(oneLine(BangCommands.rewrite(progress.line)), limit: 2000))
         return MatrixMessage(body: line, html: MatrixHTML.escape(line))
     }
 

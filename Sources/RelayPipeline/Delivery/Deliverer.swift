@@ -39,6 +39,7 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
     public var platform: String { target.platform }
     public func minimumInterval(for entry: OutboxEntry) -> Duration { target.minimumInterval(for: entry) }
     public var limitsCountPerBot: Bool { target.limitsCountPerBot }
+    public var deliveryLeaseName: String { target.deliveryLeaseName }
     public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration { target.takeTurn(for: entry, now: now) }
     public func platformWait(now: Date) -> Duration { target.platformWait(now: now) }
     public func answersByEditingPlaceholder(at address: String) -> Bool { target.answersByEditingPlaceholder(at: address) }

@@ -14,6 +14,11 @@ public protocol DeliveryLimits: Sendable {
     /// buckets), so that replicas sharing a store send its replies from one of them, the holder
     /// of its delivery lease (docs/replicas.md). True unless a platform says otherwise.
     var limitsCountPerBot: Bool { get }
+    /// The lease whose holder delivers this platform's replies when its limits count per bot:
+    /// `<platform>.delivery` unless a platform says otherwise. A platform whose replies leave on
+    /// a connection held once among the replicas (IRC's socket) names that connection's lease,
+    /// so they are sent where it is.
+    var deliveryLeaseName: String { get }
     /// Asked right before the worker would start `entry`: zero when the platform's own limits
     /// (per chat, per bot) let it go now — the platform then takes that turn, so the delivery
     /// sends without waiting — else how long until it could, with nothing taken. The worker leaves
@@ -63,6 +68,7 @@ extension DeliveryLimits {
     public func streaming(at address: String) -> StreamingPace { StreamingPace(interval: .seconds(1), maxEdits: 60) }
     public func minimumInterval(for entry: OutboxEntry) -> Duration { .zero }
     public var limitsCountPerBot: Bool { true }
+    public var deliveryLeaseName: String { "\(platform).delivery" }
     public func takeTurn(for entry: OutboxEntry, now: Date) -> Duration { .zero }
     public func platformWait(now: Date) -> Duration { .zero }
     public func answersByEditingPlaceholder(at address: String) -> Bool { false }

@@ -1,0 +1,37 @@
+import RelayCore
+
+/// A `Reply` as IRC text: plain lines (IRC shows no markup; the few formatting codes it has are
+/// not used, and a model's are removed by `IRCText.cleaned`), the relay's own words naming
+/// `!` commands (`BangCommands`), as an IRC client keeps `/…` for itself.
+enum IRCRenderer {
+    /// The reply's text, line by line: title, body, agreement footer, dissent, notes.
+    static func text(_ reply: Reply) -> String {
+        let reply = BangCommands.rewrite(reply)
+        var lines: [String] = []
+        if let title = reply.title {
+            lines.append(reply.kind == .error ? "✗ \(title)" : "▸ \(title)")
+        } else if reply.kind == .error, !reply.body.hasPrefix("⚠️") {
+            lines.append("✗ Error")
+        }
+        // A model's Markdown fences stand alone on their lines: on IRC they are only noise.
+        lines += reply.body.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("```") }.map(String.init)
+        if let footer = reply.footer {
+            lines.append("— " + footer.summary)
+            for dissent in footer.dissent {
+                let verdict = dissent.verdict.map { " (\($0.rawValue))" } ?? ""
+                lines.append("dissent · \(dissent.model)\(verdict): \(dissent.reason)")
+            }
+        }
+        lines += reply.notes
+        return lines.joined(separator: "\n")
+    }
+
+    /// The one progress line a run shows: its start where it has one ("⏳ Working on !run
+    /// twostep…"), else a chain's first step ("⏳ Running… 1/3 (grammar)"), so the channel sees
+    /// that a long chain is under way; nil for later steps and votes: IRC cannot edit a line, and
+    /// a line a step would flood the channel.
+    static func line(_ progress: RunProgress) -> String? {
+        guard progress.partial == nil, progress.isStart || progress.completed == 1, !progress.line.hasSuffix("have voted…") else { return nil }
+        return "⏳ " + BangCommands.rewrite(progress.line)
+    }
+}

@@ -13,7 +13,10 @@ public struct IRCPlatform: ChatPlatform {
     public static let name = "irc"
     public static let secretVariables = ["IRC_PASSWORD"]
     public static var deployVariables: [DeployVariable] {
-        [DeployVariable("IRC_SERVER", example: "ircs://127.0.0.1:9"), DeployVariable("IRC_NICK", example: "Rhea"), DeployVariable("IRC_CHANNELS", example: "#rhea")]
+        [
+            DeployVariable("IRC_SERVER", example: "ircs://127.0.0.1:9"), DeployVariable("IRC_NICK", example: "Rhea"),
+            DeployVariable("IRC_CHANNELS", example: "#rhea"),
+        ]
             + secretVariables.map { DeployVariable($0) }
     }
     public static let registrationHelp = "no registration needed: the relay joins IRC_CHANNELS on IRC_SERVER as IRC_NICK when it starts."
@@ -53,7 +56,8 @@ public struct IRCPlatform: ChatPlatform {
         if let channels = values.strings("irc.channels") {
             let names = channels.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             for name in names where !IRCConfiguration.isValidChannel(name) {
-                throw ConfigurationError("IRC_CHANNELS (irc.channels) names `\(name)`, not a channel: each starts with # (or &, +, !) and has no space or comma.")
+                throw ConfigurationError(
+                    "IRC_CHANNELS (irc.channels) names `\(name)`, not a channel: each starts with # (or &, +, !) and has no space or comma.")
             }
             irc.channels = names
         }

@@ -3,15 +3,18 @@ import RelayCore
 /// A `Reply` as IRC text: plain lines (IRC shows no markup; the few formatting codes it has are
 /// not used, and a model's are removed by `IRCText.cleaned`), the relay's own words naming
 /// `!` commands (`BangCommands`), as an IRC client keeps `/…` for itself.
+///
+/// Short, as a channel reads best: a model's result is its body — no title ("Translation ·
+/// French" says what the asker just typed) and not the line naming the one model that answered
+/// and its time — then the agreement footer where several models voted, and the other notes
+/// (a cut, a caveat). `/translate fr Good morning` is answered in one line.
 enum IRCRenderer {
-    /// The reply's text, line by line: title, body, agreement footer, dissent, notes.
+    /// The reply's text, line by line.
     static func text(_ reply: Reply) -> String {
         let reply = BangCommands.rewrite(reply)
         var lines: [String] = []
-        if let title = reply.title {
+        if reply.kind != .result, let title = reply.title {
             lines.append(reply.kind == .error ? "✗ \(title)" : "▸ \(title)")
-        } else if reply.kind == .error, !reply.body.hasPrefix("⚠️") {
-            lines.append("✗ Error")
         }
         // A model's Markdown fences stand alone on their lines: on IRC they are only noise.
         lines += reply.body.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("```") }.map(String.init)
@@ -22,7 +25,8 @@ enum IRCRenderer {
                 lines.append("dissent · \(dissent.model)\(verdict): \(dissent.reason)")
             }
         }
-        lines += reply.notes
+        let model = reply.kind == .result && reply.models?.count == 1 ? reply.models?.first : nil
+        lines += reply.notes.filter { note in model.map { !note.hasPrefix($0 + " · ") } ?? true }
         return lines.joined(separator: "\n")
     }
 

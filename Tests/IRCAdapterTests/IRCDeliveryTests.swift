@@ -53,3 +53,14 @@ struct IRCDeliveryTests {
         #expect(delivery().render(RunProgress.voting(1, of: 3)).lines.isEmpty)
     }
 }
+
+extension IRCDeliveryTests {
+    @Test func aLongFactCheckKeepsItsAgreementInTheChannel() {
+        let footer = AgreementFooter(ConsensusResult(answer: "", verdict: .true, agreement: 0.9, answered: 3, asked: 3, elapsed: .seconds(1)))
+        let body = (1...12).map { "reason \($0)" }.joined(separator: "\n")
+        let reply = Reply(kind: .result, title: "Tribunal", body: body, footer: footer, models: ["a", "b", "c"])
+        let messages = delivery(channelLines: 6).render(reply, entryID: "e", address: IRCAddress(channel: "#rhea", nick: "ada"))
+        #expect(messages[0].lines == ["ada: reason 1", "reason 2", "reason 3", "reason 4", "… 8 more lines in a private message to ada.", footer.summary])
+        #expect(messages.dropFirst().flatMap(\.lines) == (5...12).map { "reason \($0)" })
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import IRCAdapter
 import RelayTestSupport
 import RelayTestTags
 import Testing
@@ -12,7 +13,7 @@ struct IRCEndToEndTests {
 
     @Test func commandsInTheChannelByNickAndInPrivateAreAnswered() async throws {
         try await IRCFakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) {
+            try await fakes.withRelay(fakes.configuration()) { _ in
                 let ada = try await IRCHuman(
                     on: fakes.server, nick: "ada", channels: [channel],
                     plan: [
@@ -40,7 +41,7 @@ struct IRCEndToEndTests {
             let words = (1...300).map { "mot\($0)é😀" }
             let answer = words.joined(separator: " ") + " bob carol"
             await fakes.tribunal.setQuickAnswer { _ in answer }
-            try await fakes.withRelay(fakes.configuration()) {
+            try await fakes.withRelay(fakes.configuration()) { _ in
                 let bob = try await IRCHuman(on: fakes.server, nick: "bob", channels: [channel], plan: [.sleep(20)])
                 let ada = try await IRCHuman(
                     on: fakes.server, nick: "ada", channels: [channel],
@@ -53,7 +54,7 @@ struct IRCEndToEndTests {
                 let replies = seen.filter { $0.event == "message" && $0.from == bot }
                 let inChannel = replies.filter { $0.target == channel }
                 let privately = replies.filter { $0.target == "ada" }
-                #expect(inChannel.count == 4, "\(inChannel.map(\.text))")
+                #expect(inChannel.count == IRCConfiguration.defaultChannelLines, "\(inChannel.map(\.text))")
                 #expect(inChannel.first?.text?.hasPrefix("ada: ") == true)
                 #expect(inChannel.last?.text?.contains("in a private message to ada") == true, "\(inChannel.last?.text ?? "")")
                 #expect(!privately.isEmpty)
@@ -70,7 +71,7 @@ struct IRCEndToEndTests {
 
     @Test func aBurstOfThirtyCommandsIsAnsweredWithoutAFloodDisconnect() async throws {
         try await IRCFakes.with { fakes in
-            try await fakes.withRelay(fakes.configuration()) {
+            try await fakes.withRelay(fakes.configuration()) { _ in
                 let burst = (1...30).map { IRCHuman.Step.say("!translate fr n\($0)", to: channel) }
                 let ada = try await IRCHuman(
                     on: fakes.server, nick: "ada", channels: [channel],
@@ -88,7 +89,7 @@ struct IRCEndToEndTests {
     @Test func aServerRestartMidCommandIsAnsweredAfterTheRelayReconnects() async throws {
         try await IRCFakes.with { fakes in
             fakes.tribunal.hold(path: FakeRheaTribunal.quickPath)
-            try await fakes.withRelay(fakes.configuration()) {
+            try await fakes.withRelay(fakes.configuration()) { _ in
                 let ada = try await IRCHuman(
                     on: fakes.server, nick: "ada", channels: [channel],
                     plan: [.waitJoin(bot, channel: channel), .say("!translate fr Still here", to: channel), .waitFrom(bot, count: 1, timeout: 90), .sleep(1)])
@@ -105,7 +106,7 @@ struct IRCEndToEndTests {
 
     @Test func overTLSWithTheServersCertificateAndAServerPassword() async throws {
         try await IRCFakes.with(password: "s3cret-pass") { fakes in
-            try await fakes.withRelay(fakes.configuration(tls: true, password: "s3cret-pass")) {
+            try await fakes.withRelay(fakes.configuration(tls: true, password: "s3cret-pass")) { _ in
                 let ada = try await IRCHuman(
                     on: fakes.server, nick: "ada", channels: [channel],
                     plan: [.waitJoin(bot, channel: channel, timeout: 30), .say("!translate fr Secure", to: channel), .waitFrom(bot, count: 1)], tls: true,

@@ -19,6 +19,7 @@ struct IRCFakes {
 
     static let channel = "#rhea"
     static let nick = "Rhea"
+    static let adminToken = "irc-admin-token-0123456789abcdef"
 
     static func with<T>(password: String? = nil, _ body: (IRCFakes) async throws -> T) async throws -> T {
         try await NgircdTestServer.with(password: password) { server in
@@ -53,11 +54,14 @@ struct IRCFakes {
         configuration.delivery = Self.reconnectingDelivery
         configuration.shutdownGrace = .seconds(1)
         configuration.http.idleTimeout = HarnessTimings.idleTimeout
+        configuration.http.adminToken = Self.adminToken
         return configuration
     }
 
     /// Builds the relay as `serve` does and runs it while `body` talks to the server.
-    func withRelay<T: Sendable>(_ configuration: AppConfiguration, logger: Logger? = nil, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func withRelay<T: Sendable>(
+        _ configuration: AppConfiguration, logger: Logger? = nil, _ body: @escaping @Sendable (IRCRelay) async throws -> T
+    ) async throws -> T {
         let logger =
             logger
             ?? {
@@ -66,12 +70,32 @@ struct IRCFakes {
                 return quiet
             }()
         let app = try await RelayApplication.build(configuration: configuration, registry: TestMetrics.registry, logger: logger)
-        return try await app.test(.live) { _ in try await body() }
+        let fakes = self
+        return try await app.test(.live) { client in try await body(IRCRelay(client: client, fakes: fakes)) }
     }
 
     /// How many times the relay registered with the server (a reconnect registers again).
     var registrations: Int {
         server.logs.split(separator: "\n").filter { $0.contains("User \"\(Self.nick)!") && $0.contains("\" registered") }.count
+    }
+}
+
+/// A running relay on the server.
+struct IRCRelay: Sendable {
+    let client: any TestClientProtocol
+    let fakes: IRCFakes
+
+    var tribunal: FakeRheaTribunal { fakes.tribunal }
+
+    /// Waits until no run is in flight and the outbox is empty: every reply sent and confirmed by
+    /// the server.
+    func settled() async throws {
+        try await eventually("the relay to be idle (no run in flight, outbox empty)") {
+            let response = try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(IRCFakes.adminToken)"], body: nil)
+            let report = JSONValue.parse(response.body.readableBytesView)
+            return report?["runs"]?["status"]?.stringValue == "taking runs" && report?["runs"]?["inFlight"]?.intValue == 0
+                && report?["store"]?["outboxDepth"]?.intValue == 0
+        }
     }
 }
 

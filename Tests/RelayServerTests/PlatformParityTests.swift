@@ -70,11 +70,11 @@ struct PlatformParityTests {
             #expect(seen.acknowledgement == 200)
             #expect(seen.finals.count == 1, "\(seen.finals)")
             // As each platform shows code: in backticks, or (Telegram) as a code entity; each
-            // names commands as its people type them (Matrix: `!translate`).
-            let sigil = kind == .matrix ? "!" : "/"
+            // names commands as its people type them (Matrix and IRC: `!translate`).
+            let sigil = kind.sigil
             #expect(seen.text.replacing("`", with: "").contains("Unknown command \(sigil)transalte"), "\(seen.text)")
             #expect(seen.text.contains("\(sigil)translate"), "a suggestion: \(seen.text)")
-            #expect(kind != .matrix || !seen.text.contains("/"), "no command a Matrix client would take as its own: \(seen.text)")
+            #expect(kind.sigil == "/" || !seen.text.contains("/"), "no command a Matrix or IRC client would take as its own: \(seen.text)")
             #expect(seen.isPrivate, "an error is shown to the asker only")
             #expect(await platform.modelRequests(FakeRheaTribunal.quickPath) == 0)
         }
@@ -106,7 +106,7 @@ struct PlatformParityTests {
             let shown = seen.finals.joined(separator: "\n")
             #expect(shown.contains("w000001"))
             #expect(shown.contains(" …"))
-            let sigil = kind == .matrix ? "!" : "/"
+            let sigil = kind.sigil
             let note = try #require(shown.firstMatch(of: /reads on with `?([!\/])history last (\d+)/), "\(seen.finals.map { $0.suffix(300) })")
             #expect(String(note.output.1) == sigil)
             let page = try #require(Int(note.output.2))

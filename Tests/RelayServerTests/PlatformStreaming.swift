@@ -59,6 +59,9 @@ extension PlatformKind {
             case .matrix: found = at(index, "@room")
             case .teams: found = at(index, "<at")
             case .googleChat: found = at(index, "<users/")
+            // IRC has no mention markup: a client highlights its own nick as a word (the relay
+            // breaks the channel members' nicks: IRCText.withoutHighlights).
+            case .irc: found = false
             case .telegram, .mattermost:
                 found =
                     scalars[index] == "@" && index + 1 < scalars.count

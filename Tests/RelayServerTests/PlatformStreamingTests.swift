@@ -30,6 +30,7 @@ struct PlatformStreamingTests {
         case .discord, .mattermost: 1
         case .telegram: 5
         case .matrix: 3
+        case .irc: 0
         }
     }
 
@@ -38,6 +39,7 @@ struct PlatformStreamingTests {
         case .slack, .teams, .googleChat: 20
         case .discord, .mattermost: 30
         case .telegram, .matrix: 10
+        case .irc: 0
         }
     }
 
@@ -57,7 +59,7 @@ struct PlatformStreamingTests {
         }
     }
 
-    @Test(arguments: PlatformKind.allCases)
+    @Test(arguments: PlatformKind.streaming)
     func anAnswerGrowsInOneMessageWithNoMentionEverLiveAndEndsWhole(kind: PlatformKind) async throws {
         let (written, _, timeline) = try await Self.watchHello(kind)
         let texts = written.versions.map(\.shown)
@@ -190,7 +192,7 @@ struct PlatformStreamingTests {
 /// the rest of the suite a starved process was late by itself (its placeholder 0.3 s late).
 @Suite("Answers as they are written: the first text", .serialized, .tags(.alone))
 struct PlatformFirstTextTests {
-    @Test(arguments: PlatformKind.allCases)
+    @Test(arguments: PlatformKind.streaming)
     func theFirstTextShowsWithinASecondAndAHalfOfTheModelsFirstPiece(kind: PlatformKind) async throws {
         // Only the first text is timed: the rest of the answer streams twice as fast as in the
         // suite above (each platform's run takes 3 s, not 6.5, in a group that runs alone).

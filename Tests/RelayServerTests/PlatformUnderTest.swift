@@ -32,7 +32,18 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// event's own answer when ready in time, else through the Chat API (progress patched into
     /// the result), private results shown to the asker alone in the thread.
     case googleChat = "google-chat"
+    /// `!cmd …` said in a channel on a real ngIRCd by a person on the `irc` library; answered in
+    /// lines starting with the asker's nick (no edits: no progress edited, no streaming),
+    /// private results in a private message.
+    case irc
     var testDescription: String { rawValue }
+
+    /// The platforms that show an answer growing as the model writes it: all but IRC, which
+    /// cannot edit a line (it gets the whole answer once: IRCEndToEndTests).
+    static var streaming: [PlatformKind] { allCases.filter { $0 != .irc } }
+
+    /// How commands are typed there: `!translate` where the client keeps `/…` for itself.
+    var sigil: String { self == .matrix || self == .irc ? "!" : "/" }
 }
 
 /// What the asker (and the channel) saw of one command, read from the platform's fake once the
@@ -132,6 +143,10 @@ func withPlatform<T: Sendable>(
     case .googleChat:
         return try await GoogleChatFakes.with { fakes in
             try await fakes.withRelay(configured(try fakes.configuration())) { relay in try await body(GoogleChatUnderTest(relay: relay)) }
+        }
+    case .irc:
+        return try await IRCFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(IRCUnderTest(relay: relay)) }
         }
     }
 }

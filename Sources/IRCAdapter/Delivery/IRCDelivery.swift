@@ -15,8 +15,9 @@ struct IRCOutgoing: Sendable, Hashable {
 /// new message, confirmed by the server before it counts as sent (`IRCLink`).
 ///
 /// - In a channel a reply's first line starts with the asker's nick (`ada: …`), and at most
-///   `channelLines` lines show there; a longer reply's last channel line says the rest went to
-///   the asker privately, where it follows in messages of `privateLines` lines.
+///   `channelLines` lines show there; a longer reply shows its head, a line saying the rest went
+///   to the asker privately (where it follows in messages of `privateLines` lines) and its
+///   agreement footer.
 /// - A private reply (`/settings`, errors), and anything asked in private, goes to the asker.
 /// - Every line fits IRC's 512 bytes as the server relays it, with the relay's own prefix
 ///   (`:nick!user@host PRIVMSG target :`) counted at its longest (`lineLimit`); nicks of the
@@ -45,6 +46,11 @@ struct IRCDelivery: DeliveryPlatform {
 
     /// Lines a private message of a reply holds (several messages when longer).
     static let privateLines = 10
+    /// Messages one reply takes at most: the channel's lines and two private messages, some
+    /// 24 lines (about one `/history last` page); a longer reply is cut with the note naming
+    /// the page to read on from. At IRC's pace (a line a second or more) 74 lines would take
+    /// two minutes.
+    static let maxMessages = 3
     /// The longest prefix a server puts before the relay's lines: `:` nick `!` user `@` host
     /// and a space, with a user name of 10 (a `~` added), a host of 63 (a DNS name's longest
     /// label… and most cloaks) and the nick's longest fallback.
@@ -60,6 +66,8 @@ struct IRCDelivery: DeliveryPlatform {
     /// Its replies leave on the one connection: the replica that holds it delivers them.
     var deliveryLeaseName: String { IRCPlatform.connectionLease }
 
+    var maxParts: Int { Self.maxMessages }
+
     func takeTurn(for entry: OutboxEntry, now: Date) -> Duration { pacer.wait(now: now) }
     func platformWait(now: Date) -> Duration { pacer.wait(now: now) }
     func streaming(at address: String) -> StreamingPace { .none }
@@ -74,25 +82,31 @@ struct IRCDelivery: DeliveryPlatform {
     }
 
     func render(_ reply: Reply, entryID: String, address: IRCAddress) -> [IRCOutgoing] {
-        var text = IRCRenderer.text(reply)
+        var (text, footer) = IRCRenderer.text(reply)
         let inChannel = place(of: reply, address: address) == .channel
         if let channel = address.channel, inChannel {
             text = IRCText.withoutHighlights(text, nicks: link.presence.members[IRCText.fold(channel)] ?? [])
         }
         let limit = min(lineLimit(to: address.channel ?? address.nick), lineLimit(to: address.nick))
-        guard inChannel, address.channel != nil else { return Self.privately(IRCText.lines(text, limit: limit)) }
+        guard inChannel, address.channel != nil else {
+            return Self.privately(IRCText.lines(text, limit: limit) + (footer.map { IRCText.lines($0, limit: limit) } ?? []))
+        }
         let lead = "\(address.nick): "
         let lines = IRCText.lines(text, limit: limit - lead.utf8.count)
-        guard !lines.isEmpty else { return [] }
-        if lines.count <= channelLines {
-            return [IRCOutgoing(lines: [lead + lines[0]] + lines.dropFirst(), privately: false)]
+        let footerLines = footer.map { IRCText.lines($0, limit: limit) } ?? []
+        guard !lines.isEmpty || !footerLines.isEmpty else { return [] }
+        if lines.count + footerLines.count <= channelLines {
+            var shown = lines + footerLines
+            shown[0] = lead + shown[0]
+            return [IRCOutgoing(lines: shown, privately: false)]
         }
-        let shown = max(0, channelLines - 1)
-        var first = Array(lines.prefix(shown))
-        let rest = lines.count - shown
-        first.append("… \(rest) more line\(rest == 1 ? "" : "s") in a private message to \(address.nick).")
-        first[0] = lead + first[0]
-        return [IRCOutgoing(lines: first, privately: false)] + Self.privately(Array(lines.dropFirst(shown)))
+        // The head of the answer, where the rest went, and the agreement: what the channel reads.
+        let head = max(1, channelLines - 1 - footerLines.count)
+        let rest = lines.count - head
+        var shown = Array(lines.prefix(head))
+        shown[0] = lead + shown[0]
+        shown.append("… \(rest) more line\(rest == 1 ? "" : "s") in a private message to \(address.nick).")
+        return [IRCOutgoing(lines: shown + footerLines, privately: false)] + Self.privately(Array(lines.dropFirst(head)))
     }
 
     private static func privately(_ lines: [String]) -> [IRCOutgoing] {

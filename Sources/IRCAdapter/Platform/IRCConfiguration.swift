@@ -8,8 +8,9 @@ import Foundation
 /// roots and `IRC_CA_FILE`'s; plain text (`irc://`) only to a loopback host, so a password never
 /// crosses a network in the clear.
 public struct IRCConfiguration: Sendable, Hashable {
-    /// Lines of one reply a channel is shown; the rest goes to the asker privately.
-    public static let defaultChannelLines = 4
+    /// Lines of one reply a channel is shown; the rest goes to the asker privately. Six hold a
+    /// fact-check's verdict with its reasons and its agreement line.
+    public static let defaultChannelLines = 6
 
     public var server: IRCServer?
     public var nick: String?

@@ -28,6 +28,8 @@ struct IRCTextTests {
     @Test func membersNicksAreNotHighlighted() {
         let shown = IRCText.withoutHighlights("ada, Bob[1] and carol: ask ADA or bobby", nicks: ["Ada", "bob{1}", "Carol", "x"])
         #expect(shown == "a\u{200B}da, B\u{200B}ob[1] and c\u{200B}arol: ask A\u{200B}DA or bobby")
+        // Inside a word too, and overlapping: no run of characters spells the nick.
+        #expect(IRCText.withoutHighlights("xadamx aaa", nicks: ["ada", "aa"]) == "xa\u{200B}damx a\u{200B}a\u{200B}a")
     }
 
     @Test func messagesParseAndPrint() throws {

@@ -82,18 +82,16 @@ struct IRCDelivery: DeliveryPlatform {
     }
 
     func render(_ reply: Reply, entryID: String, address: IRCAddress) -> [IRCOutgoing] {
-        var (text, footer) = IRCRenderer.text(reply)
+        let (text, footer) = IRCRenderer.text(reply)
         let inChannel = place(of: reply, address: address) == .channel
-        if let channel = address.channel, inChannel {
-            text = IRCText.withoutHighlights(text, nicks: link.presence.members[IRCText.fold(channel)] ?? [])
-        }
         let limit = min(lineLimit(to: address.channel ?? address.nick), lineLimit(to: address.nick))
-        guard inChannel, address.channel != nil else {
+        guard inChannel, let channel = address.channel else {
             return Self.privately(IRCText.lines(text, limit: limit) + (footer.map { IRCText.lines($0, limit: limit) } ?? []))
         }
+        let members = link.presence.members[IRCText.fold(channel)] ?? []
         let lead = "\(address.nick): "
-        let lines = IRCText.lines(text, limit: limit - lead.utf8.count)
-        let footerLines = footer.map { IRCText.lines($0, limit: limit) } ?? []
+        let lines = IRCText.lines(text, limit: limit - lead.utf8.count, sparing: members)
+        let footerLines = footer.map { IRCText.lines($0, limit: limit, sparing: members) } ?? []
         guard !lines.isEmpty || !footerLines.isEmpty else { return [] }
         if lines.count + footerLines.count <= channelLines {
             var shown = lines + footerLines

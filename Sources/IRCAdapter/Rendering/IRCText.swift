@@ -50,11 +50,14 @@ enum IRCText {
     /// that fits where there is one, else between two characters, and inside a character (a
     /// grapheme cluster longer than the limit) only between its scalars — never inside one's
     /// bytes. Empty lines are left out: IRC has no empty message.
-    static func lines(_ text: String, limit: Int) -> [String] {
+    /// `sparing` names the channel's members, broken so none is highlighted
+    /// (`withoutHighlights`) — after the text is cleaned, so no removed code can join a nick
+    /// back together.
+    static func lines(_ text: String, limit: Int, sparing nicks: Set<String> = []) -> [String] {
         let limit = max(4, limit)
         var out: [String] = []
         for raw in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
-            var line = Substring(cleaned(raw))
+            var line = Substring(withoutHighlights(cleaned(raw), nicks: nicks))
             while !line.isEmpty {
                 if line.utf8.count <= limit {
                     appendTrimmed(line, to: &out)
@@ -105,36 +108,30 @@ enum IRCText {
     }
 
     /// `text` with every nick of `nicks` (the channel's members) written so that no client
-    /// highlights it: a zero-width space (U+200B) after its first character. Clients highlight a
-    /// nick as a whole word; `R\u{200B}hea` is not one, and reads the same. Nicks compare as IRC
-    /// compares them (RFC 1459 case mapping); one-character nicks cannot be broken and are left.
+    /// highlights it: a zero-width space (U+200B) after the first character of each place it
+    /// appears — as a word or inside one, in any case (IRC compares nicks by RFC 1459's case
+    /// mapping) — so no run of characters anywhere spells a member's nick, whatever a client
+    /// counts as a word boundary. It reads the same. One-character nicks cannot be broken and
+    /// are left.
     static func withoutHighlights(_ text: String, nicks: Set<String>) -> String {
-        guard !nicks.isEmpty else { return text }
-        let folded = Set(nicks.filter { $0.count > 1 }.map(fold))
-        guard !folded.isEmpty else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        var word = ""
-        func flush() {
-            if word.count > 1, folded.contains(fold(word)) {
-                out.append(word.first!)
-                out.append("\u{200B}")
-                out.append(contentsOf: word.dropFirst())
-            } else {
-                out.append(word)
-            }
-            word = ""
-        }
-        for character in text {
-            if isNickCharacter(character) {
-                word.append(character)
-            } else {
-                flush()
-                out.append(character)
+        let wanted = nicks.filter { $0.unicodeScalars.count > 1 }.map { Array(fold($0).unicodeScalars) }
+        guard !wanted.isEmpty else { return text }
+        let scalars = Array(text.unicodeScalars)
+        let folded = Array(fold(text).unicodeScalars)
+        var breaks = Set<Int>()
+        for start in folded.indices {
+            for nick in wanted where folded[start...].starts(with: nick) {
+                breaks.insert(start)
+                break
             }
         }
-        flush()
-        return out
+        guard !breaks.isEmpty else { return text }
+        var out = String.UnicodeScalarView()
+        for (index, scalar) in scalars.enumerated() {
+            out.append(scalar)
+            if breaks.contains(index) { out.append("\u{200B}") }
+        }
+        return String(out)
     }
 
     /// Letters, digits and `[ ] \ ` _ ^ { | } -`: what a nick is made of (RFC 2812 §2.3.1).

@@ -120,7 +120,9 @@ struct IRCClient: Sendable {
                             try await writer.write([line])
                         }
                         if batch.sequence > 0 {
-                            try await paced(IRCPacer.confirmationCost)
+                            // Charged to the pace, but sent at once: until its PONG the lines count
+                            // as unsent, and a crash in that time sends them again.
+                            _ = pacer.reserve(IRCPacer.confirmationCost, now: clock.now)
                             try await writer.write([IRCMessage("PING", [IRCClient.confirmationToken(batch.sequence)])])
                         }
                     }

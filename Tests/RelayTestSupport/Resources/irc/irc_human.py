@@ -2,7 +2,7 @@
 
 Connects to the server, joins the channels, runs a plan of steps, and writes what happens as
 JSON lines to stdout (flushed at once, so a test can read the file while this runs):
-  {"event": "welcome"} {"event": "joined", "nick": ..., "channel": ...}
+  {"event": "welcome"} {"event": "joined", "from": NICK, "target": CHANNEL} {"event": "quit", "from": NICK}
   {"event": "message", "kind": "pubmsg"|"privmsg"|"pubnotice"|"privnotice", "from": ..., "target": ..., "text": ...}
   {"event": "raw", "text": ...} (every line received, with IRC_HUMAN_RAW=1)
   {"event": "disconnected"} {"event": "mark", "name": ...} {"event": "done"} {"event": "error", ...}
@@ -74,7 +74,7 @@ def main():
     def on_join(connection, event):
         channel = event.target.lower()
         state["members"].setdefault(channel, set()).add(event.source.nick.lower())
-        emit(event="joined", nick=event.source.nick, channel=event.target)
+        emit(event="joined", **{"from": event.source.nick}, target=event.target)
 
     def on_namreply(connection, event):
         channel = event.arguments[1].lower()
@@ -85,6 +85,7 @@ def main():
         state["members"].get(event.target.lower(), set()).discard(event.source.nick.lower())
 
     def on_quit(connection, event):
+        emit(event="quit", **{"from": event.source.nick})
         for members in state["members"].values():
             members.discard(event.source.nick.lower())
 

@@ -24,6 +24,8 @@ struct CommandClient: Sendable {
     let discordSigner: FakeDiscordSigner
     /// The homeserver commands are typed at (`--platform matrix`).
     let matrix: MatrixSink?
+    /// The IRC server commands are typed at (`--platform irc`).
+    let irc: IRCSink?
     /// With `--voice`: the voice note every Telegram command carries (its file id at the fake Bot API).
     let voiceFile: String?
     /// The Bot Connector's token on every Teams activity.
@@ -34,7 +36,7 @@ struct CommandClient: Sendable {
     /// `replicas` servers listen on `port`, `port + 1`…; users are spread over them.
     init(
         http: HTTPClient, port: Int, replicas: Int = 1, secret: String, sink: ReplySink, platform: BenchPlatform = .slack,
-        discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil, voiceFile: String? = nil
+        discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil, irc: IRCSink? = nil, voiceFile: String? = nil
     ) {
         self.http = http
         let paths: [BenchPlatform: String] = [
@@ -54,6 +56,7 @@ struct CommandClient: Sendable {
         self.platform = platform
         self.discordSigner = discordSigner
         self.matrix = matrix
+        self.irc = irc
         self.voiceFile = voiceFile
     }
 
@@ -73,6 +76,7 @@ struct CommandClient: Sendable {
         case .discord: return await sendInteraction(index, user: user)
         case .telegram: return await sendUpdate(index, user: user)
         case .matrix: return typeInRoom(index, user: user)
+        case .irc: return typeOnIRC(index, user: user)
         case .mattermost: return await sendMattermostCommand(index, user: user)
         case .teams: return await sendTeamsActivity(index, user: user)
         case .googleChat: return await sendGoogleChatEvent(index, user: user)
@@ -141,6 +145,14 @@ struct CommandClient: Sendable {
         let sent = ContinuousClock.now
         guard let matrix else { return Ack(sent: sent, acked: sent, status: nil, body: "") }
         matrix.post(index, user: user, text: "!translate ja Good morning, this is command number \(index)")
+        return Ack(sent: sent, acked: .now, status: 200, body: "")
+    }
+
+    /// Command `index` said by user `user` in their channel, at the in-process IRC server: no
+    /// acknowledgement comes on IRC (the line is written, or lost with no relay connected).
+    func typeOnIRC(_ index: Int, user: Int) -> Ack {
+        let sent = ContinuousClock.now
+        guard let irc, irc.post(index, user: user) else { return Ack(sent: sent, acked: sent, status: nil, body: "") }
         return Ack(sent: sent, acked: .now, status: 200, body: "")
     }
 

@@ -157,7 +157,7 @@ struct StreamBench {
             } read: { index in
                 matrix.versions(index)
             }
-        case .discord, .mattermost, .teams, .googleChat:
+        case .discord, .mattermost, .teams, .googleChat, .irc:
             await model.stop()
             throw BenchError("--stream runs on slack, telegram or matrix")
         }

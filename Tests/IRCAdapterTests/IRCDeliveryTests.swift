@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import RelayCore
 import RelayPipeline
@@ -62,5 +63,27 @@ extension IRCDeliveryTests {
         let messages = delivery(channelLines: 6).render(reply, entryID: "e", address: IRCAddress(channel: "#rhea", nick: "ada"))
         #expect(messages[0].lines == ["ada: reason 1", "reason 2", "reason 3", "reason 4", "… 8 more lines in a private message to ada.", footer.summary])
         #expect(messages.dropFirst().flatMap(\.lines) == (5...12).map { "reason \($0)" })
+    }
+}
+
+/// The flood pace (issue 43, point 3), on a made-up timeline: 4 seconds' worth at once, then a
+/// line a second, long lines by their bytes at 256 a second.
+@Suite("IRC: the flood pace")
+struct IRCPacerTests {
+    @Test func aBurstOfFourThenALineASecond() {
+        let pacer = IRCPacer()
+        let now = Date(timeIntervalSince1970: 1_000)
+        let waits = (0..<7).map { _ in pacer.reserve(pacer.cost(ofLineBytes: 40), now: now) }
+        #expect(waits == [.zero, .zero, .zero, .zero, .seconds(1), .seconds(2), .seconds(3)])
+        #expect(pacer.wait(now: now) == .seconds(4))
+        #expect(pacer.wait(now: now + .seconds(4)) == .zero)
+        #expect(pacer.cost(ofLineBytes: 400) == .milliseconds(1_562))
+    }
+
+    @Test func aFasterPaceWhereTheServerAllowsIt() {
+        let pacer = IRCPacer(linesPerSecond: 4)
+        let now = Date(timeIntervalSince1970: 1_000)
+        let waits = (0..<6).map { _ in pacer.reserve(pacer.cost(ofLineBytes: 40), now: now) }
+        #expect(waits == [.zero, .zero, .zero, .zero, .milliseconds(250), .milliseconds(500)])
     }
 }

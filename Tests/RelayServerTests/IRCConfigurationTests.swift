@@ -37,6 +37,7 @@ struct IRCConfigurationTests {
         (["IRC_SERVER": "ircs://irc.example.org", "IRC_NICK": "Rhea", "IRC_CHANNELS": "rhea"], "IRC_CHANNELS (irc.channels) names `rhea`"),
         (["IRC_SERVER": "ircs://irc.example.org", "IRC_NICK": "Rhea", "IRC_CA_FILE": "/nonexistent/ca.pem"], "IRC_CA_FILE (irc.caFile)"),
         (["IRC_SERVER": "ircs://irc.example.org", "IRC_NICK": "Rhea", "IRC_CHANNEL_LINES": "0"], "IRC_CHANNEL_LINES"),
+        (["IRC_SERVER": "ircs://irc.example.org", "IRC_NICK": "Rhea", "IRC_LINES_PER_SECOND": "fast"], "IRC_LINES_PER_SECOND (irc.linesPerSecond)"),
     ])
     func whatCannotWorkStopsStartUpNamingTheVariable(environment: [String: String], says: String) async throws {
         let error = await #expect(throws: ConfigurationError.self) { _ = try await Self.irc(environment) }

@@ -116,13 +116,13 @@ struct IRCClient: Sendable {
                 group.addTask {
                     for await batch in queue {
                         for line in batch.lines {
-                            try await paced(IRCPacer.cost(ofLineBytes: line.line.utf8.count))
+                            try await paced(pacer.cost(ofLineBytes: line.line.utf8.count))
                             try await writer.write([line])
                         }
                         if batch.sequence > 0 {
                             // Charged to the pace, but sent at once: until its PONG the lines count
                             // as unsent, and a crash in that time sends them again.
-                            _ = pacer.reserve(IRCPacer.confirmationCost, now: clock.now)
+                            _ = pacer.reserve(pacer.confirmationCost, now: clock.now)
                             try await writer.write([IRCMessage("PING", [IRCClient.confirmationToken(batch.sequence)])])
                         }
                     }

@@ -20,6 +20,9 @@ public struct IRCConfiguration: Sendable, Hashable {
     public var caFile: String?
     /// `IRC_CHANNEL_LINES`: lines of one reply shown in a channel (1–20).
     public var channelLines: Int
+    /// `IRC_LINES_PER_SECOND`: the pace a server exempting the bot from flood limits allows
+    /// (`IRCPacer`); 1 by default, under ngIRCd's and Solanum's limits.
+    public var linesPerSecond: Double = 1
 
     public init(
         server: IRCServer? = nil, nick: String? = nil, password: String? = nil, channels: [String] = [], caFile: String? = nil,

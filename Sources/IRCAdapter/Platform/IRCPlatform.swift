@@ -70,6 +70,14 @@ public struct IRCPlatform: ChatPlatform {
             irc.caFile = path
         }
         if let lines = try values.int("irc.channelLines", in: 1...20) { irc.channelLines = lines }
+        if let rate = values.string("irc.linesPerSecond") {
+            guard let value = Double(rate), value >= 0.1, value <= 1_000 else {
+                throw ConfigurationError(
+                    "IRC_LINES_PER_SECOND (irc.linesPerSecond) must be a number from 0.1 to 1000, got `\(rate)`; leave it unset unless the server exempts the bot from flood limits."
+                )
+            }
+            irc.linesPerSecond = value
+        }
         if irc.server != nil, irc.password != nil, irc.server?.usesTLS == false, irc.server?.isLoopback == false {
             throw ConfigurationError("IRC_PASSWORD_FILE is set but IRC_SERVER is plain text: use ircs://.")
         }
@@ -98,7 +106,7 @@ public struct IRCPlatform: ChatPlatform {
             tls = try NIOSSLContext(configuration: settings)
         }
         let link = IRCLink(nick: nick, clock: context.clock)
-        let pacer = IRCPacer()
+        let pacer = IRCPacer(linesPerSecond: configuration.linesPerSecond)
         return IRCConnection(
             configuration: configuration, server: server, nick: nick, tls: tls, link: link, pacer: pacer, clock: context.clock,
             lease: context.connectionLease(Self.connectionLease), credentials: context.credentials, logger: context.logger)

@@ -100,9 +100,12 @@ final class IRCSink: PlatformPeer {
                         try await outbound.write(ByteBuffer(string: ":\(nick)!rhea@bench JOIN \(channel)\r\n:bench 353 \(nick) = \(channel) :\(nick)\r\n"))
                     }
                 case "PING":
-                    let token = line.split(separator: ":", maxSplits: 1).last.map(String.init) ?? (words.count > 1 ? String(words[1]) : "")
+                    let token = words.count > 1 ? String(words[1].drop { $0 == ":" }) : ""
                     state.withLock { $0.pings += 1 }
                     try await outbound.write(ByteBuffer(string: ":bench PONG bench :\(token)\r\n"))
+                case "QUIT":
+                    // As a server does: the connection ends.
+                    return
                 case "PRIVMSG":
                     if let range = line.range(of: "command number "), let index = Int(line[range.upperBound...].prefix { $0.isNumber }) {
                         replies.arrived(index, at: arrived, busy: line.contains("ahead of you"), message: nil)

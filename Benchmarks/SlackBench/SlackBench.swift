@@ -213,7 +213,9 @@ struct SlackBench: AsyncParsableCommand {
     /// The run's settings, with the platform's defaults where not given.
     var windowSeconds: Double { seconds ?? (platform == .telegram ? 20 : 10) }
     var warmupSeconds: Double { warmup ?? (platform == .telegram ? 10 : 2) }
-    var floodCommands: Int { flood ?? (platform == .telegram ? 3000 : 20000) }
+    /// IRC's: one line from each of 1 000 people at once. A server passes a person a few lines a
+    /// second, so 20 000 at once, twenty from each, is no load an IRC bot meets.
+    var floodCommands: Int { flood ?? (platform == .telegram ? 3000 : platform == .irc ? 1000 : 20000) }
 
     /// How long to wait for every acknowledged command's reply: 2 minutes, or for Telegram,
     /// whose sends are paced at 30/s overall, a minute more than `count` replies take at 20/s.

@@ -118,6 +118,11 @@ struct IRCClient: Sendable {
                         for line in batch.lines {
                             try await paced(pacer.cost(ofLineBytes: line.line.utf8.count))
                             try await writer.write([line])
+                            if line.command == "QUIT" {
+                                // The server closes the connection on QUIT; one that does not is
+                                // not waited for past 3 s (a shutdown must end).
+                                nioChannel.eventLoop.scheduleTask(in: .seconds(3)) { nioChannel.close(promise: nil) }
+                            }
                         }
                         if batch.sequence > 0 {
                             // Charged to the pace, but sent at once: until its PONG the lines count

@@ -104,6 +104,27 @@ struct IRCEndToEndTests {
         }
     }
 
+    @Test func aTakenNickFallsBackAndTheFallbackIsAddressed() async throws {
+        try await IRCFakes.with { fakes in
+            // Someone holds the bot's nick before it connects.
+            let squatter = try await IRCHuman(on: fakes.server, nick: bot, channels: [], plan: [.sleep(40)], limit: .seconds(60))
+            try await eventually("the squatter to register") { squatter.records.contains { $0.event == "welcome" } }
+            try await fakes.withRelay(fakes.configuration()) { _ in
+                let fallback = bot + "_"
+                let ada = try await IRCHuman(
+                    on: fakes.server, nick: "ada", channels: [channel],
+                    plan: [
+                        .waitJoin(fallback, channel: channel), .say("!translate fr Who are you", to: channel), .waitFrom(fallback, count: 1),
+                        .say("\(fallback): fix teh cat", to: channel), .waitFrom(fallback, count: 2), .sleep(1),
+                    ])
+                let seen = try await ada.finish()
+                let texts = seen.filter { $0.event == "message" && $0.from == fallback }.compactMap(\.text)
+                #expect(
+                    texts == ["ada: [translate:fr] Who are you", "ada: [grammar] teh cat"], "\(seen.map { "\($0.event) \($0.from ?? "") \($0.text ?? "")" })")
+            }
+        }
+    }
+
     @Test func overTLSWithTheServersCertificateAndAServerPassword() async throws {
         try await IRCFakes.with(password: "s3cret-pass") { fakes in
             try await fakes.withRelay(fakes.configuration(tls: true, password: "s3cret-pass")) { _ in

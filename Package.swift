@@ -283,6 +283,11 @@ let package = Package(
             ],
             swiftSettings: strict + optimizedInDebug
         ),
+        // XMPP (in progress, issue 43): the XML stream, read incrementally and bounded.
+        .target(
+            name: "XMPPAdapter",
+            swiftSettings: strict + optimizedInDebug
+        ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed
         // configuration reads it uses. The server composes platforms from a list of these.
         .target(
@@ -620,6 +625,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict + optimizedInDebug
+        ),
+        .testTarget(
+            name: "XMPPAdapterTests",
+            dependencies: ["XMPPAdapter", "RelayCore", "RelayTestSupport"],
             swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(

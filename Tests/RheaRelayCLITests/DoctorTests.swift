@@ -85,7 +85,9 @@ struct DoctorTests {
         let cli = try CLIProcess()
         defer { cli.cleanup() }
         try await withFakeRheaTribunal { fake in
-            let good = try await cli.run(["doctor"], environment: ["TRIBUNAL_URL": fake.url])
+            // 30 s for the fake to answer, not the health check's 5 s: beside the other peers'
+            // suites on two cores the test process answered late once (contributing.md).
+            let good = try await cli.run(["doctor"], environment: ["TRIBUNAL_URL": fake.url, "TRIBUNAL_TIMEOUTS_HEALTH": "30"])
             #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
             #expect(good.stdout.contains("✓ backend: the Rhea Tribunal at \(fake.url)"), "\(good.stdout)")
             #expect(good.stdout.contains("✓ store: SQLite at"), "\(good.stdout)")

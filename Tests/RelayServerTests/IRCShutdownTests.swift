@@ -13,7 +13,8 @@ import Testing
 
 /// A graceful shutdown sends QUIT and waits for the server to close the connection — but not
 /// for a server that never does: after 3 s the relay closes it itself, well inside the
-/// shutdown's grace (30 s here), so a SIGTERM ends the relay promptly.
+/// shutdown's grace (30 s here), so a SIGTERM ends the relay promptly, not when the connection's
+/// keepalive gives up three minutes later.
 @Suite("IRC: a shutdown ends even if the server ignores QUIT")
 struct IRCShutdownTests {
     @Test func quitIsSentAndTheConnectionClosedWithinSeconds() async throws {
@@ -55,7 +56,9 @@ struct IRCShutdownTests {
                 }
                 let took = ContinuousClock.now - stopping
                 #expect(heard.withLock { $0.joined().contains("QUIT") }, "QUIT was sent")
-                #expect(took < .seconds(10), "the shutdown took \(took)")
+                // Without the close after QUIT it took 180 s (the keepalive's end); a loaded
+                // machine has taken 11 s to stop the whole server with it.
+                #expect(took < .seconds(60), "the shutdown took \(took)")
             }
         }
     }

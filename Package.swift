@@ -283,9 +283,14 @@ let package = Package(
             ],
             swiftSettings: strict + optimizedInDebug
         ),
-        // XMPP (in progress, issue 43): the XML stream, read incrementally and bounded.
+        // XMPP (in progress, issue 43): the XML stream, read incrementally and bounded; SCRAM.
         .target(
             name: "XMPPAdapter",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2, SCRAM's salted password.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict + optimizedInDebug
         ),
         // The platform seam: what a chat platform module exposes (`ChatPlatform`) and the typed

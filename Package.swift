@@ -634,7 +634,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XMPPAdapterTests",
-            dependencies: ["XMPPAdapter", "RelayCore", "RelayTestSupport"],
+            dependencies: ["XMPPAdapter", "RelayCore", "RelayTestSupport", "RelayTestTags"],
             swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(

@@ -41,13 +41,8 @@ public final class NgircdTestServer: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // ngIRCd drops root for `nobody`, who must read its files.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
-        let made = try await runProcess(
-            [
-                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "2", "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=DNS:localhost",
-            ], in: folder, timeout: .seconds(60), step: "openssl req (ngircd's certificate)")
-        guard made.status == 0 else { throw ChildProcessError(step: "openssl req", reason: "exit \(made.status)", output: made.output) }
-        for file in ["key.pem", "cert.pem"] { try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/" + file) }
+        try await TestServerFiles.makeCertificate(
+            in: folder, key: "key.pem", certificate: "cert.pem", names: ["localhost"], step: "openssl req (ngircd's certificate)")
         var lastError: (any Error)?
         for _ in 1...3 {
             let (port, tlsPort) = (try reservedLoopbackPort(), try reservedLoopbackPort())
@@ -98,8 +93,7 @@ public final class NgircdTestServer: Sendable {
 
     private func launch() async throws {
         // A restart's log goes beside the last one's (`logs` reads them all).
-        let log = folder + "/ngircd.log"
-        if FileManager.default.fileExists(atPath: log) { try FileManager.default.moveItem(atPath: log, toPath: folder + "/ngircd-\(UUID().uuidString).log") }
+        try TestServerFiles.setAside(folder + "/ngircd.log")
         try configuration.write(toFile: folder + "/ngircd.conf", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/ngircd.conf")
         let spawned = try SpawnedProcess(
@@ -144,10 +138,7 @@ public final class NgircdTestServer: Sendable {
         return paths.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.joined(separator: "\n")
     }
 
-    public func logTail(_ lines: Int = 40) -> String {
-        let log = (try? String(contentsOfFile: folder + "/ngircd.log", encoding: .utf8)) ?? ""
-        return log.split(separator: "\n").suffix(lines).joined(separator: "\n")
-    }
+    public func logTail(_ lines: Int = 40) -> String { TestServerFiles.tail(folder + "/ngircd.log", lines: lines) }
 
     /// Runs `body` with a server of its own, stopped after.
     public static func with<T>(password: String? = nil, _ body: (NgircdTestServer) async throws -> T) async throws -> T {

@@ -35,12 +35,9 @@ public final class ProsodyTestServer: Sendable {
         try await installIfMissing()
         let folder = "/tmp/rhea-prosody-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
-        let made = try await runProcess(
-            [
-                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "localhost.key", "-out", "localhost.crt", "-days", "2", "-subj",
-                "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,DNS:conference.localhost",
-            ], in: folder, timeout: .seconds(60), step: "openssl req (prosody's certificate)")
-        guard made.status == 0 else { throw ChildProcessError(step: "openssl req", reason: "exit \(made.status)", output: made.output) }
+        try await TestServerFiles.makeCertificate(
+            in: folder, key: "localhost.key", certificate: "localhost.crt", names: ["localhost", "conference.localhost"],
+            step: "openssl req (prosody's certificate)")
         var lastError: (any Error)?
         for _ in 1...3 {
             let server = ProsodyTestServer(port: try reservedLoopbackPort(), tlsPort: try reservedLoopbackPort(), folder: folder)
@@ -94,7 +91,7 @@ public final class ProsodyTestServer: Sendable {
     private func launch() async throws {
         try configuration.write(toFile: folder + "/prosody.cfg.lua", atomically: true, encoding: .utf8)
         let log = folder + "/prosody.log"
-        if FileManager.default.fileExists(atPath: log) { try FileManager.default.moveItem(atPath: log, toPath: folder + "/prosody-\(UUID().uuidString).log") }
+        try TestServerFiles.setAside(log)
         let spawned = try SpawnedProcess(
             [Self.binary, "--config", folder + "/prosody.cfg.lua", "-F"], in: folder, environment: ["PATH": "/usr/bin:/bin"], output: log, errors: log)
         process.withLock { $0 = spawned }
@@ -134,10 +131,7 @@ public final class ProsodyTestServer: Sendable {
         if removing { try? FileManager.default.removeItem(atPath: folder) }
     }
 
-    public func logTail(_ lines: Int = 40) -> String {
-        let log = (try? String(contentsOfFile: folder + "/prosody.log", encoding: .utf8)) ?? ""
-        return log.split(separator: "\n").suffix(lines).joined(separator: "\n")
-    }
+    public func logTail(_ lines: Int = 40) -> String { TestServerFiles.tail(folder + "/prosody.log", lines: lines) }
 
     /// Runs `body` with a server of its own, stopped after.
     public static func with<T>(_ body: (ProsodyTestServer) async throws -> T) async throws -> T {

@@ -34,7 +34,7 @@ enum IRCRenderer {
     /// that a long chain is under way; nil for later steps and votes: IRC cannot edit a line, and
     /// a line a step would flood the channel.
     static func line(_ progress: RunProgress) -> String? {
-        guard progress.partial == nil, progress.isStart || progress.completed == 1, !progress.line.hasSuffix("have voted…") else { return nil }
+        guard progress.partial == nil, progress.isStart || progress.completed == 1, !progress.isVoting else { return nil }
         return "⏳ " + BangCommands.rewrite(progress.line)
     }
 }

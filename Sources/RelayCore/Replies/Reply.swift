@@ -202,8 +202,11 @@ public struct RunProgress: Sendable, Hashable, Codable {
     /// Whether this is the starting step (no block, no total).
     public var isStart: Bool { total == 0 }
 
+    /// Whether this counts a consensus's votes (`voting`), not a chain's blocks.
+    public var isVoting: Bool { block == Self.votingBlock }
+
     public var line: String {
-        if block == Self.votingBlock { return "\(completed) of \(total) have voted…" }
+        if isVoting { return "\(completed) of \(total) have voted…" }
         return isStart ? "Working on \(block)…" : "Running… \(completed)/\(total) (\(block))"
     }
 }

@@ -283,10 +283,17 @@ let package = Package(
             ],
             swiftSettings: strict + optimizedInDebug
         ),
-        // XMPP (in progress, issue 43): the XML stream, read incrementally and bounded; SCRAM.
+        // XMPP: one session with the server (STARTTLS or direct TLS through NIOSSL), SCRAM,
+        // rooms, corrections; the XML stream read incrementally and bounded.
         .target(
             name: "XMPPAdapter",
             dependencies: [
+                "RelayCore", "RelayPipeline", "RelayPlatform",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // PBKDF2, SCRAM's salted password.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -359,7 +366,7 @@ let package = Package(
             name: "rhea-relay",
             dependencies: [
                 "RelayCore", "RelayPipeline", "RelayPlatform", "RelayServer", "RheaAPI", "SlackAdapter", "DiscordAdapter", "TelegramAdapter", "MatrixAdapter",
-                "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "IRCAdapter", "TerminalAdapter", "CMallocTuning",
+                "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "IRCAdapter", "XMPPAdapter", "TerminalAdapter", "CMallocTuning",
                 // `store copy` names the stores themselves (the other commands reach them through RelayServer).
                 "RelayStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -634,7 +641,7 @@ let package = Package(
         ),
         .testTarget(
             name: "XMPPAdapterTests",
-            dependencies: ["XMPPAdapter", "RelayCore", "RelayTestSupport", "RelayTestTags"],
+            dependencies: ["XMPPAdapter", "RelayCore", "RelayPipeline", "RelayPlatform", "RelayTestSupport", "RelayTestTags"],
             swiftSettings: strict + optimizedInDebug
         ),
         .testTarget(
@@ -643,7 +650,7 @@ let package = Package(
                 "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTestTags", "RelayTribunal",
                 "RheaAPI",
                 "SlackAdapter",
-                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "IRCAdapter",
+                "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "IRCAdapter", "XMPPAdapter",
                 // HMAC-SHA256, to sign the served Rhea API's bearer tokens as a Rhea deployment does.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -7,6 +7,7 @@ import RelayPlatform
 import SlackAdapter
 import TeamsAdapter
 import TelegramAdapter
+import XMPPAdapter
 
 /// Every chat platform the relay can serve. Adding one is its module, its target in
 /// Package.swift and one line here (docs/contributing.md): `serve` reads each one's
@@ -21,4 +22,5 @@ let chatPlatforms: [any ChatPlatform.Type] = [
     TeamsPlatform.self,
     GoogleChatPlatform.self,
     IRCPlatform.self,
+    XMPPPlatform.self,
 ]

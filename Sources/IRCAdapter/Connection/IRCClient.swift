@@ -115,7 +115,7 @@ struct IRCClient: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await batch in queue {
-                        for line in batch.lines {
+                        for line in batch.items {
                             try await paced(pacer.cost(ofLineBytes: line.line.utf8.count))
                             try await writer.write([line])
                             if line.command == "QUIT" {
@@ -177,7 +177,7 @@ struct IRCClient: Sendable {
                                     guard clock.now.duration(since: lastVersionReply) > .seconds(10) else { break }
                                     lastVersionReply = clock.now
                                     continuation.yield(
-                                        IRCLink.Batch(lines: [IRCMessage("NOTICE", [asker, "\u{01}VERSION \(IRCInbound.version)\u{01}"])], sequence: 0))
+                                        IRCLink.Batch(items: [IRCMessage("NOTICE", [asker, "\u{01}VERSION \(IRCInbound.version)\u{01}"])], sequence: 0))
                                 }
                             }
                         }

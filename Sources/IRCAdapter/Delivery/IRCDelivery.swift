@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RelayCore
 import RelayPipeline
+import RelayPlatform
 
 /// One message of a reply on IRC: lines to the channel, or to the asker privately.
 struct IRCOutgoing: Sendable, Hashable {

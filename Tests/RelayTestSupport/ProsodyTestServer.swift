@@ -84,6 +84,8 @@ public final class ProsodyTestServer: Sendable {
         ssl = { certificate = "\(folder)/localhost.crt"; key = "\(folder)/localhost.key" }
         VirtualHost "localhost"
         Component "conference.localhost" "muc"
+            -- A room someone makes by joining opens at once, whoever comes first.
+            muc_room_locking = false
 
         """
     }

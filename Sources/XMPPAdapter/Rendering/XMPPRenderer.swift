@@ -1,47 +1,29 @@
 import Foundation
 import RelayCore
 
-/// A `Reply` as the body of XMPP messages: plain text (no XHTML-IM: what a model wrote is only
-/// ever character data), the relay's own words naming `!` commands (`BangCommands`, as in
-/// Matrix and IRC: clients keep `/…` for their own commands). A title is a line of its own
-/// in `*…*`, which clients that read Message Styling (XEP-0393) show in bold; a model's Markdown
-/// reads the same way there.
+/// A `Reply` as the body of XMPP messages: `PlainReply`'s text (no XHTML-IM: what a model wrote
+/// is only ever character data; clients that read Message Styling, XEP-0393, show a model's
+/// `*bold*` and code as it meant them), the agreement footer closing the last message.
 ///
-/// Long answers are cut into messages of `messageBytes` (once escaped as XML), within every
-/// server's stanza limit (Prosody's 256 KB, ejabberd's 64 KB by default) with room to spare;
-/// the notes and the agreement footer close the last.
+/// Long answers are cut into messages of `messageBytes` once escaped as XML, well within every
+/// server's stanza limit (Prosody's 256 KB, ejabberd's 64 KB by default).
 enum XMPPRenderer {
     static let messageBytes = 12_000
 
     static let splitter = EscapedTextSplitter { XMLText.characterData($0).utf8.count }
 
     static func render(_ reply: Reply) -> [String] {
-        let reply = BangCommands.rewrite(reply)
-        var head: [String] = []
-        if let title = reply.title, !title.isEmpty {
-            head.append(reply.kind == .error ? "✗ *\(oneLine(title))*" : "*\(oneLine(title))*")
-        } else if reply.kind == .error {
-            head.append("✗")
-        }
-        var tail: [String] = []
-        if let footer = reply.footer {
-            for dissent in footer.dissent {
-                let verdict = dissent.verdict.map { " (\($0.rawValue))" } ?? ""
-                tail.append("Dissent · \(oneLine(dissent.model))\(verdict): \(oneLine(dissent.reason))")
-            }
-            tail.append(footer.summary)
-            if let caveat = footer.caveat { tail.append(caveat) }
-        }
-        tail += reply.notes
-        let headText = head.joined(separator: " ")
-        let tailText = tail.joined(separator: "\n")
-        let reserve = (headText.isEmpty ? 0 : headText.utf8.count * 2 + 1) + (tailText.isEmpty ? 0 : XMLText.characterData(tailText).utf8.count + 2)
-        var pieces = splitter.split(reply.body, limit: max(messageBytes / 2, messageBytes - reserve))
+        let (body, footer) = PlainReply.text(reply)
+        let tail = footer.map { "\n\n" + $0 } ?? ""
+        var pieces = splitter.split(body, limit: messageBytes)
         if pieces.isEmpty { pieces = [""] }
-        if !headText.isEmpty { pieces[0] = pieces[0].isEmpty ? headText : headText + "\n" + pieces[0] }
-        if !tailText.isEmpty {
-            let last = pieces.count - 1
-            pieces[last] = pieces[last].isEmpty ? tailText : pieces[last] + "\n\n" + tailText
+        let last = pieces.count - 1
+        if !tail.isEmpty {
+            if XMLText.characterData(pieces[last] + tail).utf8.count <= messageBytes {
+                pieces[last] += tail
+            } else {
+                pieces.append(String(tail.dropFirst(2)))
+            }
         }
         return pieces.map { $0.isEmpty ? "(no text)" : $0 }
     }

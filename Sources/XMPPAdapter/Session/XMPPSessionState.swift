@@ -322,7 +322,15 @@ struct XMPPSessionState: Sendable {
             if let nick = from.resource { rooms[roomName]?.nick = nick }
             let wasJoined = room.joined
             rooms[roomName]?.joined = true
-            return wasJoined ? [] : [.joined(room: roomName, nick: from.resource ?? room.nick)]
+            var actions: [Action] = wasJoined ? [] : [.joined(room: roomName, nick: from.resource ?? room.nick)]
+            if statuses.contains("201") {
+                // The relay made the room: it stays locked to others until configured, and the
+                // relay takes the defaults (an instant room, XEP-0045 §10.1.2).
+                let form = XMLElement(name: "x", namespace: "jabber:x:data", attributes: ["type": "submit"])
+                let query = XMLElement(name: "query", namespace: XMPPNamespace.muc + "#owner", children: [form])
+                actions.append(.send(Self.iq("set", id: "instant:\(roomName)", to: roomName, children: [query])))
+            }
+            return actions
         }
     }
 

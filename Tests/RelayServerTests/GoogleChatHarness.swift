@@ -85,13 +85,5 @@ struct GoogleChatRelay: Sendable {
     }
 
     /// Waits until no run is in flight and the outbox is empty.
-    func settled() async throws {
-        try await eventually("the relay to be idle (no run in flight, outbox empty)") {
-            let response = try await client.execute(
-                uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(GoogleChatFakes.adminToken)"], body: nil)
-            let report = JSONValue.parse(response.body.readableBytesView)
-            return report?["runs"]?["status"]?.stringValue == "taking runs" && report?["runs"]?["inFlight"]?.intValue == 0
-                && report?["store"]?["outboxDepth"]?.intValue == 0
-        }
-    }
+    func settled() async throws { try await waitUntilIdle(client, adminToken: GoogleChatFakes.adminToken) }
 }

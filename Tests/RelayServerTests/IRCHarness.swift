@@ -89,14 +89,7 @@ struct IRCRelay: Sendable {
 
     /// Waits until no run is in flight and the outbox is empty: every reply sent and confirmed by
     /// the server.
-    func settled() async throws {
-        try await eventually("the relay to be idle (no run in flight, outbox empty)") {
-            let response = try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(IRCFakes.adminToken)"], body: nil)
-            let report = JSONValue.parse(response.body.readableBytesView)
-            return report?["runs"]?["status"]?.stringValue == "taking runs" && report?["runs"]?["inFlight"]?.intValue == 0
-                && report?["store"]?["outboxDepth"]?.intValue == 0
-        }
-    }
+    func settled() async throws { try await waitUntilIdle(client, adminToken: IRCFakes.adminToken) }
 }
 
 extension IRCHuman.Record {

@@ -96,14 +96,7 @@ struct MatrixRelay: Sendable {
     }
 
     /// Waits until no run is in flight and the outbox is empty.
-    func settled() async throws {
-        try await eventually("the relay to be idle (no run in flight, outbox empty)") {
-            let response = try await client.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(MatrixFakes.adminToken)"], body: nil)
-            let report = JSONValue.parse(response.body.readableBytesView)
-            return report?["runs"]?["status"]?.stringValue == "taking runs" && report?["runs"]?["inFlight"]?.intValue == 0
-                && report?["store"]?["outboxDepth"]?.intValue == 0
-        }
-    }
+    func settled() async throws { try await waitUntilIdle(client, adminToken: MatrixFakes.adminToken) }
 
     /// The bot's messages in `room` as a reader sees them, oldest first: each with every text it
     /// showed (edits applied in order) and the event it answers.

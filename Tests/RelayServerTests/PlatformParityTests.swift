@@ -17,8 +17,8 @@ struct PlatformParityTests {
             #expect(seen.text.contains("[translate:fr] Good morning"), "\(seen.text)")
             // No progress, but for the placeholder the answer is edited into where a resent
             // answer would otherwise show twice (Telegram: issue 28, point 3; Teams likewise).
-            #expect(seen.progress.allSatisfy { $0 == "⏳ Working on /translate…" }, "\(seen.progress)")
-            #expect(seen.progress.isEmpty || kind == .telegram || kind == .teams, "\(seen.progress)")
+            #expect(seen.progress.allSatisfy { $0 == "⏳ Working on \(kind.sigil)translate…" }, "\(seen.progress)")
+            #expect(seen.progress.isEmpty || kind == .telegram || kind == .teams || kind == .xmpp, "\(seen.progress)")
             #expect(!seen.isPrivate)
             #expect(await platform.modelRequests(FakeRheaTribunal.quickPath) == 1)
         }
@@ -56,7 +56,7 @@ struct PlatformParityTests {
             let seen = try await platform.send("/run twostep teh cat", delivery: "run")
             #expect(seen.acknowledgement == 200)
             #expect(!seen.progress.isEmpty)
-            #expect(seen.progress.allSatisfy { $0.contains("Running…") || $0.contains("Working on /run twostep") }, "\(seen.progress)")
+            #expect(seen.progress.allSatisfy { $0.contains("Running…") || $0.contains("Working on \(kind.sigil)run twostep") }, "\(seen.progress)")
             #expect(seen.finals.count == 1, "\(seen.finals)")
             #expect(seen.text.contains("[rewrite:formal] [grammar] teh cat"), "\(seen.text)")
             #expect(!seen.isPrivate)

@@ -62,6 +62,9 @@ extension PlatformKind {
             // IRC has no mention markup: a client highlights its own nick as a word (the relay
             // breaks the channel members' nicks: IRCText.withoutHighlights).
             case .irc: found = false
+            // XMPP's bodies are plain text: no markup mentions anyone (a client highlights its
+            // own nick as a word).
+            case .xmpp: found = false
             case .telegram, .mattermost:
                 found =
                     scalars[index] == "@" && index + 1 < scalars.count

@@ -26,7 +26,7 @@ struct PlatformStreamingTests {
     /// Telegram group's, since the command is typed in one).
     static func interval(_ kind: PlatformKind) -> Double {
         switch kind {
-        case .slack, .teams, .googleChat: 2
+        case .slack, .teams, .googleChat, .xmpp: 2
         case .discord, .mattermost: 1
         case .telegram: 5
         case .matrix: 3
@@ -36,7 +36,7 @@ struct PlatformStreamingTests {
 
     static func maxEdits(_ kind: PlatformKind) -> Int {
         switch kind {
-        case .slack, .teams, .googleChat: 20
+        case .slack, .teams, .googleChat, .xmpp: 20
         case .discord, .mattermost: 30
         case .telegram, .matrix: 10
         case .irc: 0

@@ -36,6 +36,10 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// lines starting with the asker's nick (no edits: no progress edited, no streaming),
     /// private results in a private message.
     case irc
+    /// `!cmd …` said in a room on a real Prosody by a person on slixmpp; answered in a message
+    /// starting with the asker's nick, marked as a reply, progress and streaming by correcting
+    /// it (XEP-0308), private results in the room's private messages.
+    case xmpp
     var testDescription: String { rawValue }
 
     /// The platforms that show an answer growing as the model writes it: all but IRC, which
@@ -43,7 +47,7 @@ enum PlatformKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     static var streaming: [PlatformKind] { allCases.filter { $0 != .irc } }
 
     /// How commands are typed there: `!translate` where the client keeps `/…` for itself.
-    var sigil: String { self == .matrix || self == .irc ? "!" : "/" }
+    var sigil: String { self == .matrix || self == .irc || self == .xmpp ? "!" : "/" }
 }
 
 /// What the asker (and the channel) saw of one command, read from the platform's fake once the
@@ -147,6 +151,10 @@ func withPlatform<T: Sendable>(
     case .irc:
         return try await IRCFakes.with { fakes in
             try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(IRCUnderTest(relay: relay)) }
+        }
+    case .xmpp:
+        return try await XMPPFakes.with { fakes in
+            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(XMPPUnderTest(relay: relay)) }
         }
     }
 }

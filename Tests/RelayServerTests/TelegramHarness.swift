@@ -98,12 +98,6 @@ struct TelegramRelay: Sendable {
     /// Waits until no run is in flight and the outbox is empty (`safety`: how long at most; a run
     /// that transcribes a voice note with a real model takes longer on a loaded machine).
     func settled(safety: Duration = .seconds(30)) async throws {
-        try await eventually("the relay to be idle (no run in flight, outbox empty)", safety: safety) {
-            let response = try await client.execute(
-                uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(TelegramFakes.adminToken)"], body: nil)
-            let report = JSONValue.parse(response.body.readableBytesView)
-            return report?["runs"]?["status"]?.stringValue == "taking runs" && report?["runs"]?["inFlight"]?.intValue == 0
-                && report?["store"]?["outboxDepth"]?.intValue == 0
-        }
+        try await waitUntilIdle(client, adminToken: TelegramFakes.adminToken, safety: safety)
     }
 }

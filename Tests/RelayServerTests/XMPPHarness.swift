@@ -102,6 +102,10 @@ struct XMPPRelay: Sendable {
     let fakes: XMPPFakes
 
     var tribunal: FakeRheaTribunal { fakes.tribunal }
+
+    /// Waits until no run is in flight and the outbox is empty: every reply sent and confirmed
+    /// by the server.
+    func settled() async throws { try await waitUntilIdle(client, adminToken: XMPPFakes.adminToken) }
 }
 
 extension [XMPPHuman.Record] {

@@ -7,7 +7,9 @@ import Foundation
 public final class XMPPHuman: Sendable {
     public enum Step: Sendable {
         case say(String, to: String)
-        case sayInRoom(String, room: String)
+        /// In `room`, `times` times with one id when `id` is given (a stanza the server
+        /// delivered again).
+        case sayInRoom(String, room: String, id: String? = nil, times: Int = 1)
         /// Until `nick` is in `room`.
         case waitJoin(String, room: String, timeout: Double = 60)
         /// Until `count` messages from `sender` (a room nick, or a bare JID) were received in all.
@@ -22,7 +24,8 @@ public final class XMPPHuman: Sendable {
         var json: [String: Any] {
             switch self {
             case .say(let text, let to): ["say": to, "text": text]
-            case .sayInRoom(let text, let room): ["say_room": room, "text": text]
+            case .sayInRoom(let text, let room, let id, let times):
+                ["say_room": room, "text": text, "times": times].merging(id.map { ["id": $0] } ?? [:]) { first, _ in first }
             case .waitJoin(let nick, let room, let timeout): ["wait_join": nick, "room": room, "timeout": timeout]
             case .waitFrom(let sender, let count, let timeout): ["wait_from": sender, "count": count, "timeout": timeout]
             case .waitText(let text, let sender, let timeout): ["wait_text": sender, "contains": text, "timeout": timeout]
@@ -48,6 +51,8 @@ public final class XMPPHuman: Sendable {
         public var replyFor: String?
         public var raw: String?
         public var reason: String?
+        /// When the person received it (seconds since 1970).
+        public var time: Double
     }
 
     let process: SpawnedProcess
@@ -88,7 +93,7 @@ public final class XMPPHuman: Sendable {
                 event: object["event"] as? String ?? "", type: object["type"] as? String, from: object["from"] as? String,
                 sender: object["sender"] as? String, text: object["text"] as? String, id: object["id"] as? String, replace: object["replace"] as? String,
                 replyTo: object["reply_to"] as? String, replyFor: object["reply_for"] as? String, raw: object["raw"] as? String,
-                reason: object["reason"] as? String)
+                reason: object["reason"] as? String, time: object["t"] as? Double ?? 0)
         }
     }
 

@@ -15,7 +15,7 @@ maintained client does; without, it does not, and the relay must send it whole a
 
 Plan steps (JSON list, one object each):
   {"say": TO, "text": TEXT}                  a chat message to TO (a JID)
-  {"say_room": ROOM, "text": TEXT}           a groupchat message
+  {"say_room": ROOM, "text": TEXT, "id": ID, "times": N}   a groupchat message (N times with one id)
   {"wait_join": NICK, "room": ROOM, "timeout": S}   until NICK is in ROOM
   {"wait_from": SENDER, "count": N, "timeout": S}   until N messages from SENDER (a room nick or a bare JID)
   {"wait_text": SENDER, "contains": TEXT, "timeout": S}  until a message from SENDER contains TEXT
@@ -132,7 +132,11 @@ async def run(args):
                 done = True
         elif "say_room" in current:
             if person.ready:
-                person.send_message(mto=current["say_room"], mbody=current["text"], mtype="groupchat")
+                for _ in range(current.get("times", 1)):
+                    message = person.make_message(mto=current["say_room"], mbody=current["text"], mtype="groupchat")
+                    if "id" in current:
+                        message["id"] = current["id"]
+                    message.send()
                 done = True
         elif "wait_join" in current:
             done = current["wait_join"] in person.members.get(current["room"], set())

@@ -61,6 +61,10 @@ struct IRCClient: Sendable {
                     link.quit()
                 }
             } catch let ending as Ending {
+                if Task.isShuttingDownGracefully {
+                    logger.info("irc: disconnected for the shutdown", metadata: ["reason": "\(ending)"])
+                    return
+                }
                 if case .refused(let reason) = ending {
                     credentials.refused("IRC_PASSWORD_FILE", reason: reason)
                     backoff.skip(6)

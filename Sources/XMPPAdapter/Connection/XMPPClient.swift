@@ -66,6 +66,10 @@ struct XMPPClient: Sendable {
                     link.endStream()
                 }
             } catch let ending as Ending {
+                if Task.isShuttingDownGracefully {
+                    logger.info("xmpp: disconnected for the shutdown", metadata: ["reason": "\(ending)"])
+                    return
+                }
                 if case .refused(let reason) = ending {
                     credentials.refused("XMPP_PASSWORD_FILE", reason: reason)
                     backoff.skip(6)

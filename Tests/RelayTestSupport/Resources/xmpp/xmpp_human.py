@@ -4,6 +4,7 @@ Signs in (STARTTLS, trusting the test's certificate), joins the rooms, runs a pl
 writes what happens as JSON lines to stdout (flushed at once, so a test can read the file while
 this runs):
   {"event": "session"} {"event": "joined", "room": ROOM, "nick": NICK} (anyone's presence in a room)
+  {"event": "left", "room": ROOM, "nick": NICK}
   {"event": "message", "type": "chat"|"groupchat"|..., "from": FULL JID, "nick": ROOM NICK or null,
    "sender": ROOM NICK in a room, else the bare JID, "text": BODY, "id": ID, "replace": ID or null,
    "reply_to": ID or null, "reply_for": JID or null, "raw": THE STANZA}
@@ -48,7 +49,9 @@ class Person(slixmpp.ClientXMPP):
         self.ready = False
         self.add_event_handler("session_start", self.start)
         self.add_event_handler("message", self.on_message)
-        self.add_event_handler("presence", self.on_presence)
+        # The MUC plugin's events: it keeps room presence from the roster's handlers.
+        for room in rooms:
+            self.add_event_handler("muc::%s::presence" % room, self.on_presence)
         self.add_event_handler("disconnected", self.on_disconnected)
         self.add_event_handler("failed_auth", lambda e: emit(event="error", reason="failed auth"))
 
@@ -65,11 +68,15 @@ class Person(slixmpp.ClientXMPP):
         emit(event="disconnected")
 
     def on_presence(self, presence):
+        if os.environ.get("XMPP_HUMAN_RAW"):
+            emit(event="presence", text=str(presence))
         room = presence["from"].bare
         if room not in self.rooms:
             return
         nick = presence["from"].resource
         if presence["type"] == "unavailable":
+            if nick in self.members.get(room, set()):
+                emit(event="left", room=room, nick=nick)
             self.members.setdefault(room, set()).discard(nick)
         elif presence["type"] != "error":
             if nick not in self.members.setdefault(room, set()):

@@ -24,8 +24,8 @@ struct CommandClient: Sendable {
     let discordSigner: FakeDiscordSigner
     /// The homeserver commands are typed at (`--platform matrix`).
     let matrix: MatrixSink?
-    /// The IRC server commands are typed at (`--platform irc`).
-    let irc: IRCSink?
+    /// The IRC or XMPP server commands are typed at (`--platform irc|xmpp`).
+    let socket: (any SocketPeer)?
     /// With `--voice`: the voice note every Telegram command carries (its file id at the fake Bot API).
     let voiceFile: String?
     /// The Bot Connector's token on every Teams activity.
@@ -36,7 +36,7 @@ struct CommandClient: Sendable {
     /// `replicas` servers listen on `port`, `port + 1`…; users are spread over them.
     init(
         http: HTTPClient, port: Int, replicas: Int = 1, secret: String, sink: ReplySink, platform: BenchPlatform = .slack,
-        discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil, irc: IRCSink? = nil, voiceFile: String? = nil
+        discordSigner: FakeDiscordSigner, matrix: MatrixSink? = nil, socket: (any SocketPeer)? = nil, voiceFile: String? = nil
     ) {
         self.http = http
         let paths: [BenchPlatform: String] = [
@@ -56,7 +56,7 @@ struct CommandClient: Sendable {
         self.platform = platform
         self.discordSigner = discordSigner
         self.matrix = matrix
-        self.irc = irc
+        self.socket = socket
         self.voiceFile = voiceFile
     }
 
@@ -76,7 +76,7 @@ struct CommandClient: Sendable {
         case .discord: return await sendInteraction(index, user: user)
         case .telegram: return await sendUpdate(index, user: user)
         case .matrix: return typeInRoom(index, user: user)
-        case .irc: return typeOnIRC(index, user: user)
+        case .irc, .xmpp: return typeOnSocket(index, user: user)
         case .mattermost: return await sendMattermostCommand(index, user: user)
         case .teams: return await sendTeamsActivity(index, user: user)
         case .googleChat: return await sendGoogleChatEvent(index, user: user)
@@ -148,11 +148,11 @@ struct CommandClient: Sendable {
         return Ack(sent: sent, acked: .now, status: 200, body: "")
     }
 
-    /// Command `index` said by user `user` in their channel, at the in-process IRC server: no
-    /// acknowledgement comes on IRC (the line is written, or lost with no relay connected).
-    func typeOnIRC(_ index: Int, user: Int) -> Ack {
+    /// Command `index` said by user `user` at the in-process IRC or XMPP server: no
+    /// acknowledgement comes there (the line or stanza is written, or lost with no relay connected).
+    func typeOnSocket(_ index: Int, user: Int) -> Ack {
         let sent = ContinuousClock.now
-        guard let irc, irc.post(index, user: user) else { return Ack(sent: sent, acked: sent, status: nil, body: "") }
+        guard let socket, socket.post(index, user: user) else { return Ack(sent: sent, acked: sent, status: nil, body: "") }
         return Ack(sent: sent, acked: .now, status: 200, body: "")
     }
 

@@ -14,7 +14,7 @@ import Synchronization
 /// and a reply line naming that number is handed to the `ReplySink` (every line a message of its
 /// own: IRC has no ids, so a line sent again counts as a double). The relay's confirmation
 /// `PING`s are answered at once. A command typed while no relay is connected is lost, as on IRC.
-final class IRCSink: PlatformPeer {
+final class IRCSink: PlatformPeer, SocketPeer {
     private struct State {
         var relay: NIOAsyncChannelOutboundWriter<ByteBuffer>?
         var registered = false

@@ -33,3 +33,10 @@ protocol PlatformPeer: Sendable {
 extension PlatformPeer {
     func connected() async {}
 }
+
+/// A chat server the relay keeps one connection to (IRC, XMPP), which the bench's people type
+/// at: no acknowledgement comes, the line or stanza is written, or lost with no relay connected.
+protocol SocketPeer: PlatformPeer {
+    /// Command `index` from user `user`; false when no relay is connected to take it.
+    func post(_ index: Int, user: Int) -> Bool
+}

@@ -53,7 +53,7 @@ import RelayTestSupport
 /// `ReplicaFaultTests` kills replicas of a shared store.
 ///
 ///     swift build -c release --product rhea-relay && swift build -c release --product slack-bench
-///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix|mattermost|teams|google-chat|irc]
+///     taskset -c 1 .build/release/slack-bench --server-cpus 0 [--platform discord|telegram|matrix|mattermost|teams|google-chat|irc|xmpp]
 @main
 struct SlackBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,7 +61,7 @@ struct SlackBench: AsyncParsableCommand {
 
     @Option(
         help:
-            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates), matrix (room messages read by /sync) or mattermost (slash commands with their token, answered through REST v4) or teams (signed activities, answered through the Bot Connector) or google-chat (signed events, answered in the event or through the Chat API) or irc (lines said at an in-process IRC server, over the relay's one connection)."
+            "The chat platform the commands come from: slack (signed slash commands), discord (signed interactions), telegram (webhook updates), matrix (room messages read by /sync) or mattermost (slash commands with their token, answered through REST v4) or teams (signed activities, answered through the Bot Connector) or google-chat (signed events, answered in the event or through the Chat API) or irc (lines said at an in-process IRC server, over the relay's one connection) or xmpp (one-to-one messages at an in-process XMPP server, over the relay's one session)."
     )
     var platform = BenchPlatform.slack
 
@@ -213,9 +213,9 @@ struct SlackBench: AsyncParsableCommand {
     /// The run's settings, with the platform's defaults where not given.
     var windowSeconds: Double { seconds ?? (platform == .telegram ? 20 : 10) }
     var warmupSeconds: Double { warmup ?? (platform == .telegram ? 10 : 2) }
-    /// IRC's: one line from each of 1 000 people at once. A server passes a person a few lines a
+    /// IRC's and XMPP's: one line from each of 1 000 people at once. A server passes a person a few lines a
     /// second, so 20 000 at once, twenty from each, is no load an IRC bot meets.
-    var floodCommands: Int { flood ?? (platform == .telegram ? 3000 : platform == .irc ? 1000 : 20000) }
+    var floodCommands: Int { flood ?? (platform == .telegram ? 3000 : platform == .irc || platform == .xmpp ? 1000 : 20000) }
 
     /// How long to wait for every acknowledged command's reply: 2 minutes, or for Telegram,
     /// whose sends are paced at 30/s overall, a minute more than `count` replies take at 20/s.
@@ -230,6 +230,7 @@ struct SlackBench: AsyncParsableCommand {
         case .telegram: try await TelegramSink.start(forwardingTo: sink, enforcing: telegramEnforceLimits, voiceNotes: voiceNotes, logger: logger)
         case .matrix: try await MatrixSink.start(forwardingTo: sink, logger: logger)
         case .irc: try await IRCSink.start(forwardingTo: sink, logger: logger)
+        case .xmpp: try await XMPPSink.start(forwardingTo: sink, logger: logger)
         case .slack, .discord, .mattermost, .teams, .googleChat: nil
         }
     }
@@ -280,7 +281,7 @@ struct SlackBench: AsyncParsableCommand {
     func client(http: HTTPClient, sink: ReplySink, peer: (any PlatformPeer)?) -> CommandClient {
         CommandClient(
             http: http, port: port, replicas: replicas, secret: Self.secret, sink: sink, platform: platform, discordSigner: Self.discordSigner,
-            matrix: peer as? MatrixSink, irc: peer as? IRCSink, voiceFile: (peer as? TelegramSink)?.voiceFile)
+            matrix: peer as? MatrixSink, socket: peer as? any SocketPeer, voiceFile: (peer as? TelegramSink)?.voiceFile)
     }
 
     func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal, postgres: PostgresUnderBench?, voiceNotes: VoiceNotes?) async throws {
@@ -386,12 +387,13 @@ struct SlackBench: AsyncParsableCommand {
             if crash && postgres != nil {
                 print("kill -9: not run on PostgreSQL (ReplicaFaultTests kills replicas of a shared store)")
             }
-            if crash && platform == .irc {
-                // A line written to a relay that dies before reading it is lost on IRC itself: the
-                // bench cannot tell what the relay took (IRCCrashTests reads its store).
-                print("kill -9: not run on IRC (IRCCrashTests kills a relay and counts what its store took)")
+            if crash && (platform == .irc || platform == .xmpp) {
+                // A line written to a relay that dies before reading it is lost on the socket
+                // itself: the bench cannot tell what the relay took (IRCCrashTests and
+                // XMPPCrashTests read its store).
+                print("kill -9: not run on \(platform.rawValue) (its crash test kills a relay and counts what its store took)")
             }
-            if crash && postgres == nil && platform != .irc {
+            if crash && postgres == nil && platform != .irc && platform != .xmpp {
                 sink.reset()
                 let peer = try await startPeer(sink, voiceNotes: voiceNotes, logger: quiet)
                 let first = try await startServers(launch(backend, sink: sink, peer: peer))
@@ -516,6 +518,9 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// `!translate …` said in a channel of each user's own at an in-process IRC server, over the
     /// relay's one connection, answered in lines there (`IRCSink`), at a pace the server allows.
     case irc
+    /// `!translate …` written one to one by each user at an in-process XMPP server, over the
+    /// relay's one session, answered in one message each (`XMPPSink`).
+    case xmpp
 }
 
 extension BenchStore: ExpressibleByArgument {}

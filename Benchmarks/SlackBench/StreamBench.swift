@@ -157,7 +157,7 @@ struct StreamBench {
             } read: { index in
                 matrix.versions(index)
             }
-        case .discord, .mattermost, .teams, .googleChat, .irc:
+        case .discord, .mattermost, .teams, .googleChat, .irc, .xmpp:
             await model.stop()
             throw BenchError("--stream runs on slack, telegram or matrix")
         }

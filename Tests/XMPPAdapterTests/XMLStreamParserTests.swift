@@ -103,4 +103,20 @@ extension XMLStreamParserTests {
             }
         }
     }
+
+    /// Found by the hostile-text property test: a combining mark after `&gt;` (or after an
+    /// attribute's opening quote) joins it into one grapheme, and a reader by `Character` saw no
+    /// `;` (no quote) and ended the session — anyone could have cut the relay off with one
+    /// message. Read by scalars, it is text like any other.
+    @Test func aCombiningMarkAfterAnEntityOrAQuoteIsText() throws {
+        var parser = XMLStreamParser()
+        let xml = Self.opening + "<message id='\u{301}x' from='ada@localhost/pc' type='chat'><body>a &gt;\u{301} &lt;\u{301}b &amp;\u{20DD}</body></message>"
+        let events = try parser.feed(Array(xml.utf8))
+        guard case .stanza(let message) = events.last else {
+            Issue.record("\(events)")
+            return
+        }
+        #expect(message.child("body")?.text == "a >\u{301} <\u{301}b &\u{20DD}")
+        #expect(message[attribute: "id"] == "\u{301}x")
+    }
 }

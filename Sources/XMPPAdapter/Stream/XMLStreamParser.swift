@@ -125,9 +125,9 @@ struct XMLStreamParser: Sendable {
         if token.starts(with: Array("<!".utf8)) { throw Malformed(reason: "a comment or a DTD") }
         if token.starts(with: Array("<?".utf8)) { throw Malformed(reason: "a processing instruction") }
         guard let body = String(validating: token.dropFirst().dropLast(), as: UTF8.self) else { throw Malformed(reason: "bytes that are not UTF-8") }
-        if body.hasPrefix("/") { return try close(String(body.dropFirst()).trimmingXMLSpace) }
-        let selfClosing = body.hasSuffix("/")
-        let element = try start(selfClosing ? String(body.dropLast()) : body)
+        if body.unicodeScalars.first == "/" { return try close(String(body.unicodeScalars.dropFirst()).trimmingXMLSpace) }
+        let selfClosing = body.unicodeScalars.last == "/"
+        let element = try start(selfClosing ? String(body.unicodeScalars.dropLast()) : body)
         if !streamOpen {
             guard element.name == "stream", element.namespace == Self.streamNamespace, !selfClosing else {
                 throw Malformed(reason: "a stream that does not start with <stream:stream>")
@@ -156,10 +156,13 @@ struct XMLStreamParser: Sendable {
     }
 
     /// An opening tag's name and attributes, its namespaces resolved; pushes its scope.
+    ///
+    /// Read scalar by scalar, never by `Character`: a combining mark after a quote or a `;`
+    /// would join it into one grapheme and hide it.
     private mutating func start(_ body: String) throws(Malformed) -> XMLElement {
-        var scanner = Substring(body)
-        let qualified = scanner.prefix { !$0.isXMLSpace }
-        scanner = scanner.dropFirst(qualified.count)
+        var scanner = Substring(body).unicodeScalars
+        let qualified = String(Substring(scanner.prefix { !$0.isXMLSpace }))
+        scanner = scanner.dropFirst(qualified.unicodeScalars.count)
         guard !qualified.isEmpty, qualified.utf8.count <= Self.maximumNameBytes, !qualified.contains("=") else {
             throw Malformed(reason: "an element without a name")
         }
@@ -167,17 +170,17 @@ struct XMLStreamParser: Sendable {
         while true {
             scanner = scanner.drop { $0.isXMLSpace }
             if scanner.isEmpty { break }
-            let name = scanner.prefix { $0 != "=" && !$0.isXMLSpace }
+            let name = String(Substring(scanner.prefix { $0 != "=" && !$0.isXMLSpace }))
             guard !name.isEmpty, name.utf8.count <= Self.maximumNameBytes else { throw Malformed(reason: "an attribute without a name") }
-            scanner = scanner.dropFirst(name.count).drop { $0.isXMLSpace }
+            scanner = scanner.dropFirst(name.unicodeScalars.count).drop { $0.isXMLSpace }
             guard scanner.first == "=" else { throw Malformed(reason: "the attribute \(name) without a value") }
             scanner = scanner.dropFirst().drop { $0.isXMLSpace }
             guard let quote = scanner.first, quote == "\"" || quote == "'" else { throw Malformed(reason: "an attribute value without quotes") }
             scanner = scanner.dropFirst()
             guard let close = scanner.firstIndex(of: quote) else { throw Malformed(reason: "an attribute value without its closing quote") }
-            let raw = scanner[..<close]
-            guard !raw.contains("<") else { throw Malformed(reason: "a `<` in an attribute value") }
-            attributes.append((String(name), try Self.unescape(raw)))
+            let raw = Substring(scanner[..<close])
+            guard !raw.unicodeScalars.contains("<") else { throw Malformed(reason: "a `<` in an attribute value") }
+            attributes.append((name, try Self.unescape(raw)))
             scanner = scanner[scanner.index(after: close)...]
             guard attributes.count <= Self.maximumAttributes else { throw Malformed(reason: "more than \(Self.maximumAttributes) attributes") }
         }
@@ -223,7 +226,7 @@ struct XMLStreamParser: Sendable {
         guard let raw = String(validating: bytes, as: UTF8.self) else { throw Malformed(reason: "bytes that are not UTF-8") }
         guard !open.isEmpty else {
             // Between stanzas only whitespace may come (a keepalive).
-            guard raw.allSatisfy(\.isXMLSpace) else { throw Malformed(reason: "character data outside a stanza") }
+            guard raw.unicodeScalars.allSatisfy(\.isXMLSpace) else { throw Malformed(reason: "character data outside a stanza") }
             return
         }
         try count(bytes.count)
@@ -231,23 +234,24 @@ struct XMLStreamParser: Sendable {
     }
 
     /// `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and character references; any other entity is
-    /// refused (XMPP has no DTD to define one).
+    /// refused (XMPP has no DTD to define one). Read by scalars, as `start`.
     static func unescape(_ raw: Substring) throws(Malformed) -> String {
-        guard raw.contains("&") else { return String(raw) }
-        var out = ""
-        var rest = raw
+        let scalars = raw.unicodeScalars
+        guard scalars.contains("&") else { return String(raw) }
+        var out = String.UnicodeScalarView()
+        var rest = scalars[...]
         while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
+            out.append(contentsOf: rest[..<amp])
             guard let semicolon = rest[amp...].firstIndex(of: ";"), rest.distance(from: amp, to: semicolon) <= 12 else {
                 throw Malformed(reason: "an `&` that starts no entity")
             }
-            let name = rest[rest.index(after: amp)..<semicolon]
+            let name = String(Substring(rest[rest.index(after: amp)..<semicolon]))
             switch name {
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "amp": out += "&"
-            case "quot": out += "\""
-            case "apos": out += "'"
+            case "lt": out.append("<")
+            case "gt": out.append(">")
+            case "amp": out.append("&")
+            case "quot": out.append("\"")
+            case "apos": out.append("'")
             default:
                 guard name.hasPrefix("#") else { throw Malformed(reason: "the entity &\(name); (XMPP allows only the predefined five)") }
                 let digits = name.dropFirst()
@@ -255,12 +259,12 @@ struct XMLStreamParser: Sendable {
                 guard let value, let scalar = Unicode.Scalar(value), isXMLCharacter(scalar) else {
                     throw Malformed(reason: "the character reference &\(name);")
                 }
-                out.unicodeScalars.append(scalar)
+                out.append(scalar)
             }
             rest = rest[rest.index(after: semicolon)...]
         }
-        out += rest
-        return out
+        out.append(contentsOf: rest)
+        return String(out)
     }
 
     /// XML 1.0's Char: tab, LF, CR and from space on, less the surrogates and U+FFFE, U+FFFF.
@@ -297,10 +301,13 @@ struct XMLElement: Sendable, Hashable {
     subscript(attribute name: String) -> String? { attributes[name] }
 }
 
-extension Character {
-    var isXMLSpace: Bool { self == " " || self == "\t" || self == "\n" || self == "\r" || self == "\r\n" }
+extension Unicode.Scalar {
+    var isXMLSpace: Bool { self == " " || self == "\t" || self == "\n" || self == "\r" }
 }
 
 extension StringProtocol {
-    var trimmingXMLSpace: String { String(String(drop { $0.isXMLSpace }.reversed().drop { $0.isXMLSpace }).reversed()) }
+    /// Without XML's white space at either end (scalar by scalar).
+    var trimmingXMLSpace: String {
+        String(String.UnicodeScalarView(unicodeScalars.drop { $0.isXMLSpace }.reversed().drop { $0.isXMLSpace }.reversed()))
+    }
 }

@@ -94,7 +94,8 @@ public final class XMPPHuman: Sendable {
         return text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
             return Record(
-                event: object["event"] as? String ?? "", nick: object["nick"] as? String, name: object["name"] as? String, type: object["type"] as? String, from: object["from"] as? String,
+                event: object["event"] as? String ?? "", nick: object["nick"] as? String, name: object["name"] as? String, type: object["type"] as? String,
+                from: object["from"] as? String,
                 sender: object["sender"] as? String, text: object["text"] as? String, id: object["id"] as? String, replace: object["replace"] as? String,
                 replyTo: object["reply_to"] as? String, replyFor: object["reply_for"] as? String, raw: object["raw"] as? String,
                 reason: object["reason"] as? String, time: object["t"] as? Double ?? 0)

@@ -48,7 +48,9 @@ struct ReplicaXMPPTests {
                                 ada.records.contains { $0.event == "left" && $0.nick == "rhea" }
                             }
                         } catch {
-                            Issue.record("\(error)\n\(ada.records.map { "\($0.event) \($0.nick ?? "") \($0.text ?? "")" }.joined(separator: "\n"))\n\(server.logTail(60))")
+                            Issue.record(
+                                "\(error)\n\(ada.records.map { "\($0.event) \($0.nick ?? "") \($0.text ?? "")" }.joined(separator: "\n"))\n\(server.logTail(60))"
+                            )
                             throw error
                         }
                         try ada.signal("killed")

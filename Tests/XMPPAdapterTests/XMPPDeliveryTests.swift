@@ -16,7 +16,8 @@ struct XMPPDeliveryTests {
     static let direct = XMPPAddress(room: nil, from: "ada@localhost/phone", nick: "ada", replyTo: "c1", corrections: false)
 
     @Test func aRoomsAnswerIsAGroupchatReplyThatStartsWithTheAskersNick() {
-        let reply = Reply(kind: .result, title: "Translation · French", body: "[translate:fr] Good morning", notes: ["fake-mini · 0.1 s"], models: ["fake-mini"])
+        let reply = Reply(
+            kind: .result, title: "Translation · French", body: "[translate:fr] Good morning", notes: ["fake-mini · 0.1 s"], models: ["fake-mini"])
         let messages = delivery.render(reply, entryID: "e1", address: Self.room)
         #expect(messages == [XMPPOutgoing(body: "ada: [translate:fr] Good morning", privately: false)])
         let stanza = XMPPDelivery.stanza(messages[0], address: Self.room, id: "rr-e1-0", replyMarked: true)

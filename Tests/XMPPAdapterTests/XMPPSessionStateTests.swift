@@ -77,21 +77,27 @@ struct XMPPSessionStateTests {
         #expect(joined.first == .joined(room: "team@conference.localhost", nick: "rhea_"))
         #expect(Transcript.sent(joined).first?.contains("http://jabber.org/protocol/muc#owner") == true, "a room it made is opened: \(joined)")
         // Kicked: joined again, once.
-        let kick = "<presence from='team@conference.localhost/rhea_' type='unavailable'><x xmlns='http://jabber.org/protocol/muc#user'><status code='307'/><status code='110'/></x></presence>"
+        let kick =
+            "<presence from='team@conference.localhost/rhea_' type='unavailable'><x xmlns='http://jabber.org/protocol/muc#user'><status code='307'/><status code='110'/></x></presence>"
         #expect(Transcript.sent(try session.server(kick)).count == 1)
-        _ = try session.server("<presence from='team@conference.localhost/rhea_'><x xmlns='http://jabber.org/protocol/muc#user'><status code='110'/></x></presence>")
+        _ = try session.server(
+            "<presence from='team@conference.localhost/rhea_'><x xmlns='http://jabber.org/protocol/muc#user'><status code='110'/></x></presence>")
         #expect(Transcript.sent(try session.server(kick)).isEmpty)
         // A ping, service discovery, and any other request are answered.
         #expect(
             Transcript.sent(try session.server("<iq type='get' id='p1' from='localhost'><ping xmlns='urn:xmpp:ping'/></iq>")) == [
                 "<iq id='p1' to='localhost' type='result'/>"
             ])
-        let disco = Transcript.sent(try session.server("<iq type='get' id='d1' from='ada@localhost/pc'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>"))
+        let disco = Transcript.sent(
+            try session.server("<iq type='get' id='d1' from='ada@localhost/pc'><query xmlns='http://jabber.org/protocol/disco#info'/></iq>"))
         #expect(disco.first?.contains("urn:xmpp:ping") == true && disco.first?.contains("type='bot'") == true, "\(disco)")
         let other = Transcript.sent(try session.server("<iq type='set' id='x1' from='ada@localhost/pc'><query xmlns='jabber:iq:version'/></iq>"))
         #expect(other.first?.contains("service-unavailable") == true && other.first?.contains("type='error'") == true, "\(other)")
         // A confirmation's answer, and a message.
-        #expect(try session.server("<iq type='result' id='rhea-7' from='localhost'/>").first == .answered(id: "rhea-7", XMLElement(name: "iq", namespace: "jabber:client", attributes: ["type": "result", "id": "rhea-7", "from": "localhost"])))
+        #expect(
+            try session.server("<iq type='result' id='rhea-7' from='localhost'/>").first
+                == .answered(
+                    id: "rhea-7", XMLElement(name: "iq", namespace: "jabber:client", attributes: ["type": "result", "id": "rhea-7", "from": "localhost"])))
         let message = try session.server("<message from='ada@localhost/pc' type='chat'><body>hi</body></message>")
         guard case .message(let element) = message.first else {
             Issue.record("\(message)")

@@ -40,7 +40,9 @@ struct XMPPClient: Sendable {
     }
 
     let server: XMPPServer
+    /// The account (bare): the resource is `resource`.
     let jid: JID
+    var resource = "rhea-relay"
     let password: String
     let nick: String
     let rooms: [String]
@@ -110,7 +112,7 @@ struct XMPPClient: Sendable {
         try await channel.executeThenClose { bytes, outbound in
             let writer = XMPPWriter(outbound: outbound)
             let initial = XMPPSessionState(
-                jid: jid, password: password, nick: nick, rooms: rooms, secured: server.directTLS, loopback: server.isLoopback)
+                jid: jid, password: password, resource: resource, nick: nick, rooms: rooms, secured: server.directTLS, loopback: server.isLoopback)
             try await writer.write(raw: initial.streamHeader)
             let (queue, continuation) = AsyncStream.makeStream(of: XMPPLink.Batch.self)
             let (messages, arriving) = AsyncStream.makeStream(of: XMLElement.self, bufferingPolicy: .bufferingNewest(1_000))
@@ -189,7 +191,8 @@ struct XMPPClient: Sendable {
                                     watch.attached.withLock { $0 = id }
                                 case .joined(let room, let nick):
                                     if nick != self.nick {
-                                        logger.warning("xmpp: the nick was taken in a room; using a fallback", metadata: ["room": "\(room)", "nick": "\(nick)"])
+                                        logger.warning(
+                                            "xmpp: the nick was taken in a room; using a fallback", metadata: ["room": "\(room)", "nick": "\(nick)"])
                                     }
                                     logger.info("xmpp: joined a room", metadata: ["room": "\(room)", "nick": "\(nick)"])
                                     link.joined(room, as: nick)

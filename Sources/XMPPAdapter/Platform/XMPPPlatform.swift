@@ -131,10 +131,12 @@ struct XMPPConnection: PlatformConnection {
     var sender: any ReplySender { Deliverer(XMPPDelivery(link: link, logger: logger), logger: logger) }
 
     func services(inbox: any RelayInbox) -> [any Service] {
-        let client = XMPPClient(
+        var client = XMPPClient(
             server: server, jid: jid.bare, password: password, nick: configuration.nick ?? jid.local ?? "rhea", rooms: configuration.rooms, tls: tls,
             link: link, inbound: XMPPInbound(inbox: inbox, roomCorrections: configuration.roomCorrections, logger: logger), clock: clock,
             credentials: credentials, logger: logger)
-        return [lease.service { grant in await client.run(grant) }]
+        if let resource = jid.resource { client.resource = resource }
+        let session = client
+        return [lease.service { grant in await session.run(grant) }]
     }
 }

@@ -288,7 +288,7 @@ let package = Package(
         .target(
             name: "XMPPAdapter",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayPlatform",
+                "RelayCore", "RelayPipeline", "RelayPlatform", "CResolv",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -362,6 +362,8 @@ let package = Package(
         // glibc's `mallopt`, which Swift's Glibc module does not export: `serve` has large freed
         // blocks (voice notes' audio) returned to the system (docs/voice.md).
         .target(name: "CMallocTuning"),
+        // SRV lookups through the system's resolver (libresolv), for XMPP's server discovery.
+        .target(name: "CResolv", linkerSettings: [.linkedLibrary("resolv")]),
         .executableTarget(
             name: "rhea-relay",
             dependencies: [

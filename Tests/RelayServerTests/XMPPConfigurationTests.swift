@@ -47,6 +47,7 @@ struct XMPPConfigurationTests {
         (["XMPP_JID": "rhea@example.org", "XMPP_PASSWORD": "pw", "XMPP_CA_FILE": "/nonexistent/ca.pem"], "XMPP_CA_FILE (xmpp.caFile)"),
         (["XMPP_JID": "rhea@example.org", "XMPP_PASSWORD": "pw", "XMPP_NICK": "a\u{7}b"], "XMPP_NICK (xmpp.nick)"),
         (["XMPP_JID": "rhea@example.org", "XMPP_PASSWORD": "pw", "XMPP_ROOM_CORRECTIONS": "sometimes"], "XMPP_ROOM_CORRECTIONS"),
+        (["XMPP_JID": "rhea@example.org", "XMPP_PASSWORD": "pw", "XMPP_DNS_SERVER": "dns.example:53"], "XMPP_DNS_SERVER (xmpp.dnsServer)"),
     ])
     func whatCannotWorkStopsStartUpNamingTheVariable(environment: [String: String], says: String) async throws {
         let error = await #expect(throws: ConfigurationError.self) { _ = try await Self.xmpp(environment) }

@@ -157,4 +157,28 @@ struct XMPPEndToEndTests {
             }
         }
     }
+
+    /// No `XMPP_SERVER`: the domain's SRV records say where (a nameserver of the test's own,
+    /// asked through the system's resolver); the first record's server is down, the next is
+    /// Prosody's port.
+    @Test func theServerIsFoundBySRVRecords() async throws {
+        try await XMPPFakes.with { fakes in
+            let dead = try reservedLoopbackPort()
+            let dns = try await FakeDNSServer.start(records: [
+                "_xmpp-client._tcp.localhost": [
+                    FakeDNSServer.SRV(priority: 0, port: UInt16(dead), target: "localhost"),
+                    FakeDNSServer.SRV(priority: 10, port: UInt16(fakes.server.port), target: "localhost"),
+                ]
+            ])
+            try await fakes.withRelay(fakes.configuration(dns: dns)) { _ in
+                let ada = try await fakes.human(plan: [
+                    .waitJoin(bot, room: room), .sayInRoom("!translate fr Found", room: room), .waitText("Found", from: bot), .sleep(1),
+                ])
+                let seen = try await ada.finish()
+                #expect(XMPPHuman.shown(seen.messages(from: bot)) == ["ada: [translate:fr] Found"], "\(seen.summary)")
+            }
+            #expect(dns.asked.contains("_xmpp-client._tcp.localhost"), "\(dns.asked)")
+            await dns.stop()
+        }
+    }
 }

@@ -45,7 +45,8 @@ struct XMPPFakes {
 
     /// A relay configured as `serve` would be, on the server's STARTTLS port (or its direct TLS
     /// port).
-    func configuration(directTLS: Bool = false, roomCorrections: Bool = true) -> AppConfiguration {
+    /// With `dns`, no server is given: the relay asks that nameserver for the domain's SRV records.
+    func configuration(directTLS: Bool = false, roomCorrections: Bool = true, dns: FakeDNSServer? = nil) -> AppConfiguration {
         var configuration = AppConfiguration(storePath: database.path)
         configuration.tribunal.baseURL = tribunal.url
         configuration.tribunal.token = FakeRheaTribunal.defaultToken
@@ -56,6 +57,10 @@ struct XMPPFakes {
             server: XMPPServer(host: "127.0.0.1", port: directTLS ? server.tlsPort : server.port, directTLS: directTLS))
         xmpp.caFile = server.caFile
         xmpp.roomCorrections = roomCorrections
+        if let dns {
+            xmpp.server = nil
+            xmpp.dnsServer = "127.0.0.1:\(dns.port)"
+        }
         configuration.platforms = [XMPPPlatform(configuration: xmpp)]
         configuration.delivery = Self.reconnectingDelivery
         configuration.shutdownGrace = .seconds(1)

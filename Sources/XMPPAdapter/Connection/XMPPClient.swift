@@ -39,7 +39,9 @@ struct XMPPClient: Sendable {
         }
     }
 
-    let server: XMPPServer
+    /// Where to connect (`XMPP_SERVER`); nil: the domain's SRV records (`lookup`).
+    let server: XMPPServer?
+    var lookup = XMPPServerLookup()
     /// The account (bare): the resource is `resource`.
     let jid: JID
     var resource = "rhea-relay"
@@ -79,7 +81,7 @@ struct XMPPClient: Sendable {
                 logger.warning("xmpp: the connection ended; reconnecting", metadata: ["reason": "\(ending)"])
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("xmpp: the connection ended; reconnecting", metadata: ["server": "\(server)", "error": "\(error)"])
+                logger.warning("xmpp: the connection ended; reconnecting", metadata: ["error": "\(error)"])
             }
             if Task.isShuttingDownGracefully { return }
             if clock.now.duration(since: started) > .seconds(60) { backoff.reset() }
@@ -88,7 +90,23 @@ struct XMPPClient: Sendable {
         }
     }
 
-    private func connect() async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+    /// The first of the servers to try that takes the connection.
+    private func connect() async throws -> (NIOAsyncChannel<ByteBuffer, ByteBuffer>, XMPPServer) {
+        let candidates = if let server { [server] } else { await lookup.servers(for: jid.domain) }
+        guard !candidates.isEmpty else { throw Ending.closing("\(jid.domain)'s SRV records say it offers no XMPP service") }
+        var lastError: (any Error)?
+        for candidate in candidates {
+            do {
+                return (try await connect(to: candidate), candidate)
+            } catch {
+                logger.notice("xmpp: could not connect", metadata: ["server": "\(candidate)", "error": "\(error)"])
+                lastError = error
+            }
+        }
+        throw lastError ?? Ending.closedByServer
+    }
+
+    private func connect(to server: XMPPServer) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         let (tls, direct, domain) = (tls, server.directTLS, jid.domain)
         return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(15))
@@ -106,7 +124,7 @@ struct XMPPClient: Sendable {
 
     /// One connection, from connect to its end (always by throwing).
     private func session() async throws {
-        let channel = try await connect()
+        let (channel, server) = try await connect()
         let nioChannel = channel.channel
         logger.info("xmpp: connected", metadata: ["server": "\(server)"])
         try await channel.executeThenClose { bytes, outbound in

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// One account (`XMPP_JID`, its password from `XMPP_PASSWORD_FILE` or `XMPP_PASSWORD`), the
 /// rooms it joins (`XMPP_ROOMS`, bare room JIDs) as `XMPP_NICK` (the JID's local part by
-/// default), on the JID's domain at port 5222 or where `XMPP_SERVER` says. TLS always — STARTTLS,
+/// default), on the server the domain's SRV records name, or where `XMPP_SERVER` says. TLS always — STARTTLS,
 /// or direct TLS for `xmpps://host:port` — trusting the system's roots and `XMPP_CA_FILE`'s; a
 /// server on this machine alone may be spoken to without it.
 public struct XMPPConfiguration: Sendable, Hashable {
@@ -19,6 +19,9 @@ public struct XMPPConfiguration: Sendable, Hashable {
     /// correct their placeholder (XEP-0308); on by default, as every maintained client reads
     /// corrections. Off, a room gets one final message per answer.
     public var roomCorrections = true
+    /// `XMPP_DNS_SERVER`: a nameserver (`127.0.0.1:5353`) asked for the SRV records instead of
+    /// the system's resolver (tests).
+    public var dnsServer: String?
 
     public init(jid: String? = nil, password: String? = nil, rooms: [String] = [], nick: String? = nil, server: XMPPServer? = nil) {
         self.jid = jid
@@ -32,8 +35,8 @@ public struct XMPPConfiguration: Sendable, Hashable {
 }
 
 /// Where the relay connects: `host:port` (STARTTLS), or `xmpps://host:port` (direct TLS,
-/// XEP-0368). Without one, the JID's domain at 5222 (RFC 6120 §3.2.2's fallback; SRV records
-/// are not looked up).
+/// XEP-0368). Without one, where the JID's domain's SRV records say (`XMPPServerLookup`), else
+/// the domain at 5222 (RFC 6120 §3.2.2's fallback).
 public struct XMPPServer: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int

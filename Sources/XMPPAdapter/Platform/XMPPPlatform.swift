@@ -74,6 +74,12 @@ public struct XMPPPlatform: ChatPlatform {
             xmpp.caFile = path
         }
         if let corrections = try values.bool("xmpp.roomCorrections") { xmpp.roomCorrections = corrections }
+        if let dns = values.string("xmpp.dnsServer") {
+            guard Self.nameserver(dns) != nil else {
+                throw ConfigurationError("XMPP_DNS_SERVER (xmpp.dnsServer) must be an IPv4 address and a port, 127.0.0.1:53, got `\(dns)`.")
+            }
+            xmpp.dnsServer = dns
+        }
         self.configuration = xmpp
         self.given =
             values.given(["xmpp.jid", "xmpp.rooms", "xmpp.server", "xmpp.caFile", "xmpp.nick"]) + (xmpp.password != nil ? ["XMPP_PASSWORD_FILE"] : [])
@@ -98,9 +104,8 @@ public struct XMPPPlatform: ChatPlatform {
         var settings = TLSConfiguration.makeClientConfiguration()
         if let caFile = configuration.caFile { settings.additionalTrustRoots = [.file(caFile)] }
         let tls = try NIOSSLContext(configuration: settings)
-        let server = configuration.server ?? XMPPServer(host: jid.domain, port: 5222, directTLS: false)
         return XMPPConnection(
-            configuration: configuration, server: server, jid: jid, password: password, tls: tls, link: XMPPLink(clock: context.clock),
+            configuration: configuration, server: configuration.server, jid: jid, password: password, tls: tls, link: XMPPLink(clock: context.clock),
             clock: context.clock, lease: context.connectionLease(Self.connectionLease), credentials: context.credentials, logger: context.logger)
     }
 
@@ -108,6 +113,15 @@ public struct XMPPPlatform: ChatPlatform {
         [
             "XMPP needs no registration: the relay signs in as \(configuration.jid ?? "XMPP_JID") and joins \(configuration.rooms.joined(separator: ", ")) when it starts; commands are typed !help."
         ]
+    }
+
+    /// `a.b.c.d:port` as a nameserver's address; nil for anything else.
+    static func nameserver(_ text: String) -> (host: String, port: Int)? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]), (1...65_535).contains(port) else { return nil }
+        let octets = parts[0].split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets.allSatisfy({ Int($0).map { (0...255).contains($0) } ?? false }) else { return nil }
+        return (String(parts[0]), port)
     }
 
     /// Nil: checking would mean a second session as the bot; the session reports a refused
@@ -118,7 +132,8 @@ public struct XMPPPlatform: ChatPlatform {
 /// A connected XMPP: its link, and what it adds to the server.
 struct XMPPConnection: PlatformConnection {
     let configuration: XMPPConfiguration
-    let server: XMPPServer
+    /// Nil: found by the JID's domain's SRV records.
+    let server: XMPPServer?
     let jid: JID
     let password: String
     let tls: NIOSSLContext
@@ -136,6 +151,7 @@ struct XMPPConnection: PlatformConnection {
             link: link, inbound: XMPPInbound(inbox: inbox, roomCorrections: configuration.roomCorrections, logger: logger), clock: clock,
             credentials: credentials, logger: logger)
         if let resource = jid.resource { client.resource = resource }
+        client.lookup.nameserver = configuration.dnsServer.flatMap(XMPPPlatform.nameserver)
         let session = client
         return [lease.service { grant in await session.run(grant) }]
     }

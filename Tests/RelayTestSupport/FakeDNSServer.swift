@@ -1,0 +1,111 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A nameserver on a loopback UDP port for the tests, answering SRV queries (RFC 1035, RFC 2782)
+/// from a table, and NXDOMAIN for any other name: what the system's resolver asks it is what it
+/// would ask a real one.
+public final class FakeDNSServer: Sendable {
+    public struct SRV: Sendable, Hashable {
+        public var priority: UInt16
+        public var weight: UInt16
+        public var port: UInt16
+        public var target: String
+
+        public init(priority: UInt16, weight: UInt16 = 0, port: UInt16, target: String) {
+            self.priority = priority
+            self.weight = weight
+            self.port = port
+            self.target = target
+        }
+    }
+
+    private let records: Mutex<[String: [SRV]]>
+    private let queries = Mutex<[String]>([])
+    private let channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    public let port: Int
+
+    /// Names asked for, in order.
+    public var asked: [String] { queries.withLock { $0 } }
+
+    private init(records: [String: [SRV]], channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>) {
+        self.records = Mutex(records)
+        self.channel = channel
+        self.port = channel.channel.localAddress?.port ?? 0
+    }
+
+    /// `records` by name (`_xmpp-client._tcp.localhost`, lower case, no final dot).
+    public static func start(records: [String: [SRV]]) async throws -> FakeDNSServer {
+        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let server = FakeDNSServer(records: records, channel: channel)
+        server.task.withLock { $0 = Task { await server.serve() } }
+        return server
+    }
+
+    private func serve() async {
+        _ = try? await channel.executeThenClose { inbound, outbound in
+            for try await envelope in inbound {
+                if let answer = answer(to: envelope.data) {
+                    try await outbound.write(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: answer))
+                }
+            }
+        }
+    }
+
+    /// The answer to one query: its id and question, and the name's SRV records.
+    private func answer(to query: ByteBuffer) -> ByteBuffer? {
+        var reader = query
+        guard let id = reader.readInteger(as: UInt16.self), reader.readSlice(length: 10) != nil else { return nil }
+        let questionStart = reader.readerIndex
+        var labels: [String] = []
+        while let length = reader.readInteger(as: UInt8.self), length > 0 {
+            guard let label = reader.readString(length: Int(length)) else { return nil }
+            labels.append(label)
+        }
+        guard let type = reader.readInteger(as: UInt16.self), reader.readInteger(as: UInt16.self) != nil else { return nil }
+        let question = query.getSlice(at: questionStart, length: reader.readerIndex - questionStart) ?? ByteBuffer()
+        let name = labels.joined(separator: ".").lowercased()
+        queries.withLock { $0.append(name) }
+        let found = type == 33 ? records.withLock { $0[name] } : nil
+        var out = ByteBuffer()
+        out.writeInteger(id)
+        // A response, recursion desired and available; NXDOMAIN for a name without records.
+        out.writeInteger(UInt16(found == nil ? 0x8183 : 0x8180))
+        out.writeInteger(UInt16(1))
+        out.writeInteger(UInt16(found?.count ?? 0))
+        out.writeInteger(UInt16(0))
+        out.writeInteger(UInt16(0))
+        out.writeImmutableBuffer(question)
+        for record in found ?? [] {
+            out.writeInteger(UInt16(0xC00C))  // the question's name
+            out.writeInteger(UInt16(33))
+            out.writeInteger(UInt16(1))
+            out.writeInteger(UInt32(60))
+            var data = ByteBuffer()
+            data.writeInteger(record.priority)
+            data.writeInteger(record.weight)
+            data.writeInteger(record.port)
+            for label in record.target.split(separator: ".") {
+                data.writeInteger(UInt8(label.utf8.count))
+                data.writeString(String(label))
+            }
+            data.writeInteger(UInt8(0))
+            out.writeInteger(UInt16(data.readableBytes))
+            out.writeImmutableBuffer(data)
+        }
+        return out
+    }
+
+    public func stop() async {
+        try? await channel.channel.close()
+        let task = task.withLock { $0 }
+        task?.cancel()
+        _ = await task?.value
+    }
+}

@@ -42,7 +42,9 @@ struct IRCEndToEndTests {
             let answer = words.joined(separator: " ") + " bob carol"
             await fakes.tribunal.setQuickAnswer { _ in answer }
             try await fakes.withRelay(fakes.configuration()) { _ in
-                let bob = try await IRCHuman(on: fakes.server, nick: "bob", channels: [channel], plan: [.sleep(20)])
+                // Bob stays until the test is done: a fixed stay could end before a loaded run's answer.
+                let bob = try await IRCHuman(
+                    on: fakes.server, nick: "bob", channels: [channel], plan: [.waitSignal("done", timeout: 200)], limit: .seconds(230))
                 let ada = try await IRCHuman(
                     on: fakes.server, nick: "ada", channels: [channel],
                     plan: [
@@ -50,7 +52,7 @@ struct IRCEndToEndTests {
                         .waitText("arol", from: bot, timeout: 90), .sleep(1),
                     ])
                 let seen = try await ada.finish()
-                _ = bob
+                try bob.signal("done")
                 let replies = seen.filter { $0.event == "message" && $0.from == bot }
                 let inChannel = replies.filter { $0.target == channel }
                 let privately = replies.filter { $0.target == "ada" }
@@ -107,7 +109,9 @@ struct IRCEndToEndTests {
     @Test func aTakenNickFallsBackAndTheFallbackIsAddressed() async throws {
         try await IRCFakes.with { fakes in
             // Someone holds the bot's nick before it connects.
-            let squatter = try await IRCHuman(on: fakes.server, nick: bot, channels: [], plan: [.sleep(40)], limit: .seconds(60))
+            // It holds the nick until the test is done, however long a loaded run takes.
+            let squatter = try await IRCHuman(
+                on: fakes.server, nick: bot, channels: [], plan: [.waitSignal("done", timeout: 200)], limit: .seconds(230))
             try await eventually("the squatter to register") { squatter.records.contains { $0.event == "welcome" } }
             try await fakes.withRelay(fakes.configuration()) { _ in
                 let fallback = bot + "_"
@@ -118,6 +122,7 @@ struct IRCEndToEndTests {
                         .say("\(fallback): fix teh cat", to: channel), .waitFrom(fallback, count: 2), .sleep(1),
                     ])
                 let seen = try await ada.finish()
+                try squatter.signal("done")
                 let texts = seen.filter { $0.event == "message" && $0.from == fallback }.compactMap(\.text)
                 #expect(
                     texts == ["ada: [translate:fr] Who are you", "ada: [grammar] teh cat"], "\(seen.map { "\($0.event) \($0.from ?? "") \($0.text ?? "")" })")

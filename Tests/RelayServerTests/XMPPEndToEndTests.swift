@@ -131,7 +131,8 @@ struct XMPPEndToEndTests {
         try await XMPPFakes.with { fakes in
             try await fakes.server.register("squatter", password: "squatter-password-0123")
             // Someone sits in the room as the bot's nick before it joins.
-            let squatter = try await fakes.human("squatter", nick: bot, plan: [.sleep(40)], limit: .seconds(60))
+            // It holds the nick until the test is done, however long a loaded run takes.
+            let squatter = try await fakes.human("squatter", nick: bot, plan: [.waitSignal("done", timeout: 200)], limit: .seconds(230))
             try await eventually("the squatter to join") { squatter.records.contains { $0.event == "joined" && $0.sender == nil } }
             try await fakes.withRelay(fakes.configuration()) { _ in
                 let fallback = bot + "_"
@@ -140,6 +141,7 @@ struct XMPPEndToEndTests {
                     .sayInRoom("\(fallback): fix teh cat", room: room), .waitText("teh cat", from: fallback), .sleep(2),
                 ])
                 let seen = try await ada.finish()
+                try squatter.signal("done")
                 #expect(
                     XMPPHuman.shown(seen.messages(from: fallback)) == ["ada: [translate:fr] Who are you", "ada: [grammar] teh cat"], "\(seen.summary)")
             }

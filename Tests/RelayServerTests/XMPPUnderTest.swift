@@ -30,25 +30,9 @@ struct XMPPUnderTest: PlatformUnderTest {
         return Self.read(try await human.finish().messages(from: bot))
     }
 
-    /// Each message's versions, the original first: what a correcting client shows in turn.
-    static func chains(_ messages: [XMPPHuman.Record]) -> [[XMPPHuman.Record]] {
-        var order: [String] = []
-        var chains: [String: [XMPPHuman.Record]] = [:]
-        for message in messages {
-            if let original = message.replace, chains[original] != nil {
-                chains[original]?.append(message)
-            } else {
-                let id = message.id ?? UUID().uuidString
-                order.append(id)
-                chains[id] = [message]
-            }
-        }
-        return order.compactMap { chains[$0] }
-    }
-
     static func read(_ messages: [XMPPHuman.Record]) -> SeenReply {
         var seen = SeenReply(acknowledgement: 200)
-        for chain in chains(messages) {
+        for chain in XMPPHuman.chains(messages) {
             let texts = chain.map { $0.text ?? "" }
             let last = texts.last ?? ""
             seen.progress += texts.filter { $0.hasPrefix("⏳") }
@@ -82,7 +66,7 @@ struct XMPPUnderTest: PlatformUnderTest {
         try await relay.settled()
         try await Task.sleep(for: .milliseconds(300))
         try human.signal("settled")
-        let chains = Self.chains(try await human.finish().messages(from: bot).filter { $0.type == "groupchat" })
+        let chains = XMPPHuman.chains(try await human.finish().messages(from: bot).filter { $0.type == "groupchat" })
         let holding = chains.filter { $0.contains { ($0.text ?? "").contains(marker) } }
         let versions = (holding.first ?? []).map { record in
             ShownVersion(raw: record.text ?? "", shown: Self.withoutAddress(record.text ?? ""), at: Date(timeIntervalSince1970: record.time))

@@ -109,19 +109,22 @@ public final class XMPPHuman: Sendable {
 
     /// What a client that reads corrections shows: each message as its last correction says,
     /// in the order the originals came.
-    public static func shown(_ messages: [Record]) -> [String] {
-        var order: [String] = []
-        var texts: [String: String] = [:]
+    public static func shown(_ messages: [Record]) -> [String] { chains(messages).map { $0.last?.text ?? "" } }
+
+    /// Each message with its corrections after it, in the order the originals came. A message
+    /// sent again with an id already seen (a placeholder resent after a crash) is a message of
+    /// its own, as a client that does not merge by id shows it — the stricter reading — and a
+    /// correction applies to the latest message of its id.
+    public static func chains(_ messages: [Record]) -> [[Record]] {
+        var chains: [[Record]] = []
         for message in messages {
-            if let original = message.replace, texts[original] != nil {
-                texts[original] = message.text
+            if let original = message.replace, let index = chains.lastIndex(where: { $0.first?.id == original }) {
+                chains[index].append(message)
             } else {
-                let id = message.id ?? UUID().uuidString
-                order.append(id)
-                texts[id] = message.text
+                chains.append([message])
             }
         }
-        return order.compactMap { texts[$0] }
+        return chains
     }
 
     /// Waits until the plan is done (or failed), then returns everything it saw; a step that

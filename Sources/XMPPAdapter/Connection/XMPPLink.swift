@@ -96,11 +96,8 @@ final class XMPPLink: Sendable {
         return await withTaskGroup(of: XMLElement?.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<XMLElement?, Never>) in
-                    let sent = self.state.withLock { state -> Bool in
-                        state.queries[id] = continuation
-                        return true
-                    }
-                    if !sent || !self.stanzas.sendUnconfirmed([.stanza(request)]) {
+                    self.state.withLock { $0.queries[id] = continuation }
+                    if !self.stanzas.sendUnconfirmed([.stanza(request)]) {
                         let waiting = self.state.withLock { $0.queries.removeValue(forKey: id) }
                         waiting?.resume(returning: nil)
                     }

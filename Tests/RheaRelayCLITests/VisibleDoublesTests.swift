@@ -55,7 +55,8 @@ struct VisibleDoublesTests {
                         #expect(answer.status == 200, "update \(index) accepted")
                     }
                     // The held answers show in their chats: Telegram took them.
-                    try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(60)) {
+                    // A bound, not a wait: a loaded peers group once took over 60 s here.
+                    try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(150)) {
                         Self.telegramAnswers(telegram, chats: chats).filter { $0 == 1 }.count == held
                     }
                     kill(first.process.processIdentifier, SIGKILL)
@@ -77,7 +78,9 @@ struct VisibleDoublesTests {
                 // Telegram found nothing to change (a call held at the fake is recorded only
                 // once answered, so the held ones are not among the calls).
                 let unchanged = telegram.calls("editMessageText").filter { $0.response?["description"]?.stringValue?.contains("not modified") == true }
-                #expect(unchanged.count == held, "the held edits resent after the restart")
+                // At least those: on a loaded machine the kill can catch another edit in flight too,
+                // whose resend Telegram finds unchanged as well (seen in a clean clone's CI: 5).
+                #expect(unchanged.count >= held, "the held edits resent after the restart")
                 print(
                     "telegram kill -9: \(chats.count) commands, answers shown \(answers), stale placeholders \(stale), "
                         + "\(telegram.calls("editMessageText").count) edits, \(telegram.calls("sendMessage").count) sends")
@@ -282,7 +285,8 @@ struct VisibleDoublesTests {
                         let activity = framework.message("translate fr Good morning \(Self.token(index))", conversation: thread, id: "doubles-\(index)")
                         #expect(await Self.activity(activity, port: first.port, framework: framework) == 200, "activity \(index) accepted")
                     }
-                    try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(60)) {
+                    // A bound, not a wait: a loaded peers group once took over 60 s here.
+                    try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(150)) {
                         Self.teamsAnswers(framework, threads: threads).filter { $0 == 1 }.count == held
                     }
                     kill(first.process.processIdentifier, SIGKILL)

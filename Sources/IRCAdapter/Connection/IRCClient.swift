@@ -16,12 +16,16 @@ import Synchronization
 ///
 /// A graceful shutdown sends QUIT and waits for the server to close the connection.
 struct IRCClient: Sendable {
-    enum Ending: Error, CustomStringConvertible {
+    enum Ending: SessionEnding {
         case closedByServer
         case silent(Duration)
         case notWelcomed
         case refused(String)
         case closing(String)
+
+        var refusedCredentials: String? {
+            if case .refused(let reason) = self { reason } else { nil }
+        }
 
         var description: String {
             switch self {
@@ -51,34 +55,9 @@ struct IRCClient: Sendable {
 
     /// Connects and reconnects until cancelled or shut down.
     func run(_ grant: LeaseGrant) async {
-        var backoff = backoff
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let started = clock.now
-            do {
-                try await withGracefulShutdownHandler {
-                    try await session()
-                } onGracefulShutdown: {
-                    link.quit()
-                }
-            } catch let ending as Ending {
-                if Task.isShuttingDownGracefully {
-                    logger.info("irc: disconnected for the shutdown", metadata: ["reason": "\(ending)"])
-                    return
-                }
-                if case .refused(let reason) = ending {
-                    credentials.refused("IRC_PASSWORD_FILE", reason: reason)
-                    backoff.skip(6)
-                }
-                logger.warning("irc: the connection ended; reconnecting", metadata: ["reason": "\(ending)"])
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("irc: the connection ended; reconnecting", metadata: ["server": "\(server)", "error": "\(error)"])
-            }
-            if Task.isShuttingDownGracefully { return }
-            if clock.now.duration(since: started) > .seconds(60) { backoff.reset() }
-            let delay = backoff.next()
-            try? await cancelWhenGracefulShutdown { [clock] in try await clock.sleep(for: delay) }
-        }
+        await runReconnecting(
+            platform: "irc", credential: "IRC_PASSWORD_FILE", backoff: backoff, clock: clock, credentials: credentials, logger: logger,
+            session: { try await session() }, onGracefulShutdown: { link.quit() })
     }
 
     private func connect() async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {

@@ -19,13 +19,17 @@ import Synchronization
 /// never a crash or a buffer without bound. A graceful shutdown says unavailable, closes the
 /// stream, and waits for the server to close the connection (3 s at most).
 struct XMPPClient: Sendable {
-    enum Ending: Error, CustomStringConvertible {
+    enum Ending: SessionEnding {
         case closedByServer
         case silent(Duration)
         case notReady
         case refused(String)
         case closing(String)
         case malformed(String)
+
+        var refusedCredentials: String? {
+            if case .refused(let reason) = self { reason } else { nil }
+        }
 
         var description: String {
             switch self {
@@ -60,34 +64,9 @@ struct XMPPClient: Sendable {
 
     /// Connects and reconnects until cancelled or shut down.
     func run(_ grant: LeaseGrant) async {
-        var backoff = backoff
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let started = clock.now
-            do {
-                try await withGracefulShutdownHandler {
-                    try await session()
-                } onGracefulShutdown: {
-                    link.endStream()
-                }
-            } catch let ending as Ending {
-                if Task.isShuttingDownGracefully {
-                    logger.info("xmpp: disconnected for the shutdown", metadata: ["reason": "\(ending)"])
-                    return
-                }
-                if case .refused(let reason) = ending {
-                    credentials.refused("XMPP_PASSWORD_FILE", reason: reason)
-                    backoff.skip(6)
-                }
-                logger.warning("xmpp: the connection ended; reconnecting", metadata: ["reason": "\(ending)"])
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("xmpp: the connection ended; reconnecting", metadata: ["error": "\(error)"])
-            }
-            if Task.isShuttingDownGracefully { return }
-            if clock.now.duration(since: started) > .seconds(60) { backoff.reset() }
-            let delay = backoff.next()
-            try? await cancelWhenGracefulShutdown { [clock] in try await clock.sleep(for: delay) }
-        }
+        await runReconnecting(
+            platform: "xmpp", credential: "XMPP_PASSWORD_FILE", backoff: backoff, clock: clock, credentials: credentials, logger: logger,
+            session: { try await session() }, onGracefulShutdown: { link.endStream() })
     }
 
     /// The first of the servers to try that takes the connection.

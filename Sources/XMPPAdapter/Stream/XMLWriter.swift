@@ -31,32 +31,24 @@ extension XMLElement {
 }
 
 enum XMLText {
-    static func characterData(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars where XMLStreamParser.isXMLCharacter(scalar) {
-            switch scalar {
-            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
-            default: out.append(scalar)
-            }
-        }
-        return String(out)
-    }
+    static func characterData(_ text: String) -> String { escaped(text, inAttribute: false) }
 
-    static func attribute(_ text: String) -> String {
+    static func attribute(_ text: String) -> String { escaped(text, inAttribute: true) }
+
+    /// Scalar by scalar (a `Character` could hide a `<` under a combining mark).
+    private static func escaped(_ text: String, inAttribute: Bool) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars where XMLStreamParser.isXMLCharacter(scalar) {
             switch scalar {
             case "&": out.append(contentsOf: "&amp;".unicodeScalars)
             case "<": out.append(contentsOf: "&lt;".unicodeScalars)
             case ">": out.append(contentsOf: "&gt;".unicodeScalars)
-            case "'": out.append(contentsOf: "&apos;".unicodeScalars)
-            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
-            // A line break in an attribute would be read back as a space.
-            case "\n": out.append(contentsOf: "&#10;".unicodeScalars)
-            case "\r": out.append(contentsOf: "&#13;".unicodeScalars)
-            case "\t": out.append(contentsOf: "&#9;".unicodeScalars)
+            case "'" where inAttribute: out.append(contentsOf: "&apos;".unicodeScalars)
+            case "\"" where inAttribute: out.append(contentsOf: "&quot;".unicodeScalars)
+            // A line break or tab in an attribute would be read back as a space.
+            case "\n" where inAttribute: out.append(contentsOf: "&#10;".unicodeScalars)
+            case "\r" where inAttribute: out.append(contentsOf: "&#13;".unicodeScalars)
+            case "\t" where inAttribute: out.append(contentsOf: "&#9;".unicodeScalars)
             default: out.append(scalar)
             }
         }

@@ -22,38 +22,43 @@ public final class FakeDNSServer: Sendable {
 
     private let records: Mutex<[String: [SRV]]>
     private let queries = Mutex<[String]>([])
-    private let channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
-    private let task = Mutex<Task<Void, Never>?>(nil)
-    public let port: Int
+    // Its own event loop, answering on it (no task of the shared pool): a test beside busy ones
+    // still has its answers within the resolver's two-second retransmission.
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let channel = Mutex<(any Channel)?>(nil)
+    private let boundPort = Mutex(0)
+    public var port: Int { boundPort.withLock { $0 } }
 
     /// Names asked for, in order.
     public var asked: [String] { queries.withLock { $0 } }
 
-    private init(records: [String: [SRV]], channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>) {
+    private init(records: [String: [SRV]]) {
         self.records = Mutex(records)
-        self.channel = channel
-        self.port = channel.channel.localAddress?.port ?? 0
     }
 
     /// `records` by name (`_xmpp-client._tcp.localhost`, lower case, no final dot).
     public static func start(records: [String: [SRV]]) async throws -> FakeDNSServer {
-        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(wrappingChannelSynchronously: channel)
-                }
+        let server = FakeDNSServer(records: records)
+        let channel = try await DatagramBootstrap(group: server.group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Answering(server: server)) }
             }
-        let server = FakeDNSServer(records: records, channel: channel)
-        server.task.withLock { $0 = Task { await server.serve() } }
+            .bind(host: "127.0.0.1", port: 0).get()
+        server.channel.withLock { $0 = channel }
+        server.boundPort.withLock { $0 = channel.localAddress?.port ?? 0 }
         return server
     }
 
-    private func serve() async {
-        _ = try? await channel.executeThenClose { inbound, outbound in
-            for try await envelope in inbound {
-                if let answer = answer(to: envelope.data) {
-                    try await outbound.write(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: answer))
-                }
+    private final class Answering: ChannelInboundHandler, Sendable {
+        typealias InboundIn = AddressedEnvelope<ByteBuffer>
+        typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+        let server: FakeDNSServer
+        init(server: FakeDNSServer) { self.server = server }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let envelope = unwrapInboundIn(data)
+            if let answer = server.answer(to: envelope.data) {
+                context.writeAndFlush(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: answer)), promise: nil)
             }
         }
     }
@@ -103,9 +108,8 @@ public final class FakeDNSServer: Sendable {
     }
 
     public func stop() async {
-        try? await channel.channel.close()
-        let task = task.withLock { $0 }
-        task?.cancel()
-        _ = await task?.value
+        let channel = channel.withLock { $0 }
+        try? await channel?.close()
+        try? await group.shutdownGracefully()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RelayCore
+import RelayTestSupport
 import Testing
 
 @testable import TelegramAdapter

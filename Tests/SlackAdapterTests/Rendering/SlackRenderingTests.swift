@@ -1,4 +1,5 @@
 import RelayCore
+import RelayTestSupport
 import SlackAdapter
 import Testing
 
@@ -234,23 +235,6 @@ struct SlackRenderingTests {
     static func unescape(_ text: String) -> String {
         text.replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&amp;", with: "&")
     }
-}
-
-extension JSONValue {
-    /// Every mrkdwn text object in this block.
-    var mrkdwnObjects: [JSONValue] {
-        switch self {
-        case .object(let members):
-            let own: [JSONValue] = members["type"] == "mrkdwn" ? [self] : []
-            return own + members.values.flatMap(\.mrkdwnObjects)
-        case .array(let items):
-            return items.flatMap(\.mrkdwnObjects)
-        default:
-            return []
-        }
-    }
-
-    var mrkdwnTexts: [String] { mrkdwnObjects.compactMap { $0["text"]?.stringValue } }
 }
 
 struct RenderedButton: Equatable {

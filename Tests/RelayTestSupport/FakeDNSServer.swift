@@ -20,51 +20,64 @@ public final class FakeDNSServer: Sendable {
         }
     }
 
-    private let records: Mutex<[String: [SRV]]>
-    private let queries = Mutex<[String]>([])
     // Its own event loop, answering on it (no task of the shared pool): a test beside busy ones
     // still has its answers within the resolver's two-second retransmission.
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let channel = Mutex<(any Channel)?>(nil)
-    private let boundPort = Mutex(0)
-    public var port: Int { boundPort.withLock { $0 } }
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let table: Table
+    public let port: Int
 
     /// Names asked for, in order.
-    public var asked: [String] { queries.withLock { $0 } }
+    public var asked: [String] { table.queries.withLock { $0 } }
 
-    private init(records: [String: [SRV]]) {
-        self.records = Mutex(records)
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, table: Table) {
+        self.group = group
+        self.channel = channel
+        self.table = table
+        self.port = channel.localAddress?.port ?? 0
     }
 
     /// `records` by name (`_xmpp-client._tcp.localhost`, lower case, no final dot).
     public static func start(records: [String: [SRV]]) async throws -> FakeDNSServer {
-        let server = FakeDNSServer(records: records)
-        let channel = try await DatagramBootstrap(group: server.group)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let table = Table(records: records)
+        let channel = try await DatagramBootstrap(group: group)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Answering(server: server)) }
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Answering(table: table)) }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        server.channel.withLock { $0 = channel }
-        server.boundPort.withLock { $0 = channel.localAddress?.port ?? 0 }
-        return server
+        return FakeDNSServer(group: group, channel: channel, table: table)
+    }
+
+    public func stop() async {
+        try? await channel.close()
+        try? await group.shutdownGracefully()
     }
 
     private final class Answering: ChannelInboundHandler, Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         typealias OutboundOut = AddressedEnvelope<ByteBuffer>
-        let server: FakeDNSServer
-        init(server: FakeDNSServer) { self.server = server }
+        let table: Table
+        init(table: Table) { self.table = table }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
-            if let answer = server.answer(to: envelope.data) {
+            if let answer = table.answer(to: envelope.data) {
                 context.writeAndFlush(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: answer)), promise: nil)
             }
         }
     }
+}
+
+/// The records a `FakeDNSServer` answers from, and the names it was asked for.
+private final class Table: Sendable {
+    let records: [String: [FakeDNSServer.SRV]]
+    let queries = Mutex<[String]>([])
+
+    init(records: [String: [FakeDNSServer.SRV]]) { self.records = records }
 
     /// The answer to one query: its id and question, and the name's SRV records.
-    private func answer(to query: ByteBuffer) -> ByteBuffer? {
+    func answer(to query: ByteBuffer) -> ByteBuffer? {
         var reader = query
         guard let id = reader.readInteger(as: UInt16.self), reader.readSlice(length: 10) != nil else { return nil }
         let questionStart = reader.readerIndex
@@ -77,7 +90,7 @@ public final class FakeDNSServer: Sendable {
         let question = query.getSlice(at: questionStart, length: reader.readerIndex - questionStart) ?? ByteBuffer()
         let name = labels.joined(separator: ".").lowercased()
         queries.withLock { $0.append(name) }
-        let found = type == 33 ? records.withLock { $0[name] } : nil
+        let found = type == 33 ? records[name] : nil
         var out = ByteBuffer()
         out.writeInteger(id)
         // A response, recursion desired and available; NXDOMAIN for a name without records.
@@ -105,11 +118,5 @@ public final class FakeDNSServer: Sendable {
             out.writeImmutableBuffer(data)
         }
         return out
-    }
-
-    public func stop() async {
-        let channel = channel.withLock { $0 }
-        try? await channel?.close()
-        try? await group.shutdownGracefully()
     }
 }

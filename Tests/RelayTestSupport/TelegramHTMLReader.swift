@@ -1,5 +1,4 @@
-/// An independent reader of what Telegram's renderer writes, shared by the rendering tests and the
-/// output-safety property tests (which live in a target of their own).
+// Shared by Telegram's rendering tests and its output-safety property tests (OutputSafetyTests).
 
 /// Reads rendered HTML as Telegram's parser does, strictly: the text a user sees, what is bold and
 /// what is italic — or why Telegram would refuse it, or show something the renderer did not write.

@@ -44,7 +44,7 @@ public final class FakeBotFramework: Sendable {
     }
 
     public static func start(logger: Logger? = nil) async throws -> FakeBotFramework {
-        let key = try TestRSAKey(kid: "fake-bot-connector-key-1")
+        let key = try TestRSAKey.shared(kid: "fake-bot-connector-key-1")
         let state = FakeBotFrameworkLocked()
         let base = Mutex<String>("")
         let stopFlag = FakeStopFlag()

@@ -51,9 +51,9 @@ public final class FakeGoogleChat: Sendable {
     }
 
     public static func start(logger: Logger? = nil) async throws -> FakeGoogleChat {
-        let chatKey = try TestRSAKey(kid: "fake-chat-key-1")
-        let googleKey = try TestRSAKey(kid: "fake-google-key-1")
-        let accountKey = try TestRSAKey(kid: "fake-account-key-1")
+        let chatKey = try TestRSAKey.shared(kid: "fake-chat-key-1")
+        let googleKey = try TestRSAKey.shared(kid: "fake-google-key-1")
+        let accountKey = try TestRSAKey.shared(kid: "fake-account-key-1")
         let state = FakeGoogleChatLocked()
         state.withLock { state in
             state.chatCerts = [chatKey.kid: chatKey.certificatePEM()]

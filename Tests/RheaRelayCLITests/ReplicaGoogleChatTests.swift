@@ -36,7 +36,11 @@ struct ReplicaGoogleChatTests {
                     let shown = spaces.map { google.messages(in: $0) }
                     #expect(shown.map(\.count) == Array(repeating: 1, count: spaces.count), "each answered once: \(shown.map(\.count))")
                     #expect(shown.allSatisfy { $0.first?.viaEvent == true }, "in the event's own answer: \(shown.map { $0.first?.viaEvent })")
-                    #expect(elapsed.allSatisfy { $0 < .seconds(5) }, "no request waits out its window: \(elapsed)")
+                    // A request that waits out the relay's window (`GoogleChatEventAnswers.window`, 10 s)
+                    // ends without the answer; one answered in it ends before. A replica's first
+                    // event, under load, has taken 5.7 s (its first Google certificates, token and
+                    // store connections).
+                    #expect(elapsed.allSatisfy { $0 < .seconds(10) }, "no request waits out its window: \(elapsed)")
                 }
             }
         }

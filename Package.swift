@@ -12,11 +12,15 @@ let strict: [SwiftSetting] = [
 // - the council's estimator, on simulated panels of hundreds of claims: unoptimized it took 145 s
 //   of both cores, holding the test pool long enough for other tests' deadlines to lapse;
 //   optimized, 16 s;
-// - the text escapers and splitters (RelayCore, each adapter's renderer) and the output-safety
-//   property tests (OutputSafetyTests) and fuzz targets that feed them millions of strings:
-//   unoptimized, 6 of the unit group's CPU-minutes, most of it generic code left unspecialised.
-// Optimizing costs about five times the compile time, so only these: the adapters' other tests
-// build unoptimized (measured: the test targets' compile fell from 177 to 75 CPU-seconds).
+// - the text escapers and splitters (RelayCore, and the renderers of the adapters whose own
+//   scalar loops the property tests drive: Matrix, Mattermost, Teams, Google Chat, IRC, XMPP)
+//   and the output-safety property tests (OutputSafetyTests) and fuzz targets that feed them
+//   millions of strings: unoptimized, 6 of the unit group's CPU-minutes, most of it generic code
+//   left unspecialised.
+// Optimizing costs about five times the compile time, so only these: the adapters' tests build
+// unoptimized (their compile fell from 177 to 75 CPU-seconds), and so do Slack, Discord and
+// Telegram, whose property tests take about as long unoptimized, their escaping being mostly
+// RelayCore's (the unit group: 116 s either way; with every adapter unoptimized, 193 s).
 // `assert` is off under -O: these modules use `precondition`.
 let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
@@ -147,7 +151,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict + optimizedInDebug
+            swiftSettings: strict
         ),
         // Discord: interaction signatures (Ed25519), the gateway lifecycle, the REST rate limiter,
         // message rendering, command registration and interaction payloads. Knows Discord and
@@ -169,7 +173,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict + optimizedInDebug
+            swiftSettings: strict
         ),
         // Matrix: a bot account on a homeserver, over the client-server API (/sync long polling,
         // m.notice replies sent under transaction ids).
@@ -207,7 +211,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict + optimizedInDebug
+            swiftSettings: strict
         ),
         // Mattermost: slash commands (token-checked) answered at their response_url or through
         // REST v4, mentions and reactions over the websocket, Markdown rendering, command

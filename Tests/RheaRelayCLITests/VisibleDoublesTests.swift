@@ -66,7 +66,11 @@ struct VisibleDoublesTests {
                     try await eventually("every chat answered", safety: .seconds(60)) { !Self.telegramAnswers(telegram, chats: chats).contains(0) }
                 } catch {
                     let said = await first.stop() + "\n---\n" + (await second?.stop() ?? "")
-                    Issue.record("serve said: \(said.suffix(3000))")
+                    // What Telegram held and showed, to tell a slow run from a doubled answer (a
+                    // clean clone's CI once saw fewer than four answers shown in 150 s).
+                    let shown = chats.map { chat in telegram.messages(chat: chat).map { ($0.deleted ? "deleted: " : "") + $0.text } }
+                    let calls = telegram.calls().map { call in call.method + " " + (call.status.map(String.init) ?? "unanswered") }
+                    Issue.record("Telegram shows \(shown); calls answered: \(calls); serve said: \(said.suffix(3000))")
                     throw error
                 }
                 _ = await second?.stop()

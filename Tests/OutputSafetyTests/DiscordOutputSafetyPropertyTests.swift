@@ -158,12 +158,7 @@ struct DiscordOutputSafetyPropertyTests {
             let body = random.text(from: Self.withAddresses, tokens: 60)
             let reply = Reply(
                 kind: .result, title: random.text(from: Self.alphabet, tokens: 6), body: body,
-                footer: AgreementFooter(
-                    ConsensusResult(
-                        answer: body, verdict: .partly, agreement: 0.5, answered: 2, asked: 3,
-                        dissent: [
-                            Dissent(model: random.text(from: Self.alphabet, tokens: 3), verdict: .false, reason: random.text(from: Self.alphabet, tokens: 10))
-                        ], elapsed: .seconds(1))))
+                footer: random.dissentingFooter(answer: body, from: Self.alphabet, modelTokens: 3, reasonTokens: 10))
             for message in DiscordRenderer.render(reply) {
                 #expect(message.body()["allowed_mentions"] == ["parse": []])
                 let embed = message.embeds[0]

@@ -75,13 +75,7 @@ struct IRCOutputSafetyPropertyTests {
         var failures: [String] = []
         for round in 0..<1_000 {
             let body = random.text(from: Self.alphabet, tokens: round % 100 == 0 ? 3_000 : 40)
-            let footer = AgreementFooter(
-                ConsensusResult(
-                    answer: body, verdict: .partly, agreement: 0.5, answered: 2, asked: 3,
-                    dissent: [
-                        Dissent(model: random.text(from: Self.alphabet, tokens: 2), verdict: .false, reason: random.text(from: Self.alphabet, tokens: 8))
-                    ],
-                    elapsed: .seconds(1)))
+            let footer = random.dissentingFooter(answer: body, from: Self.alphabet)
             let kind: Reply.Kind = round.isMultiple(of: 2) ? .result : .info
             let reply = Reply(
                 kind: kind, title: random.text(from: Self.alphabet, tokens: 5), body: body, footer: kind == .result ? footer : nil,

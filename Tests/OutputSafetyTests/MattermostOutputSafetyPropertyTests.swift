@@ -140,13 +140,7 @@ struct MattermostOutputSafetyPropertyTests {
         for round in 0..<2_000 {
             let body = random.text(from: Self.withAddresses, tokens: round % 100 == 0 ? 9000 : 40)
             let title = random.text(from: Self.alphabet, tokens: 5)
-            let footer = AgreementFooter(
-                ConsensusResult(
-                    answer: body, verdict: .partly, agreement: 0.5, answered: 2, asked: 3,
-                    dissent: [
-                        Dissent(model: random.text(from: Self.alphabet, tokens: 2), verdict: .false, reason: random.text(from: Self.alphabet, tokens: 8))
-                    ],
-                    elapsed: .seconds(1)))
+            let footer = random.dissentingFooter(answer: body, from: Self.alphabet)
             let reply = Reply(kind: .result, title: title, body: body, footer: footer, notes: [random.text(from: Self.alphabet, tokens: 6)])
             let messages = MattermostRenderer.render(reply, limit: round % 100 == 0 ? MattermostLimits.postRunes : 400)
             for (index, message) in messages.enumerated() {

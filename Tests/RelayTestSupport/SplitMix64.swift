@@ -17,4 +17,16 @@ extension SplitMix64 {
         for _ in 0..<(1 + below(tokens)) { text += alphabet[below(alphabet.count)] }
         return text
     }
+
+    /// A consensus footer over `answer`: partly true, two of three models answering, one of them
+    /// dissenting, its name (`modelTokens`) and its reason (`reasonTokens`) drawn from `alphabet` in
+    /// that order — hostile model text where a renderer puts its footer.
+    public mutating func dissentingFooter(answer: String, from alphabet: [String], modelTokens: Int = 2, reasonTokens: Int = 8) -> AgreementFooter {
+        let model = text(from: alphabet, tokens: modelTokens)
+        let reason = text(from: alphabet, tokens: reasonTokens)
+        return AgreementFooter(
+            ConsensusResult(
+                answer: answer, verdict: .partly, agreement: 0.5, answered: 2, asked: 3,
+                dissent: [Dissent(model: model, verdict: .false, reason: reason)], elapsed: .seconds(1)))
+    }
 }

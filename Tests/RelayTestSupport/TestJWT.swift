@@ -41,12 +41,8 @@ public struct TestRSAKey: Sendable {
 
     /// A fresh 2048-bit key: a key no fake publishes, even under a kid one does.
     public init(kid: String) throws {
-        self.init(kid: kid, privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
-    }
-
-    private init(kid: String, privateKey: _RSA.Signing.PrivateKey) {
         self.kid = kid
-        self.privateKey = privateKey
+        self.privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     }
 
     /// The test process's one key for `kid`, made on first use: what the fakes publish and sign

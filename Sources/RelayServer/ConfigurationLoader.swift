@@ -151,6 +151,14 @@ public enum ConfigurationLoader {
         relay.historyDays = try values.int("relay.historyDays", in: 1...36_500) ?? relay.historyDays
         relay.maxChainsPerTeam = try values.int("chains.maxPerTeam", in: 1...10000) ?? relay.maxChainsPerTeam
         relay.maxCustomCommandsPerTeam = try values.int("commands.maxPerTeam", in: 1...10000) ?? relay.maxCustomCommandsPerTeam
+        if let list = values.string("admin.users") {
+            // The terminal's person is its operator already: no entry names it.
+            do {
+                relay.operatorAdmins = try OperatorAdmins(parsing: list, platforms: Set(platforms.map { $0.name }))
+            } catch {
+                throw ConfigurationError("admin.users (ADMIN_USERS): \(error.description)")
+            }
+        }
         config.relay = relay
         config.transcription = try TranscriptionConfigurationLoader.load(values)
 

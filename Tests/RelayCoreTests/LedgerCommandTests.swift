@@ -29,7 +29,7 @@ private struct JudgingTribunal: Tribunal {
 struct LedgerCommandTests {
     func withRelay(_ body: (Relay, any Store) async throws -> Void) async throws {
         let store = MemoryStore()
-        try await body(Relay(tribunal: JudgingTribunal(), store: store), store)
+        try await body(Relay(tribunal: JudgingTribunal(), store: store, configuration: RelayConfiguration(operatorAdmins: RelayHarness.admins)), store)
     }
 
     func send(_ relay: Relay, _ text: String, team: String = "t", user: String = "ada", external: Bool = false, repliedTo: String? = nil) async -> Reply {
@@ -83,10 +83,14 @@ struct LedgerCommandTests {
         try await withRelay { relay, store in
             _ = await send(relay, "/tribunal The Eiffel Tower is in Berlin")
             let id = try #require(try await store.ledgerEntries(team: "t").first?.id)
-            let marked = await send(relay, "/ledger mark \(id) TRUE", user: "bob")
+            // Marks teach the council: only admins make them.
+            let refused = await send(relay, "/ledger mark \(id) TRUE", user: "bob")
+            #expect(refused.kind == .error && refused.body.contains("Only this team's admins can mark fact-checks"))
+            #expect(try await store.ledgerEntry(team: "t", id: id)?.mark == nil)
+            let marked = await send(relay, "/ledger mark \(id) TRUE")
             #expect(marked.body.contains("Marked fact-check #\(id) as true"))
-            #expect(try await store.ledgerEntry(team: "t", id: id)?.mark?.user == "bob")
-            #expect(await send(relay, "/ledger show \(id)").body.contains("Marked true by bob"))
+            #expect(try await store.ledgerEntry(team: "t", id: id)?.mark?.user == "ada")
+            #expect(await send(relay, "/ledger show \(id)").body.contains("Marked true by ada"))
             #expect(await send(relay, "/ledger").body.contains("marked true"))
 
             // right / wrong: about the recorded verdict (false here), as a 👍 or 👎 says it.

@@ -50,13 +50,23 @@ struct RelayTeamTests {
         }
     }
 
-    @Test func onlyTheCreatorOrAnAdminChangesAChain() async throws {
+    @Test func onlyAdminsChangeTheTeamsChainsAndCommandsEveryoneRunsThem() async throws {
         try await RelayHarness.with { relay in
             await relay.send("/chain save mine = grammar", user: "ada")
             let other = await relay.send("/chain save mine = explain", user: "bob")
             #expect(other.kind == .error)
-            #expect(other.body.contains("belongs to ada"))
-            #expect(await relay.send("/chain delete mine", user: "bob").kind == .error)
+            #expect(other.body.hasPrefix("Only this team's admins can save the team's chains. Admins are:"))
+            #expect(other.body.contains("`/admin grant @name`"))
+            #expect(await relay.send("/chain delete mine", user: "bob").body.hasPrefix("Only this team's admins can delete the team's chains."))
+            #expect(await relay.send("/chain import x = grammar", user: "bob").body.hasPrefix("Only this team's admins can import chains."))
+            #expect(await relay.send("/command add eli5 {input}", user: "bob").body.hasPrefix("Only this team's admins can add custom commands."))
+            #expect(await relay.send("/command add eli5 Explain: {input}", user: "ada").kind == .info)
+            #expect(await relay.send("/command remove eli5", user: "bob").body.hasPrefix("Only this team's admins can remove custom commands."))
+            #expect(await relay.send("/eli5 gravity", user: "bob").body == "[freeform@cheap] Explain: gravity")  // anyone can run
+            #expect(await relay.send("/settings channel lang fr", user: "bob").body.hasPrefix("Only this team's admins can change this channel's settings"))
+            #expect(await relay.send("/settings channel reset", user: "bob").body.hasPrefix("Only this team's admins can change this channel's settings"))
+            #expect(await relay.send("/settings lang fr", user: "bob").kind == .info)  // one's own settings stay one's own
+            #expect(await relay.send("/chain list", user: "bob").body.contains("`mine`"))
             #expect(await relay.send("/run mine x", user: "bob").body == "[grammar@cheap] x")  // anyone can run
             #expect(await relay.send("/chain save mine = explain", user: "root", admin: true).kind == .info)
             #expect(await relay.send("/chain show mine").body.contains("`mine` = `explain`"))
@@ -123,7 +133,7 @@ struct RelayTeamTests {
     @Test func settingsShowSetAndResetPerUserAndChannel() async throws {
         try await RelayHarness.with { relay in
             #expect(await relay.send("/settings lang fr").body == "Your lang is now French (fr).")
-            #expect(await relay.send("/settings channel tier mid").kind == .error)  // not an admin
+            #expect(await relay.send("/settings channel tier mid", user: "bob").kind == .error)  // not an admin
             #expect(await relay.send("/settings channel tier mid", admin: true).body == "This channel's tier is now mid.")
             let shown = await relay.send("/settings", user: "bob")
             #expect(shown.body.contains("tier: mid — from this channel"))
@@ -145,7 +155,7 @@ struct RelayTeamTests {
             #expect(shown.contains("tier: cheap — from default"), "\(shown)")
             #expect(shown.contains("this channel's (metadata)"), "the channel's settings are not the user's: \(shown)")
             #expect(await relay.send("/settings reset").body == "Your settings were already all at their defaults.")
-            #expect(await relay.send("/settings channel reset").kind == .error)  // not an admin
+            #expect(await relay.send("/settings channel reset", user: "bob").kind == .error)  // not an admin
             #expect(await relay.send("/settings channel reset", admin: true).body == "This channel's retention is reset to the default.")
             #expect(await relay.send("/settings").body.contains("this channel's (unset)"))
             #expect(await relay.send("/help settings").body.contains("/settings [channel] reset"))

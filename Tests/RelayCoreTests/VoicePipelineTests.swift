@@ -18,7 +18,8 @@ final class ScriptedVoiceReader: ConversationReader {
 
     var fetches: Int { fetched.withLock { $0 } }
 
-    func isAdmin(_ event: Event) async -> Bool { false }
+    func isAdmin(_ event: Event) async -> Bool? { false }
+    var platformAdmins: String { "nobody" }
     func threadMessages(_ event: Event, limit: Int) async -> [String] { ["(the thread)"] }
     func audio(_ clip: VoiceClip, maxBytes: Int) async throws(VoiceFetchError) -> [UInt8] {
         fetched.withLock { $0 += 1 }

@@ -152,9 +152,9 @@ final class BackendUnderTest: Sendable {
 }
 
 extension Relay {
-    /// Sends one command line as user `ada` of team `t`.
+    /// Sends one command line as user `ada` of team `t`, its admin (chains are saved by admins).
     func send(_ text: String, repliedTo: String? = nil) async -> Reply {
-        await handle(Event(platform: "test", team: "t", channel: "c", user: "ada", text: text, repliedTo: repliedTo)) ?? .error("duplicate")
+        await handle(Event(platform: "test", team: "t", channel: "c", user: "ada", text: text, repliedTo: repliedTo, isAdmin: true)) ?? .error("duplicate")
     }
 }
 

@@ -40,7 +40,10 @@ struct RunDispatcherTests {
             let clock = ManualClock()
             let outbox = Outbox(store: store, clock: clock)
             let relay = Relay(tribunal: ScriptedTribunal(), store: store, clock: clock)
-            _ = await relay.handle(event("/chain save polish = input > grammar > rewrite:formal > output"))
+            _ = await relay.handle(
+                Event(
+                    platform: "test", team: "t", channel: "c", user: "ada", text: "/chain save polish = input > grammar > rewrite:formal > output",
+                    isAdmin: true))
             let dispatcher = RunDispatcher(relay: relay, outbox: outbox, progressInterval: .zero, logger: logger)
             let sender = RecordingSender(clock: clock)
             let worker = OutboxWorker(outbox: outbox, senders: [sender], policy: fastPolicy, parkedRuns: { _, _ in }, logger: logger)

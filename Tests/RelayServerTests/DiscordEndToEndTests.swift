@@ -133,8 +133,10 @@ struct DiscordEndToEndTests {
     @Test func aChainEditsTheOriginalWithProgressThenTheResult() async throws {
         try await DiscordFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in
+                // Saved by a server manager: the interaction carries their permissions.
                 let save = FakeDiscordInteractions.command(
-                    "rhea", options: [("line", "chain save twostep = grammar > rewrite:formal")], id: "1300000000000000500", token: "token-save")
+                    "rhea", options: [("line", "chain save twostep = grammar > rewrite:formal")], id: "1300000000000000500", token: "token-save",
+                    permissions: FakeDiscordInteractions.managerPermissions)
                 _ = try await relay.interact(save)
                 let saved = try #require(await relay.discord.next(FakeDiscordAPI.editOriginal))
                 #expect(saved.path == Self.originalPath("token-save"))

@@ -21,7 +21,19 @@ struct DiscordLedgerMarkTests {
                 // A 👍 on someone else's message: no read, no answer.
                 try await relay.gateway.dispatch(
                     "MESSAGE_REACTION_ADD", FakeDiscordInteractions.reaction("👍", message: "1500000000000000030", author: "1200000000000000009"))
-                // A 👍🏽 on the relay's reply marks the verdict right.
+                // Marks teach the council: a member who does not manage the server is refused,
+                // and told who may.
+                try await relay.gateway.dispatch(
+                    "MESSAGE_REACTION_ADD", FakeDiscordInteractions.reaction("👎", message: replyID, author: FakeDiscordAPI.botUserID))
+                let refused = try #require(await relay.discord.next(FakeDiscordAPI.createMessage))
+                try await relay.settled()
+                let refusal = [refused["content"]?.stringValue, refused["embeds"]?[0]?["description"]?.stringValue].compactMap { $0 }.joined()
+                #expect(refusal.contains("Only this team's admins can mark fact-checks"), "\(refused)")
+                #expect(refusal.contains("Discord members with Manage Server or Administrator"), "\(refused)")
+                #expect(relay.discord.requests(FakeDiscordAPI.guildMember).count == 1, "the member's roles, asked by the gateway's event")
+
+                // Given the role with Manage Server, a 👍🏽 on the relay's reply marks the verdict right.
+                relay.discord.makeGuildAdmin(FakeDiscordInteractions.asker)
                 let reads = relay.discord.requests(FakeDiscordAPI.getMessage).count
                 try await relay.gateway.dispatch(
                     "MESSAGE_REACTION_ADD", FakeDiscordInteractions.reaction("👍🏽", message: replyID, author: FakeDiscordAPI.botUserID))

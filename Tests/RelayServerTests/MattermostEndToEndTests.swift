@@ -133,16 +133,17 @@ struct MattermostEndToEndTests {
         try await MattermostFakes.with { fakes in
             try await fakes.withRelay(fakes.configuration()) { relay in
                 relay.mattermost.addChannel(Self.channel)
-                func answer(_ text: String) async throws -> String {
+                func answer(_ text: String, user: String = FakeMattermost.alice) async throws -> String {
                     let responseURL = relay.mattermost.makeResponseURL(channel: Self.channel)
-                    _ = try await relay.slashCommand("/rhea", text: text, channel: Self.channel, responseURL: responseURL)
+                    _ = try await relay.slashCommand("/rhea", text: text, channel: Self.channel, responseURL: responseURL, user: user)
                     try await relay.settled()
                     let texts = relay.botPosts(channel: Self.channel).map { MattermostMarkdown.unescape($0.message) }
                     return texts.last ?? ""
                 }
-                let refused = try await answer("settings channel tier mid")
-                #expect(refused.contains("Only team admins"), "\(refused)")
                 relay.mattermost.makeTeamAdmin(FakeMattermost.alice)
+                let refused = try await answer("settings channel tier mid", user: "bob00000000000000000000001")
+                #expect(refused.contains("Only this team's admins can change this channel's settings"), "\(refused)")
+                #expect(refused.contains("Admins are: Mattermost system admins and the team's admins"), "\(refused)")
                 let changed = try await answer("settings channel tier cheap")
                 #expect(changed.contains("This channel's tier is now cheap"), "\(changed)")
             }
@@ -255,6 +256,13 @@ struct MattermostEndToEndTests {
                 let replyID = try #require(relay.botPosts(channel: Self.channel).first?.id)
                 // 👍 on someone else's post: nothing.
                 try await relay.mattermost.react("+1", to: claim)
+                // Marks teach the council: alice, no team admin yet, is told who may mark.
+                try await relay.mattermost.react("thumbsdown", to: replyID)
+                let refused = try #require(await relay.mattermost.next("POST /posts/ephemeral"))
+                try await relay.settled()
+                let refusal = MattermostMarkdown.unescape(refused["post"]?["message"]?.stringValue ?? "")
+                #expect(refusal.contains("Only this team's admins can mark fact-checks"), "\(refused)")
+                relay.mattermost.makeTeamAdmin(FakeMattermost.alice)
                 try await relay.mattermost.react("thumbsup", to: replyID)
                 let marked = try #require(await relay.mattermost.next("POST /posts/ephemeral"))
                 try await relay.settled()

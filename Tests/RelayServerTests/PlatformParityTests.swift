@@ -48,6 +48,26 @@ struct PlatformParityTests {
         }
     }
 
+    /// Matrix's own test has a second person in the room (`MatrixAdminTests`): here the asker made
+    /// the room, and so administers it.
+    @Test(arguments: PlatformKind.allCases.filter { $0 != .matrix })
+    func onlyTheTeamsAdminsChangeWhatTheTeamShares(kind: PlatformKind) async throws {
+        try await withPlatform(kind, askerIsAdmin: false) { platform in
+            let refused = try await platform.send("/chain save twostep = grammar", delivery: "refused")
+            #expect(refused.text.contains("Only this team's admins can save the team's chains."), "\(refused.finals)")
+            #expect(refused.text.contains("Admins are:"), "\(refused.finals)")
+            let shown = try await platform.send("/rhea admin", delivery: "shown")
+            #expect(shown.text.contains("You do not administer this team."), "\(shown.finals)")
+            #expect(shown.text.contains("\(kind.rawValue):"), "the entry for the operator's list: \(shown.finals)")
+            let listed = try await platform.send("/chain list", delivery: "listed")
+            #expect(listed.text.contains("No chains"), "\(listed.finals)")
+        }
+        try await withPlatform(kind) { platform in
+            let shown = try await platform.send("/rhea admin", delivery: "shown")
+            #expect(shown.text.contains("You administer this team"), "\(shown.finals)")
+        }
+    }
+
     @Test(arguments: PlatformKind.allCases)
     func aChainShowsProgressThenTheResult(kind: PlatformKind) async throws {
         try await withPlatform(kind) { platform in

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import RelayCore
+import RelayPipeline
 import RelayServer
 import RelayTestSupport
 import Synchronization
@@ -107,54 +108,81 @@ extension PlatformUnderTest {
     func modelRequests(_ path: String) async -> Int { await tribunal.requests(path: path).count }
 }
 
+extension PlatformKind {
+    /// The asker's entry for the operator's list (`ADMIN_USERS`), of every team: the user id the
+    /// platform's adapter gives the person `send` sends as. Nil for Matrix, where the asker made
+    /// the room and so administers it on the platform.
+    var askerEntry: String? {
+        switch self {
+        case .slack: "slack:*:\(SlackFakes.humanUser)"
+        case .discord: "discord:*:\(FakeDiscordInteractions.asker)"
+        case .telegram: "telegram:*:\(TelegramFakes.alice)"
+        case .matrix: nil
+        case .mattermost: "mattermost:*:\(FakeMattermost.alice)"
+        case .teams: "teams:*:\(FakeBotFramework.aliceAAD)"
+        case .googleChat: "google-chat:*:\(FakeGoogleChat.alice)"
+        case .irc: "irc:*:\(IRCUnderTest.person)"
+        case .xmpp: "xmpp:*:\(XMPPFakes.room)/ada"
+        }
+    }
+}
+
 /// Runs `body` with a fresh relay serving `kind` over its fakes.
-/// `backend`, when given, replaces the fake Rhea Tribunal as the relay's backend.
+/// `backend`, when given, replaces the fake Rhea Tribunal as the relay's backend. The asker
+/// administers the team (the operator's list names them, `PlatformKind.askerEntry`), as whoever
+/// sets a bot up does, unless `askerIsAdmin` is false.
 func withPlatform<T: Sendable>(
-    _ kind: PlatformKind, backend: AppConfiguration.Backend? = nil, _ body: @escaping @Sendable (any PlatformUnderTest) async throws -> T
+    _ kind: PlatformKind, backend: AppConfiguration.Backend? = nil, askerIsAdmin: Bool = true,
+    _ body: @escaping @Sendable (any PlatformUnderTest) async throws -> T
 ) async throws -> T {
-    func configured(_ configuration: AppConfiguration) -> AppConfiguration {
+    func configured(_ configuration: AppConfiguration) throws -> AppConfiguration {
         var configuration = configuration
         if let backend { configuration.backend = backend }
+        if askerIsAdmin, let entry = kind.askerEntry {
+            configuration.relay.operatorAdmins = try OperatorAdmins(parsing: entry, platforms: [kind.rawValue])
+        }
         return configuration
     }
     switch kind {
     case .slack:
         return try await SlackFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(SlackUnderTest(relay: relay)) }
+            // SlackFakes make the asker a workspace admin.
+            if !askerIsAdmin { fakes.slack.seed(.member(SlackFakes.humanUser, teamID: SlackFakes.team)) }
+            return try await fakes.withRelay(try configured(fakes.configuration())) { relay in try await body(SlackUnderTest(relay: relay)) }
         }
     case .discord:
         return try await DiscordFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(DiscordUnderTest(relay: relay)) }
+            try await fakes.withRelay(try configured(fakes.configuration())) { relay in try await body(DiscordUnderTest(relay: relay)) }
         }
     case .telegram:
         return try await TelegramFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(TelegramUnderTest(relay: relay)) }
+            try await fakes.withRelay(try configured(fakes.configuration())) { relay in try await body(TelegramUnderTest(relay: relay)) }
         }
     case .matrix:
         return try await MatrixFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in
+            try await fakes.withRelay(try configured(fakes.configuration())) { relay in
                 try await body(MatrixUnderTest(relay: relay, room: try await relay.room()))
             }
         }
     case .mattermost:
         return try await MattermostFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(MattermostUnderTest(relay: relay)) }
+            try await fakes.withRelay(try configured(fakes.configuration())) { relay in try await body(MattermostUnderTest(relay: relay)) }
         }
     case .teams:
         return try await TeamsFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(TeamsUnderTest(relay: relay)) }
+            try await fakes.withRelay(try configured(fakes.configuration())) { relay in try await body(TeamsUnderTest(relay: relay)) }
         }
     case .googleChat:
         return try await GoogleChatFakes.with { fakes in
-            try await fakes.withRelay(configured(try fakes.configuration())) { relay in try await body(GoogleChatUnderTest(relay: relay)) }
+            try await fakes.withRelay(try configured(try fakes.configuration())) { relay in try await body(GoogleChatUnderTest(relay: relay)) }
         }
     case .irc:
         return try await IRCFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(IRCUnderTest(relay: relay)) }
+            try await fakes.withRelay(try configured(fakes.configuration())) { relay in try await body(IRCUnderTest(relay: relay)) }
         }
     case .xmpp:
         return try await XMPPFakes.with { fakes in
-            try await fakes.withRelay(configured(fakes.configuration())) { relay in try await body(XMPPUnderTest(relay: relay)) }
+            try await fakes.withRelay(try configured(fakes.configuration())) { relay in try await body(XMPPUnderTest(relay: relay)) }
         }
     }
 }

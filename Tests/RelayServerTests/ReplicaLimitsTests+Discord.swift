@@ -17,6 +17,8 @@ extension ReplicaLimitsTests {
             fakes.discord.rateLimits = limits
             try await Self.withReplicas(3, fakes.configuration(gateway: true)) { replicas, database in
                 let discord = fakes.discord
+                // Chains are saved by those who manage the server.
+                discord.makeGuildAdmin(FakeDiscordInteractions.asker)
                 _ = try #require(await fakes.gateway.next(FakeDiscordGateway.identify), "a replica connected to the gateway")
                 try await fakes.gateway.dispatch(
                     "MESSAGE_CREATE",

@@ -50,6 +50,8 @@ struct ReplicaLimitsTests {
         try await Self.withReplicas(3) { replicas, fakes, database in
             let telegram = fakes.telegram
             telegram.rateLimits.tolerance = .milliseconds(300)
+            // Chains are saved by the group's administrators.
+            telegram.makeAdministrator(Fakes.bob, of: Fakes.group)
             let save = TelegramUpdates.message(
                 updateID: 2_300, messageID: 80, chat: Fakes.group, chatType: "supergroup", chatTitle: "Team", from: Fakes.bob, firstName: "Bob",
                 username: "bob", text: "/chain save polish = input > grammar > rewrite:formal > rewrite:shorter > output")

@@ -22,7 +22,8 @@ struct SlackAdminAndThreadTests {
                 let refusedURL = relay.slack.makeResponseURL()
                 _ = try await relay.slashCommand("/rhea", text: "settings channel lang fr", responseURL: refusedURL, user: "U0MEMBER")
                 let refused = try await Self.reply(at: refusedURL, relay)
-                #expect(refused.contains("Only team admins can change this channel's settings"), "\(refused)")
+                #expect(refused.contains("Only this team's admins can change this channel's settings"), "\(refused)")
+                #expect(refused.contains("Admins are: Slack workspace admins and owners;"), "\(refused)")
 
                 let acceptedURL = relay.slack.makeResponseURL()
                 _ = try await relay.slashCommand("/rhea", text: "settings channel lang fr", responseURL: acceptedURL, user: "U0ADMIN")

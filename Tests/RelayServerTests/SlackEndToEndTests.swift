@@ -440,6 +440,16 @@ struct SlackEndToEndTests {
                 #expect(text.contains("fact-check #1"), "\(text)")
                 let reply = try #require(relay.slack.messages(channel: "C0CLAIMS").first { $0.text.contains("fact-check #1") })
 
+                // Marks teach the council: a member who is no workspace admin is told who may.
+                relay.slack.seed(.member("U0READER", teamID: SlackFakes.team))
+                let refused = SlackFakes.reaction(
+                    "+1", eventID: "Ev0UP0", channel: "C0CLAIMS", ts: reply.ts, user: "U0READER", itemUser: FakeSlackWebAPI.botUserID)
+                #expect(try await relay.event(refused).status == .ok)
+                let refusal = try #require(await relay.slack.next(path: "chat.postEphemeral"))
+                #expect(refusal["user"]?.stringValue == "U0READER")
+                #expect(refusal["text"]?.stringValue?.contains("Only this team's admins can mark fact-checks") == true, "\(refusal)")
+
+                relay.slack.seed(.admin("U0EDITOR", teamID: SlackFakes.team))
                 let up = SlackFakes.reaction(
                     "thumbsup::skin-tone-3", eventID: "Ev0UP1", channel: "C0CLAIMS", ts: reply.ts, user: "U0EDITOR", itemUser: FakeSlackWebAPI.botUserID)
                 #expect(try await relay.event(up).status == .ok)
@@ -460,7 +470,7 @@ struct SlackEndToEndTests {
                 #expect(try await relay.event(other).status == .ok)
                 try await relay.settled()
                 #expect(relay.slack.requests(path: "conversations.replies").count == readsBefore)
-                #expect(relay.slack.requests(path: "chat.postEphemeral").count == 2)
+                #expect(relay.slack.requests(path: "chat.postEphemeral").count == 3, "the refusal and the two marks")
             }
         }
     }

@@ -22,7 +22,10 @@ struct SlackFakes {
         try await TemporaryDatabase.with { database in
             try await withFakeRheaTribunal { tribunal in
                 try await withFakeSlackWebAPI { slack in
-                    try await body(SlackFakes(slack: slack, tribunal: tribunal, database: database))
+                    // The person who sends the tests' commands administers the workspace, as
+                    // whoever installs a bot does: team admins save chains and commands.
+                    slack.seed(.admin(humanUser, teamID: team))
+                    return try await body(SlackFakes(slack: slack, tribunal: tribunal, database: database))
                 }
             }
         }
@@ -33,6 +36,8 @@ struct SlackFakes {
 
     /// The workspace every request comes from.
     static let team = "T0E2E"
+    /// Who sends the tests' commands, unless a test names another: an admin of `team`.
+    static let humanUser = "U0HUMAN"
 
     /// The admin token the relay is configured with, to read `/readyz`'s detailed report.
     static let adminToken = "e2e-admin-token-0123456789abcdef"

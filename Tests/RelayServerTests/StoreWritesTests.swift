@@ -77,6 +77,7 @@ struct StoreWritesTests {
             try await withRelay(fakes) { relay, store in
                 let team = SlackFakes.team
                 let user = "U0CHANGES"
+                fakes.slack.seed(.admin(user, teamID: team))
                 func run(_ command: String, _ text: String) async throws -> String {
                     let before = store.commitStatistics.writes
                     let url = relay.slack.makeResponseURL()

@@ -27,8 +27,9 @@ struct StoreCopyTests {
             let original = try await Self.read(sqlite, inbox: inbox)
             try await withPostgresStore { postgres in
                 let report = try await StoreCopy.copy(from: sqlite, to: postgres)
-                #expect(report.tables.map(\.name) == ["chains", "custom_commands", "settings", "history", "ledger", "dedupe", "outbox", "inbox"])
-                #expect(report.tables.map(\.rows) == [3, 2, 2, 3, 2, 2, 5, 2])
+                #expect(
+                    report.tables.map(\.name) == ["chains", "custom_commands", "settings", "history", "ledger", "admin_grants", "dedupe", "outbox", "inbox"])
+                #expect(report.tables.map(\.rows) == [3, 2, 2, 3, 2, 2, 2, 5, 2])
 
                 // PostgreSQL text cannot hold U+0000: the one way the copy may differ, by design.
                 var expected = original
@@ -178,6 +179,12 @@ struct StoreCopyTests {
         try await store.recordConsensus(LedgerStoreTests.entry("Forget me", at: 3, user: "dave"))
         #expect(try await store.clearLedger(team: "T1", user: "dave") == 1)
 
+        _ = try await store.record(
+            RunRecord(
+                changes: ["U3", "U4"].map {
+                    .grantAdmin(AdminGrant(platform: "slack", team: "T1", user: $0, userName: "@\($0)", grantedBy: "U1", grantedAt: when))
+                }))
+
         #expect(try await store.claimEvent(key: "slack:Ev1", expiresAt: instant(100), now: instant(0)))
 
         // Pending (one rescheduled, one leased long past the copy), sent and failed entries.
@@ -219,6 +226,7 @@ struct StoreCopyTests {
         var pending: Int
         var inbox: [InboxItem]
         var queue: [InboxTicket]
+        var admins: [AdminGrant]
     }
 
     static func read(_ store: any Store, inbox: [Int64]) async throws -> Contents {
@@ -232,7 +240,8 @@ struct StoreCopyTests {
             pending: try await store.pendingOutboxCount(),
             // Claimed to be read (what a replica would run), in id order.
             inbox: try await store.claimInbox(now: Date(), leaseUntil: Date() + 60, limit: 100).filter { inbox.contains($0.id) }.sorted { $0.id < $1.id },
-            queue: try await store.inboxQueue())
+            queue: try await store.inboxQueue(),
+            admins: try await store.adminGrants(platform: "slack", team: "T1"))
     }
 }
 

@@ -35,6 +35,13 @@ public final class FakeDiscordAPI: Sendable {
     /// `GET /users/@me`: the bot's own user, for a check of its token.
     public static let currentUser = "currentUser"
     public static let commands = "commands"
+    /// `GET /guilds/{g}` and `GET /guilds/{g}/members/{u}`: the server's roles and a member's.
+    public static let guild = "guild"
+    public static let guildMember = "guildMember"
+    /// The server's owner, who administers it whatever their roles.
+    public static let guildOwner = "1100000000000000099"
+    /// The server's role with Manage Server (`makeGuildAdmin` gives it).
+    public static let adminRole = "1200000000000000001"
 
     /// The application every interaction names.
     public static let applicationID = "1100000000000000001"
@@ -138,6 +145,11 @@ public final class FakeDiscordAPI: Sendable {
     /// The `session_start_limit` `GET /gateway/bot` answers with.
     public func setSessionStartLimit(remaining: Int, resetAfterMilliseconds: Int) {
         state.withLock { $0.sessionStart = (remaining, resetAfterMilliseconds) }
+    }
+
+    /// Gives `user` the server's role with Manage Server.
+    public func makeGuildAdmin(_ user: String) {
+        state.withLock { _ = $0.guildAdmins.insert(user) }
     }
 
     /// Puts a message into a channel as if a person had written it (for reactions).

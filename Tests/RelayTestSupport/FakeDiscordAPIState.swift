@@ -29,6 +29,8 @@ struct FakeDiscordAPIState: Sendable {
     /// How long a nonce is enforced ("the past few minutes", Discord says).
     var nonceWindow: Duration = .seconds(120)
     var expiredTokens: Set<String> = []
+    /// Members holding `FakeDiscordAPI.adminRole`.
+    var guildAdmins: Set<String> = []
     var failures: [(route: String, failure: FakeDiscordAPI.Failure)] = []
     var requests: [Filed] = []
     var nextID = 1_300_000_000_000_000_000
@@ -193,6 +195,22 @@ struct FakeDiscordAPIState: Sendable {
             return post(channel: "webhook", request: request)
         case FakeDiscordAPI.currentUser:
             return Answer(status: 200, body: ["id": .string(FakeDiscordAPI.botUserID), "username": "rhea", "bot": true])
+        case FakeDiscordAPI.guild:
+            // Every member has @everyone (the guild's own id): Send Messages and little else.
+            return Answer(
+                status: 200,
+                body: [
+                    "id": .string(parts[1]), "name": "Rhea test server", "owner_id": .string(FakeDiscordAPI.guildOwner),
+                    "roles": [
+                        ["id": .string(parts[1]), "name": "@everyone", "permissions": "2048"],
+                        ["id": .string(FakeDiscordAPI.adminRole), "name": "Admins", "permissions": "32"],
+                        ["id": "1200000000000000002", "name": "Helpers", "permissions": "8192"],
+                    ],
+                ])
+        case FakeDiscordAPI.guildMember:
+            guard parts[3].allSatisfy(\.isNumber) else { return Self.error(404, 10013, "Unknown User") }
+            let roles: [JSONValue] = guildAdmins.contains(parts[3]) ? [.string(FakeDiscordAPI.adminRole)] : ["1200000000000000002"]
+            return Answer(status: 200, body: ["user": ["id": .string(parts[3])], "roles": .array(roles)])
         case FakeDiscordAPI.createDM:
             let user = request.body?["recipient_id"]?.stringValue ?? "0"
             return Answer(status: 200, body: ["id": .string("9\(user.suffix(18))"), "type": 1])
@@ -249,6 +267,8 @@ struct FakeDiscordAPIState: Sendable {
         case ("POST", 3, "webhooks"): (FakeDiscordAPI.followup, false)
         case ("POST", 3, "users") where parts[1] == "@me" && parts[2] == "channels": (FakeDiscordAPI.createDM, true)
         case ("GET", 2, "users") where parts[1] == "@me": (FakeDiscordAPI.currentUser, true)
+        case ("GET", 2, "guilds"): (FakeDiscordAPI.guild, true)
+        case ("GET", 4, "guilds") where parts[2] == "members": (FakeDiscordAPI.guildMember, true)
         case ("PUT", 3, "applications") where parts[2] == "commands": (FakeDiscordAPI.commands, true)
         case ("PUT", 5, "applications") where parts[2] == "guilds" && parts[4] == "commands": (FakeDiscordAPI.commands, true)
         default: ("unknown", false)

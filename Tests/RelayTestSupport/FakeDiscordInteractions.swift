@@ -41,9 +41,12 @@ public enum FakeDiscordInteractions {
         ["type": 1, "id": .string(id), "application_id": .string(FakeDiscordAPI.applicationID), "token": "ping-token", "version": 1]
     }
 
-    /// A slash command `/name` with `options` (`[("text", .string("…"))]`; booleans as `.bool`).
+    /// A slash command `/name` with `options` (`[("text", .string("…"))]`; booleans as `.bool`),
+    /// from a member with `permissions` in the channel (by default Send Messages and no more;
+    /// `managerPermissions` are a server manager's).
     public static func command(
-        _ name: String, options: [(String, JSONValue)], id: String, token: String, user: String = asker, channel: String = channel
+        _ name: String, options: [(String, JSONValue)], id: String, token: String, user: String = asker, channel: String = channel,
+        permissions: String = memberPermissions
     ) -> JSONValue {
         let list: [JSONValue] = options.map { name, value in
             let type: Int
@@ -56,7 +59,7 @@ public enum FakeDiscordInteractions {
         }
         return base(
             type: 2, id: id, token: token, user: user, channel: channel,
-            data: ["id": "1200000000000000001", "name": .string(name), "type": 1, "options": .array(list)])
+            data: ["id": "1200000000000000001", "name": .string(name), "type": 1, "options": .array(list)], permissions: permissions)
     }
 
     /// A message context-menu command (`Fact-check`, `Summarize thread`) on a message.
@@ -83,11 +86,18 @@ public enum FakeDiscordInteractions {
         return interaction
     }
 
-    static func base(type: Int, id: String, token: String, user: String, channel: String, data: JSONValue) -> JSONValue {
+    /// Send Messages (2048): a member's permissions in a channel, no more.
+    public static let memberPermissions = "2048"
+    /// Send Messages and Manage Server (32): a server manager's.
+    public static let managerPermissions = "2080"
+
+    static func base(
+        type: Int, id: String, token: String, user: String, channel: String, data: JSONValue, permissions: String = memberPermissions
+    ) -> JSONValue {
         [
             "type": .int(type), "id": .string(id), "application_id": .string(FakeDiscordAPI.applicationID), "token": .string(token), "version": 1,
             "guild_id": .string(guild), "channel_id": .string(channel), "locale": "en-US", "app_permissions": "562949953601536",
-            "member": ["permissions": "2048", "user": ["id": .string(user), "username": "ada", "global_name": "Ada"]],
+            "member": ["permissions": .string(permissions), "user": ["id": .string(user), "username": "ada", "global_name": "Ada"]],
             "data": data,
         ]
     }

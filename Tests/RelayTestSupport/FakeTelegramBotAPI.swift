@@ -160,6 +160,11 @@ public final class FakeTelegramBotAPI: Sendable {
 
     // MARK: - Knobs
 
+    /// Makes `user` an administrator of the group `chat` (`getChatMember`).
+    public func makeAdministrator(_ user: Int64, of chat: Int64) {
+        state.withLock { _ = $0.administrators[chat, default: []].insert(user) }
+    }
+
     /// Whether sends and edits are paced by `rateLimits` (429 when too fast). On by default.
     public var enforceRateLimits: Bool {
         get { state.withLock { $0.enforceRateLimits } }

@@ -83,7 +83,7 @@ struct FakeTelegramBotAPIState: Sendable {
         uniqueKeysWithValues: [
             "getMe", "getUpdates", "setWebhook", "deleteWebhook", "getWebhookInfo", "sendMessage", "editMessageText",
             "editMessageReplyMarkup", "deleteMessage", "answerCallbackQuery", "answerInlineQuery", "sendChatAction", "setMyCommands",
-            "getMyCommands", "deleteMyCommands", "setMessageReaction", "getFile",
+            "getMyCommands", "deleteMyCommands", "setMessageReaction", "getFile", "getChatMember",
         ].map { ($0.lowercased(), $0) })
 
     /// Update kinds delivered when `allowed_updates` was never given (or given empty).
@@ -127,6 +127,9 @@ struct FakeTelegramBotAPIState: Sendable {
     var nextMessageID: [Int64: Int] = [:]
     var userMessages: [MessageKey: JSONValue] = [:]
     var chats: [Int64: JSONValue] = [:]
+    /// Each group's administrators (`getChatMember` says `administrator`); everyone else is a
+    /// `member`.
+    var administrators: [Int64: Set<Int64>] = [:]
     var migrated: [Int64: Int64] = [:]
 
     // Pacing.
@@ -222,6 +225,7 @@ struct FakeTelegramBotAPIState: Sendable {
         case "answerCallbackQuery": return .answer(answerCallbackQuery(p, now: now))
         case "answerInlineQuery": return .answer(answerInlineQuery(p, now: now))
         case "sendChatAction": return .answer(sendChatAction(p))
+        case "getChatMember": return .answer(getChatMember(p))
         case "setMyCommands": return .answer(setMyCommands(p))
         case "getMyCommands": return .answer(getMyCommands(p))
         case "deleteMyCommands": return .answer(deleteMyCommands(p))
@@ -537,6 +541,17 @@ struct FakeTelegramBotAPIState: Sendable {
         case .failure(let answer):
             return answer
         }
+    }
+
+    private func getChatMember(_ p: JSONValue) -> FakeTelegramAnswer {
+        let chat: Int64
+        switch Self.chatID(p["chat_id"]) {
+        case .success(let id): chat = id
+        case .failure(let answer): return answer
+        }
+        guard let user = p["user_id"]?.intValue else { return .badRequest("Bad Request: user_id is required") }
+        let status = administrators[chat]?.contains(Int64(user)) == true ? "administrator" : "member"
+        return .ok(["status": .string(status), "user": ["id": .int(user), "is_bot": false, "first_name": "Person"]])
     }
 
     private func sendChatAction(_ p: JSONValue) -> FakeTelegramAnswer {

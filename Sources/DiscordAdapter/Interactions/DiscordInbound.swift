@@ -144,7 +144,8 @@ public struct DiscordInbound: Sendable {
 
     /// The relay event for an interaction; the dedupe key is the interaction id.
     func event(_ interaction: DiscordInteraction, user: DiscordUser, channel: String, text: String) -> Event {
-        let admin = interaction.memberPermissions.flatMap { UInt64($0) }.map { $0 & Self.adminPermissions != 0 } ?? false
+        // A direct message (no guild) is its person's own team.
+        let admin = interaction.guildID == nil || (interaction.memberPermissions.flatMap { UInt64($0) }.map { $0 & Self.adminPermissions != 0 } ?? false)
         return Event(
             platform: DiscordPlatform.name, team: interaction.guildID ?? "dm:\(user.id)", channel: channel, user: user.id,
             userName: user.globalName ?? user.username, text: text, eventKey: "interaction:\(interaction.id)", isAdmin: admin)

@@ -179,8 +179,11 @@ struct DiscordConnection: PlatformConnection {
         Deliverer(DiscordDelivery(api: api, canPost: configuration.botToken != nil, box: box, clock: clock), logger: logger)
     }
 
-    /// Fetches voice messages' audio from the CDN (`DiscordConversationReader`).
-    var reader: (any ConversationReader)? { DiscordConversationReader(transport: api.transport, cdnURL: configuration.cdnURL, logger: logger) }
+    /// Asks whether a member manages the server, and fetches voice messages' audio from the CDN
+    /// (`DiscordConversationReader`).
+    var reader: (any ConversationReader)? {
+        DiscordConversationReader(api: api, transport: api.transport, cdnURL: configuration.cdnURL, logger: logger)
+    }
 
     func inbound(_ inbox: any RelayInbox) -> DiscordInbound {
         DiscordInbound(inbox: inbox, api: api, box: box, configuration: configuration, clock: clock, logger: logger)

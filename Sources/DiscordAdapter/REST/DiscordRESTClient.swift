@@ -324,6 +324,25 @@ extension DiscordREST {
         return try await send(DiscordRequest(route, body: commands), as: ListAnswer.self).count
     }
 
+    /// `GET /guilds/{g}` and `GET /guilds/{g}/members/{u}`: whether the member manages the
+    /// server — its owner, or holding a role (@everyone counts) with Administrator or Manage
+    /// Server (`DiscordInbound.adminPermissions`). Those are server-wide: no channel overwrite
+    /// takes them away.
+    public func administers(guildID: String, userID: String) async throws(DiscordAPIError) -> Bool {
+        for id in [guildID, userID] where id.isEmpty || !id.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw .malformed(endpoint: "GET /guilds/{guild.id}", reason: "`\(id)` is not a Discord id")
+        }
+        let guildRoute = DiscordRoute(method: "GET", template: "/guilds/{guild.id}", path: "/guilds/\(guildID)", majorParameter: guildID)
+        let guild = try await send(DiscordRequest(guildRoute), as: DiscordGuild.self)
+        if guild.ownerID == userID { return true }
+        let memberRoute = DiscordRoute(
+            method: "GET", template: "/guilds/{guild.id}/members/{user.id}", path: "/guilds/\(guildID)/members/\(userID)", majorParameter: guildID)
+        let member = try await send(DiscordRequest(memberRoute), as: DiscordGuildMember.self)
+        let held = Set(member.roles).union([guildID])
+        let permissions = guild.roles.filter { held.contains($0.id) }.reduce(UInt64(0)) { $0 | (UInt64($1.permissions) ?? 0) }
+        return permissions & DiscordInbound.adminPermissions != 0
+    }
+
     /// `GET /users/@me`: the bot's own name, to check its token.
     public func currentUser() async throws(DiscordAPIError) -> String {
         let route = DiscordRoute(method: "GET", template: "/users/@me", path: "/users/@me", majorParameter: "")
@@ -334,6 +353,27 @@ extension DiscordREST {
     static func messageID(in body: [UInt8]) -> String? {
         try? PayloadDecoding.json(DiscordObjectID.self, from: body, as: "Discord answer").id
     }
+}
+
+/// `GET /guilds/{g}`'s answer, as far as it is read: who owns the server and what its roles allow.
+struct DiscordGuild: Decodable {
+    struct Role: Decodable {
+        var id: String
+        /// A bit set, as a decimal string.
+        var permissions: String
+    }
+    var ownerID: String
+    var roles: [Role]
+
+    enum CodingKeys: String, CodingKey {
+        case ownerID = "owner_id"
+        case roles
+    }
+}
+
+/// `GET /guilds/{g}/members/{u}`'s answer, as far as it is read: the member's roles.
+struct DiscordGuildMember: Decodable {
+    var roles: [String]
 }
 
 /// `GET /users/@me`'s answer, as far as it is read.

@@ -5,11 +5,14 @@ import NIOHTTP1
 public import RelayCore
 import RelayHTTP
 public import RelayPipeline
+import RelayPlatform
 
-/// Answers the relay's questions about a Discord conversation: for now only the audio of a
-/// voice message, downloaded from the configured CDN (`discord.cdnURL`). Admins and threads stay
-/// as the event brought them (Discord's interactions carry permissions; threads are not read).
+/// Answers the relay's questions about a Discord conversation: whether a member manages the
+/// server, for what came by the gateway (a reaction, a mention; an interaction carries the
+/// member's permissions already), and the audio of a voice message, downloaded from the
+/// configured CDN (`discord.cdnURL`). Threads are not read.
 public struct DiscordConversationReader: ConversationReader {
+    let api: any DiscordREST
     let transport: HTTPTransport
     /// The CDN base without a trailing slash.
     let cdnURL: String
@@ -17,7 +20,8 @@ public struct DiscordConversationReader: ConversationReader {
     /// The whole download.
     static let downloadTimeout: Duration = .seconds(60)
 
-    init(transport: HTTPTransport, cdnURL: String, logger: Logger) {
+    init(api: any DiscordREST, transport: HTTPTransport, cdnURL: String, logger: Logger) {
+        self.api = api
         self.transport = transport
         var base = cdnURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -25,7 +29,18 @@ public struct DiscordConversationReader: ConversationReader {
         self.logger = logger
     }
 
-    public func isAdmin(_ event: Event) async -> Bool { false }
+    public func isAdmin(_ event: Event) async -> Bool? {
+        // A direct message is its person's own team.
+        if event.team.hasPrefix("dm:") { return true }
+        do throws(DiscordAPIError) {
+            return try await api.administers(guildID: event.team, userID: event.user)
+        } catch {
+            logger.notice("discord: could not tell whether a member manages the server", metadata: ["reason": "\(error.reason)"])
+            return nil
+        }
+    }
+
+    public var platformAdmins: String { "Discord members with Manage Server or Administrator" }
 
     public func threadMessages(_ event: Event, limit: Int) async -> [String] { [] }
 

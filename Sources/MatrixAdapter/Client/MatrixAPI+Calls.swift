@@ -81,6 +81,15 @@ extension MatrixAPI {
             .decode(MatrixPowerLevels.self, endpoint: "power_levels")
     }
 
+    /// `GET /rooms/{room}/state/m.room.create?format=event`: the room's creators — the create
+    /// event's sender and its `additional_creators` (room version 12), who hold the highest power
+    /// there whatever `m.room.power_levels` says.
+    public func roomCreators(room: String) async throws(MatrixAPIError) -> Set<String> {
+        let create = try await call(MatrixRequest(.get, ["rooms", room, "state", "m.room.create"], query: ["format": "event"], endpoint: "state"))
+            .decode(MatrixCreateEvent.self, endpoint: "state")
+        return Set([create.sender] + (create.content.additionalCreators ?? []))
+    }
+
     /// Whether the room is end-to-end encrypted (it has an `m.room.encryption` state event).
     public func isEncrypted(room: String) async throws(MatrixAPIError) -> Bool {
         do throws(MatrixAPIError) {
@@ -190,6 +199,19 @@ struct MatrixJoinedMembers: Decodable {
     var joined: [String: JSONValue]
 }
 
+/// `m.room.create` as a whole event: who made the room, and who else it names as its creators.
+struct MatrixCreateEvent: Decodable {
+    struct Content: Decodable {
+        var additionalCreators: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case additionalCreators = "additional_creators"
+        }
+    }
+    var sender: String
+    var content: Content
+}
+
 /// `m.room.power_levels`' content: each user's level, the default, and what changing the power
 /// levels themselves needs. Levels are integers; one of another type reads as absent.
 public struct MatrixPowerLevels: Sendable, Hashable, Decodable {
@@ -212,9 +234,13 @@ public struct MatrixPowerLevels: Sendable, Hashable, Decodable {
         stateDefault = container.lenient(Int.self, .stateDefault)
     }
 
-    /// Whether `user` may change the room's power levels: what makes a room's admin.
+    /// The power level from which a room's member counts as its admin for the relay: 50, a
+    /// moderator's in every client's presets (docs/admin.md).
+    public static let adminLevel = 50
+
+    /// Whether `user` is one of the room's moderators or admins (`adminLevel` or more).
     public func administers(_ user: String) -> Bool {
-        (users[user] ?? usersDefault ?? 0) >= (events["m.room.power_levels"] ?? stateDefault ?? 50)
+        (users[user] ?? usersDefault ?? 0) >= Self.adminLevel
     }
 }
 

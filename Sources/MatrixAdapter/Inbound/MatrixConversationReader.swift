@@ -12,12 +12,17 @@ public struct MatrixConversationReader: ConversationReader {
     let api: any MatrixAPI
     let logger: Logger
 
-    public func isAdmin(_ event: Event) async -> Bool {
+    public var platformAdmins: String { "the Matrix room's members with power level 50 or more (moderators and admins)" }
+
+    public func isAdmin(_ event: Event) async -> Bool? {
         do throws(MatrixAPIError) {
-            return try await api.powerLevels(room: event.channel).administers(event.user)
+            if try await api.powerLevels(room: event.channel).administers(event.user) { return true }
+            // From room version 12 on, a room's creators outrank every level and are listed in
+            // no `users` map: the create event names them.
+            return try await api.roomCreators(room: event.channel).contains(event.user)
         } catch {
             logger.notice("matrix: could not tell whether a user administers a room", metadata: ["reason": "\(error.reason)"])
-            return false
+            return nil
         }
     }
 

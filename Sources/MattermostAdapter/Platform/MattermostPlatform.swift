@@ -240,13 +240,15 @@ final class MattermostConversationReader: ConversationReader {
     /// A direct message's person administers their own tenant; in a team, its admins
     /// (`team_admin`) and the server's (`system_admin`) do. Asked only when a command changes
     /// team settings; false when Mattermost cannot be asked.
-    func isAdmin(_ event: Event) async -> Bool {
+    var platformAdmins: String { "Mattermost system admins and the team's admins (in a direct message, its person)" }
+
+    func isAdmin(_ event: Event) async -> Bool? {
         if event.team.hasPrefix("dm:") { return true }
         do throws(MattermostAPIError) {
             return try await api.administers(team: event.team, user: event.user)
         } catch {
             logger.notice("mattermost: could not tell whether a user administers a team", metadata: ["reason": "\(error.reason)"])
-            return false
+            return nil
         }
     }
 

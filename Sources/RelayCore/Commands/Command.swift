@@ -45,6 +45,8 @@ public enum CommandKind: Sendable, Hashable, Codable {
     case ledger(LedgerSubcommand)
     /// What the council has learned of its judges.
     case council
+    /// Who administers the team here; granting and revoking the role.
+    case admin(AdminSubcommand)
     case help(topic: String?)
 
     /// The built-in this command is, its entry in the command table; nil for a team's custom
@@ -63,6 +65,7 @@ public enum CommandKind: Sendable, Hashable, Codable {
         case .history: .history
         case .ledger: .ledger
         case .council: .council
+        case .admin: .admin
         case .help: .help
         }
     }
@@ -75,13 +78,17 @@ public enum CommandKind: Sendable, Hashable, Codable {
 }
 
 extension CommandKind {
-    /// Whether the command may change what others in the team use, which team admins may do
-    /// for anyone's things: channel settings, chains, custom commands.
-    public var changesTeamSettings: Bool {
+    /// Whether only the team's admins may run it (docs/admin.md): what changes what the whole
+    /// team uses — channel settings, the team's chains and custom commands, the ledger's marks
+    /// (which train the council) and who else is an admin. Showing, listing and running stay
+    /// open to everyone; one's own settings and history stay one's own.
+    public var needsAdmin: Bool {
         switch self {
-        case .settings(.set(.channel, _, _)): true
+        case .settings(.set(.channel, _, _)), .settings(.reset(.channel)): true
         case .chain(.save), .chain(.delete), .chain(.importDefinitions): true
         case .command(.add), .command(.remove): true
+        case .ledger(.mark): true
+        case .admin(.grant), .admin(.revoke): true
         default: false
         }
     }
@@ -96,8 +103,8 @@ extension CommandKind {
         switch self {
         case .chain(.run): false
         case .chain, .command: true
-        case .settings(.set(.channel, _, _)): true
-        case .ledger: true
+        case .settings(.set(.channel, _, _)), .settings(.reset(.channel)): true
+        case .ledger, .admin: true
         default: false
         }
     }
@@ -167,6 +174,19 @@ public enum LedgerSubcommand: Sendable, Hashable, Codable {
     case mark(id: Int64, as: LedgerMarkValue)
 }
 
+/// `/admin`: the team's admins are the platform's own (docs/admin.md), the operator's list
+/// (`ADMIN_USERS`) and those an admin granted the role here.
+public enum AdminSubcommand: Sendable, Hashable, Codable {
+    /// Whether the asker administers the team, who was granted the role here, and the asker's
+    /// id as `ADMIN_USERS` names it.
+    case show
+    /// Gives the team's admin role to a user, named as typed (`@ann`; `<@123>` as Discord
+    /// writes a mention): the run resolves it to the platform's user id.
+    case grant(user: String)
+    /// Takes back a role granted here (not a platform's own, nor the operator's list).
+    case revoke(user: String)
+}
+
 public enum SettingsTarget: String, Sendable, Hashable, Codable {
     case me, channel
 }
@@ -221,12 +241,13 @@ public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
     case history
     case ledger
     case council
+    case admin
     case help
 
     /// Every built-in in the order `/help`, Telegram's menu and Discord's registration list them.
     public static let allCases: [BuiltinCommand] =
         [.translate, .fix, .rewrite(nil)] + RewriteStyle.allCases.map { .rewrite($0) } + [
-            .summarize, .explain, .extract, .ai, .tribunal, .transcribe, .chain, .run, .command, .settings, .history, .ledger, .council, .help,
+            .summarize, .explain, .extract, .ai, .tribunal, .transcribe, .chain, .run, .command, .settings, .history, .ledger, .council, .admin, .help,
         ]
 
     /// Finds a built-in by its name or an alias, case-insensitively: the one lookup of a typed word.
@@ -267,6 +288,7 @@ public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
         case .history: "history"
         case .ledger: "ledger"
         case .council: "council"
+        case .admin: "admin"
         case .help: "help"
         }
     }
@@ -413,6 +435,13 @@ extension BuiltinCommand {
             CommandSpec(
                 name: name, summary: "Each council model's estimated accuracy, its number of judged claims and its current weight.",
                 usage: "/council", examples: ["/council"], input: nil)
+        case .admin:
+            CommandSpec(
+                name: name, summary: "Who administers this team here; admins grant and revoke the role.",
+                usage: "/admin | /admin grant @USER | /admin revoke @USER", examples: ["/admin", "/admin grant @ann"], input: nil,
+                details: [
+                    "Admins change channel settings, save, delete and import the team's chains and custom commands, and mark fact-checks. They are the platform's own (workspace or server admins, room moderators…), the operator's list (`ADMIN_USERS`) and whoever an admin granted the role with `/admin grant`."
+                ])
         case .help:
             CommandSpec(name: name, summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil)
         }

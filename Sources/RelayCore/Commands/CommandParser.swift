@@ -124,6 +124,9 @@ public struct CommandParser: Sendable {
             let (options, text) = try scanned()
             guard text.trimmingWhitespace().isEmpty else { throw CommandError("`/council` takes nothing after it: it shows each model's record.") }
             return Command(kind: .council, options: options)
+        case .admin:
+            let (options, text) = try scanned()
+            return Command(kind: .admin(try Self.parseAdmin(text)), options: options)
         case .help:
             let (options, text) = try scanned()
             let topic = text.split(whereSeparator: \.isWhitespace).first.map { String($0.drop(while: { $0 == "/" })).lowercased() }
@@ -195,6 +198,24 @@ public struct CommandParser: Sendable {
             return Command(kind: .command(.remove(name: name.lowercased())))
         default:
             throw CommandError("Unknown `/command \(sub)`. \(usage)")
+        }
+    }
+
+    /// `/admin`, `/admin grant USER`, `/admin revoke USER`. The user is the rest of the line as
+    /// typed (a mention may be a display name with spaces), resolved by the run.
+    static func parseAdmin(_ text: String) throws(CommandError) -> AdminSubcommand {
+        let (sub, user) = text.splitFirstWord()
+        switch sub.lowercased() {
+        case "", "show", "list":
+            guard user.isEmpty else { throw CommandError("`/admin \(sub)` takes nothing after it.") }
+            return .show
+        case "grant", "revoke":
+            guard !user.isEmpty else {
+                throw CommandError("Name the person, as a mention: `/admin \(sub.lowercased()) @ann`.")
+            }
+            return sub.lowercased() == "grant" ? .grant(user: user) : .revoke(user: user)
+        default:
+            throw CommandError("Unknown `/admin \(sub)`. Usage: `/admin` (who administers this team), `/admin grant @USER`, `/admin revoke @USER`.")
         }
     }
 

@@ -22,7 +22,9 @@ public struct Event: Sendable, Hashable, Codable {
     public var threadMessages: [String]
     /// The platform's key for dedupe (Slack `event_id`, Telegram `update_id`…).
     public var eventKey: String?
-    /// Team admins may change any chain or custom command.
+    /// The adapter knows already that the user administers the team (Discord's permissions in
+    /// the interaction, a private chat, the terminal's operator): nothing more is asked.
+    /// Otherwise the run asks (`TeamRoles`) when the command needs an admin.
     public var isAdmin: Bool
     /// The user belongs to another workspace or organisation than `team`, the tenant (a guest
     /// in a channel shared across organisations, such as Slack Connect): they may run commands
@@ -43,23 +45,25 @@ public struct Event: Sendable, Hashable, Codable {
     /// answered (`RelayInbox.withdraw`). Nil where no deletion can be seen (a slash command,
     /// Telegram, a button).
     public var sourceMessage: String?
+    /// The people the message names by the platform's mention markup (`MentionedUser`), in order.
+    public var mentions: [MentionedUser]
 
     public init(
         platform: String, team: String, channel: String, thread: String? = nil, user: String,
         userName: String? = nil, text: String, repliedTo: String? = nil, threadMessages: [String] = [],
         eventKey: String? = nil, isAdmin: Bool = false, isExternal: Bool = false, voice: VoiceClip? = nil, unreadableReply: String? = nil,
-        sourceMessage: String? = nil
+        sourceMessage: String? = nil, mentions: [MentionedUser] = []
     ) {
         self.init(
             platform: platform, team: team, channel: channel, thread: thread, user: user, userName: userName, text: text,
             command: CommandParser.read(text), repliedTo: repliedTo, threadMessages: threadMessages, eventKey: eventKey, isAdmin: isAdmin,
-            isExternal: isExternal, voice: voice, unreadableReply: unreadableReply, sourceMessage: sourceMessage)
+            isExternal: isExternal, voice: voice, unreadableReply: unreadableReply, sourceMessage: sourceMessage, mentions: mentions)
     }
 
     private init(
         platform: String, team: String, channel: String, thread: String?, user: String, userName: String?, text: String,
         command: ParsedCommand, repliedTo: String?, threadMessages: [String], eventKey: String?, isAdmin: Bool, isExternal: Bool,
-        voice: VoiceClip?, unreadableReply: String?, sourceMessage: String?
+        voice: VoiceClip?, unreadableReply: String?, sourceMessage: String?, mentions: [MentionedUser]
     ) {
         self.platform = platform
         self.team = team
@@ -77,6 +81,7 @@ public struct Event: Sendable, Hashable, Codable {
         self.voice = voice
         self.unreadableReply = unreadableReply
         self.sourceMessage = sourceMessage
+        self.mentions = mentions
     }
 
     /// The event as if `line` had been typed: for a voice note without a command, the command
@@ -95,7 +100,7 @@ public struct Event: Sendable, Hashable, Codable {
 extension Event {
     private enum CodingKeys: String, CodingKey {
         case platform, team, channel, thread, user, userName, text, command, repliedTo, threadMessages, eventKey, isAdmin, isExternal, voice, unreadableReply,
-            sourceMessage
+            sourceMessage, mentions
     }
 
     // Written by hand so that events parked by an older relay, without the later fields, still
@@ -117,6 +122,7 @@ extension Event {
             isExternal: try container.decodeIfPresent(Bool.self, forKey: .isExternal) ?? false,
             voice: try container.decodeIfPresent(VoiceClip.self, forKey: .voice),
             unreadableReply: try container.decodeIfPresent(String.self, forKey: .unreadableReply),
-            sourceMessage: try container.decodeIfPresent(String.self, forKey: .sourceMessage))
+            sourceMessage: try container.decodeIfPresent(String.self, forKey: .sourceMessage),
+            mentions: try container.decodeIfPresent([MentionedUser].self, forKey: .mentions) ?? [])
     }
 }

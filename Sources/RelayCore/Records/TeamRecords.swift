@@ -37,6 +37,30 @@ public struct CustomCommand: Sendable, Hashable, Codable {
     }
 }
 
+/// The team's admin role, given to a user here by an admin (`/admin grant`), besides the
+/// platform's own admins and the operator's list (docs/admin.md). Per platform and team: a
+/// team's id means something only on its platform.
+public struct AdminGrant: Sendable, Hashable, Codable {
+    public var platform: String
+    public var team: String
+    /// The platform's id of the user.
+    public var user: String
+    /// How they were named when granted (`@ann`), for `/admin` to show.
+    public var userName: String
+    /// The id of the admin who granted it.
+    public var grantedBy: String
+    public var grantedAt: Date
+
+    public init(platform: String, team: String, user: String, userName: String, grantedBy: String, grantedAt: Date) {
+        self.platform = platform
+        self.team = team
+        self.user = user
+        self.userName = userName
+        self.grantedBy = grantedBy
+        self.grantedAt = grantedAt
+    }
+}
+
 /// Whose settings: one user in a team, or one channel.
 public enum SettingsScope: Sendable, Hashable {
     case user(team: String, user: String)

@@ -17,11 +17,7 @@ extension Relay {
                     "Unknown placeholder \(unknown.map { "`\($0)`" }.joined(separator: ", ")). Templates can use \(Template.placeholders.map { "`\($0)`" }.joined(separator: " "))."
                 )
             }
-            if let existing = try await store.customCommand(team: team, name: name) {
-                guard request.canChange(creator: existing.creator) else {
-                    throw RelayFailure("`/\(name)` belongs to \(existing.creator); only they or a team admin can change it.")
-                }
-            } else {
+            if try await store.customCommand(team: team, name: name) == nil {
                 guard request.customs.count < configuration.maxCustomCommandsPerTeam else {
                     throw RelayFailure("This team has \(request.customs.count) custom commands, the limit. Remove one with `/command remove NAME` first.")
                 }
@@ -34,11 +30,8 @@ extension Relay {
             }
             return .info(request.customs.map { "• `/\($0.name)` — \($0.template) (by \($0.creator))" }.joined(separator: "\n"), title: "Custom commands")
         case .remove(let name):
-            guard let existing = request.customs.first(where: { $0.name == name }) else {
+            guard request.customs.contains(where: { $0.name == name }) else {
                 throw RelayFailure("There is no custom command `/\(name)`. `/command list` shows them.")
-            }
-            guard request.canChange(creator: existing.creator) else {
-                throw RelayFailure("`/\(name)` belongs to \(existing.creator); only they or a team admin can remove it.")
             }
             request.recorder.keep(.deleteCustomCommand(team: team, name: name))
             return .info("Removed `/\(name)`.")

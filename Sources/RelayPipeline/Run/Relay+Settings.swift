@@ -22,9 +22,6 @@ extension Relay {
                     + "\n\nChange with `/settings lang fr` or `/settings channel tier mid`; `/settings lang reset` clears one, `/settings reset` all of yours.",
                 title: "Settings")
         case .reset(let target):
-            if target == .channel && !event.isAdmin {
-                throw RelayFailure("Only team admins can change this channel's settings. `/settings reset` resets yours.")
-            }
             let scope: SettingsScope = target == .me ? .user(team: event.team, user: event.user) : .channel(team: event.team, channel: event.channel)
             let before = target == .me ? request.userSettings : request.channelSettings
             let whose = target == .me ? "Your" : "This channel's"
@@ -37,9 +34,6 @@ extension Relay {
             return .info("\(whose) \(Self.listed(cleared)) \(cleared.count == 1 ? "is" : "are") reset to the default.")
         case .set(let target, let key, let value):
             let scope: SettingsScope = target == .me ? .user(team: event.team, user: event.user) : .channel(team: event.team, channel: event.channel)
-            if target == .channel && !event.isAdmin {
-                throw RelayFailure("Only team admins can change this channel's settings. `/settings \(key.rawValue) …` changes yours.")
-            }
             var settings = target == .me ? request.userSettings : request.channelSettings
             switch key {
             case .lang: settings.lang = value

@@ -14,6 +14,8 @@ public struct Relay: Sendable {
     let clock: any RelayClock
     /// Per platform, what the relay may ask about a conversation when a command needs it.
     let readers: [String: any ConversationReader]
+    /// Who administers a team, for the commands only admins may run.
+    let roles: TeamRoles
     /// How a failure reaches the reply (an error id, or the details) and the log.
     public private(set) var failures: FailureReporting
     /// Speech to text for voice notes; nil when `transcription.baseURL` is not set, and then a
@@ -35,6 +37,7 @@ public struct Relay: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.readers = readers
+        self.roles = TeamRoles(readers: readers, store: store, operators: configuration.operatorAdmins, clock: clock)
         self.failures = failures
         self.transcriber = transcriber
         self.voiceMemory = transcriber.map { ByteBudget(capacity: $0.limits.memoryBudget) }
@@ -135,15 +138,11 @@ public struct Relay: Sendable {
         }
     }
 
-    /// Fills in what the adapter left to be asked only when needed: whether the user is an
-    /// admin (for commands that change team-wide things) and the thread's messages (for commands
-    /// that may read the thread and have no other input).
+    /// Fills in what the adapter left to be asked only when needed: the thread's messages (for
+    /// commands that may read the thread and have no other input).
     private func completed(_ event: Event, for command: Command, customs: [CustomCommand]) async -> Event {
         guard let reader = readers[event.platform] else { return event }
         var event = event
-        if !event.isAdmin && command.kind.changesTeamSettings {
-            event.isAdmin = await reader.isAdmin(event)
-        }
         // Before the thread's messages: the parent's voice note comes first, as a replied-to
         // message's text would.
         if Self.mayHear(command, customs: customs) { event = await withThreadVoice(event) }
@@ -176,6 +175,9 @@ public struct Relay: Sendable {
                 "You are in a channel shared with another organisation: only members of the workspace that installed Rhea Relay can see or change its chains, custom commands and channel settings. You can still run its commands and chains."
             )
         }
+        if request.command.kind.needsAdmin, try await roles.source(for: request.event) == nil {
+            return .error(adminRefusal(request.command.kind, platform: request.event.platform))
+        }
         switch request.command.kind {
         case .translate, .action, .tribunal, .custom:
             return try await runModelCommand(request, progress: progress)
@@ -193,6 +195,8 @@ public struct Relay: Sendable {
             return try await ledgerCommand(sub, request)
         case .council:
             return await councilCommand()
+        case .admin(let sub):
+            return try await adminCommand(sub, request)
         case .help(let topic):
             // A guest is not shown the team's own commands.
             return help(topic, customs: request.event.isExternal ? [] : request.customs)
@@ -288,10 +292,6 @@ struct RequestContext: Sendable {
     }
 
     var isPrivate: Bool { command.options.isPrivate }
-
-    func canChange(creator: String) -> Bool {
-        creator == event.user || event.isAdmin
-    }
 }
 
 /// Finds a command's input: typed text › the replied-to message › the thread (where allowed).
@@ -325,9 +325,17 @@ public enum InputResolver {
 /// slow API never delays the acknowledgement and a command that needs neither pays nothing.
 /// Implementations cache what they can and bound what they read.
 public protocol ConversationReader: Sendable {
-    /// Whether the event's user administers the team (Slack: a workspace admin or owner).
-    /// False when the platform cannot tell.
-    func isAdmin(_ event: Event) async -> Bool
+    /// Whether the event's user administers the team (Slack: a workspace admin or owner); nil
+    /// when the platform could not be asked (an outage), which counts as no and is not kept.
+    /// `TeamRoles` asks only when nothing else made the user an admin, and keeps the answer briefly.
+    func isAdmin(_ event: Event) async -> Bool?
+    /// Who the platform's own admins are, as a refusal names them ("Slack workspace admins and
+    /// owners").
+    var platformAdmins: String { get }
+    /// The user `mention` names, as typed after `/admin grant` in the event's message (`@ann`;
+    /// Discord's `<@123>`): the platform's user id, or why it names nobody the role could go to.
+    /// The default finds it among the message's mentions the adapter decoded (`Event.mentions`).
+    func user(mentioned mention: String, in event: Event) async -> MentionedUserLookup
     /// The texts of the thread `event.thread`, oldest first, at most `limit` messages; empty when
     /// there is no thread or it cannot be read.
     func threadMessages(_ event: Event, limit: Int) async -> [String]
@@ -350,6 +358,32 @@ extension ConversationReader {
 
     /// Platforms whose threads start from no voice note the relay can read.
     public func threadVoice(_ event: Event) async -> VoiceClip? { nil }
+
+    public func user(mentioned mention: String, in event: Event) async -> MentionedUserLookup {
+        MentionedUserLookup.among(event.mentions, mention)
+    }
+}
+
+/// Whom a mention names (`ConversationReader.user(mentioned:in:)`).
+public enum MentionedUserLookup: Sendable, Hashable {
+    /// A person: their id on the platform, and the name to show.
+    case person(id: String, name: String)
+    /// A bot (the relay itself or another): the role is for people.
+    case bot(name: String)
+    /// Nobody: what was wrong and how to name the person instead.
+    case nobody(String)
+    /// The platform could not be asked; why.
+    case unavailable(String)
+
+    /// The mention among those the message carried, compared as shown, with or without its `@`
+    /// and in any case; a mention the message did not carry names nobody.
+    public static func among(_ mentions: [MentionedUser], _ typed: String) -> MentionedUserLookup {
+        func plain(_ text: String) -> String { String(text.drop { $0 == "@" }).lowercased() }
+        guard let found = mentions.first(where: { plain($0.shown) == plain(typed) }) else {
+            return .nobody("`\(typed)` is not a mention of anyone: type `@` and pick the person from the list, so the message names them.")
+        }
+        return found.isBot == true ? .bot(name: found.shown) : .person(id: found.id, name: found.shown)
+    }
 }
 
 /// What a run keeps besides its reply: its history row and the fact-checks it asked for.
@@ -412,6 +446,10 @@ public enum TeamChange: Sendable, Hashable {
     case markLedger(team: String, id: Int64, mark: LedgerMark)
     /// `/history clear`: the user's runs and the fact-checks they asked.
     case forget(team: String, user: String)
+    /// `/admin grant`: inserts the grant, or keeps the one already there.
+    case grantAdmin(AdminGrant)
+    /// `/admin revoke`.
+    case revokeAdmin(platform: String, team: String, user: String)
 }
 
 /// Collects one run's record while it runs: its commands and a chain's verify gates add to it

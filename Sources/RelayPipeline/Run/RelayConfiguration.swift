@@ -21,13 +21,15 @@ public struct RelayConfiguration: Sendable {
     /// How long a voice note waits for room in the voice memory budget
     /// (`TranscriptionLimits.memoryBudget`) before it is refused with a reply that says so.
     public var voiceMemoryWait: Duration
+    /// The operator's list of team admins (`ADMIN_USERS`; docs/admin.md).
+    public var operatorAdmins: OperatorAdmins
 
     public init(
         defaultTier: Tier = .cheap, defaultK: Int = 3, defaultLanguage: Language = .english,
         defaultRetention: Retention = .full, chainLimits: ChainLimits = ChainLimits(),
         maxChainsPerTeam: Int = 100, maxCustomCommandsPerTeam: Int = 50, historyLength: Int = 10,
         historyDays: Int = 90, dedupeLifetime: Duration = .seconds(24 * 3600), threadMessageLimit: Int = 200,
-        voiceMemoryWait: Duration = .seconds(30)
+        voiceMemoryWait: Duration = .seconds(30), operatorAdmins: OperatorAdmins = OperatorAdmins()
     ) {
         self.defaultTier = defaultTier
         self.defaultK = defaultK
@@ -41,5 +43,6 @@ public struct RelayConfiguration: Sendable {
         self.dedupeLifetime = dedupeLifetime
         self.threadMessageLimit = max(1, threadMessageLimit)
         self.voiceMemoryWait = voiceMemoryWait
+        self.operatorAdmins = operatorAdmins
     }
 }

@@ -27,6 +27,12 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     /// Returns whether a command was deleted.
     func deleteCustomCommand(team: String, name: String) async throws -> Bool
 
+    // MARK: Admins granted here (per platform and team; `/admin grant`)
+    /// The grants of one team, ordered by when they were made.
+    func adminGrants(platform: String, team: String) async throws -> [AdminGrant]
+    /// One user's grant in a team, or nil.
+    func adminGrant(platform: String, team: String, user: String) async throws -> AdminGrant?
+
     // MARK: Settings (per user, per channel)
     /// The settings stored for one scope; empty settings when none are stored.
     func settings(_ scope: SettingsScope) async throws -> Settings

@@ -51,6 +51,10 @@ struct CopiedTable: Sendable {
                 .text("marked_by"), .double("marked_at"),
             ],
             identity: "id"),
+        CopiedTable(
+            name: "admin_grants", key: "rowid",
+            columns: [.text("platform"), .text("team"), .text("user_id"), .text("user_name"), .text("granted_by"), .double("granted_at")],
+            identity: nil),
         CopiedTable(name: "dedupe", key: "rowid", columns: [.text("key"), .double("expires_at")], identity: nil),
         // Leases are not copied: they belong to the process that took them, which is not one of
         // the replicas that will share the copy.

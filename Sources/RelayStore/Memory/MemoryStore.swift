@@ -39,6 +39,8 @@ public final class MemoryStore: Store, Sendable {
         var nextLedgerID: Int64 = 1
         /// Connection leases by name.
         var leases: [ExactText: LeaseRecord] = [:]
+        /// The admin role granted here, per platform and team, in the order granted.
+        var adminGrants: [[ExactText]: [AdminGrant]] = [:]
     }
 
     /// Runs `body` on the contents, or throws ``StoreError/closed`` once the store is closed.
@@ -231,6 +233,12 @@ public final class MemoryStore: Store, Sendable {
         case .forget(let team, let user):
             _ = clearHistory(team: team, user: user, in: &contents)
             _ = clearLedger(team: team, user: user, in: &contents)
+        case .grantAdmin(let grant):
+            let key = [ExactText(grant.platform), ExactText(grant.team)]
+            if contents.adminGrants[key, default: []].contains(where: { ExactText($0.user) == ExactText(grant.user) }) { break }
+            contents.adminGrants[key, default: []].append(grant)
+        case .revokeAdmin(let platform, let team, let user):
+            contents.adminGrants[[ExactText(platform), ExactText(team)]]?.removeAll { ExactText($0.user) == ExactText(user) }
         }
     }
 

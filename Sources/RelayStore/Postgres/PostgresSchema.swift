@@ -239,6 +239,23 @@ enum PostgresSchema {
                 PostgresFunctions.finishRunWithScores,
             ]
         ),
+        Migration(
+            version: 8,
+            statements: [
+                // The team's admin role granted here (`/admin grant`, docs/admin.md).
+                """
+                CREATE TABLE admin_grants (
+                    platform text COLLATE "C" NOT NULL,
+                    team text COLLATE "C" NOT NULL,
+                    user_id text COLLATE "C" NOT NULL,
+                    user_name text NOT NULL,
+                    granted_by text NOT NULL,
+                    granted_at double precision NOT NULL,
+                    PRIMARY KEY (platform, team, user_id)
+                )
+                """
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -155,6 +155,21 @@ extension PostgresStore {
             try await connection.query("DELETE FROM history WHERE team = \(text(forgetTeam)) AND user_id = \(text(user))")
             try await connection.query("DELETE FROM ledger WHERE team = \(text(forgetTeam)) AND user_id = \(text(user))")
             found = true
+        case .grantAdmin(let grant):
+            team = grant.team
+            found = try await !connection.query(
+                """
+                INSERT INTO admin_grants (platform, team, user_id, user_name, granted_by, granted_at)
+                VALUES (\(text(grant.platform)), \(text(grant.team)), \(text(grant.user)), \(text(grant.userName)), \(text(grant.grantedBy)),
+                    \(grant.grantedAt.timeIntervalSince1970))
+                ON CONFLICT (platform, team, user_id) DO NOTHING RETURNING user_id
+                """
+            ).isEmpty
+        case .revokeAdmin(let platform, let grantTeam, let user):
+            team = grantTeam
+            found = try await !connection.query(
+                "DELETE FROM admin_grants WHERE platform = \(text(platform)) AND team = \(text(grantTeam)) AND user_id = \(text(user)) RETURNING user_id"
+            ).isEmpty
         }
         if change.touchesCachedReads {
             try await connection.query("SELECT pg_notify(\(teamDataChannel), \(text(team)))")

@@ -242,6 +242,24 @@ extension Migration {
                 "ALTER TABLE history ADD COLUMN agreeing INTEGER",
             ]
         ),
+        Migration(
+            version: 10,
+            statements: [
+                // The team's admin role granted here (`/admin grant`, docs/admin.md), per platform
+                // and team: a team's id means something only on its platform.
+                """
+                CREATE TABLE admin_grants (
+                    platform TEXT NOT NULL,
+                    team TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    user_name TEXT NOT NULL,
+                    granted_by TEXT NOT NULL,
+                    granted_at REAL NOT NULL,
+                    PRIMARY KEY (platform, team, user_id)
+                ) STRICT
+                """
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

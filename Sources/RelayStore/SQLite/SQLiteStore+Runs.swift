@@ -180,6 +180,8 @@ extension SQLiteStore {
         case .forget(let team, let user):
             _ = try clearHistory(team: team, user: user, db)
             _ = try clearLedger(team: team, user: user, db)
+        case .grantAdmin(let grant): try insert(grant, db)
+        case .revokeAdmin(let platform, let team, let user): try revokeAdmin(platform: platform, team: team, user: user, db)
         }
     }
 

@@ -118,6 +118,14 @@ extension CustomCommand {
     }
 }
 
+extension AdminGrant {
+    init(stored row: some StoredRow) throws {
+        self.init(
+            platform: try row.text("platform"), team: try row.text("team"), user: try row.text("user_id"), userName: try row.text("user_name"),
+            grantedBy: try row.text("granted_by"), grantedAt: try row.date("granted_at"))
+    }
+}
+
 extension SavedChain {
     init(stored row: some StoredRow) throws {
         self.init(

@@ -10,61 +10,41 @@ import Synchronization
 /// its user is a workspace admin (`users.info`) and what its thread says
 /// (`conversations.replies`).
 ///
-/// Asked from a run, never while Slack waits for an acknowledgement. Admin answers are cached
-/// per workspace and user for `Limits.adminTTL`, in at most `Limits.adminCacheCapacity`
-/// entries; a failed call answers false and is not cached, so the next ask tries again. Thread
+/// Asked from a run, never while Slack waits for an acknowledgement; the pipeline keeps admin
+/// answers briefly (`TeamRoles`), and a failed call answers nil, which it does not keep. Thread
 /// reads are bounded by `Limits.threadPageSize` and `Limits.maxThreadPages`. Failures are
 /// logged with Slack's reason only, never a token.
 public final class SlackConversationReader: ConversationReader {
     /// How much the reader keeps and reads; out-of-range values are brought into range.
     public struct Limits: Sendable, Hashable {
-        /// How long an admin answer is trusted; a promotion or demotion shows after at most this.
-        public let adminTTL: Duration
-        /// Most cached admin answers; past it the ones closest to expiry go first.
-        public let adminCacheCapacity: Int
         /// Messages asked for per `conversations.replies` page (Slack suggests at most 200).
         public let threadPageSize: Int
         /// Pages read for one thread at most, whatever `limit` asks.
         public let maxThreadPages: Int
 
-        public init(
-            adminTTL: Duration = .seconds(600), adminCacheCapacity: Int = 10_000, threadPageSize: Int = 200,
-            maxThreadPages: Int = 10
-        ) {
-            self.adminTTL = adminTTL
-            self.adminCacheCapacity = max(1, adminCacheCapacity)
+        public init(threadPageSize: Int = 200, maxThreadPages: Int = 10) {
             self.threadPageSize = min(200, max(1, threadPageSize))
             self.maxThreadPages = max(1, maxThreadPages)
         }
     }
 
-    private struct CachedAnswer {
-        var isAdmin: Bool
-        var expires: Date
-    }
-
     private let api: any SlackWebAPI
-    private let clock: any RelayClock
     private let logger: Logger
     /// The limits it was made with.
     public let limits: Limits
-    /// Admin answers by workspace and user.
-    private let admins = Mutex<[String: CachedAnswer]>([:])
 
     /// Creates a reader.
     ///
     /// - Parameters:
     ///   - api: the Web API client, with a bot token that has `users:read` and the
     ///     `*:history` scopes of the conversations it reads.
-    ///   - clock: the time admin answers expire by.
     /// Slack's private-file host without a trailing slash (`slack.filesURL`).
     private let filesURL: String
 
     public init(
-        api: any SlackWebAPI, clock: any RelayClock, logger: Logger, limits: Limits = Limits(), filesURL: String = SlackConfiguration.defaultFilesURL
+        api: any SlackWebAPI, logger: Logger, limits: Limits = Limits(), filesURL: String = SlackConfiguration.defaultFilesURL
     ) {
         self.api = api
-        self.clock = clock
         var logger = logger
         logger[metadataKey: "platform"] = "slack"
         self.logger = logger
@@ -124,25 +104,17 @@ public final class SlackConversationReader: ConversationReader {
         }
     }
 
-    public func isAdmin(_ event: Event) async -> Bool {
-        // A NUL cannot occur in Slack ids, so team and user cannot run into each other.
-        let key = event.team + "\u{0}" + event.user
-        let now = clock.now
-        if let cached = admins.withLock({ $0[key] }), cached.expires > now {
-            return cached.isAdmin
-        }
-        let answer: Bool
+    public var platformAdmins: String { "Slack workspace admins and owners" }
+
+    public func isAdmin(_ event: Event) async -> Bool? {
         do throws(SlackAPIError) {
-            answer = try await api.userInfo(user: event.user).administersWorkspace
+            return try await api.userInfo(user: event.user).administersWorkspace
         } catch {
-            // Not remembered: an outage must not leave admins unable to act for the whole TTL.
             logger.warning(
                 "slack: could not tell whether a user is a workspace admin",
                 metadata: ["slack.user": "\(event.user)", "reason": "\(error.reason)"])
-            return false
+            return nil
         }
-        remember(answer, for: key, now: clock.now)
-        return answer
     }
 
     public func threadMessages(_ event: Event, limit: Int) async -> [String] {
@@ -174,19 +146,5 @@ public final class SlackConversationReader: ConversationReader {
             return []
         }
         return texts
-    }
-
-    /// Caches `answer`, making room first: expired answers go, then those closest to expiry.
-    private func remember(_ answer: Bool, for key: String, now: Date) {
-        let capacity = limits.adminCacheCapacity
-        let expires = now + limits.adminTTL
-        admins.withLock { cache in
-            cache[key] = CachedAnswer(isAdmin: answer, expires: expires)
-            guard cache.count > capacity else { return }
-            cache = cache.filter { $0.value.expires > now }
-            while cache.count > capacity, let oldest = cache.min(by: { $0.value.expires < $1.value.expires })?.key {
-                cache.removeValue(forKey: oldest)
-            }
-        }
     }
 }

@@ -137,7 +137,7 @@ public struct SlackPlatform: ChatPlatform {
         // Admins and threads are read with the bot token; without one the relay asks nothing.
         let reader =
             configuration.botToken == nil
-            ? nil : SlackConversationReader(api: api, clock: context.clock, logger: context.logger, filesURL: configuration.filesURL)
+            ? nil : SlackConversationReader(api: api, logger: context.logger, filesURL: configuration.filesURL)
         return SlackConnection(
             configuration: configuration, api: api, box: SlackSecretBox(secret: secret), reader: reader, clock: context.clock,
             lease: context.connectionLease("slack.socket-mode"), credentials: context.credentials, logger: context.logger)

@@ -12,7 +12,9 @@ public struct TelegramConversationReader: ConversationReader {
     let log: TelegramChatLog
     let logger: Logger
 
-    public func isAdmin(_ event: Event) async -> Bool {
+    public var platformAdmins: String { "the Telegram group's creator and administrators (in a private chat, its person)" }
+
+    public func isAdmin(_ event: Event) async -> Bool? {
         // A private chat is its person's own team.
         if event.team.hasPrefix("dm:") { return true }
         guard let chat = Int64(event.channel), let user = Int64(event.user) else { return false }
@@ -22,7 +24,7 @@ public struct TelegramConversationReader: ConversationReader {
             return status == "creator" || status == "administrator"
         } catch {
             logger.notice("telegram: could not tell whether a user administers a group", metadata: ["reason": "\(error.reason)"])
-            return false
+            return nil
         }
     }
 

@@ -40,6 +40,38 @@ struct SlackAdminAndThreadTests {
         }
     }
 
+    /// `/admin grant` from a workspace admin, with Slack's escaped mention: the member may then
+    /// save the team's chains; a bot, an unknown user and a plain-text `@name` are refused, each
+    /// saying why.
+    @Test func anAdminGrantsTheRoleByMentionAndRevokesIt() async throws {
+        try await SlackFakes.with { fakes in
+            fakes.slack.seed(.admin("U0ADMIN", teamID: SlackFakes.team))
+            fakes.slack.seed(.member("U0MEMBER", teamID: SlackFakes.team))
+            fakes.slack.seed(FakeSlackUser(id: "U0HELPER", teamID: SlackFakes.team, isBot: true))
+            try await fakes.withRelay(fakes.configuration()) { relay in
+                func ask(_ command: String, _ text: String, as user: String) async throws -> String {
+                    let url = relay.slack.makeResponseURL()
+                    _ = try await relay.slashCommand(command, text: text, responseURL: url, user: user)
+                    return try await Self.reply(at: url, relay)
+                }
+                #expect(try await ask("/chain", "save polish = grammar", as: "U0MEMBER").contains("Only this team's admins can save"))
+                #expect(try await ask("/admin", "grant <@U0ADMIN|boss>", as: "U0MEMBER").contains("Only this team's admins can grant the admin role"))
+                #expect(try await ask("/admin", "grant <@U0MEMBER|mia>", as: "U0ADMIN").contains("@mia is now an admin of this team."))
+                #expect(try await ask("/chain", "save polish = grammar", as: "U0MEMBER").contains("Saved chain `polish`"))
+                let shown = try await ask("/admin", "", as: "U0MEMBER")
+                #expect(shown.contains("You administer this team:") && shown.contains("granted you the role"), "\(shown)")
+                #expect(shown.contains("`slack:\(SlackFakes.team):U0MEMBER`"), "\(shown)")
+
+                #expect(try await ask("/admin", "grant <@U0HELPER|helper>", as: "U0ADMIN").contains("@helper is a bot: the admin role is for people."))
+                #expect(try await ask("/admin", "grant <@U0GHOST|ghost>", as: "U0ADMIN").contains("Slack knows no user @ghost."))
+                #expect(try await ask("/rhea", "admin grant @mia", as: "U0ADMIN").contains("Slack sent `@mia` as plain text"))
+
+                #expect(try await ask("/admin", "revoke <@U0MEMBER|mia>", as: "U0ADMIN").contains("Took the admin role back from @mia."))
+                #expect(try await ask("/chain", "delete polish", as: "U0MEMBER").contains("Only this team's admins can delete"))
+            }
+        }
+    }
+
     @Test func summarizeInAThreadReadsTheThread() async throws {
         try await SlackFakes.with { fakes in
             let root = "1700000000.000100"

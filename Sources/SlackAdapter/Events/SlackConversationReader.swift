@@ -117,6 +117,28 @@ public final class SlackConversationReader: ConversationReader {
         }
     }
 
+    /// A mention the message carried (`<@U123|ann>`), checked with `users.info`: a bot or a
+    /// deactivated account cannot take the role. `@ann` typed as plain text says nothing of who
+    /// it is: Slack sends it so from a slash command that does not escape mentions (`/rhea`).
+    public func user(mentioned mention: String, in event: Event) async -> MentionedUserLookup {
+        let found = MentionedUserLookup.among(event.mentions, mention)
+        guard case .person(let id, let name) = found else {
+            guard case .nobody = found else { return found }
+            return .nobody(
+                "Slack sent `\(mention)` as plain text, without who it is: use `/admin grant @name` (the /admin command), or mention the bot and the person in a message (`@Rhea admin grant @name`), picking the person from the list after `@`."
+            )
+        }
+        do throws(SlackAPIError) {
+            let info = try await api.userInfo(user: id)
+            if info.isBot { return .bot(name: name) }
+            if info.isDeleted { return .nobody("\(name)'s account is deactivated.") }
+            return .person(id: id, name: name)
+        } catch {
+            if case .refused(_, let refusal) = error, refusal.code == "user_not_found" { return .nobody("Slack knows no user \(name).") }
+            return .unavailable("Slack did not answer `users.info` (\(error.reason))")
+        }
+    }
+
     public func threadMessages(_ event: Event, limit: Int) async -> [String] {
         guard let thread = event.thread, limit > 0 else { return [] }
         var texts: [String] = []

@@ -258,12 +258,14 @@ extension SlackEventCallback {
                 platform: SlackEventMapping.platform, team: teamID, channel: message.channel,
                 thread: message.threadTS ?? message.ts, user: message.user,
                 text: SlackIncomingText.normalizeMention(message.text, botUserID: botUserID), eventKey: eventID, voice: message.voice,
-                sourceMessage: SlackEventMapping.sourceMessage(channel: message.channel, ts: message.ts))
+                sourceMessage: SlackEventMapping.sourceMessage(channel: message.channel, ts: message.ts),
+                mentions: SlackIncomingText.mentions(in: message.text))
         case .directMessage(let message):
             return Event(
                 platform: SlackEventMapping.platform, team: teamID, channel: message.channel, thread: message.threadTS,
                 user: message.user, text: directMessageText(message.text), eventKey: eventID, voice: message.voice,
-                sourceMessage: SlackEventMapping.sourceMessage(channel: message.channel, ts: message.ts))
+                sourceMessage: SlackEventMapping.sourceMessage(channel: message.channel, ts: message.ts),
+                mentions: SlackIncomingText.mentions(in: message.text))
         case .reactionAdded, .deleted, .ignored:
             return nil
         }
@@ -322,7 +324,8 @@ extension SlackSlashCommand {
     public func relayEvent(catchAll: String = catchAllCommand) -> Event {
         Event(
             platform: SlackEventMapping.platform, team: teamID, channel: channelID, user: userID,
-            userName: userName, text: commandLine(catchAll: catchAll), eventKey: triggerID.map { "trigger:" + $0 })
+            userName: userName, text: commandLine(catchAll: catchAll), eventKey: triggerID.map { "trigger:" + $0 },
+            mentions: SlackIncomingText.mentions(in: text))
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 public import Hummingbird
-import RelayCore
+public import RelayCore
 
 /// Decoding helpers shared by the payload types: JSON and form bodies, with failures turned
 /// into `SlackPayloadError`s that name the field at fault.
@@ -93,6 +93,24 @@ public enum SlackIncomingText {
             }
         }
         return normalize(String(rest)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The users `text` mentions (`<@U123>`, `<@U123|ann>`), each as `normalize` shows it
+    /// (`@U123`, `@ann`) with their id: what `/admin grant @ann` is resolved against.
+    public static func mentions(in text: String) -> [MentionedUser] {
+        var found: [MentionedUser] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "<@") {
+            let after = rest[open.upperBound...]
+            guard let close = after.firstIndex(of: ">") else { break }
+            let inside = after[..<close]
+            let id = String(inside.prefix { $0 != "|" })
+            if !id.isEmpty, id.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) {
+                found.append(MentionedUser(shown: plain(control: ("@" + inside).unicodeScalars[...]), id: id))
+            }
+            rest = after[after.index(after: close)...]
+        }
+        return found
     }
 
     /// Replaces Slack's control sequences with plain text and unescapes `&lt;`, `&gt;`, `&amp;`.

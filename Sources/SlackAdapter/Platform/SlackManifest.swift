@@ -53,6 +53,13 @@ enum SlackManifest {
                   description: Any Rhea Relay command — /rhea help lists them
                   usage_hint: "fix text | summarize | explain text | help"
                   should_escape: false
+                # Escaped: a person picked after `@` arrives as `<@U123|ann>`, who they are,
+                # rather than as the plain text `@ann`.
+                - command: /admin
+                  url: \(publicURL)/slack/commands
+                  description: Who administers this workspace's bot; admins grant and revoke the role
+                  usage_hint: "| grant @person | revoke @person"
+                  should_escape: true
             oauth_config:
               scopes:
                 bot:

@@ -38,6 +38,8 @@ public final class FakeDiscordAPI: Sendable {
     /// `GET /guilds/{g}` and `GET /guilds/{g}/members/{u}`: the server's roles and a member's.
     public static let guild = "guild"
     public static let guildMember = "guildMember"
+    /// `GET /users/{u}`: the asker, the bot and the users `seed(user:)` added; 404 for others.
+    public static let user = "user"
     /// The server's owner, who administers it whatever their roles.
     public static let guildOwner = "1100000000000000099"
     /// The server's role with Manage Server (`makeGuildAdmin` gives it).
@@ -145,6 +147,11 @@ public final class FakeDiscordAPI: Sendable {
     /// The `session_start_limit` `GET /gateway/bot` answers with.
     public func setSessionStartLimit(remaining: Int, resetAfterMilliseconds: Int) {
         state.withLock { $0.sessionStart = (remaining, resetAfterMilliseconds) }
+    }
+
+    /// A user `GET /users/{id}` knows.
+    public func seed(user id: String, name: String, bot: Bool = false) {
+        state.withLock { $0.users[id] = (name, bot) }
     }
 
     /// Gives `user` the server's role with Manage Server.

@@ -31,6 +31,8 @@ struct FakeDiscordAPIState: Sendable {
     var expiredTokens: Set<String> = []
     /// Members holding `FakeDiscordAPI.adminRole`.
     var guildAdmins: Set<String> = []
+    /// The users `GET /users/{id}` knows besides the asker and the bot: name and whether a bot.
+    var users: [String: (name: String, bot: Bool)] = [:]
     var failures: [(route: String, failure: FakeDiscordAPI.Failure)] = []
     var requests: [Filed] = []
     var nextID = 1_300_000_000_000_000_000
@@ -207,6 +209,11 @@ struct FakeDiscordAPIState: Sendable {
                         ["id": "1200000000000000002", "name": "Helpers", "permissions": "8192"],
                     ],
                 ])
+        case FakeDiscordAPI.user:
+            let known = users.merging([FakeDiscordInteractions.asker: ("ada", false), FakeDiscordAPI.botUserID: ("rhea", true)]) { mine, _ in mine }
+            guard let user = known[parts[1]] else { return Self.error(404, 10013, "Unknown User") }
+            return Answer(
+                status: 200, body: ["id": .string(parts[1]), "username": .string(user.name), "global_name": .string(user.name.uppercased()), "bot": .bool(user.bot)])
         case FakeDiscordAPI.guildMember:
             guard parts[3].allSatisfy(\.isNumber) else { return Self.error(404, 10013, "Unknown User") }
             let roles: [JSONValue] = guildAdmins.contains(parts[3]) ? [.string(FakeDiscordAPI.adminRole)] : ["1200000000000000002"]
@@ -267,6 +274,7 @@ struct FakeDiscordAPIState: Sendable {
         case ("POST", 3, "webhooks"): (FakeDiscordAPI.followup, false)
         case ("POST", 3, "users") where parts[1] == "@me" && parts[2] == "channels": (FakeDiscordAPI.createDM, true)
         case ("GET", 2, "users") where parts[1] == "@me": (FakeDiscordAPI.currentUser, true)
+        case ("GET", 2, "users"): (FakeDiscordAPI.user, true)
         case ("GET", 2, "guilds"): (FakeDiscordAPI.guild, true)
         case ("GET", 4, "guilds") where parts[2] == "members": (FakeDiscordAPI.guildMember, true)
         case ("PUT", 3, "applications") where parts[2] == "commands": (FakeDiscordAPI.commands, true)

@@ -343,6 +343,15 @@ extension DiscordREST {
         return permissions & DiscordInbound.adminPermissions != 0
     }
 
+    /// `GET /users/{u}`: a user, by id.
+    public func user(id: String) async throws(DiscordAPIError) -> DiscordUser {
+        guard !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw .malformed(endpoint: "GET /users/{user.id}", reason: "`\(id)` is not a Discord id")
+        }
+        let route = DiscordRoute(method: "GET", template: "/users/{user.id}", path: "/users/\(id)", majorParameter: "")
+        return try await send(DiscordRequest(route), as: DiscordUser.self)
+    }
+
     /// `GET /users/@me`: the bot's own name, to check its token.
     public func currentUser() async throws(DiscordAPIError) -> String {
         let route = DiscordRoute(method: "GET", template: "/users/@me", path: "/users/@me", majorParameter: "")

@@ -42,6 +42,26 @@ public struct DiscordConversationReader: ConversationReader {
 
     public var platformAdmins: String { "Discord members with Manage Server or Administrator" }
 
+    /// A mention as Discord writes it (`<@123>`, `<@!123>`: what picking a person after `@`
+    /// puts in a command's text), checked with `GET /users/{id}`.
+    public func user(mentioned mention: String, in event: Event) async -> MentionedUserLookup {
+        var id = Substring(mention)
+        guard id.hasPrefix("<@"), id.hasSuffix(">") else {
+            return .nobody("`\(mention)` is not a mention of anyone: type `@` and pick the person from the list, so Discord names them.")
+        }
+        id = id.dropFirst(2).dropLast()
+        if id.hasPrefix("!") { id = id.dropFirst() }
+        do throws(DiscordAPIError) {
+            let user = try await api.user(id: String(id))
+            let name = "@" + (user.globalName ?? user.username)
+            return user.isBot ? .bot(name: name) : .person(id: user.id, name: name)
+        } catch {
+            if case .refused(_, let refusal) = error, refusal.status == 404 { return .nobody("Discord knows no user \(mention).") }
+            if case .malformed = error { return .nobody("`\(mention)` is not a mention of anyone: type `@` and pick the person from the list.") }
+            return .unavailable("Discord did not answer `GET /users/{id}` (\(error.reason))")
+        }
+    }
+
     public func threadMessages(_ event: Event, limit: Int) async -> [String] { [] }
 
     /// The attachment's bytes, from `<cdnURL>/attachments/…` only: a URL on any other host, or

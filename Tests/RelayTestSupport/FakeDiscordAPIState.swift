@@ -213,7 +213,8 @@ struct FakeDiscordAPIState: Sendable {
             let known = users.merging([FakeDiscordInteractions.asker: ("ada", false), FakeDiscordAPI.botUserID: ("rhea", true)]) { mine, _ in mine }
             guard let user = known[parts[1]] else { return Self.error(404, 10013, "Unknown User") }
             return Answer(
-                status: 200, body: ["id": .string(parts[1]), "username": .string(user.name), "global_name": .string(user.name.uppercased()), "bot": .bool(user.bot)])
+                status: 200,
+                body: ["id": .string(parts[1]), "username": .string(user.name), "global_name": .string(user.name.uppercased()), "bot": .bool(user.bot)])
         case FakeDiscordAPI.guildMember:
             guard parts[3].allSatisfy(\.isNumber) else { return Self.error(404, 10013, "Unknown User") }
             let roles: [JSONValue] = guildAdmins.contains(parts[3]) ? [.string(FakeDiscordAPI.adminRole)] : ["1200000000000000002"]

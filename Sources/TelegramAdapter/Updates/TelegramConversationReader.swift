@@ -14,6 +14,28 @@ public struct TelegramConversationReader: ConversationReader {
 
     public var platformAdmins: String { "the Telegram group's creator and administrators (in a private chat, its person)" }
 
+    /// A person the message names with their id (`TelegramInbound.mentions`), still in the group
+    /// (`getChatMember`). A plain `@username` names nobody the bot can tell: replying to one of
+    /// their messages does.
+    public func user(mentioned mention: String, in event: Event) async -> MentionedUserLookup {
+        let found = MentionedUserLookup.among(event.mentions, mention)
+        guard case .person(let id, let name) = found else {
+            guard case .nobody = found else { return found }
+            return .nobody(
+                "Telegram does not tell a bot who `\(mention)` is: reply to one of their messages with `/admin grant \(mention)`, or pick a person without a username from the list after `@`."
+            )
+        }
+        guard let chat = Int64(event.channel), let user = Int64(id) else { return found }
+        do throws(TelegramAPIError) {
+            let status = try await api.call("getChatMember", ["chat_id": .int(Int(chat)), "user_id": .int(Int(user))])
+                .decode(TelegramChatMember.self, method: "getChatMember").status
+            if status == "left" || status == "kicked" { return .nobody("\(name) is not in this group.") }
+            return found
+        } catch {
+            return .unavailable("Telegram did not answer `getChatMember` (\(error.reason))")
+        }
+    }
+
     public func isAdmin(_ event: Event) async -> Bool? {
         // A private chat is its person's own team.
         if event.team.hasPrefix("dm:") { return true }

@@ -41,6 +41,19 @@ public struct TelegramInbound: Sendable {
 
     // MARK: - Messages
 
+    /// Whom a message names with its id: a `text_mention` (a person without a username, picked
+    /// after `@`), and the author of the message it replies to, as `@username` (else their name).
+    /// A plain `@username` carries no id: Telegram does not tell a bot who it is.
+    static func mentions(in message: TelegramIncomingMessage) -> [MentionedUser] {
+        var mentions = message.entities.compactMap { entity in
+            entity.user.map { MentionedUser(shown: entity.text, id: String($0.id), isBot: $0.isBot) }
+        }
+        if let author = message.replyTo?.from {
+            mentions.append(MentionedUser(shown: author.username.map { "@" + $0 } ?? author.name, id: String(author.id), isBot: author.isBot))
+        }
+        return mentions
+    }
+
     private func message(_ message: TelegramIncomingMessage, update: Int64) async throws {
         guard let from = message.from, !from.isBot, message.chat.isPrivate || message.chat.isGroup else { return }
         let me = await identity.current()
@@ -60,7 +73,7 @@ public struct TelegramInbound: Sendable {
         var event = Event(
             platform: TelegramPlatform.name, team: TelegramAddress.team(chat: message.chat, user: from.id), channel: String(message.chat.id),
             user: String(from.id), userName: from.name, text: line, repliedTo: message.replyTo?.text, eventKey: "update:\(update)",
-            isAdmin: message.chat.isPrivate, voice: voice)
+            isAdmin: message.chat.isPrivate, voice: voice, mentions: Self.mentions(in: message))
         if let replied = message.replyTo, voice == nil, Self.readsOnFrom(event.command) {
             // `/summarize` as a reply: from that message on, as far as the bot has seen.
             event.thread = String(replied.id)

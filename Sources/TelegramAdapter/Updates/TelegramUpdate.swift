@@ -139,6 +139,8 @@ public struct TelegramIncomingMessage: Sendable, Hashable, Decodable {
     public struct Entity: Sendable, Hashable {
         public var type: String
         public var text: String
+        /// The person a `text_mention` names (one without a username, picked after `@`).
+        public var user: TelegramUser?
     }
 
     public struct Replied: Sendable, Hashable {
@@ -146,6 +148,8 @@ public struct TelegramIncomingMessage: Sendable, Hashable, Decodable {
         public var text: String?
         public var fromBot: Bool
         public var fromID: Int64?
+        /// Who wrote the replied-to message.
+        public var from: TelegramUser?
         /// The replied-to message's voice note, audio file or video note.
         public var clip: VoiceClip?
     }
@@ -164,6 +168,7 @@ public struct TelegramIncomingMessage: Sendable, Hashable, Decodable {
         var type: String
         var offset: Int
         var length: Int
+        var user: TelegramUser?
     }
 
     /// The replied-to message: any message, read only for what a reply needs.
@@ -198,12 +203,13 @@ public struct TelegramIncomingMessage: Sendable, Hashable, Decodable {
         // One odd entity (a kind with other fields) leaves the others readable.
         let raw = container.lenient([Lenient<RawEntity>].self, .entities) ?? container.lenient([Lenient<RawEntity>].self, .captionEntities) ?? []
         entities = raw.compactMap(\.value).compactMap { entity in
-            Self.slice(text, utf16Offset: entity.offset, length: entity.length).map { Entity(type: entity.type, text: $0) }
+            Self.slice(text, utf16Offset: entity.offset, length: entity.length).map { Entity(type: entity.type, text: $0, user: entity.user) }
         }
         clip = RawClip.first(in: container, [(.voice, false), (.audio, false), (.videoNote, true)])?.clip(origin: .own)
         if let reply = container.lenient(RawReplied.self, .replyTo) {
             replyTo = Replied(
-                id: reply.id, text: reply.text, fromBot: reply.from?.isBot ?? false, fromID: reply.from?.id, clip: reply.clip?.clip(origin: .repliedTo))
+                id: reply.id, text: reply.text, fromBot: reply.from?.isBot ?? false, fromID: reply.from?.id, from: reply.from,
+                clip: reply.clip?.clip(origin: .repliedTo))
         }
     }
 

@@ -146,6 +146,19 @@ struct MattermostEndToEndTests {
                 #expect(refused.contains("Admins are: Mattermost system admins and the team's admins"), "\(refused)")
                 let changed = try await answer("settings channel tier cheap")
                 #expect(changed.contains("This channel's tier is now cheap"), "\(changed)")
+
+                // A team admin grants the role by `@username`; bob may then change the channel's
+                // settings. The bot and an unknown name are refused, saying why.
+                let bob = "bob00000000000000000000001"
+                relay.mattermost.addUser(bob, username: "bob")
+                #expect(try await answer("admin grant @bob", user: bob).contains("Only this team's admins can grant the admin role"))
+                let granted = try await answer("admin grant @bob")
+                #expect(granted.contains("@bob is now an admin of this team."), "\(granted)")
+                #expect(try await answer("settings channel tier mid", user: bob).contains("This channel's tier is now mid"))
+                #expect(try await answer("admin grant @\(FakeMattermost.botUsername)").contains("is a bot: the admin role is for people."))
+                #expect(try await answer("admin grant @ghost").contains("Mattermost knows no user `@ghost`."))
+                #expect(try await answer("admin revoke @bob").contains("Took the admin role back from @bob."))
+                #expect(try await answer("settings channel tier frontier", user: bob).contains("Only this team's admins"))
             }
         }
     }

@@ -229,6 +229,11 @@ public final class FakeMattermost: Sendable {
             guard state.teams.values.contains(rest[1]) else { return .failure(.notFound("app.team.get.find.app_error", "Unable to find the existing team.")) }
             let roles = state.teamAdmins.contains(rest[3]) ? "team_user team_admin" : "team_user"
             return .success((200, ["team_id": .string(rest[1]), "user_id": .string(rest[3]), "roles": .string(roles)]))
+        case ("GET", 3, "users") where rest[1] == "username":
+            guard let id = state.usernames.first(where: { $0.value == rest[2] })?.key else {
+                return .failure(.notFound("app.user.missing_account.const", "Unable to find the user."))
+            }
+            return .success((200, ["id": .string(id), "username": .string(rest[2]), "is_bot": .bool(id == FakeMattermost.botUserID), "roles": "system_user"]))
         case ("GET", 2, "users"):
             return .success((200, ["id": .string(rest[1]), "username": .string(state.usernames[rest[1]] ?? ""), "roles": "system_user"]))
         case ("GET", 3, "teams") where rest[1] == "name":
@@ -283,6 +288,11 @@ public final class FakeMattermost: Sendable {
             state.channels[channel] = team
             if forbidden { state.forbidden.insert(channel) } else { state.forbidden.remove(channel) }
         }
+    }
+
+    /// A user the server knows, by id and username.
+    public func addUser(_ id: String, username: String) {
+        state.withLock { $0.usernames[id] = username }
     }
 
     /// Gives `user` the `team_admin` role in every team.

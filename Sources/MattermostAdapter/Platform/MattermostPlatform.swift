@@ -242,6 +242,17 @@ final class MattermostConversationReader: ConversationReader {
     /// team settings; false when Mattermost cannot be asked.
     var platformAdmins: String { "Mattermost system admins and the team's admins (in a direct message, its person)" }
 
+    /// `@name` as Mattermost writes a mention: the user with that username.
+    func user(mentioned mention: String, in event: Event) async -> MentionedUserLookup {
+        let name = String(mention.drop { $0 == "@" }).lowercased()
+        do throws(MattermostAPIError) {
+            guard let user = try await api.user(named: name) else { return .nobody("Mattermost knows no user `\(mention)`.") }
+            return user.isBot ? .bot(name: "@" + user.username) : .person(id: user.id, name: "@" + user.username)
+        } catch {
+            return .unavailable("Mattermost did not answer `GET /users/username/{name}` (\(error.reason))")
+        }
+    }
+
     func isAdmin(_ event: Event) async -> Bool? {
         if event.team.hasPrefix("dm:") { return true }
         do throws(MattermostAPIError) {

@@ -97,6 +97,18 @@ struct MattermostIdentified: Decodable {
     var id: String
 }
 
+/// `GET /users/username/{name}`, as far as it is read.
+struct MattermostNamedUser: Decodable {
+    var id: String
+    var username: String?
+    var isBot: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case id, username
+        case isBot = "is_bot"
+    }
+}
+
 /// `GET /users/me`.
 struct MattermostMe: Decodable {
     var id: String
@@ -134,6 +146,24 @@ public struct MattermostUser: Sendable, Hashable {
 }
 
 extension MattermostAPI {
+    /// `GET /users/username/{name}`: the user with that username, and whether a bot; nil when
+    /// Mattermost has none (404).
+    public func user(named name: String) async throws(MattermostAPIError) -> (id: String, username: String, isBot: Bool)? {
+        let endpoint = "GET /users/username/{name}"
+        // Usernames are lower-case letters, digits, `.`, `-` and `_` (Mattermost's own rule).
+        guard (1...64).contains(name.utf8.count),
+            name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2E || $0 == 0x2D || $0 == 0x5F })
+        else { return nil }
+        do throws(MattermostAPIError) {
+            let user = try await send(MattermostRequest(.api(method: "GET", path: "/users/username/\(name)", label: endpoint)))
+                .decode(MattermostNamedUser.self, endpoint: endpoint)
+            return (user.id, user.username ?? name, user.isBot ?? false)
+        } catch {
+            if case .refused(_, let refusal) = error, refusal.status == 404 { return nil }
+            throw error
+        }
+    }
+
     /// `GET /users/me`: who the bot token belongs to.
     public func me() async throws(MattermostAPIError) -> MattermostUser {
         let endpoint = "GET /users/me"

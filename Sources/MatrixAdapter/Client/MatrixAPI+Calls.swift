@@ -26,6 +26,17 @@ extension MatrixAPI {
         }
     }
 
+    /// `GET /profile/{user}`: whether the homeserver knows the user (404: it does not).
+    public func userExists(_ user: String) async throws(MatrixAPIError) -> Bool {
+        do throws(MatrixAPIError) {
+            _ = try await call(MatrixRequest(.get, ["profile", user], endpoint: "profile"))
+            return true
+        } catch {
+            if case .refused(endpoint: _, let refusal) = error, refusal.status == 404 { return false }
+            throw error
+        }
+    }
+
     /// `GET /sync`: waits up to `timeout` for events after `since` (nil: the first sync, which
     /// answers at once with the current state).
     func sync(since: String?, timeout: Duration, filter: String) async throws(MatrixAPIError) -> MatrixSyncResponse {

@@ -14,6 +14,28 @@ public struct MatrixConversationReader: ConversationReader {
 
     public var platformAdmins: String { "the Matrix room's members with power level 50 or more (moderators and admins)" }
 
+    /// A user id typed as it is (`@ann:example.org`), or the one person a pill names
+    /// (`m.mentions`), checked with the homeserver (`GET /profile/{user}`). The bot itself is a
+    /// bot; other bots look like people to Matrix.
+    public func user(mentioned mention: String, in event: Event) async -> MentionedUserLookup {
+        let named = event.mentions.filter { $0.id != event.user }
+        let id: String
+        if MatrixID.isUser(mention) {
+            id = mention
+        } else if named.count == 1 {
+            id = named[0].id
+        } else {
+            return .nobody("`\(mention)` names nobody: write the person's Matrix id (`@ann:example.org`), or mention them with a pill.")
+        }
+        do throws(MatrixAPIError) {
+            if id == (try await api.whoami()) { return .bot(name: id) }
+            guard try await api.userExists(id) else { return .nobody("The homeserver knows no user \(id).") }
+            return .person(id: id, name: id)
+        } catch {
+            return .unavailable("the homeserver did not answer (\(error.reason))")
+        }
+    }
+
     public func isAdmin(_ event: Event) async -> Bool? {
         do throws(MatrixAPIError) {
             if try await api.powerLevels(room: event.channel).administers(event.user) { return true }

@@ -88,7 +88,9 @@ struct MatrixInbound: Sendable {
         }
         let relayEvent = Event(
             platform: MatrixPlatform.name, team: team, channel: room, thread: thread, user: sender, userName: MatrixID.localpart(of: sender), text: line,
-            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice, unreadableReply: unreadableReply, sourceMessage: id)
+            repliedTo: repliedTo, eventKey: "event:\(id)", voice: voice, unreadableReply: unreadableReply, sourceMessage: id,
+            // A pill shows a display name; `m.mentions` says whom it is.
+            mentions: content.mentionedUsers.filter { $0 != me && MatrixID.isUser($0) }.map { MentionedUser(shown: $0, id: $0) })
         try await submit(relayEvent, address: address)
     }
 

@@ -53,8 +53,11 @@ struct AdminCommandTests {
 
             let bot = await relay.send("/admin grant @helper", mentions: [MentionedUser(shown: "@helper", id: "B1", isBot: true)])
             #expect(bot.kind == .error && bot.body == "@helper is a bot: the admin role is for people.")
-            let typed = await relay.send("/admin grant carol")
+            let typed = await relay.send("/admin grant carol", mentions: Self.bob)
             #expect(typed.kind == .error && typed.body.contains("`carol` is not a mention of anyone"))
+            // Where the platform passes no mention with an id, no grant is made by name.
+            let unnamed = await relay.send("/admin grant carol")
+            #expect(unnamed.kind == .error && unnamed.body.contains("the operator's list (`ADMIN_USERS`) names this team's admins"))
             let me = await relay.send("/admin grant @ada", mentions: [MentionedUser(shown: "@ada", id: "ada")])
             #expect(me.body == "You administer this team already.")
             #expect(await relay.send("/admin grant").body == "Name the person, as a mention: `/admin grant @ann`.")

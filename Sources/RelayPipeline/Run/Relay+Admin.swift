@@ -57,7 +57,18 @@ extension Relay {
 
     /// The person a mention names, or the refusal that says why it names nobody the role can go to.
     private func person(_ typed: String, _ event: Event) async throws -> (id: String, name: String) {
-        let lookup = await readers[event.platform]?.user(mentioned: typed, in: event) ?? MentionedUserLookup.among(event.mentions, typed)
+        let lookup: MentionedUserLookup
+        if let reader = readers[event.platform] {
+            lookup = await reader.user(mentioned: typed, in: event)
+        } else if !event.mentions.isEmpty {
+            lookup = MentionedUserLookup.among(event.mentions, typed)
+        } else {
+            // Teams, Google Chat, IRC, XMPP (docs/admin.md): no mention reaches the run with an
+            // id, and on IRC and XMPP a nick is no identity — whoever takes it next would hold the role.
+            throw RelayFailure(
+                "Here the relay cannot tell whom `\(typed)` names, so it grants no role by mention: the operator's list (`ADMIN_USERS`) names this team's admins; `/admin` shows each person their entry for it."
+            )
+        }
         switch lookup {
         case .person(let id, let name): return (id, name)
         case .bot(let name): throw RelayFailure("\(name) is a bot: the admin role is for people.")

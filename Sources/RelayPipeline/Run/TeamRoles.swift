@@ -24,7 +24,7 @@ public final class TeamRoles: Sendable {
         case granted(AdminGrant)
     }
 
-    /// How long a platform's answer is kept.
+    /// How long a platform's yes is kept.
     public static let ttl: Duration = .seconds(60)
     /// The most answers kept; past it, expired ones go first, then the oldest.
     static let capacity = 10_000

@@ -44,6 +44,11 @@ struct VisibleDoublesTests {
                 // The first placeholder's answer, and the first four answers' (edits'), are held.
                 telegram.failNext("sendMessage", times: 1, with: .slow(seconds: 120))
                 telegram.failNext("editMessageText", times: held, with: .slow(seconds: 120))
+                // The model answers only once every placeholder but the held one shows: an answer
+                // ready before its placeholder was sent goes out as a message of its own, not as a
+                // (held) edit, and the window this test makes would not open (seen under CI load:
+                // all five answered at once, none held).
+                tribunal.hold(path: FakeRheaTribunal.quickPath)
                 let first = try await ServeProcess(environment: environment, directory: cli.directory)
                 var second: ServeProcess?
                 do {
@@ -54,6 +59,10 @@ struct VisibleDoublesTests {
                             update, to: "http://127.0.0.1:\(first.port)/telegram/webhook", secretToken: Self.telegramSecret)
                         #expect(answer.status == 200, "update \(index) accepted")
                     }
+                    try await eventually("the placeholders shown", safety: .seconds(60)) {
+                        chats.dropFirst().allSatisfy { chat in telegram.messages(chat: chat).contains { $0.text.hasPrefix("⏳") } }
+                    }
+                    tribunal.release(path: FakeRheaTribunal.quickPath)
                     // The held answers show in their chats: Telegram took them.
                     // A bound, not a wait: a loaded peers group once took over 60 s here.
                     try await eventually("\(held) answers shown while their HTTP answers are held", safety: .seconds(150)) {

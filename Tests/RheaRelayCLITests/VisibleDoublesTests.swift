@@ -38,6 +38,9 @@ struct VisibleDoublesTests {
                     "TRIBUNAL_URL": tribunal.url, "TELEGRAM_BOT_TOKEN": telegram.token, "TELEGRAM_API_URL": telegram.url,
                     "TELEGRAM_MODE": "webhook", "TELEGRAM_WEBHOOK_SECRET": Self.telegramSecret, "HTTP_ADMIN_TOKEN": ServeReplicas.adminToken,
                     "LOG_LEVEL": "error",
+                    // The model is held until the placeholders show (below): under CI load that took
+                    // past the default 15 s, and a run failed with "did not answer in time".
+                    "TRIBUNAL_TIMEOUTS_QUICK": "120",
                 ]
                 let chats: [Int64] = (0..<5).map { 52_000_000 + Int64($0) }
                 let held = 4

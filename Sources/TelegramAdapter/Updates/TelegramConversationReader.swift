@@ -27,8 +27,7 @@ public struct TelegramConversationReader: ConversationReader {
         }
         guard let chat = Int64(event.channel), let user = Int64(id) else { return found }
         do throws(TelegramAPIError) {
-            let status = try await api.call("getChatMember", ["chat_id": .int(Int(chat)), "user_id": .int(Int(user))])
-                .decode(TelegramChatMember.self, method: "getChatMember").status
+            let status = try await memberStatus(chat: chat, user: user)
             if status == "left" || status == "kicked" { return .nobody("\(name) is not in this group.") }
             return found
         } catch {
@@ -41,13 +40,18 @@ public struct TelegramConversationReader: ConversationReader {
         if event.team.hasPrefix("dm:") { return true }
         guard let chat = Int64(event.channel), let user = Int64(event.user) else { return false }
         do throws(TelegramAPIError) {
-            let status = try await api.call("getChatMember", ["chat_id": .int(Int(chat)), "user_id": .int(Int(user))])
-                .decode(TelegramChatMember.self, method: "getChatMember").status
+            let status = try await memberStatus(chat: chat, user: user)
             return status == "creator" || status == "administrator"
         } catch {
             logger.notice("telegram: could not tell whether a user administers a group", metadata: ["reason": "\(error.reason)"])
             return nil
         }
+    }
+
+    /// `getChatMember`'s `status`: `creator`, `administrator`, `member`, `left`, `kicked`…
+    private func memberStatus(chat: Int64, user: Int64) async throws(TelegramAPIError) -> String? {
+        try await api.call("getChatMember", ["chat_id": .int(Int(chat)), "user_id": .int(Int(user))])
+            .decode(TelegramChatMember.self, method: "getChatMember").status
     }
 
     public func threadMessages(_ event: Event, limit: Int) async -> [String] {

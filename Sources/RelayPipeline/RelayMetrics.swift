@@ -21,6 +21,17 @@ enum RelayMetrics {
         Counter(label: "relay_backend_calls_total", dimensions: [("call", call), ("outcome", outcome)]).increment()
     }
 
+    /// What a model call used: tokens by model and direction (`in`, `out`), and its cost in US
+    /// dollars where the model has a price. `model` is a configured name or one catch-all label,
+    /// never a name a backend sent (`MeteredTribunal`), so the labels stay bounded.
+    static func modelUsage(model: String, _ usage: ModelUsage) {
+        Counter(label: "relay_model_tokens_total", dimensions: [("model", model), ("direction", "in")]).increment(by: usage.tokensIn)
+        Counter(label: "relay_model_tokens_total", dimensions: [("model", model), ("direction", "out")]).increment(by: usage.tokensOut)
+        if let cost = usage.cost, cost > 0, cost.isFinite {
+            FloatingPointCounter(label: "relay_model_cost_usd_total", dimensions: [("model", model)]).increment(by: cost)
+        }
+    }
+
     /// Delivery attempts, by platform and outcome (`sent`, `part_sent`, `rate_limited`, `retry`, `failed`).
     static func delivery(platform: String, outcome: String) {
         Counter(label: "relay_outbox_deliveries_total", dimensions: [("platform", platform), ("outcome", outcome)]).increment()

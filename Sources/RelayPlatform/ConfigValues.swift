@@ -1,6 +1,6 @@
 public import Configuration
 import Foundation
-import RelayCore
+public import RelayCore
 
 /// Typed reads of the relay's configuration (YAML plus environment, environment first), with
 /// errors that name the key and its environment variable and say what is accepted.
@@ -62,6 +62,30 @@ public struct ConfigValues: Sendable {
             throw ConfigurationError("\(key) (\(Self.envName(key))) must be a number of seconds above 0 and at most 3600, got `\(raw)`.")
         }
         return .clampedSeconds(value)
+    }
+
+    /// A model's price in US dollars per million tokens (`<prefix>priceIn` and `<prefix>priceOut`):
+    /// both or neither (one alone is refused, naming the other); none is "no price". A negative,
+    /// or not finite, number is refused.
+    public func price(_ prefix: String) throws -> ModelPrice? {
+        let inKey = prefix + "priceIn"
+        let outKey = prefix + "priceOut"
+        func dollars(_ key: String) throws -> Double? {
+            guard let raw = string(key) else { return nil }
+            guard let value = Double(raw), value.isFinite, value >= 0, value <= 1_000_000 else {
+                throw ConfigurationError(
+                    "\(key) (\(Self.envName(key))) must be a price in US dollars per million tokens, 0 or more (e.g. 0.15), got `\(raw)`.")
+            }
+            return value
+        }
+        switch (try dollars(inKey), try dollars(outKey)) {
+        case (nil, nil): return nil
+        case (let priceIn?, let priceOut?): return ModelPrice(inPerMillion: priceIn, outPerMillion: priceOut)
+        case (nil, _?):
+            throw ConfigurationError("\(outKey) (\(Self.envName(outKey))) is set but \(inKey) (\(Self.envName(inKey))) is not: give both prices, or neither.")
+        case (_?, nil):
+            throw ConfigurationError("\(inKey) (\(Self.envName(inKey))) is set but \(outKey) (\(Self.envName(outKey))) is not: give both prices, or neither.")
+        }
     }
 
     public func bool(_ key: String) throws -> Bool? {

@@ -1,4 +1,4 @@
-import RelayCore
+public import RelayCore
 public import RelayPipeline
 public import RelayPlatform
 public import RelayStore
@@ -31,6 +31,9 @@ public struct AppConfiguration: Sendable {
     /// Where `scripts/local-model` serves (`localModel.url`, `LOCAL_MODEL_URL`): the backend when
     /// none is configured.
     public var localModelURL = LocalModel.defaultURL
+    /// What the local model's tokens cost (`localModel.priceIn`/`priceOut`, `LOCAL_MODEL_PRICE_IN`/
+    /// `_OUT`): its electricity, if the operator wants it counted; nil: no price.
+    public var localModelPrice: ModelPrice?
     /// `council.timeout` and `council.deadline` as configured (nil: the council's defaults):
     /// read, and checked, whatever the backend, since the local model's council keeps them too.
     public var councilTiming = CouncilTiming()

@@ -113,6 +113,7 @@ public enum ConfigurationLoader {
             config.backendSource = .unset
         }
         if let url = try values.url("localModel.url") { config.localModelURL = url }
+        config.localModelPrice = try values.price("localModel.")
         // Whatever the backend: the local model's council keeps them too, and a value that is
         // wrong is refused rather than ignored.
         config.councilTiming = try CouncilConfigurationLoader.timing(values)

@@ -15,6 +15,7 @@ import RelayTribunal
 ///   mini: { baseURL: https://api.openai.com/v1, apiKeyEnv: OPENAI_API_KEY, model: gpt-4o-mini, tier: cheap, weight: 1, timeout: 15 }
 ///   local: { baseURL: http://127.0.0.1:18082/v1, model: smollm2, tier: cheap }
 ///   # stream: false — for an endpoint that cannot stream: its answers arrive whole
+///   # priceIn: 0.15, priceOut: 0.60 — US dollars per million tokens (COUNCIL_MINI_PRICE_IN/_OUT)
 /// ```
 ///
 /// Each model's fields sit under its name (`council.mini.baseURL`, env `COUNCIL_MINI_BASE_URL`)
@@ -79,6 +80,7 @@ enum CouncilConfigurationLoader {
             apiKey = value
         }
         return CouncilModel(
-            name: name, baseURL: baseURL, apiKeyEnv: keyEnv, apiKey: apiKey, model: modelID, tier: tier, weight: weight, timeout: timeout, stream: stream)
+            name: name, baseURL: baseURL, apiKeyEnv: keyEnv, apiKey: apiKey, model: modelID, tier: tier, weight: weight, timeout: timeout, stream: stream,
+            price: try values.price(prefix))
     }
 }

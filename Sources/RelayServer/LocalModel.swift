@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import RelayCore
+public import RelayCore
 import RelayHTTP
 import RelayPlatform
 public import RelayTribunal
@@ -28,18 +28,22 @@ public enum LocalModel {
             throw ConfigurationError(unreachableMessage(baseURL))
         }
         var chosen = configuration
-        chosen.backend = .council(configuration.councilTiming.applied(to: council(baseURL: baseURL, modelID: modelID)))
+        chosen.backend = .council(
+            configuration.councilTiming.applied(to: council(baseURL: baseURL, modelID: modelID, price: configuration.localModelPrice)))
         chosen.backendSource = .localModel
         return chosen
     }
 
     /// The council of a first run: the one model the server at `baseURL` serves, at the cheap
     /// tier (the others borrow it, so a chain's `escalate` has nowhere to go and says so).
-    public static func council(baseURL: String, modelID: String) -> CouncilConfiguration {
+    public static func council(baseURL: String, modelID: String, price: ModelPrice? = nil) -> CouncilConfiguration {
         // One model: it is the whole quorum; the local server answers one request at a time,
         // so its calls get the council's longer default time.
         var council = CouncilConfiguration(
-            models: [CouncilModel(name: councilName, baseURL: baseURL, apiKeyEnv: nil, apiKey: nil, model: modelID, tier: .cheap, weight: 1, timeout: nil)])
+            models: [
+                CouncilModel(
+                    name: councilName, baseURL: baseURL, apiKeyEnv: nil, apiKey: nil, model: modelID, tier: .cheap, weight: 1, timeout: nil, price: price)
+            ])
         council.quorum = 1
         return council
     }

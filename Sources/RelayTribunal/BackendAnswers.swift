@@ -35,7 +35,7 @@ public enum BackendAnswers {
     /// A chat completion's text and, read from it, the model's verdict; nil when the body is
     /// not an answer.
     public static func chatCompletionVerdict(_ body: [UInt8]) -> ParsedVerdict? {
-        guard case .text(let text, _) = OpenAIWire.answer(from: body) else { return nil }
+        guard case .text(let text, _, _) = OpenAIWire.answer(from: body) else { return nil }
         return VerdictParser.parse(text)
     }
 

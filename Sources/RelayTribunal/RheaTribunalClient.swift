@@ -55,7 +55,9 @@ public final class RheaTribunalClient: Tribunal, Sendable {
         let (response, measured) = try await send(
             .POST, "/keyboard/quick", body: body, timeout: configuration.timeouts.quick,
             as: RheaWire.QuickResponse.self)
-        return try QuickMapping.result(from: response, measured: measured, url: baseURL)
+        var result = try QuickMapping.result(from: response, measured: measured, url: baseURL)
+        result.usage = [RheaUsage.quick(request, answer: result.text, model: result.model, elapsed: result.elapsed)]
+        return result
     }
 
     /// Several models judge the claim: `/tribunal` with credentials, `/dialog` without.
@@ -80,8 +82,10 @@ public final class RheaTribunalClient: Tribunal, Sendable {
         let (response, measured) = try await send(
             .POST, "/tribunal", body: body, timeout: configuration.timeouts.tribunal,
             as: RheaWire.TribunalResponse.self)
-        return try ConsensusMapping.result(
+        var result = try ConsensusMapping.result(
             from: response, k: body.k, measured: measured, url: baseURL)
+        result.usage = RheaUsage.tribunal(response.responses ?? [], claim: request.claim)
+        return result
     }
 
     /// `/dialog` always asks two cheap models: `k` and `tier` cannot be passed on.
@@ -91,7 +95,9 @@ public final class RheaTribunalClient: Tribunal, Sendable {
         let (response, measured) = try await send(
             .POST, "/dialog", body: body, timeout: configuration.timeouts.dialog,
             as: RheaWire.DialogResponse.self)
-        return try ConsensusMapping.result(from: response, measured: measured, url: baseURL)
+        var result = try ConsensusMapping.result(from: response, measured: measured, url: baseURL)
+        result.usage = RheaUsage.dialog(claim: request.claim, reply: result.answer, answered: result.answered, elapsed: result.elapsed)
+        return result
     }
 }
 

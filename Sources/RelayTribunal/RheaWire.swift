@@ -153,10 +153,13 @@ enum RheaWire {
         var text: String?
         var error: String?
         var latencyS: Double?
+        /// What the gateway counted for the call, in and out together.
+        var tokensUsed: Int?
 
         enum CodingKeys: String, CodingKey {
             case model, provider, text, error
             case latencyS = "latency_s"
+            case tokensUsed = "tokens_used"
         }
 
         init(from decoder: any Decoder) throws {
@@ -166,6 +169,7 @@ enum RheaWire {
             text = c.lenient(String.self, .text)
             error = c.lenient(String.self, .error)
             latencyS = c.lenient(Double.self, .latencyS)
+            tokensUsed = c.lenient(Int.self, .tokensUsed)
         }
 
         /// "provider/model" when the provider is given, as `stance_summary` keys name models.

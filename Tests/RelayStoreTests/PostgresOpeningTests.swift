@@ -75,7 +75,7 @@ struct PostgresOpeningTests {
             #expect(stores.count == 5)
             for store in stores { try await store.close() }
             let recorded = try await server.queryStrings(
-                "SELECT version::text, count(*)::text FROM schema_migrations GROUP BY version ORDER BY version", database: database.name)
+                "SELECT version::text, count(*)::text FROM schema_migrations GROUP BY version ORDER BY schema_migrations.version", database: database.name)
             #expect(recorded == migrations.map { ["\($0.version)", "1"] })
         }
     }

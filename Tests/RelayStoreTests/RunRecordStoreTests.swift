@@ -75,4 +75,45 @@ struct RunRecordStoreTests {
             #expect(try await store.history(team: "T1", user: "alice", limit: 10).count == 1)
         }
     }
+
+    /// Issue 44, point 3: the run's model calls, in its finishing write (no extra write).
+    static func usage(at seconds: Double = 0) -> RunUsage {
+        RunUsage(
+            platform: "slack", team: "T1", user: "alice", command: "tribunal", run: "run-1", at: instant(seconds),
+            calls: [
+                ModelUsage(model: "mini", tokensIn: 412, tokensOut: 90, estimated: false, cost: 0.000116, elapsed: .milliseconds(820)),
+                ModelUsage(model: "local", tokensIn: 400, tokensOut: 85, estimated: true, elapsed: .milliseconds(1_500)),
+            ])
+    }
+
+    @Test("A run's model calls are written with its end, and read back by team, user and month", arguments: StoreKind.allCases)
+    func modelCallsWithTheEnd(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let id = try await Self.admitted(store)
+            try await store.finishRun(id: id, record: RunRecord(usage: Self.usage(at: 10)), replies: [Self.tribunalReply], leaseUntil: nil)
+            let bobs = RunUsage(
+                platform: "discord", team: "T1", user: "bob", command: "fix", run: "run-2", at: instant(20),
+                calls: [ModelUsage(model: "mini", tokensIn: 30, tokensOut: 8, estimated: false, cost: 0.00001, elapsed: .milliseconds(200))])
+            _ = try await store.record(RunRecord(usage: bobs))
+            let all = try await store.modelCalls(UsageQuery(platform: nil, team: "T1", from: instant(0), to: instant(60)))
+            #expect(all == Self.usage(at: 10).records + bobs.records)
+            #expect(all.first?.elapsedMilliseconds == 820 && all[1].cost == nil && all[1].estimated)
+            #expect(try await store.modelCalls(UsageQuery(platform: "slack", team: "T1", from: instant(0), to: instant(60))).count == 2)
+            #expect(try await store.modelCalls(UsageQuery(platform: "slack", team: "T1", user: "bob", from: instant(0), to: instant(60))).isEmpty)
+            #expect(try await store.modelCalls(UsageQuery(platform: nil, team: "T1", from: instant(11), to: instant(60))).map(\.user) == ["bob"])
+            #expect(try await store.modelCalls(UsageQuery(platform: nil, team: "T2", from: instant(0), to: instant(60))).isEmpty)
+        }
+    }
+
+    @Test("A run fenced off by another replica writes none of its model calls", arguments: StoreKind.allCases)
+    func noCallsWhenFenced(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let id = try await Self.admitted(store)
+            #expect(try await store.dropInboxItem(id: id))
+            await #expect(throws: StoreError.leaseLost(id: id)) {
+                try await store.finishRun(id: id, record: RunRecord(usage: Self.usage()), replies: [], leaseUntil: nil)
+            }
+            #expect(try await store.modelCalls(UsageQuery(platform: nil, team: "T1", from: .distantPast, to: .distantFuture)).isEmpty)
+        }
+    }
 }

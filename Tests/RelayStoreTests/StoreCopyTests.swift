@@ -28,8 +28,10 @@ struct StoreCopyTests {
             try await withPostgresStore { postgres in
                 let report = try await StoreCopy.copy(from: sqlite, to: postgres)
                 #expect(
-                    report.tables.map(\.name) == ["chains", "custom_commands", "settings", "history", "ledger", "admin_grants", "dedupe", "outbox", "inbox"])
-                #expect(report.tables.map(\.rows) == [3, 2, 2, 3, 2, 2, 2, 5, 2])
+                    report.tables.map(\.name) == [
+                        "chains", "custom_commands", "settings", "history", "ledger", "admin_grants", "model_calls", "dedupe", "outbox", "inbox",
+                    ])
+                #expect(report.tables.map(\.rows) == [3, 2, 2, 3, 2, 2, 2, 2, 5, 2])
 
                 // PostgreSQL text cannot hold U+0000: the one way the copy may differ, by design.
                 var expected = original
@@ -98,7 +100,7 @@ struct StoreCopyTests {
                     #expect(try await replica.settings(Self.alice).isEmpty)
                     _ = try await StoreCopy.copy(from: sqlite, to: target)
                     try await eventually("the replica reads the copied commands") { try await replica.customCommands(team: "T1").count == 2 }
-                    #expect(try await replica.settings(Self.alice) == Settings(lang: "fr", tier: .frontier))
+                    #expect(try await replica.settings(Self.alice) == Settings(lang: "fr", tier: .frontier, receipts: true))
                     #expect(try await target.customCommands(team: "T1").count == 2)
                 } catch {
                     try? await replica.close()
@@ -160,7 +162,7 @@ struct StoreCopyTests {
         for name in ["shout", "calm"] {
             try await store.saveCustomCommand(CustomCommand(team: "T1", name: name, template: "Say {input} \(name)", creator: "U2", createdAt: when))
         }
-        try await store.saveSettings(Settings(lang: "fr", tier: .frontier), for: alice)
+        try await store.saveSettings(Settings(lang: "fr", tier: .frontier, receipts: true), for: alice)
         try await store.saveSettings(Settings(retention: .metadata), for: general)
 
         // Two runs at one instant: their order is their ids'.
@@ -184,6 +186,8 @@ struct StoreCopyTests {
                 changes: ["U3", "U4"].map {
                     .grantAdmin(AdminGrant(platform: "slack", team: "T1", user: $0, userName: "@\($0)", grantedBy: "U1", grantedAt: when))
                 }))
+
+        _ = try await store.record(RunRecord(usage: RunRecordStoreTests.usage(at: 5)))
 
         #expect(try await store.claimEvent(key: "slack:Ev1", expiresAt: instant(100), now: instant(0)))
 
@@ -227,6 +231,7 @@ struct StoreCopyTests {
         var inbox: [InboxItem]
         var queue: [InboxTicket]
         var admins: [AdminGrant]
+        var modelCalls: [ModelCallRecord]
     }
 
     static func read(_ store: any Store, inbox: [Int64]) async throws -> Contents {
@@ -241,7 +246,8 @@ struct StoreCopyTests {
             // Claimed to be read (what a replica would run), in id order.
             inbox: try await store.claimInbox(now: Date(), leaseUntil: Date() + 60, limit: 100).filter { inbox.contains($0.id) }.sorted { $0.id < $1.id },
             queue: try await store.inboxQueue(),
-            admins: try await store.adminGrants(platform: "slack", team: "T1"))
+            admins: try await store.adminGrants(platform: "slack", team: "T1"),
+            modelCalls: try await store.modelCalls(UsageQuery(platform: nil, team: "T1", from: .distantPast, to: .distantFuture)))
     }
 }
 

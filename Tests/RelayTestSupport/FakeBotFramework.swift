@@ -146,9 +146,13 @@ public final class FakeBotFramework: Sendable {
 
     /// The next `times` successful connector calls of `method` (`POST` makes a message, `PUT`
     /// updates one) are taken — the message shows — but their HTTP answers are held `seconds`.
-    public func holdNext(_ method: String, times: Int, seconds: Double) {
-        state.withLock { $0.holds[method, default: 0] += times }
-        state.withLock { $0.holdSeconds = seconds }
+    /// With `when`, only requests it accepts (given their path and body) are held.
+    public func holdNext(_ method: String, times: Int, seconds: Double, when: (@Sendable (String, JSONValue?) -> Bool)? = nil) {
+        state.withLock {
+            $0.holds[method, default: 0] += times
+            $0.holdSeconds = seconds
+            $0.holdWhen[method] = when
+        }
     }
 
     /// The messages the bot has in `conversation` (all when nil), in the order they were made.
@@ -281,13 +285,14 @@ struct FakeBotFrameworkState: Sendable {
     var retryAfter = 1
     var holds: [String: Int] = [:]
     var holdSeconds = 0.0
+    var holdWhen: [String: @Sendable (String, JSONValue?) -> Bool] = [:]
     var refusalStatus = 429
     var nextID = 1_700_000_000_000
 
     /// How long to hold the answer to `request` (answered `status`), taking one of its holds.
     mutating func takeHold(_ request: RecordedRequest, status: Int) -> Double? {
         guard (200..<300).contains(status), request.path.hasPrefix("/amer/v3/conversations/"), request.body?["type"]?.stringValue == "message",
-            let left = holds[request.method], left > 0
+            let left = holds[request.method], left > 0, holdWhen[request.method]?(request.path, request.body) ?? true
         else { return nil }
         holds[request.method] = left - 1
         return holdSeconds

@@ -70,11 +70,14 @@ enum FakeOpenAIReplies {
         let next = state.nextChat()
         let chat = Chat(
             model: model, lastUserMessage: lastUser, promptCharacters: texts.reduce(0) { $0 + ($1?.count ?? 0) },
-            number: next.number, asksForVerdict: asksForVerdict)
+            number: next.number, asksForVerdict: asksForVerdict, reportsUsage: state.reportsUsage)
         var reply = answer(next.persona, index: next.index, chat: chat)
         if body["stream"]?.boolValue == true, reply.status == 200, let content = reply.content {
+            // Only when asked, as OpenAI, vLLM and llama.cpp do: `stream_options.include_usage`.
+            let asked = body["stream_options"]?["include_usage"]?.boolValue == true
             reply.stream = FakeOpenAIStreamPlan(
-                pieces: reply.pieces ?? FakeOpenAIStream.pieces(of: content), model: model, id: "chatcmpl-fake\(chat.number)", style: state.stream)
+                pieces: reply.pieces ?? FakeOpenAIStream.pieces(of: content), model: model, id: "chatcmpl-fake\(chat.number)", style: state.stream,
+                promptTokens: chat.promptTokens, includeUsage: asked && chat.reportsUsage)
         }
         return reply
     }
@@ -116,6 +119,10 @@ enum FakeOpenAIReplies {
         var number: Int
         /// A system message asks for the JSON `"verdict"` shape.
         var asksForVerdict: Bool
+        var reportsUsage: Bool
+
+        /// Rough, as the answers' counts: 4 characters a token.
+        var promptTokens: Int { max(1, promptCharacters / 4) }
     }
 
     static func answer(_ persona: FakeOpenAIPersona, index: Int, chat: Chat) -> FakeOpenAIReply {
@@ -173,27 +180,28 @@ enum FakeOpenAIReplies {
 
     /// The real `chat.completion` shape; token counts are rough (4 characters a token).
     static func completion(_ content: String, _ chat: Chat) -> FakeOpenAIReply {
-        let promptTokens = max(1, chat.promptCharacters / 4)
+        let promptTokens = chat.promptTokens
         let completionTokens = max(1, content.count / 4)
-        var reply = FakeOpenAIReply(
-            status: 200,
-            json: [
-                "id": .string("chatcmpl-fake\(chat.number)"),
-                "object": "chat.completion",
-                "created": .int(Int(Date().timeIntervalSince1970)),
-                "model": .string(chat.model),
-                "choices": [
-                    [
-                        "index": 0, "message": ["role": "assistant", "content": .string(content)],
-                        "logprobs": nil, "finish_reason": "stop",
-                    ]
-                ],
-                "usage": [
-                    "prompt_tokens": .int(promptTokens), "completion_tokens": .int(completionTokens),
-                    "total_tokens": .int(promptTokens + completionTokens),
-                ],
-                "system_fingerprint": "fp_fake",
-            ])
+        var json: [String: JSONValue] = [
+            "id": .string("chatcmpl-fake\(chat.number)"),
+            "object": "chat.completion",
+            "created": .int(Int(Date().timeIntervalSince1970)),
+            "model": .string(chat.model),
+            "choices": [
+                [
+                    "index": 0, "message": ["role": "assistant", "content": .string(content)],
+                    "logprobs": nil, "finish_reason": "stop",
+                ]
+            ],
+            "system_fingerprint": "fp_fake",
+        ]
+        if chat.reportsUsage {
+            json["usage"] = [
+                "prompt_tokens": .int(promptTokens), "completion_tokens": .int(completionTokens),
+                "total_tokens": .int(promptTokens + completionTokens),
+            ]
+        }
+        var reply = FakeOpenAIReply(status: 200, json: .object(json))
         reply.content = content
         return reply
     }

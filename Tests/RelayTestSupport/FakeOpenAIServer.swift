@@ -103,6 +103,11 @@ public final class FakeOpenAIServer: Sendable {
         state.stream = stream
     }
 
+    /// Whether answers carry token counts (`usage`); false: as a server that counts nothing.
+    public func setReportsUsage(_ reports: Bool) {
+        state.reportsUsage = reports
+    }
+
     /// Stops the server and waits until the port is closed; slow and hanging answers are cut off.
     public func stop() async {
         await server.stop()

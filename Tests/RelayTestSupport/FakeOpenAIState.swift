@@ -16,6 +16,9 @@ final class FakeOpenAIState: Sendable {
         var completions = 0
         var requests: [RecordedRequest] = []
         var stream = FakeOpenAIStream()
+        /// Whether answers carry `usage` (a stream's only when asked with `stream_options`), as
+        /// OpenAI's do; false: as a server that counts nothing.
+        var reportsUsage = true
         /// When each streamed piece of an answer was written, oldest first.
         var piecesSent: [Date] = []
     }
@@ -55,6 +58,11 @@ final class FakeOpenAIState: Sendable {
     var stream: FakeOpenAIStream {
         get { values.withLock { $0.stream } }
         set { values.withLock { $0.stream = newValue } }
+    }
+
+    var reportsUsage: Bool {
+        get { values.withLock { $0.reportsUsage } }
+        set { values.withLock { $0.reportsUsage = newValue } }
     }
 
     func pieceSent() {

@@ -51,6 +51,9 @@ struct FakeOpenAIStreamPlan: Sendable {
     var model: String
     var id: String
     var style: FakeOpenAIStream
+    var promptTokens = 1
+    /// Whether a chunk with `usage` and no choices comes before `[DONE]`.
+    var includeUsage = true
 
     /// What happens at each step, in order.
     enum Step: Sendable {
@@ -73,11 +76,13 @@ struct FakeOpenAIStreamPlan: Sendable {
         if style.disconnectAfter.map({ $0 >= pieces.count }) == true { return steps + [.disconnect] }
         guard style.ends else { return steps }
         steps.append(.send(event(chunk(delta: [:], finish: "stop"))))
-        let tokens = max(1, pieces.joined().count / 4)
-        var usage = chunk(delta: nil, finish: nil)
-        usage["choices"] = []
-        usage["usage"] = ["prompt_tokens": 1, "completion_tokens": .int(tokens), "total_tokens": .int(tokens + 1)]
-        steps.append(.send(event(usage)))
+        if includeUsage {
+            let tokens = max(1, pieces.joined().count / 4)
+            var usage = chunk(delta: nil, finish: nil)
+            usage["choices"] = []
+            usage["usage"] = ["prompt_tokens": .int(promptTokens), "completion_tokens": .int(tokens), "total_tokens": .int(tokens + promptTokens)]
+            steps.append(.send(event(usage)))
+        }
         steps.append(.send("data: [DONE]\n\n"))
         return steps
     }

@@ -202,10 +202,13 @@ public final class FakeTelegramBotAPI: Sendable {
     }
 
     /// Answers the next `times` calls to `method` with `failure`, before any other check but the token's.
-    public func failNext(_ method: String, times: Int = 1, with failure: FakeTelegramFailure) {
+    /// With `when`, only calls whose parameters it accepts count (and fail).
+    public func failNext(
+        _ method: String, times: Int = 1, with failure: FakeTelegramFailure, when: (@Sendable (JSONValue) -> Bool)? = nil
+    ) {
         let name = FakeTelegramBotAPIState.methods[method.lowercased()] ?? method
         state.withLock { state in
-            for _ in 0..<max(0, times) { state.failures.append((name, failure)) }
+            for _ in 0..<max(0, times) { state.failures.append((name, failure, when)) }
         }
     }
 

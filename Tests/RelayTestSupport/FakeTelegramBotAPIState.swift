@@ -104,7 +104,8 @@ struct FakeTelegramBotAPIState: Sendable {
     let botFirstName: String
 
     var calls: [RecordedTelegramCall] = []
-    var failures: [(method: String, failure: FakeTelegramFailure)] = []
+    /// Failures to answer with, in order; one with `when` only for calls whose parameters it accepts.
+    var failures: [(method: String, failure: FakeTelegramFailure, when: (@Sendable (JSONValue) -> Bool)?)] = []
     var strictHTMLEntities = true
     var allowsAnyWebhookURL = false
 
@@ -181,7 +182,7 @@ struct FakeTelegramBotAPIState: Sendable {
         guard let parameters = Self.parameters(request) else {
             return (method, [:], .answer(.badRequest("can't parse JSON object")))
         }
-        if let index = failures.firstIndex(where: { $0.method == method }) {
+        if let index = failures.firstIndex(where: { $0.method == method && ($0.when?(parameters) ?? true) }) {
             let failure = failures.remove(at: index).failure
             switch failure {
             case .tooManyRequests(let retryAfter):

@@ -96,7 +96,8 @@ public struct ScriptedTribunal: Tribunal {
             default: "\(request.action.name)@\(tier)"
             }
         let model = rosters?[request.tier]?.writers.first?.name ?? "scripted-\(tier)"
-        return QuickResult(text: "[\(tag)] \(request.text)", model: model, elapsed: .milliseconds(10))
+        return QuickResult(
+            text: "[\(tag)] \(request.text)", model: model, elapsed: .milliseconds(10), usage: [Self.quickUsage(model: model)])
     }
 
     /// Answers with `agreement(claim, tier)` and one dissenter below 0.7.
@@ -114,7 +115,18 @@ public struct ScriptedTribunal: Tribunal {
         return ConsensusResult(
             answer: "Consensus (\(request.tier.rawValue)): \(request.claim)",
             verdict: verdict, agreement: score, confidence: score, answered: models.count, asked: models.count,
-            dissent: dissent, models: models, elapsed: .milliseconds(20), scoreMeaning: scoreMeaning)
+            dissent: dissent, models: models, elapsed: .milliseconds(20), scoreMeaning: scoreMeaning,
+            usage: models.map(Self.judgeUsage(model:)))
+    }
+
+    /// What each quick answer reports it used: 100 tokens in, 20 out, priced at $0.0004.
+    public static func quickUsage(model: String) -> ModelUsage {
+        ModelUsage(model: model, tokensIn: 100, tokensOut: 20, estimated: false, cost: 0.0004, elapsed: .milliseconds(10))
+    }
+
+    /// What each judge of a consensus reports: 50 in, 10 out, estimated, with no price.
+    public static func judgeUsage(model: String) -> ModelUsage {
+        ModelUsage(model: model, tokensIn: 50, tokensOut: 10, estimated: true, elapsed: .milliseconds(20))
     }
 
     /// Answers `ok`.

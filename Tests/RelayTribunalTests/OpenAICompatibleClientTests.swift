@@ -44,6 +44,26 @@ struct OpenAICompatibleClientTests {
         }
     }
 
+    /// `usage` read as the server counted it, priced as configured; a server that counts nothing
+    /// is estimated from the text, and marked so; a non-streamed request asks no `stream_options`.
+    @Test func theServersTokenCountIsReadAndPriced() async throws {
+        try await withOpenAIFake { fake, client, _ in
+            var model = fake.model()
+            model.price = ModelPrice(inPerMillion: 2, outPerMillion: 8)
+            let completion = try await client.complete(model, messages: Self.messages, timeout: .seconds(10))
+            #expect(fake.lastRequest()?["stream_options"] == nil)
+            let promptTokens = Self.messages.map(\.content.count).reduce(0, +) / 4
+            #expect(completion.usage.tokensIn == promptTokens && completion.usage.tokensOut == max(1, completion.text.count / 4))
+            #expect(!completion.usage.estimated && completion.usage.model == "fake")
+            #expect(completion.usage.cost == (Double(completion.usage.tokensIn) * 2 + Double(completion.usage.tokensOut) * 8) / 1_000_000)
+
+            fake.setReportsUsage(false)
+            let estimated = try await client.complete(fake.model(), messages: Self.messages, timeout: .seconds(10))
+            #expect(estimated.usage.estimated && estimated.usage.cost == nil)
+            #expect(estimated.usage.tokensOut == TokenEstimate.text(estimated.text))
+        }
+    }
+
     @Test func defaultsAreTemperature03And512Tokens() async throws {
         try await withOpenAIFake { fake, client, _ in
             _ = try await client.complete(fake.model(), messages: Self.messages, timeout: .seconds(10))
@@ -260,6 +280,11 @@ struct OpenAICompatibleClientTests {
             model, messages: [.user("Say hello in one word.")], maxTokens: 16, timeout: .seconds(60))
         #expect(!answer.text.isEmpty)
         #expect(answer.model != nil)
+        // Its whole answers carry `usage`: the count is the server's, not an estimate.
+        #expect(!answer.usage.estimated && answer.usage.tokensIn > 0 && answer.usage.tokensOut > 0, "\(answer.usage)")
+        // Its streams carry none, `stream_options` or not: the count is estimated, and says so.
+        let streamed = try await client.stream(model, messages: [.user("Say hello in one word.")], maxTokens: 16, timeout: .seconds(60)) { _ in }
+        #expect(streamed.usage.estimated && streamed.usage.tokensOut == TokenEstimate.text(streamed.text), "\(streamed.usage)")
     }
 }
 
@@ -267,7 +292,7 @@ struct OpenAICompatibleClientTests {
 @Suite("OpenAI-compatible client: wire and errors")
 struct OpenAICompatibleClientWireTests {
     func text(_ json: String) -> String? {
-        if case .text(let text, _) = OpenAIWire.answer(from: Array(json.utf8)) { return text }
+        if case .text(let text, _, _) = OpenAIWire.answer(from: Array(json.utf8)) { return text }
         return nil
     }
 
@@ -280,7 +305,7 @@ struct OpenAICompatibleClientWireTests {
         #expect(
             text(#"{"id":1,"choices":[{"index":"x","message":{"role":null,"content":"ok","extra":{}}}],"usage":"?"}"#)
                 == "ok")
-        if case .text(_, let model) = OpenAIWire.answer(from: Array(#"{"model":"m-1","choices":[{"text":"x"}]}"#.utf8)) {
+        if case .text(_, let model, _) = OpenAIWire.answer(from: Array(#"{"model":"m-1","choices":[{"text":"x"}]}"#.utf8)) {
             #expect(model == "m-1")
         } else {
             Issue.record("expected a text answer")

@@ -33,6 +33,30 @@ struct OpenAIStreamTests {
         }
     }
 
+    /// The count comes in a last chunk without choices, and only when asked for
+    /// (`stream_options.include_usage`); a server that sends none is estimated, and says so.
+    @Test func theStreamsTokenCountIsAskedForAndReadFromItsLastChunk() async throws {
+        try await withStreamingFake(.prose(Self.answer)) { fake, client in
+            var model = fake.streamModel
+            model.price = ModelPrice(inPerMillion: 0.15, outPerMillion: 0.60)
+            let completion = try await client.stream(model, messages: Self.messages, timeout: .seconds(20)) { _ in }
+            let sent = try #require(fake.lastRequest())
+            #expect(sent["stream_options"]?["include_usage"] == true)
+            let promptTokens = (Self.messages.map(\.content.count).reduce(0, +)) / 4
+            let answerTokens = Self.answer.count / 4
+            #expect(completion.usage.model == "streaming")
+            #expect(completion.usage.tokensIn == promptTokens && completion.usage.tokensOut == answerTokens && !completion.usage.estimated)
+            let cost = try #require(completion.usage.cost)
+            #expect(abs(cost - (Double(promptTokens) * 0.15 + Double(answerTokens) * 0.60) / 1_000_000) < 1e-12)
+
+            fake.setReportsUsage(false)
+            let counted = try await client.stream(model, messages: Self.messages, timeout: .seconds(20)) { _ in }
+            #expect(counted.usage.estimated)
+            #expect(counted.usage.tokensIn == TokenEstimate.prompt(Self.messages.map(\.content)))
+            #expect(counted.usage.tokensOut == TokenEstimate.text(Self.answer))
+        }
+    }
+
     @Test func aStallMidwayIsWaitedOut() async throws {
         try await withStreamingFake(.prose(Self.answer), stream: FakeOpenAIStream(stallAfter: 2, stallSeconds: 0.5)) { fake, client in
             let completion = try await client.stream(fake.streamModel, messages: Self.messages, timeout: .seconds(20)) { _ in }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Options every command accepts.
 public struct CommandOptions: Sendable, Hashable, Codable {
     /// `--tier`: overrides the settings' tier for this run.
@@ -47,6 +49,8 @@ public enum CommandKind: Sendable, Hashable, Codable {
     case council
     /// Who administers the team here; granting and revoking the role.
     case admin(AdminSubcommand)
+    /// What the asker, or the team, spent on models in a month.
+    case usage(UsageSubcommand)
     case help(topic: String?)
 
     /// The built-in this command is, its entry in the command table; nil for a team's custom
@@ -66,6 +70,7 @@ public enum CommandKind: Sendable, Hashable, Codable {
         case .ledger: .ledger
         case .council: .council
         case .admin: .admin
+        case .usage: .usage
         case .help: .help
         }
     }
@@ -105,6 +110,7 @@ extension CommandKind {
         case .chain, .command: true
         case .settings(.set(.channel, _, _)), .settings(.reset(.channel)): true
         case .ledger, .admin: true
+        case .usage(let sub): sub.team
         default: false
         }
     }
@@ -176,6 +182,67 @@ public enum LedgerSubcommand: Sendable, Hashable, Codable {
 
 /// `/admin`: the team's admins are the platform's own (docs/admin.md), the operator's list
 /// (`ADMIN_USERS`) and those an admin granted the role here.
+/// `/usage [team] [YYYY-MM]`: the asker's calls, or the team's, in a month (UTC; nil: this one).
+public struct UsageSubcommand: Sendable, Hashable, Codable {
+    public var team: Bool
+    public var month: UsageMonth?
+
+    public init(team: Bool, month: UsageMonth? = nil) {
+        self.team = team
+        self.month = month
+    }
+}
+
+/// A calendar month in UTC, the period usage and budgets count in.
+public struct UsageMonth: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    public var year: Int
+    /// 1…12.
+    public var month: Int
+
+    public init?(year: Int, month: Int) {
+        guard (2000...9999).contains(year), (1...12).contains(month) else { return nil }
+        self.year = year
+        self.month = month
+    }
+
+    /// `2026-12`.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]), let month = Int(parts[1]) else { return nil }
+        self.init(year: year, month: month)
+    }
+
+    /// The month `date` falls in, in UTC.
+    public init(containing date: Date) {
+        let parts = Self.calendar.dateComponents([.year, .month], from: date)
+        year = parts.year ?? 1970
+        month = parts.month ?? 1
+    }
+
+    public var description: String { String(format: "%04d-%02d", year, month) }
+
+    /// "December 2026".
+    public var name: String { "\(Self.names[month - 1]) \(year)" }
+
+    /// Its first instant.
+    public var start: Date { Self.calendar.date(from: DateComponents(year: year, month: month, day: 1))! }
+
+    /// The next month's first instant.
+    public var end: Date { Self.calendar.date(byAdding: .month, value: 1, to: start)! }
+
+    public static func < (lhs: UsageMonth, rhs: UsageMonth) -> Bool { (lhs.year, lhs.month) < (rhs.year, rhs.month) }
+
+    private static let names = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    ]
+
+    private static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}
+
 public enum AdminSubcommand: Sendable, Hashable, Codable {
     /// Whether the asker administers the team, who was granted the role here, and the asker's
     /// id as `ADMIN_USERS` names it.
@@ -192,7 +259,7 @@ public enum SettingsTarget: String, Sendable, Hashable, Codable {
 }
 
 public enum SettingsKey: String, Sendable, Hashable, CaseIterable, Codable {
-    case lang, tier, retention, voice
+    case lang, tier, retention, voice, receipts
 }
 
 public enum SettingsSubcommand: Sendable, Hashable, Codable {
@@ -242,12 +309,13 @@ public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
     case ledger
     case council
     case admin
+    case usage
     case help
 
     /// Every built-in in the order `/help`, Telegram's menu and Discord's registration list them.
     public static let allCases: [BuiltinCommand] =
         [.translate, .fix, .rewrite(nil)] + RewriteStyle.allCases.map { .rewrite($0) } + [
-            .summarize, .explain, .extract, .ai, .tribunal, .transcribe, .chain, .run, .command, .settings, .history, .ledger, .council, .admin, .help,
+            .summarize, .explain, .extract, .ai, .tribunal, .transcribe, .chain, .run, .command, .settings, .history, .ledger, .council, .admin, .usage, .help,
         ]
 
     /// Finds a built-in by its name or an alias, case-insensitively: the one lookup of a typed word.
@@ -289,6 +357,7 @@ public enum BuiltinCommand: Sendable, Hashable, CaseIterable {
         case .ledger: "ledger"
         case .council: "council"
         case .admin: "admin"
+        case .usage: "usage"
         case .help: "help"
         }
     }
@@ -412,12 +481,17 @@ extension BuiltinCommand {
                 examples: ["/command add eli5 Explain like I'm five: {input}"], input: nil)
         case .settings:
             CommandSpec(
-                name: name, summary: "Show or set lang, tier, retention, voice for you or this channel.",
-                usage: "/settings | /settings [channel] lang|tier|retention|voice VALUE | /settings [channel] KEY reset | /settings [channel] reset",
-                examples: ["/settings lang fr", "/settings channel tier mid", "/settings retention metadata", "/settings voice ai", "/settings reset"],
+                name: name, summary: "Show or set lang, tier, retention, voice, receipts for you or this channel.",
+                usage:
+                    "/settings | /settings [channel] lang|tier|retention|voice|receipts VALUE | /settings [channel] KEY reset | /settings [channel] reset",
+                examples: [
+                    "/settings lang fr", "/settings channel tier mid", "/settings retention metadata", "/settings voice ai", "/settings receipts on",
+                    "/settings reset",
+                ],
                 input: nil,
                 details: [
-                    "`voice`: what a voice note sent without a command gets — `transcript` (the default), `ai` (answered as a prompt) or `tribunal` (fact-checked)."
+                    "`voice`: what a voice note sent without a command gets — `transcript` (the default), `ai` (answered as a prompt) or `tribunal` (fact-checked).",
+                    "`receipts`: `on` adds what each answer's model calls used to its footer (\"412 tokens · $0.0008\"); `off` (the default) leaves it out.",
                 ])
         case .history:
             CommandSpec(
@@ -441,6 +515,13 @@ extension BuiltinCommand {
                 usage: "/admin | /admin grant @USER | /admin revoke @USER", examples: ["/admin", "/admin grant @ann"], input: nil,
                 details: [
                     "Admins change channel settings, save, delete and import the team's chains and custom commands, and mark fact-checks. They are the platform's own (workspace or server admins, room moderators…), the operator's list (`ADMIN_USERS`) and whoever an admin granted the role with `/admin grant`."
+                ])
+        case .usage:
+            CommandSpec(
+                name: name, summary: "Tokens and cost of your commands this month, or the team's: by command and by model.",
+                usage: "/usage [team] [YYYY-MM]", examples: ["/usage", "/usage team", "/usage team 2026-11"], input: nil,
+                details: [
+                    "Counted per model call as the backend reports it; where it reports none the count is estimated from the text's length, and marked so. Cost is from the prices the operator configured (`COUNCIL_<MODEL>_PRICE_IN`/`_OUT`); a model without one shows no cost. Months are UTC. `/settings receipts on` adds each reply's tokens and cost to its footer."
                 ])
         case .help:
             CommandSpec(name: name, summary: "List commands, or explain one.", usage: "/help [COMMAND]", examples: ["/help translate"], input: nil)

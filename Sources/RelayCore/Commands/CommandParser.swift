@@ -124,6 +124,9 @@ public struct CommandParser: Sendable {
             let (options, text) = try scanned()
             guard text.trimmingWhitespace().isEmpty else { throw CommandError("`/council` takes nothing after it: it shows each model's record.") }
             return Command(kind: .council, options: options)
+        case .usage:
+            let (options, text) = try scanned()
+            return Command(kind: .usage(try Self.parseUsage(text)), options: options)
         case .admin:
             let (options, text) = try scanned()
             return Command(kind: .admin(try Self.parseAdmin(text)), options: options)
@@ -201,6 +204,23 @@ public struct CommandParser: Sendable {
         }
     }
 
+    /// `/usage`, `/usage team`, either with a month (`2026-11`).
+    static func parseUsage(_ text: String) throws(CommandError) -> UsageSubcommand {
+        var usage = UsageSubcommand(team: false)
+        for word in text.split(whereSeparator: \.isWhitespace).map({ $0.lowercased() }) {
+            if word == "team", !usage.team {
+                usage.team = true
+            } else if word == "me" || word == "mine" {
+                continue
+            } else if let month = UsageMonth(word), usage.month == nil {
+                usage.month = month
+            } else {
+                throw CommandError("`/usage` does not know `\(word)`. Usage: `/usage` (yours this month), `/usage team`, `/usage team 2026-11` (a month, UTC).")
+            }
+        }
+        return usage
+    }
+
     /// `/admin`, `/admin grant USER`, `/admin revoke USER`. The user is the rest of the line as
     /// typed (a mention may be a display name with spaces), resolved by the run.
     static func parseAdmin(_ text: String) throws(CommandError) -> AdminSubcommand {
@@ -273,6 +293,12 @@ public struct CommandParser: Sendable {
                 throw CommandError("Unknown voice setting `\(value)`. Choose \(Self.allowedValues(.voice)).")
             }
             return .set(target, key, value: action.rawValue)
+        case .receipts:
+            switch value.lowercased() {
+            case "on", "yes", "true": return .set(target, key, value: "on")
+            case "off", "no", "false": return .set(target, key, value: "off")
+            default: throw CommandError("Unknown receipts setting `\(value)`. Choose \(Self.allowedValues(.receipts)).")
+            }
         }
     }
 
@@ -282,6 +308,7 @@ public struct CommandParser: Sendable {
         case .tier: Tier.allCases.map(\.rawValue).joined(separator: ", ")
         case .retention: "full (keep texts), metadata (no texts), off (no history)"
         case .voice: "transcript (the words), ai (answer them), tribunal (fact-check them)"
+        case .receipts: "on (each reply's footer shows its tokens and cost), off"
         }
     }
 

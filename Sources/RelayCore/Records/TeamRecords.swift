@@ -91,15 +91,18 @@ public struct Settings: Sendable, Hashable, Codable {
     public var retention: Retention?
     /// What a voice note sent with no command gets (`/settings voice`).
     public var voice: VoiceAction?
+    /// Whether a reply's footer shows what its model calls used (`/settings receipts on`).
+    public var receipts: Bool?
 
-    public init(lang: String? = nil, tier: Tier? = nil, retention: Retention? = nil, voice: VoiceAction? = nil) {
+    public init(lang: String? = nil, tier: Tier? = nil, retention: Retention? = nil, voice: VoiceAction? = nil, receipts: Bool? = nil) {
         self.lang = lang
         self.tier = tier
         self.retention = retention
         self.voice = voice
+        self.receipts = receipts
     }
 
-    public var isEmpty: Bool { lang == nil && tier == nil && retention == nil && voice == nil }
+    public var isEmpty: Bool { lang == nil && tier == nil && retention == nil && voice == nil && receipts == nil }
 }
 
 /// What a voice note sent with no command gets: its transcript (the default), an answer to it

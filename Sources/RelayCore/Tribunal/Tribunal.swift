@@ -94,11 +94,14 @@ public struct QuickResult: Sendable, Hashable {
     public var model: String?
     /// Wall time in seconds.
     public var elapsed: Duration
+    /// The calls that answered: one, or more where a backend tried another first.
+    public var usage: [ModelUsage]
 
-    public init(text: String, model: String? = nil, elapsed: Duration) {
+    public init(text: String, model: String? = nil, elapsed: Duration, usage: [ModelUsage] = []) {
         self.text = text
         self.model = model
         self.elapsed = elapsed
+        self.usage = usage
     }
 }
 
@@ -223,13 +226,16 @@ public struct ConsensusResult: Sendable, Hashable {
     public var agreeing: Int?
     /// The version of the prompts the judges were given, when the backend says.
     public var promptsVersion: String?
+    /// Every call that answered: the judges', and the chairman's where one wrote.
+    public var usage: [ModelUsage]
 
     public init(
         answer: String, verdict: Verdict? = nil, agreement: Double, confidence: Double? = nil,
         answered: Int, asked: Int, dissent: [Dissent] = [], models: [String] = [],
         elapsed: Duration, scoreMeaning: ScoreMeaning = .agreement, judges: [JudgeVote] = [],
-        backend: String = "unknown", promptsVersion: String? = nil, agreeing: Int? = nil
+        backend: String = "unknown", promptsVersion: String? = nil, agreeing: Int? = nil, usage: [ModelUsage] = []
     ) {
+        self.usage = usage
         self.answer = answer
         self.verdict = verdict
         self.agreement = agreement

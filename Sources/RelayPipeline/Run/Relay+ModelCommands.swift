@@ -138,11 +138,25 @@ final class WrittenSoFar: Sendable {
     var text: String? { value.withLock { $0 } }
 }
 
-/// Counts backend calls by outcome (`relay_backend_calls_total`) around any backend.
+/// Counts backend calls by outcome (`relay_backend_calls_total`), and the tokens and cost of
+/// the model calls behind them (`relay_model_tokens_total`, `relay_model_cost_usd_total`), around
+/// any backend.
 public struct MeteredTribunal: Tribunal {
     let base: any Tribunal
+    /// The model names that are labels of their own (the council's configured names); any other
+    /// name — a gateway's, which it chooses — counts under `otherModels`.
+    let modelLabels: Set<String>
+    let otherModels: String
 
-    public init(_ base: any Tribunal) { self.base = base }
+    public init(_ base: any Tribunal, modelLabels: Set<String> = [], otherModels: String = "other") {
+        self.base = base
+        self.modelLabels = modelLabels
+        self.otherModels = otherModels
+    }
+
+    private func count(_ usage: [ModelUsage]) {
+        for call in usage { RelayMetrics.modelUsage(model: modelLabels.contains(call.model) ? call.model : otherModels, call) }
+    }
 
     public func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
         try await counted { () async throws(TribunalError) in try await base.quick(request) }
@@ -156,6 +170,7 @@ public struct MeteredTribunal: Tribunal {
         do throws(TribunalError) {
             let result = try await call()
             RelayMetrics.backendCall("quick", outcome: "ok")
+            count(result.usage)
             return result
         } catch {
             RelayMetrics.backendCall("quick", outcome: error.label)
@@ -175,6 +190,7 @@ public struct MeteredTribunal: Tribunal {
         do throws(TribunalError) {
             let result = try await call()
             RelayMetrics.backendCall("consensus", outcome: "ok")
+            count(result.usage)
             return result
         } catch {
             RelayMetrics.backendCall("consensus", outcome: error.label)
@@ -195,7 +211,8 @@ public struct MeteredTribunal: Tribunal {
 
 /// A backend whose failures are reported (id minted, details logged) as they leave it, for one
 /// event's run: every path that turns a failure into a reply — a command, a chain block, a
-/// verify gate — then shows the id and nothing more.
+/// verify gate — then shows the id and nothing more. What each answer used is kept for the
+/// run's record (`RunRecorder`), whichever path asked.
 struct ReportingTribunal: Tribunal {
     let base: any Tribunal
     let reporting: FailureReporting
@@ -205,7 +222,9 @@ struct ReportingTribunal: Tribunal {
 
     func quick(_ request: QuickRequest) async throws(TribunalError) -> QuickResult {
         do throws(TribunalError) {
-            return try await base.quick(request)
+            let result = try await base.quick(request)
+            recorder.keep(result.usage)
+            return result
         } catch {
             throw reporting.report(error, call: "quick", event: event)
         }
@@ -213,7 +232,9 @@ struct ReportingTribunal: Tribunal {
 
     func quick(_ request: QuickRequest, streaming onText: @escaping PartialText) async throws(TribunalError) -> QuickResult {
         do throws(TribunalError) {
-            return try await base.quick(request, streaming: onText)
+            let result = try await base.quick(request, streaming: onText)
+            recorder.keep(result.usage)
+            return result
         } catch {
             throw reporting.report(error, call: "quick", event: event)
         }
@@ -236,7 +257,9 @@ struct ReportingTribunal: Tribunal {
 
     private func reported(_ call: () async throws(TribunalError) -> ConsensusResult) async throws(TribunalError) -> ConsensusResult {
         do throws(TribunalError) {
-            return try await call()
+            let result = try await call()
+            recorder.keep(result.usage)
+            return result
         } catch {
             throw reporting.report(error, call: "consensus", event: event)
         }

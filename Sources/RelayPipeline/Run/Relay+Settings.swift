@@ -15,6 +15,7 @@ extension Relay {
                 "lang: \(request.language.name) (\(request.language.code)) — from \(source(user.lang, channel.lang))",
                 "tier: \(user.tier ?? channel.tier ?? configuration.defaultTier) — from \(source(user.tier, channel.tier))",
                 "voice: \((user.voice ?? channel.voice ?? .transcript).rawValue) — from \(source(user.voice, channel.voice)) (what a voice note without a command gets)",
+                "receipts: \((user.receipts ?? channel.receipts ?? false) ? "on" : "off") — from \(source(user.receipts, channel.receipts)) (each reply's tokens and cost in its footer)",
                 "retention: \(request.retention.rawValue) — the strictest of yours (\(user.retention?.rawValue ?? "unset")), this channel's (\(channel.retention?.rawValue ?? "unset")) and the default (\(configuration.defaultRetention.rawValue))",
             ]
             return .info(
@@ -29,6 +30,7 @@ extension Relay {
             request.recorder.keep(.saveSettings(Settings(), scope))
             let cleared = [
                 before.lang.map { _ in "lang" }, before.tier.map { _ in "tier" }, before.retention.map { _ in "retention" }, before.voice.map { _ in "voice" },
+                before.receipts.map { _ in "receipts" },
             ]
             .compactMap { $0 }
             return .info("\(whose) \(Self.listed(cleared)) \(cleared.count == 1 ? "is" : "are") reset to the default.")
@@ -40,11 +42,13 @@ extension Relay {
             case .tier: settings.tier = value.flatMap(Tier.init(rawValue:))
             case .retention: settings.retention = value.flatMap(Retention.init(rawValue:))
             case .voice: settings.voice = value.flatMap(VoiceAction.init(rawValue:))
+            case .receipts: settings.receipts = value.map { $0 == "on" }
             }
             request.recorder.keep(.saveSettings(settings, scope))
             let whose = target == .me ? "Your" : "This channel's"
             let shown = key == .lang ? value.flatMap(Language.lookup).map { "\($0.name) (\($0.code))" } : value
-            return .info(shown.map { "\(whose) \(key.rawValue) is now \($0)." } ?? "\(whose) \(key.rawValue) is reset to the default.")
+            let verb = key == .receipts ? "are" : "is"
+            return .info(shown.map { "\(whose) \(key.rawValue) \(verb) now \($0)." } ?? "\(whose) \(key.rawValue) \(verb) reset to the default.")
         }
     }
 

@@ -2,6 +2,7 @@ public import RelayCore
 import Synchronization
 
 import struct Foundation.Date
+import struct Foundation.UUID
 
 /// The platform-neutral pipeline: dedupe, parse, run, record, reply.
 ///
@@ -77,6 +78,13 @@ public struct Relay: Sendable {
     public func run(_ event: Event, progress: @escaping @Sendable (RunProgress) async -> Void = { _ in }) async -> RunOutcome {
         var metricName = RunOutcome.unparsed
         var event = event
+        // What the run spent is kept even when it ends in a refusal after a model answered (a
+        // chain whose later step is refused): the calls were made, and billed.
+        var spent: (recorder: RunRecorder, command: String)?
+        func kept() -> RunRecord {
+            guard let spent, !spent.recorder.calls.isEmpty else { return RunRecord() }
+            return RunRecord(usage: spent.recorder.finished(event, command: spent.command, at: now()).usage)
+        }
         do {
             // `@bot` alone in a thread whose parent is a voice note: the note is what it means.
             if event.text.trimmingWhitespace().isEmpty { event = await withThreadVoice(event) }
@@ -102,16 +110,21 @@ public struct Relay: Sendable {
             }
             event = await completed(event, for: command, customs: customs)
             var context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
+            spent = (context.recorder, command.kind.name)
             if Self.needsVoice(command, event: event, customs: customs) { try await hear(&context) }
             // This run's backend failures get an error id and a log line as they leave the backend.
             var run = self
             run.tribunal = ReportingTribunal(base: tribunal, reporting: failures, event: event, recorder: context.recorder)
-            let reply = try await run.execute(context, progress: progress)
-            return RunOutcome(reply: reply, metricName: metricName, record: context.recorder.current)
+            var reply = try await run.execute(context, progress: progress)
+            if context.receipts, let receipt = UsageFormat.receipt(context.recorder.calls), reply.kind == .result {
+                // The footer's last line: after the model, the time and any agreement.
+                reply.notes.append(receipt)
+            }
+            return RunOutcome(reply: reply, metricName: metricName, record: context.recorder.finished(event, command: command.kind.name, at: now()))
         } catch let error as RelayFailure {
-            return RunOutcome(reply: .error(error.message), metricName: metricName)
+            return RunOutcome(reply: .error(error.message), metricName: metricName, record: kept())
         } catch {
-            return RunOutcome(reply: .error(failures.storeFailureMessage(error, event: event)), metricName: metricName)
+            return RunOutcome(reply: .error(failures.storeFailureMessage(error, event: event)), metricName: metricName, record: kept())
         }
     }
 
@@ -197,6 +210,8 @@ public struct Relay: Sendable {
             return await councilCommand()
         case .admin(let sub):
             return try await adminCommand(sub, request)
+        case .usage(let sub):
+            return try await usageCommand(sub, request)
         case .help(let topic):
             // A guest is not shown the team's own commands.
             return help(topic, customs: request.event.isExternal ? [] : request.customs)
@@ -292,6 +307,10 @@ struct RequestContext: Sendable {
     }
 
     var isPrivate: Bool { command.options.isPrivate }
+
+    /// Whether the reply's footer shows what the run's model calls used: the user's setting,
+    /// else the channel's, else off.
+    var receipts: Bool { userSettings.receipts ?? channelSettings.receipts ?? false }
 }
 
 /// Finds a command's input: typed text › the replied-to message › the thread (where allowed).
@@ -405,16 +424,21 @@ public struct RunRecord: Sendable, Hashable {
     /// The changes to the team's data the run's command asked for (`/settings`, `/chain save`,
     /// `/history clear`…), applied in order before the rows above.
     public var changes: [TeamChange]
+    /// The model calls the run made, kept whatever the retention (no text in them).
+    public var usage: RunUsage?
 
-    public init(history: HistoryEntry? = nil, ledger: [LedgerEntry] = [], numberedByReply: Int? = nil, changes: [TeamChange] = []) {
+    public init(
+        history: HistoryEntry? = nil, ledger: [LedgerEntry] = [], numberedByReply: Int? = nil, changes: [TeamChange] = [], usage: RunUsage? = nil
+    ) {
         self.history = history
         self.ledger = ledger
         self.numberedByReply = numberedByReply
         self.changes = changes
+        self.usage = usage
     }
 
     /// Nothing to write.
-    public var isEmpty: Bool { history == nil && ledger.isEmpty && changes.isEmpty }
+    public var isEmpty: Bool { history == nil && ledger.isEmpty && changes.isEmpty && (usage?.calls.isEmpty ?? true) }
 
     /// `entry` with the number of the fact-check its reply names, given the ids `ledger` got.
     public func numbered(_ entry: OutboxEntry, ledgerIDs: [Int64]) -> OutboxEntry {
@@ -455,24 +479,51 @@ public enum TeamChange: Sendable, Hashable {
 /// Collects one run's record while it runs: its commands and a chain's verify gates add to it
 /// from wherever they run.
 final class RunRecorder: Sendable {
-    private let record = Mutex(RunRecord())
+    private struct Record {
+        var run = RunRecord()
+        var calls: [ModelUsage] = []
+    }
+    private let record = Mutex(Record())
 
-    var current: RunRecord { record.withLock { $0 } }
+    /// What the run keeps so far, without its model calls (`usage(of:)` adds them).
+    var current: RunRecord { record.withLock { $0.run } }
+
+    /// The model calls so far.
+    var calls: [ModelUsage] { record.withLock { $0.calls } }
+
+    /// What the run keeps, its model calls with it, for the run of `command` on `event`.
+    func finished(_ event: Event, command: String, at: Date) -> RunRecord {
+        record.withLock { record in
+            var run = record.run
+            if !record.calls.isEmpty {
+                run.usage = RunUsage(
+                    platform: event.platform, team: event.team, user: event.user, command: command, run: UUID().uuidString, at: at,
+                    calls: record.calls)
+            }
+            return run
+        }
+    }
 
     func keep(_ history: HistoryEntry) {
-        record.withLock { $0.history = history }
+        record.withLock { $0.run.history = history }
     }
 
     /// Adds a change to the team's data, applied with the run's end.
     func keep(_ change: TeamChange) {
-        record.withLock { $0.changes.append(change) }
+        record.withLock { $0.run.changes.append(change) }
+    }
+
+    /// Adds model calls that answered.
+    func keep(_ calls: [ModelUsage]) {
+        guard !calls.isEmpty else { return }
+        record.withLock { $0.calls += calls }
     }
 
     /// Adds a consensus to keep; `numbersReply` when the reply is to name it.
     func keep(_ entry: LedgerEntry, numbersReply: Bool = false) {
         record.withLock { record in
-            record.ledger.append(entry)
-            if numbersReply { record.numberedByReply = record.ledger.count - 1 }
+            record.run.ledger.append(entry)
+            if numbersReply { record.run.numberedByReply = record.run.ledger.count - 1 }
         }
     }
 }

@@ -33,6 +33,10 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     /// One user's grant in a team, or nil.
     func adminGrant(platform: String, team: String, user: String) async throws -> AdminGrant?
 
+    // MARK: Usage (model calls, written with each run's end)
+    /// The model calls `query` selects, oldest first.
+    func modelCalls(_ query: UsageQuery) async throws -> [ModelCallRecord]
+
     // MARK: Settings (per user, per channel)
     /// The settings stored for one scope; empty settings when none are stored.
     func settings(_ scope: SettingsScope) async throws -> Settings

@@ -119,8 +119,14 @@ public enum RelayApplication {
         let transcriber = configuration.transcription.map {
             OpenAITranscriptionClient(configuration: $0, transport: dependencies.transport, logger: logger)
         }
+        // Token and cost metrics by the council's model names; a gateway's models under `rhea`.
+        let metered: MeteredTribunal =
+            switch configuration.backend {
+            case .council(let council): MeteredTribunal(dependencies.backend, modelLabels: Set(council.models.map(\.name)))
+            case .rhea: MeteredTribunal(dependencies.backend, otherModels: "rhea")
+            }
         let relay = Relay(
-            tribunal: MeteredTribunal(dependencies.backend), store: dependencies.store, configuration: configuration.relay,
+            tribunal: metered, store: dependencies.store, configuration: configuration.relay,
             clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }), transcriber: transcriber)
         let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease)
         let dispatcher = RunDispatcher(

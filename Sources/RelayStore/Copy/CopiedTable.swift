@@ -29,7 +29,9 @@ struct CopiedTable: Sendable {
             identity: nil),
         CopiedTable(
             name: "settings", key: "rowid",
-            columns: [.text("scope_kind"), .text("team"), .text("subject"), .text("lang"), .text("tier"), .text("retention"), .text("voice")],
+            columns: [
+                .text("scope_kind"), .text("team"), .text("subject"), .text("lang"), .text("tier"), .text("retention"), .text("voice"), .text("receipts"),
+            ],
             identity: nil),
         CopiedTable(
             name: "history", key: "id",
@@ -55,6 +57,15 @@ struct CopiedTable: Sendable {
             name: "admin_grants", key: "rowid",
             columns: [.text("platform"), .text("team"), .text("user_id"), .text("user_name"), .text("granted_by"), .double("granted_at")],
             identity: nil),
+        CopiedTable(
+            name: "model_calls", key: "id",
+            columns: [
+                .integer("id"), .text("platform"), .text("team"), .text("user_id"), .text("command"), .text("run"), .text("model"),
+                .integer("tokens_in"), .integer("tokens_out"),
+                CopiedColumn(name: "estimated", sqlite: "estimated", type: "integer", value: "r.estimated <> 0"),
+                .double("cost"), .integer("elapsed_ms"), .double("at"),
+            ],
+            identity: "id"),
         CopiedTable(name: "dedupe", key: "rowid", columns: [.text("key"), .double("expires_at")], identity: nil),
         // Leases are not copied: they belong to the process that took them, which is not one of
         // the replicas that will share the copy.

@@ -11,4 +11,8 @@ extension MemoryStore {
             contents.adminGrants[[ExactText(platform), ExactText(team)]]?.first { ExactText($0.user) == ExactText(user) }
         }
     }
+
+    public func modelCalls(_ query: UsageQuery) throws -> [ModelCallRecord] {
+        try withOpenContents { contents throws(StoreError) in contents.modelCalls.filter(query.matches).sorted { $0.at < $1.at } }
+    }
 }

@@ -41,6 +41,8 @@ public final class MemoryStore: Store, Sendable {
         var leases: [ExactText: LeaseRecord] = [:]
         /// The admin role granted here, per platform and team, in the order granted.
         var adminGrants: [[ExactText]: [AdminGrant]] = [:]
+        /// Every model call runs made, in the order written.
+        var modelCalls: [ModelCallRecord] = []
     }
 
     /// Runs `body` on the contents, or throws ``StoreError/closed`` once the store is closed.
@@ -172,6 +174,7 @@ public final class MemoryStore: Store, Sendable {
     static func insert(_ run: RunRecord, into contents: inout Contents) throws(StoreError) -> [Int64] {
         for change in run.changes { apply(change, to: &contents) }
         if let history = run.history { try insert(history, into: &contents) }
+        contents.modelCalls += run.usage?.records ?? []
         return run.ledger.map { insert($0, into: &contents) }
     }
 

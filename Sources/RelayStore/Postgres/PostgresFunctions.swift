@@ -18,6 +18,26 @@ enum PostgresFunctions {
     /// Version 7: the history row keeps a consensus's verdict, score meaning and agreeing count.
     static let finishRunWithScores = finishRunFunction(create: "CREATE OR REPLACE FUNCTION", history: historyColumnsOfVersion7)
 
+    /// The run's end with its model calls: the calls inserted, then the rest as before, in the
+    /// caller's one statement (a fenced-off run raises there and writes none of it).
+    static let finishRunWithUsage = """
+        CREATE OR REPLACE FUNCTION relay_finish_run(
+            p_item bigint, p_owner text, p_history jsonb, p_ledger jsonb, p_replies jsonb, p_lease_until double precision,
+            p_usage jsonb
+        ) RETURNS SETOF text LANGUAGE plpgsql AS $fn$
+        BEGIN
+            INSERT INTO model_calls (platform, team, user_id, command, run, model, tokens_in, tokens_out, estimated, cost,
+                elapsed_ms, at)
+            SELECT u.platform, u.team, u.user_id, u.command, u.run, u.model, u.tokens_in, u.tokens_out, u.estimated, u.cost,
+                u.elapsed_ms, u.at
+            FROM jsonb_to_recordset(COALESCE(p_usage, '[]'::jsonb)) AS u(platform text, team text, user_id text, command text,
+                run text, model text, tokens_in bigint, tokens_out bigint, estimated boolean, cost double precision,
+                elapsed_ms bigint, at double precision);
+            RETURN QUERY SELECT relay_finish_run(p_item, p_owner, p_history, p_ledger, p_replies, p_lease_until);
+        END
+        $fn$
+        """
+
     /// `relay_finish_run`'s history insert, for the columns of each version.
     private static let historyColumnsOfVersion1 = """
                 INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,

@@ -47,24 +47,27 @@ enum PostgresHotStatements {
 
     /// A run's end through `relay_finish_run`: the ids of the replies leased to the caller.
     struct FinishRun: PostgresPreparedStatement {
-        static let name = "relay_finish_run_v1"
-        static let sql = "SELECT relay_finish_run($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6) AS id"
-        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .text, .text, .text, .float8]
+        static let name = "relay_finish_run_v2"
+        static let sql = "SELECT relay_finish_run($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6, $7::jsonb) AS id"
+        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .text, .text, .text, .float8, .text]
 
         let item: Int64?
         let owner: String
         let history: String?
         let ledger, replies: String
         let leaseUntil: Double?
+        /// The run's model calls, a JSON array (empty: none).
+        let usage: String
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
+            var bindings = PostgresBindings(capacity: 7)
             bindings.append(item)
             bindings.append(owner)
             bindings.append(history)
             bindings.append(ledger)
             bindings.append(replies)
             bindings.append(leaseUntil)
+            bindings.append(usage)
             return bindings
         }
 

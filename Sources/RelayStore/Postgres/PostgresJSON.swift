@@ -88,6 +88,20 @@ enum PostgresJSON {
         }
     }
 
+    /// A `model_calls` row.
+    struct ModelCall: Row {
+        let json: JSONValue
+
+        init(_ call: ModelCallRecord) {
+            json = .object([
+                "platform": .string(call.platform), "team": .string(call.team), "user_id": .string(call.user), "command": .string(call.command),
+                "run": .string(call.run), "model": .string(call.model), "tokens_in": .int(call.tokensIn), "tokens_out": .int(call.tokensOut),
+                "estimated": .bool(call.estimated), "cost": number(call.cost), "elapsed_ms": .int(call.elapsedMilliseconds),
+                "at": number(call.at.timeIntervalSince1970),
+            ])
+        }
+    }
+
     /// A `ledger` row with the id it was given.
     struct Ledger: Row {
         let json: JSONValue

@@ -256,6 +256,35 @@ enum PostgresSchema {
                 """
             ]
         ),
+        Migration(
+            version: 9,
+            statements: [
+                // Each model call a run made (docs/admin.md, "Usage"), written by the run's end:
+                // `relay_finish_run` gains the calls as a seventh argument. The six-argument one
+                // stays, for a replica of the version before during a rolling upgrade.
+                """
+                CREATE TABLE model_calls (
+                    id bigserial PRIMARY KEY,
+                    platform text COLLATE "C" NOT NULL,
+                    team text COLLATE "C" NOT NULL,
+                    user_id text COLLATE "C" NOT NULL,
+                    command text NOT NULL,
+                    run text NOT NULL,
+                    model text NOT NULL,
+                    tokens_in bigint NOT NULL,
+                    tokens_out bigint NOT NULL,
+                    estimated boolean NOT NULL,
+                    cost double precision,
+                    elapsed_ms bigint NOT NULL,
+                    at double precision NOT NULL
+                )
+                """,
+                "CREATE INDEX model_calls_by_team ON model_calls (team, at)",
+                PostgresFunctions.finishRunWithUsage,
+                // `/settings receipts on|off`.
+                "ALTER TABLE settings ADD COLUMN receipts text",
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

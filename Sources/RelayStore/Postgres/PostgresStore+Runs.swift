@@ -112,7 +112,8 @@ extension PostgresStore {
         PostgresHotStatements.FinishRun(
             item: id, owner: owner, history: record.history.map { PostgresJSON.encode(PostgresJSON.History($0).json) },
             ledger: PostgresJSON.encode(try zip(record.ledger, ledgerIDs).map { try PostgresJSON.Ledger($0, id: $1) }),
-            replies: PostgresJSON.encode(try replies.map { try PostgresJSON.Outbox($0) }), leaseUntil: leaseUntil?.timeIntervalSince1970)
+            replies: PostgresJSON.encode(try replies.map { try PostgresJSON.Outbox($0) }), leaseUntil: leaseUntil?.timeIntervalSince1970,
+            usage: PostgresJSON.encode((record.usage?.records ?? []).map(PostgresJSON.ModelCall.init)))
     }
 
     /// Runs `call` alone, or after the run's team-data changes in one transaction; returns the

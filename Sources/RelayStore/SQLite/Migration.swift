@@ -260,6 +260,33 @@ extension Migration {
                 """
             ]
         ),
+        Migration(
+            version: 11,
+            statements: [
+                // Each model call a run made (docs/admin.md, "Usage"), written with the run's end:
+                // no text, kept whatever the retention. `/usage` and the export read a team's month.
+                """
+                CREATE TABLE model_calls (
+                    id INTEGER PRIMARY KEY,
+                    platform TEXT NOT NULL,
+                    team TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    command TEXT NOT NULL,
+                    run TEXT NOT NULL,
+                    model TEXT NOT NULL,
+                    tokens_in INTEGER NOT NULL,
+                    tokens_out INTEGER NOT NULL,
+                    estimated INTEGER NOT NULL,
+                    cost REAL,
+                    elapsed_ms INTEGER NOT NULL,
+                    at REAL NOT NULL
+                ) STRICT
+                """,
+                "CREATE INDEX model_calls_by_team ON model_calls (team, at)",
+                // `/settings receipts on|off`.
+                "ALTER TABLE settings ADD COLUMN receipts TEXT",
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

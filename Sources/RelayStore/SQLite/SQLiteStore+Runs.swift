@@ -165,6 +165,7 @@ extension SQLiteStore {
     static func insert(_ run: RunRecord, ledger: [LedgerRow], _ cache: ReadCache, _ db: Database) throws -> [Int64] {
         for change in run.changes { try apply(change, cache, db) }
         if let history = run.history { try insert(history, db) }
+        for call in run.usage?.records ?? [] { try insert(call, db) }
         return try ledger.map { try insert($0, db) }
     }
 

@@ -126,10 +126,30 @@ extension AdminGrant {
     }
 }
 
+extension ModelCallRecord {
+    init(stored row: some StoredRow) throws {
+        self.init(
+            platform: try row.text("platform"), team: try row.text("team"), user: try row.text("user_id"), command: try row.text("command"),
+            run: try row.text("run"), model: try row.text("model"), tokensIn: try row.int("tokens_in"), tokensOut: try row.int("tokens_out"),
+            estimated: try row.bool("estimated"), cost: try row.optionalDouble("cost"), elapsedMilliseconds: try row.int("elapsed_ms"),
+            at: try row.date("at"))
+    }
+}
+
 extension SavedChain {
     init(stored row: some StoredRow) throws {
         self.init(
             team: try row.text("team"), name: try row.text("name"), source: try row.text("source"),
             creator: try row.text("creator"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
     }
+}
+
+/// How the `receipts` setting is stored: a word, as the other settings are, so a value a newer
+/// version writes is logged and read as unset rather than misread.
+enum ReceiptsColumn: String {
+    case on, off
+
+    init(_ isOn: Bool) { self = isOn ? .on : .off }
+
+    var isOn: Bool { self == .on }
 }

@@ -1,3 +1,5 @@
+public import RelayCore
+
 /// One message of a chat completion request.
 public struct ChatMessage: Sendable, Hashable, Codable {
     public var role: String
@@ -20,11 +22,14 @@ public struct ChatCompletion: Sendable, Hashable {
     public var model: String?
     /// Wall time of the exchange.
     public var elapsed: Duration
+    /// What the call used, under the council's name for the model.
+    public var usage: ModelUsage
 
-    public init(text: String, model: String?, elapsed: Duration) {
+    public init(text: String, model: String?, elapsed: Duration, usage: ModelUsage) {
         self.text = text
         self.model = model
         self.elapsed = elapsed
+        self.usage = usage
     }
 }
 

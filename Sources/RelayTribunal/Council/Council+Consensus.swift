@@ -44,10 +44,12 @@ extension Council {
         var ballots: [Ballot] = []
         var failures: [(CouncilModel, ModelCallError)] = []
         var judged: [JudgeVote] = []
+        var usage: [ModelUsage] = []
         for judge in judges {
             switch Self.vote(of: judge, in: votes) {
             case .answered(_, let completion):
                 let parsed = VerdictParser.parse(completion.text)
+                usage.append(completion.usage)
                 ballots.append(Ballot(model: judge.name, weight: judge.weight, parsed: parsed))
                 judged.append(
                     JudgeVote(model: judge.name, verdict: parsed.verdict, confidence: parsed.confidence, answer: parsed.answer, latency: completion.elapsed))
@@ -78,7 +80,8 @@ extension Council {
         } else {
             outcome = Agreement.compute(ballots)
         }
-        let answer = await synthesis(claim: request.claim, outcome: outcome, ballots: ballots, until: deadline)
+        let (answer, chairmanUsage) = await synthesis(claim: request.claim, outcome: outcome, ballots: ballots, until: deadline)
+        if let chairmanUsage { usage.append(chairmanUsage) }
         let dissent = outcome.dissenters.map {
             Dissent(
                 model: $0.model, verdict: $0.parsed.verdict,
@@ -89,7 +92,7 @@ extension Council {
             confidence: outcome.supporters.first.map { _ in outcome.supporters.reduce(0) { $0 + $1.confidence } / Double(outcome.supporters.count) },
             answered: ballots.count, asked: judges.count, dissent: dissent, models: ballots.map(\.model),
             elapsed: started.duration(to: .now), scoreMeaning: scoreMeaning, judges: judged, backend: "council",
-            promptsVersion: CouncilPrompts.version, agreeing: outcome.verdict == nil ? 0 : outcome.supporters.count)
+            promptsVersion: CouncilPrompts.version, agreeing: outcome.verdict == nil ? 0 : outcome.supporters.count, usage: usage)
     }
 
     /// The verdict the learned records make most probable, its calibrated probability, and who
@@ -152,24 +155,24 @@ extension Council {
     }
 
     /// The chairman's text when configured and on time; otherwise the most confident plurality
-    /// answer (never a single point of failure).
-    private func synthesis(claim: String, outcome: Agreement.Outcome, ballots: [Ballot], until deadline: Date) async -> String {
+    /// answer (never a single point of failure); with what the chairman's call used.
+    private func synthesis(claim: String, outcome: Agreement.Outcome, ballots: [Ballot], until deadline: Date) async -> (String, ModelUsage?) {
         let fallback =
             outcome.supporters.first { !$0.parsed.answer.isEmpty }?.parsed.answer
             ?? ballots.max { $0.mass < $1.mass }?.parsed.answer ?? ""
         guard let name = configuration.chairman, let chairman = configuration.models.first(where: { $0.name == name }) else {
-            return fallback
+            return (fallback, nil)
         }
         let remaining = deadline.duration(since: clock.now)
-        guard remaining > .milliseconds(500) else { return fallback }
+        guard remaining > .milliseconds(500) else { return (fallback, nil) }
         let messages = CouncilPrompts.chairman(claim: claim, verdict: outcome.verdict, answers: ballots.map { ($0.model, $0.parsed.verdict, $0.parsed.answer) })
         do throws(ModelCallError) {
             let completion = try await client.complete(
                 chairman, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(timeout(for: chairman), remaining))
-            return completion.text
+            return (completion.text, completion.usage)
         } catch {
             logger.warning("chairman failed; using the most confident plurality answer", metadata: ["model": "\(name)", "reason": "\(error.reason)"])
-            return fallback
+            return (fallback, nil)
         }
     }
 

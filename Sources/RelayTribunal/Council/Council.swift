@@ -59,7 +59,7 @@ public final class Council: Tribunal, Sendable {
                 } else {
                     completion = try await client.complete(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model))
                 }
-                return QuickResult(text: completion.text, model: model.name, elapsed: started.duration(to: .now))
+                return QuickResult(text: completion.text, model: model.name, elapsed: started.duration(to: .now), usage: [completion.usage])
             } catch {
                 logger.warning("council model failed", metadata: ["model": "\(model.name)", "reason": "\(error.reason)"])
                 failures.append((model, error))

@@ -20,11 +20,14 @@ public struct CouncilModel: Sendable, Hashable {
     /// Whether an answer shown as it is written is asked for with `stream: true`; false for an
     /// endpoint that cannot stream, whose answers then arrive whole.
     public var stream: Bool
+    /// What its tokens cost (`council.<name>.priceIn`/`priceOut`); nil: no price.
+    public var price: ModelPrice?
 
     public init(
         name: String, baseURL: String, apiKeyEnv: String? = nil, apiKey: String? = nil, model: String, tier: Tier,
-        weight: Double = 1, timeout: Duration? = nil, stream: Bool = true
+        weight: Double = 1, timeout: Duration? = nil, stream: Bool = true, price: ModelPrice? = nil
     ) {
+        self.price = price
         self.name = name
         self.baseURL = baseURL
         self.apiKeyEnv = apiKeyEnv

@@ -39,7 +39,7 @@ extension OpenAICompatibleClient {
             throw Self.error(status: refusal.status, retryAfter: refusal.retryAfter(), detail: detail)
         case .read(_, _, let elapsed):
             if let text = answer.finish() { await onText(text) }
-            return try answer.completion(elapsed: elapsed, apiKey: model.apiKey)
+            return try answer.completion(elapsed: elapsed, model: model, messages: messages)
         }
     }
 }
@@ -56,6 +56,8 @@ final class StreamedAnswer: Sendable {
         /// A chunk said why the answer finished (`stop`, `length`).
         var finished = false
         var error: OpenAIWire.ErrorObject?
+        /// The server's count, from the chunk that carried it (the last, with no choices).
+        var usage: OpenAIWire.Usage?
     }
 
     private let state = Mutex(State())
@@ -79,7 +81,8 @@ final class StreamedAnswer: Sendable {
     }
 
     /// The whole answer, or why the stream was not one.
-    func completion(elapsed: Duration, apiKey: String?) throws(ModelCallError) -> ChatCompletion {
+    func completion(elapsed: Duration, model: CouncilModel, messages: [ChatMessage]) throws(ModelCallError) -> ChatCompletion {
+        let apiKey = model.apiKey
         let state = state.withLock { $0 }
         if let error = state.error {
             let status = error.code.flatMap { (400...599).contains($0) ? $0 : nil } ?? 502
@@ -91,7 +94,9 @@ final class StreamedAnswer: Sendable {
         }
         let text = state.text.trimmingWhitespace
         guard !text.isEmpty else { throw .malformed(reason: "empty answer") }
-        return ChatCompletion(text: text, model: state.model, elapsed: elapsed)
+        return ChatCompletion(
+            text: text, model: state.model, elapsed: elapsed,
+            usage: OpenAICompatibleClient.usage(of: model, messages: messages, answer: text, reported: state.usage, elapsed: elapsed))
     }
 
     private static func read(_ event: String, into state: inout State) {
@@ -102,6 +107,7 @@ final class StreamedAnswer: Sendable {
         guard let chunk = try? JSONDecoder().decode(OpenAIWire.StreamChunk.self, from: Data(event.utf8)) else { return }
         if let model = chunk.model { state.model = model }
         if let error = chunk.error, chunk.choices?.isEmpty ?? true { state.error = error }
+        if let usage = chunk.usage { state.usage = usage }
         guard let choice = chunk.choices?.first else { return }
         if let piece = choice.delta?.content ?? choice.text { state.text += piece }
         if choice.finishReason != nil { state.finished = true }

@@ -4,6 +4,7 @@ public import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import RelayCore
 public import RelayHTTP
 
 /// One chat-completion call to any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama,
@@ -61,8 +62,10 @@ public struct OpenAICompatibleClient: Sendable {
             throw Self.error(status: response.status, retryAfter: response.retryAfter(), detail: detail)
         }
         switch OpenAIWire.answer(from: response.body) {
-        case .text(let text, let answeredModel):
-            return ChatCompletion(text: text, model: answeredModel, elapsed: elapsed)
+        case .text(let text, let answeredModel, let usage):
+            return ChatCompletion(
+                text: text, model: answeredModel, elapsed: elapsed,
+                usage: Self.usage(of: model, messages: messages, answer: text, reported: usage, elapsed: elapsed))
         case .embeddedError(let message, let code):
             // Map the provider's code as if it had been the status; otherwise a bad gateway.
             let status = code.flatMap { (400...599).contains($0) ? $0 : nil } ?? 502
@@ -71,6 +74,13 @@ public struct OpenAICompatibleClient: Sendable {
         case .malformed(let reason):
             throw .malformed(reason: reason)
         }
+    }
+
+    /// A call's usage: what the server counted, an estimate for what it did not.
+    static func usage(of model: CouncilModel, messages: [ChatMessage], answer: String, reported: OpenAIWire.Usage?, elapsed: Duration) -> ModelUsage {
+        .counted(
+            model: model.name, reportedIn: reported?.promptTokens, reportedOut: reported?.completionTokens, prompt: messages.map(\.content),
+            answer: answer, price: model.price, elapsed: elapsed)
     }
 
     /// `{baseURL}/chat/completions`, without doubling a trailing slash.

@@ -19,6 +19,37 @@ enum OpenAIWire {
         enum CodingKeys: String, CodingKey {
             case model, messages, temperature, stream
             case maxTokens = "max_tokens"
+            case streamOptions = "stream_options"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(model, forKey: .model)
+            try container.encode(messages, forKey: .messages)
+            try container.encode(temperature, forKey: .temperature)
+            try container.encode(maxTokens, forKey: .maxTokens)
+            try container.encode(stream, forKey: .stream)
+            // A stream counts its tokens only when asked: the count comes in a last chunk
+            // with no choices (OpenAI, vLLM); servers that do not know it ignore it.
+            if stream { try container.encode(["include_usage": true], forKey: .streamOptions) }
+        }
+    }
+
+    /// `usage`: what the server counted. Either count may be missing (some servers send only a
+    /// total, which says nothing of the split and is not read).
+    struct Usage: Decodable {
+        var promptTokens: Int?
+        var completionTokens: Int?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            promptTokens = container.lenient(Int.self, forKey: .promptTokens).flatMap { $0 >= 0 ? $0 : nil }
+            completionTokens = container.lenient(Int.self, forKey: .completionTokens).flatMap { $0 >= 0 ? $0 : nil }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case promptTokens = "prompt_tokens"
+            case completionTokens = "completion_tokens"
         }
     }
 
@@ -28,15 +59,17 @@ enum OpenAIWire {
         var choices: [Choice]?
         /// OpenRouter can answer 200 with an error object instead of choices.
         var error: ErrorObject?
+        var usage: Usage?
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             model = container.lenient(String.self, forKey: .model)
             choices = container.lenient([Choice].self, forKey: .choices)
             error = container.lenient(ErrorObject.self, forKey: .error)
+            usage = container.lenient(Usage.self, forKey: .usage)
         }
 
-        enum CodingKeys: String, CodingKey { case model, choices, error }
+        enum CodingKeys: String, CodingKey { case model, choices, error, usage }
     }
 
     struct Choice: Decodable {
@@ -102,15 +135,17 @@ enum OpenAIWire {
         var model: String?
         var choices: [StreamChoice]?
         var error: ErrorObject?
+        var usage: Usage?
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             model = container.lenient(String.self, forKey: .model)
             choices = container.lenient([StreamChoice].self, forKey: .choices)
             error = container.lenient(ErrorObject.self, forKey: .error)
+            usage = container.lenient(Usage.self, forKey: .usage)
         }
 
-        enum CodingKeys: String, CodingKey { case model, choices, error }
+        enum CodingKeys: String, CodingKey { case model, choices, error, usage }
     }
 
     struct StreamChoice: Decodable {
@@ -134,7 +169,7 @@ enum OpenAIWire {
 
     /// The answer text and the model that gave it, or why the body is not an answer.
     enum Answer {
-        case text(String, model: String?)
+        case text(String, model: String?, usage: Usage?)
         /// A 200 that carries an error object and no choices.
         case embeddedError(message: String, code: Int?)
         case malformed(reason: String)
@@ -153,7 +188,7 @@ enum OpenAIWire {
         }
         let text = content.trimmingWhitespace
         guard !text.isEmpty else { return .malformed(reason: "empty answer") }
-        return .text(text, model: response.model)
+        return .text(text, model: response.model, usage: response.usage)
     }
 }
 

@@ -160,6 +160,13 @@ public enum ConfigurationLoader {
                 throw ConfigurationError("admin.users (ADMIN_USERS): \(error.description)")
             }
         }
+        if let raw = values.string("budget.monthlyUSD") {
+            guard let dollars = Double(raw.hasPrefix("$") ? String(raw.dropFirst()) : raw), dollars.isFinite, dollars > 0, dollars <= 1_000_000 else {
+                throw ConfigurationError(
+                    "budget.monthlyUSD (BUDGET_MONTHLY_USD) must be a positive number of US dollars a month, at most 1000000 (e.g. 20), got `\(raw)`.")
+            }
+            relay.monthlyBudget = dollars
+        }
         config.relay = relay
         config.transcription = try TranscriptionConfigurationLoader.load(values)
 

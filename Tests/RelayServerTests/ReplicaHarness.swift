@@ -30,7 +30,11 @@ struct ReplicaRelay: Sendable {
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .warning
         let transport = HTTPTransport(client: HTTPTransport.makeClient())
-        let backend = RheaTribunalClient(configuration: configuration.tribunal, transport: transport, logger: logger)
+        let backend: any Tribunal =
+            switch configuration.backend {
+            case .rhea: RheaTribunalClient(configuration: configuration.tribunal, transport: transport, logger: logger)
+            case .council(let council): Council(configuration: council, client: OpenAICompatibleClient(transport: transport, logger: logger), logger: logger)
+            }
         let app: RelayApplication.App
         do {
             app = try RelayApplication.build(

@@ -94,6 +94,17 @@ extension CommandKind {
         case .command(.add), .command(.remove): true
         case .ledger(.mark): true
         case .admin(.grant), .admin(.revoke): true
+        case .admin(.budget(.set)), .admin(.budget(.reset)): true
+        default: false
+        }
+    }
+
+    /// Whether it may ask a model (and so spend from the team's budget): the quick actions,
+    /// a tribunal, a chain run, a team's custom command. Transcribing asks the speech service,
+    /// which has no price here.
+    public var asksModels: Bool {
+        switch self {
+        case .translate, .action, .tribunal, .chain(.run), .custom: true
         default: false
         }
     }
@@ -252,6 +263,16 @@ public enum AdminSubcommand: Sendable, Hashable, Codable {
     case grant(user: String)
     /// Takes back a role granted here (not a platform's own, nor the operator's list).
     case revoke(user: String)
+    /// The team's monthly budget: shown, set (US dollars, above 0) or back to the operator's
+    /// default (nil).
+    case budget(BudgetChange)
+}
+
+/// `/admin budget`, `/admin budget 20`, `/admin budget reset`.
+public enum BudgetChange: Sendable, Hashable, Codable {
+    case show
+    case set(Double)
+    case reset
 }
 
 public enum SettingsTarget: String, Sendable, Hashable, Codable {
@@ -512,9 +533,11 @@ extension BuiltinCommand {
         case .admin:
             CommandSpec(
                 name: name, summary: "Who administers this team here; admins grant and revoke the role.",
-                usage: "/admin | /admin grant @USER | /admin revoke @USER", examples: ["/admin", "/admin grant @ann"], input: nil,
+                usage: "/admin | /admin grant @USER | /admin revoke @USER | /admin budget [DOLLARS|reset]",
+                examples: ["/admin", "/admin grant @ann", "/admin budget 20"], input: nil,
                 details: [
-                    "Admins change channel settings, save, delete and import the team's chains and custom commands, and mark fact-checks. They are the platform's own (workspace or server admins, room moderators…), the operator's list (`ADMIN_USERS`) and whoever an admin granted the role with `/admin grant`."
+                    "Admins change channel settings, save, delete and import the team's chains and custom commands, and mark fact-checks. They are the platform's own (workspace or server admins, room moderators…), the operator's list (`ADMIN_USERS`) and whoever an admin granted the role with `/admin grant`.",
+                    "`/admin budget 20`: the team's monthly model budget, in US dollars (`reset`: the operator's default, `BUDGET_MONTHLY_USD`). At 80 % the admins are told once; at 100 % commands that ask models are refused until the month turns (UTC).",
                 ])
         case .usage:
             CommandSpec(

@@ -234,9 +234,28 @@ public struct CommandParser: Sendable {
                 throw CommandError("Name the person, as a mention: `/admin \(sub.lowercased()) @ann`.")
             }
             return sub.lowercased() == "grant" ? .grant(user: user) : .revoke(user: user)
+        case "budget":
+            return .budget(try parseBudget(user))
         default:
-            throw CommandError("Unknown `/admin \(sub)`. Usage: `/admin` (who administers this team), `/admin grant @USER`, `/admin revoke @USER`.")
+            throw CommandError(
+                "Unknown `/admin \(sub)`. Usage: `/admin` (who administers this team), `/admin grant @USER`, `/admin revoke @USER`, `/admin budget [DOLLARS|reset]`."
+            )
         }
+    }
+
+    /// `/admin budget`, `/admin budget 20` (or `$20`, `20.50`, `20 USD`), `/admin budget reset`.
+    static func parseBudget(_ text: String) throws(CommandError) -> BudgetChange {
+        var words = text.split(whereSeparator: \.isWhitespace).map { $0.lowercased() }
+        if words.last == "usd" || words.last == "dollars" { words.removeLast() }
+        guard let word = words.first else { return .show }
+        if words.count == 1, resetWords.contains(word) { return .reset }
+        let figure = word.hasPrefix("$") ? String(word.dropFirst()) : word
+        guard words.count == 1, let dollars = Double(figure), dollars.isFinite, dollars > 0, dollars <= 1_000_000 else {
+            throw CommandError(
+                "A budget is a positive number of US dollars a month, at most 1000000: `/admin budget 20`; `/admin budget reset` goes back to the operator's default."
+            )
+        }
+        return .set(dollars)
     }
 
     /// What resets a setting (or, alone, all of them). `off` is not one: it is a retention.

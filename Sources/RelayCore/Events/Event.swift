@@ -47,6 +47,9 @@ public struct Event: Sendable, Hashable, Codable {
     public var sourceMessage: String?
     /// The people the message names by the platform's mention markup (`MentionedUser`), in order.
     public var mentions: [MentionedUser]
+    /// What admission decided of the team's budget (`BudgetHold`): set from the inbox item,
+    /// never stored with the event.
+    public var budget: BudgetAdmission = .unchecked
 
     public init(
         platform: String, team: String, channel: String, thread: String? = nil, user: String,

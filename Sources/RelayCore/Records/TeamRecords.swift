@@ -65,6 +65,9 @@ public struct AdminGrant: Sendable, Hashable, Codable {
 public enum SettingsScope: Sendable, Hashable {
     case user(team: String, user: String)
     case channel(team: String, channel: String)
+    /// What a team sets for itself on a platform (its budget): a team's id means something only
+    /// on its platform.
+    case team(platform: String, team: String)
 }
 
 /// What run history keeps.
@@ -93,16 +96,22 @@ public struct Settings: Sendable, Hashable, Codable {
     public var voice: VoiceAction?
     /// Whether a reply's footer shows what its model calls used (`/settings receipts on`).
     public var receipts: Bool?
+    /// The team's monthly budget in US dollars (`/admin budget 20`), in the team's scope only;
+    /// nil: the operator's default (`BUDGET_MONTHLY_USD`).
+    public var budget: Double?
 
-    public init(lang: String? = nil, tier: Tier? = nil, retention: Retention? = nil, voice: VoiceAction? = nil, receipts: Bool? = nil) {
+    public init(
+        lang: String? = nil, tier: Tier? = nil, retention: Retention? = nil, voice: VoiceAction? = nil, receipts: Bool? = nil, budget: Double? = nil
+    ) {
         self.lang = lang
         self.tier = tier
         self.retention = retention
         self.voice = voice
         self.receipts = receipts
+        self.budget = budget
     }
 
-    public var isEmpty: Bool { lang == nil && tier == nil && retention == nil && voice == nil && receipts == nil }
+    public var isEmpty: Bool { lang == nil && tier == nil && retention == nil && voice == nil && receipts == nil && budget == nil }
 }
 
 /// What a voice note sent with no command gets: its transcript (the default), an answer to it

@@ -9,10 +9,13 @@ public struct TierRoster: Sendable, Hashable {
     public struct Model: Sendable, Hashable {
         public var name: String
         public var endpoint: String
+        /// What its tokens cost, where the operator priced it: a run's budget estimate.
+        public var price: ModelPrice?
 
-        public init(name: String, endpoint: String) {
+        public init(name: String, endpoint: String, price: ModelPrice? = nil) {
             self.name = name
             self.endpoint = endpoint
+            self.price = price
         }
     }
 

@@ -92,6 +92,12 @@ public struct InboxItem: Sendable, Hashable {
     public var route: ReplyRoute
     public var acceptedAt: Date
 
+    /// What an item's budget columns say admission decided: over, or holding its estimate
+    /// (within), or neither (unchecked: its run looks when it starts).
+    public static func budget(over: Bool, reserved: Double) -> BudgetAdmission {
+        over ? .over : reserved > 0 ? .within : .unchecked
+    }
+
     public init(id: Int64, event: Event, route: ReplyRoute, acceptedAt: Date) {
         self.id = id
         self.event = event

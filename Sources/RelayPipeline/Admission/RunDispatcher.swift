@@ -123,26 +123,30 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             RelayMetrics.command(RunOutcome.unparsed, outcome: "busy")
             return .busy(ahead: ahead)
         }
+        // What it may spend of its team's budget is held as it is written (`BudgetHold`).
+        let hold = relay.budgetHold(for: event)
         // Room now, and nobody waiting before it: the item is written leased and runs here.
         let runsHere = state.withLock { state -> Bool in
             guard state.starting, state.waiting == 0, state.room < limits.maxInFlight else { return false }
             state.reserved += 1
             return true
         }
-        let id: Int64?
+        let admitted: Admitted?
         do {
-            id = try await store.admit(
-                event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now, leaseUntil: runsHere ? now + limits.lease : nil)
+            admitted = try await store.admit(
+                event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now, leaseUntil: runsHere ? now + limits.lease : nil,
+                budget: hold)
         } catch {
             if runsHere { state.withLock { $0.reserved -= 1 } }
             throw error
         }
-        guard let id else {
+        guard let admitted else {
             if runsHere { state.withLock { $0.reserved -= 1 } }
             RelayMetrics.command(RunOutcome.unparsed, outcome: "duplicate")
             return .duplicate
         }
         if runsHere {
+            let id = admitted.id
             state.withLock { state in
                 state.reserved -= 1
                 state.runs[id] = .starting
@@ -150,6 +154,7 @@ public final class RunDispatcher: RelayInbox, Service, Sendable {
             }
             var stored = event
             stored.eventKey = nil
+            stored.budget = admitted.budget
             launch(InboxItem(id: id, event: stored, route: route, acceptedAt: now))
             recordDepth()
             return .accepted(ahead: 0)

@@ -52,6 +52,8 @@ extension Relay {
             }
             request.recorder.keep(.revokeAdmin(platform: event.platform, team: event.team, user: grant.user))
             return .info("Took the admin role back from \(name).")
+        case .budget(let change):
+            return try await budgetCommand(change, request)
         }
     }
 
@@ -90,6 +92,7 @@ extension Relay {
         case .ledger(.mark): what = "mark fact-checks (the marks teach the council whom to trust)"
         case .admin(.grant): what = "grant the admin role"
         case .admin(.revoke): what = "revoke the admin role"
+        case .admin(.budget): what = "change the team's model budget"
         default: what = "do that"
         }
         return

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import RelayCore
 
 // `/usage`: what the asker, or the team, spent on models in a month (docs/admin.md, "Usage").
@@ -22,6 +22,14 @@ extension Relay {
         }
         if summary.total.cost == nil || summary.byModel.contains(where: { $0.cost == nil }) {
             lines.append("A model without a price shows no cost: the operator sets `COUNCIL_<MODEL>_PRICE_IN` and `_OUT` (US dollars per million tokens).")
+        }
+        if sub.team, sub.month == nil || sub.month == UsageMonth(containing: now()),
+            let limit = try await monthlyBudget(platform: event.platform, team: event.team), limit > 0
+        {
+            let spent = summary.total.cost ?? 0
+            lines.append(
+                "Budget: \(UsageFormat.dollars(spent)) of \(UsageFormat.dollars(limit)) (\(Int((spent / limit * 100).rounded(.down))) %); `/admin budget` for more."
+            )
         }
         return .info(lines.joined(separator: "\n"), title: "Usage")
     }

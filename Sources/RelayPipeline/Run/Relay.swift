@@ -109,6 +109,23 @@ public struct Relay: Sendable {
             case .failure(let error): return RunOutcome(reply: .error(error.message), metricName: metricName)
             }
             event = await completed(event, for: command, customs: customs)
+            // The team's budget, where it has one and the command asks models: refused past it,
+            // and what it had spent kept for the 80 % word after the run.
+            var budget: (limit: Double, spentBefore: Double)?
+            if command.kind.asksModels, let limit = try await monthlyBudget(platform: event.platform, team: event.team) {
+                let month = UsageMonth(containing: now())
+                let standing = try await store.budgetStanding(platform: event.platform, team: event.team, from: month.start, to: month.end)
+                var over = event.budget == .over
+                if event.budget == .unchecked {
+                    // A run that holds nothing (the terminal, `run`; a budget set since it was
+                    // admitted): the same look, now.
+                    let hold = BudgetHold(
+                        platform: event.platform, team: event.team, defaultLimit: limit, reserve: estimatedCost(of: command, event: event), month: month)
+                    over = !hold.fits(limit: limit, spent: standing.spent, reserved: standing.reserved)
+                }
+                if over { return RunOutcome(reply: try await overBudgetReply(platform: event.platform, team: event.team), metricName: metricName) }
+                budget = (limit, standing.spent)
+            }
             var context = try await RequestContext(event: event, command: command, relay: self, customs: customs)
             spent = (context.recorder, command.kind.name)
             if Self.needsVoice(command, event: event, customs: customs) { try await hear(&context) }
@@ -119,6 +136,12 @@ public struct Relay: Sendable {
             if context.receipts, let receipt = UsageFormat.receipt(context.recorder.calls), reply.kind == .result {
                 // The footer's last line: after the model, the time and any agreement.
                 reply.notes.append(receipt)
+            }
+            if let budget,
+                let notice = await budgetNotice(
+                    event, limit: budget.limit, spentBefore: budget.spentBefore, spentNow: budget.spentBefore + (context.recorder.calls.cost ?? 0))
+            {
+                reply.notes.append(notice)
             }
             return RunOutcome(reply: reply, metricName: metricName, record: context.recorder.finished(event, command: command.kind.name, at: now()))
         } catch let error as RelayFailure {

@@ -23,6 +23,9 @@ public struct RelayConfiguration: Sendable {
     public var voiceMemoryWait: Duration
     /// The operator's list of team admins (`ADMIN_USERS`; docs/admin.md).
     public var operatorAdmins: OperatorAdmins
+    /// Every team's monthly budget in US dollars unless it set its own (`BUDGET_MONTHLY_USD`;
+    /// docs/admin.md, "Budgets"); nil: none.
+    public var monthlyBudget: Double?
 
     public init(
         defaultTier: Tier = .cheap, defaultK: Int = 3, defaultLanguage: Language = .english,

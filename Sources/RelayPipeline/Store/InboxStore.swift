@@ -15,7 +15,16 @@ public protocol InboxStore: Sendable {
     /// With `leaseUntil`, the item is leased to this process as it is written (it runs here at
     /// once); without, it waits for a claim (``claimInbox(now:leaseUntil:limit:)``), here or on
     /// another replica.
-    func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?) async throws -> Int64?
+    ///
+    /// With `budget`, and a budget for the team (its own, else `budget.defaultLimit`), the item
+    /// holds `budget.reserve` of its team's month if that fits beside what the month spent (its
+    /// model calls' cost) and what the team's other items hold; if it does not, the item is
+    /// admitted all the same, marked over (`Admitted.budget`, `InboxItem.event.budget`), and
+    /// holds nothing — its run says so and asks no model. The look and the hold are one step
+    /// with the insert: replicas admitting at once keep one count.
+    func admit(
+        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?, budget: BudgetHold?
+    ) async throws -> Admitted?
     /// Leases up to `limit` items that wait — never leased, or whose lease ended before `now` (a
     /// process that died with them) — until `leaseUntil`, and returns them in turn order: teams
     /// take turns (an item's turn is one past its team's last one, and never before the oldest
@@ -40,6 +49,9 @@ public protocol InboxStore: Sendable {
     /// (`OutboxStore.claimDueOutbox`) finding it again. The others wait to be claimed.
     @discardableResult
     func finishRun(id: Int64, record: RunRecord, replies: [OutboxEntry], leaseUntil: Date?) async throws -> [OutboxEntry]
+    /// What a team's month has spent (its model calls' cost from `from` to `to`), and what its
+    /// inbox items hold for runs not ended yet.
+    func budgetStanding(platform: String, team: String, from: Date, to: Date) async throws -> BudgetStanding
     /// Removes an item that cannot run (its event does not decode); returns whether it was there.
     func dropInboxItem(id: Int64) async throws -> Bool
     /// Drops the inbox leases of processes known to be gone: at start, a single-process store's
@@ -47,10 +59,28 @@ public protocol InboxStore: Sendable {
     func releaseInboxLeases() async throws
 }
 
+/// An admitted item: its id, and what admission decided of its team's budget (`BudgetHold`).
+public struct Admitted: Sendable, Hashable {
+    public var id: Int64
+    public var budget: BudgetAdmission
+
+    public init(id: Int64, budget: BudgetAdmission = .unchecked) {
+        self.id = id
+        self.budget = budget
+    }
+
+    public var overBudget: Bool { budget == .over }
+}
+
 extension InboxStore {
     /// Admits an item that waits for a claim.
     public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date) async throws -> Int64? {
         try await admit(event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now, leaseUntil: nil)
+    }
+
+    /// Admits an item with no look at a budget; its id.
+    public func admit(_ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?) async throws -> Int64? {
+        try await admit(event, route: route, dedupeKey: dedupeKey, expiresAt: expiresAt, now: now, leaseUntil: leaseUntil, budget: nil)?.id
     }
 
     /// A run's end that keeps nothing but its replies, every one left for a claim.

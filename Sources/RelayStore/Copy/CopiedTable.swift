@@ -31,6 +31,7 @@ struct CopiedTable: Sendable {
             name: "settings", key: "rowid",
             columns: [
                 .text("scope_kind"), .text("team"), .text("subject"), .text("lang"), .text("tier"), .text("retention"), .text("voice"), .text("receipts"),
+                .double("budget"),
             ],
             identity: nil),
         CopiedTable(
@@ -81,7 +82,8 @@ struct CopiedTable: Sendable {
             name: "inbox", key: "id",
             columns: [
                 .integer("id"), .text("team"), .text("platform"), .text("conversation"), .text("address"), .text("event"),
-                .double("accepted_at"), .integer("turn"),
+                .double("accepted_at"), .integer("turn"), .double("reserved"),
+                CopiedColumn(name: "over_budget", sqlite: "over_budget", type: "integer", value: "r.over_budget <> 0"),
             ],
             identity: "id"),
     ]

@@ -8,14 +8,16 @@ struct InboxRecord: Sendable {
     var item: InboxItem
     var leasedUntil: Date?
     var turn: Int
+    /// What the item holds of its team's budget until its run ends.
+    var reserved = 0.0
 
     func waits(at now: Date) -> Bool { leasedUntil.map { $0 < now } ?? true }
 }
 
 extension MemoryStore {
     public func admit(
-        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
-    ) throws -> Int64? {
+        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?, budget: BudgetHold?
+    ) throws -> Admitted? {
         var event = event
         event.eventKey = nil
         // Through the JSON SQLiteStore keeps events in, so both refuse and return the same.
@@ -32,16 +34,35 @@ extension MemoryStore {
                 if let claimed = contents.dedupe[key], claimed > now { return nil }
                 contents.dedupe[key] = expiresAt
             }
+            var decision = BudgetAdmission.unchecked
+            if let budget {
+                let standing = Self.standing(platform: budget.platform, team: budget.team, from: budget.month.start, to: budget.month.end, contents)
+                let own = contents.settings[Self.key(.team(platform: budget.platform, team: budget.team))]?.budget
+                decision = budget.decision(limit: own ?? budget.defaultLimit, spent: standing.spent, reserved: standing.reserved)
+            }
             let id = contents.nextInboxID
             contents.nextInboxID += 1
             let team = ExactText(event.team)
             let teamLast = contents.inbox.values.filter { ExactText($0.item.event.team) == team }.map(\.turn).max() ?? 0
             let oldest = contents.inbox.values.map(\.turn).min() ?? 0
+            let reserved = decision == .within ? budget?.reserve ?? 0 : 0
+            var admitted = event
+            admitted.budget = InboxItem.budget(over: decision == .over, reserved: reserved)
             contents.inbox[id] = InboxRecord(
-                item: InboxItem(id: id, event: event, route: route, acceptedAt: now), leasedUntil: leaseUntil?.asKeptBySQLite,
-                turn: max(teamLast + 1, oldest))
-            return id
+                item: InboxItem(id: id, event: admitted, route: route, acceptedAt: now), leasedUntil: leaseUntil?.asKeptBySQLite,
+                turn: max(teamLast + 1, oldest), reserved: reserved)
+            return Admitted(id: id, budget: admitted.budget)
         }
+    }
+
+    public func budgetStanding(platform: String, team: String, from: Date, to: Date) throws -> BudgetStanding {
+        try withOpenContents { contents throws(StoreError) in Self.standing(platform: platform, team: team, from: from, to: to, contents) }
+    }
+
+    static func standing(platform: String, team: String, from: Date, to: Date, _ contents: Contents) -> BudgetStanding {
+        let spent = contents.modelCalls.filter(UsageQuery(platform: platform, team: team, from: from, to: to).matches).compactMap(\.cost).reduce(0, +)
+        let reserved = contents.inbox.values.filter { $0.item.route.platform == platform && $0.item.event.team == team }.map(\.reserved).reduce(0, +)
+        return BudgetStanding(spent: spent, reserved: reserved)
     }
 
     public func claimInbox(now: Date, leaseUntil: Date, limit: Int) throws -> [InboxItem] {

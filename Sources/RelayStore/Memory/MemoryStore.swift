@@ -145,10 +145,11 @@ public final class MemoryStore: Store, Sendable {
         return [own, channel].compactMap { $0 }.reduce(defaultRetention) { $0.stricter($1) }
     }
 
-    private static func key(_ scope: SettingsScope) -> [ExactText] {
+    static func key(_ scope: SettingsScope) -> [ExactText] {
         switch scope {
         case .user(let team, let user): [ExactText("user"), ExactText(team), ExactText(user)]
         case .channel(let team, let channel): [ExactText("channel"), ExactText(team), ExactText(channel)]
+        case .team(let platform, let team): [ExactText("team"), ExactText(team), ExactText(platform)]
         }
     }
 

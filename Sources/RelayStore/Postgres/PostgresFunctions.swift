@@ -38,6 +38,53 @@ enum PostgresFunctions {
         $fn$
         """
 
+    /// Admission with a look at the team's budget (`BudgetHold`): under a lock on the team's
+    /// budget, so replicas admitting for one team at once take turns, the month's spend and
+    /// what the team's items hold are summed, and the item is inserted holding `p_reserve`, or
+    /// marked over budget and holding nothing. The lock is the transaction's: the insert that
+    /// follows is seen by the next one to take it. Nil when the dedupe key was claimed already.
+    static let admitWithinBudget = """
+        CREATE OR REPLACE FUNCTION relay_admit_within_budget(
+            p_expires_at double precision, p_dedupe_key text, p_now double precision, p_team text, p_platform text,
+            p_conversation text, p_address text, p_event text, p_lease_until double precision, p_owner text,
+            p_budget_team text, p_default_limit double precision, p_reserve double precision, p_from double precision, p_to double precision
+        ) RETURNS TABLE (admitted_id bigint, admitted_over boolean, admitted_hold double precision) LANGUAGE plpgsql AS $fn$
+        DECLARE
+            spent double precision;
+            held double precision;
+            budget_limit double precision;
+            over boolean := false;
+            hold double precision := 0;
+            new_id bigint;
+        BEGIN
+            IF p_dedupe_key IS NOT NULL THEN
+                INSERT INTO dedupe (key, expires_at) VALUES (p_dedupe_key, p_expires_at)
+                    ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE dedupe.expires_at <= p_now;
+                IF NOT FOUND THEN
+                    RETURN;
+                END IF;
+            END IF;
+            PERFORM pg_advisory_xact_lock(hashtextextended('budget:' || p_platform || ':' || p_budget_team, 0));
+            SELECT coalesce(sum(c.cost), 0) INTO spent FROM model_calls c
+                WHERE c.platform = p_platform AND c.team = p_budget_team AND c.at >= p_from AND c.at < p_to;
+            SELECT coalesce(sum(i.reserved), 0) INTO held FROM inbox i WHERE i.platform = p_platform AND i.team = p_budget_team;
+            SELECT s.budget INTO budget_limit FROM settings s WHERE s.scope_kind = 'team' AND s.team = p_budget_team AND s.subject = p_platform;
+            budget_limit := coalesce(budget_limit, p_default_limit);
+            IF budget_limit IS NOT NULL THEN
+                over := NOT (spent < budget_limit AND spent + held + p_reserve <= budget_limit);
+                hold := CASE WHEN over THEN 0 ELSE p_reserve END;
+            END IF;
+            INSERT INTO inbox AS i (team, platform, conversation, address, event, accepted_at, leased_until, owner, turn, reserved, over_budget)
+                SELECT p_team, p_platform, p_conversation, p_address, p_event, p_now, p_lease_until,
+                    CASE WHEN p_lease_until IS NULL THEN NULL ELSE p_owner END,
+                    GREATEST(COALESCE((SELECT max(x.turn) FROM inbox x WHERE x.team = p_team), 0) + 1, COALESCE((SELECT min(y.turn) FROM inbox y), 0)),
+                    hold, over
+                RETURNING i.id INTO new_id;
+            RETURN QUERY SELECT new_id, over, hold;
+        END
+        $fn$
+        """
+
     /// `relay_finish_run`'s history insert, for the columns of each version.
     private static let historyColumnsOfVersion1 = """
                 INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,

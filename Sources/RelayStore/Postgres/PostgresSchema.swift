@@ -285,6 +285,17 @@ enum PostgresSchema {
                 "ALTER TABLE settings ADD COLUMN receipts text",
             ]
         ),
+        Migration(
+            version: 10,
+            statements: [
+                // A team's monthly budget (`/admin budget`), in its `team` scope; what each inbox
+                // item holds of it until its run ends, or that it was over (docs/admin.md).
+                "ALTER TABLE settings ADD COLUMN budget double precision",
+                "ALTER TABLE inbox ADD COLUMN reserved double precision NOT NULL DEFAULT 0, ADD COLUMN over_budget boolean NOT NULL DEFAULT false",
+                "CREATE INDEX model_calls_by_platform_team ON model_calls (platform, team, at)",
+                PostgresFunctions.admitWithinBudget,
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -9,17 +9,48 @@ extension PostgresStore {
     /// leased item is this replica's at once; an unleased one wakes the replicas' claimers.
     /// A platform's request waits on it: it fails after ``requestTimeout``.
     public func admit(
-        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
-    ) async throws -> Int64? {
+        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?, budget: BudgetHold?
+    ) async throws -> Admitted? {
         var event = event
         event.eventKey = nil
         let encoded = PostgresJSON.withoutNUL(json: try InboxEventCoding.encode(event))
-        let statement = PostgresHotStatements.Admit(
-            expiresAt: expiresAt.timeIntervalSince1970, dedupeKey: dedupeKey.map { PostgresJSON.withoutNUL($0) },
-            acceptedAt: now.timeIntervalSince1970, team: PostgresJSON.withoutNUL(event.team), platform: route.platform,
-            conversation: PostgresJSON.withoutNUL(route.conversation), address: PostgresJSON.withoutNUL(route.address), event: encoded,
-            leaseUntil: leaseUntil?.timeIntervalSince1970, owner: owner)
-        return try await execute("accept an event from \(route.platform) into the inbox", statement, within: requestTimeout).first
+        let operation = "accept an event from \(route.platform) into the inbox"
+        guard let budget else {
+            // The hot path, as before budgets: one prepared statement.
+            let statement = PostgresHotStatements.Admit(
+                expiresAt: expiresAt.timeIntervalSince1970, dedupeKey: dedupeKey.map { PostgresJSON.withoutNUL($0) },
+                acceptedAt: now.timeIntervalSince1970, team: PostgresJSON.withoutNUL(event.team), platform: route.platform,
+                conversation: PostgresJSON.withoutNUL(route.conversation), address: PostgresJSON.withoutNUL(route.address), event: encoded,
+                leaseUntil: leaseUntil?.timeIntervalSince1970, owner: owner)
+            return try await execute(operation, statement, within: requestTimeout).first.map { Admitted(id: $0) }
+        }
+        let (dedupe, team) = (dedupeKey.map { PostgresJSON.withoutNUL($0) }, PostgresJSON.withoutNUL(event.team))
+        let (conversation, address) = (PostgresJSON.withoutNUL(route.conversation), PostgresJSON.withoutNUL(route.address))
+        let budgetTeam = PostgresJSON.withoutNUL(budget.team)
+        let rows = try await query(
+            operation,
+            """
+            SELECT admitted_id AS id, admitted_over AS over_budget, admitted_hold AS reserved FROM relay_admit_within_budget(\(expiresAt.timeIntervalSince1970), \(dedupe), \(now.timeIntervalSince1970),
+                \(team), \(route.platform), \(conversation), \(address), \(encoded), \(leaseUntil?.timeIntervalSince1970), \(owner),
+                \(budgetTeam), \(budget.defaultLimit), \(budget.reserve), \(budget.month.start.timeIntervalSince1970), \(budget.month.end.timeIntervalSince1970))
+            """)
+        return try rows.first.map {
+            Admitted(id: try $0.int64("id"), budget: InboxItem.budget(over: try $0.bool("over_budget"), reserved: try $0.double("reserved")))
+        }
+    }
+
+    public func budgetStanding(platform: String, team: String, from: Date, to: Date) async throws -> BudgetStanding {
+        let team = PostgresJSON.withoutNUL(team)
+        let row = try await query(
+            "read the budget of team \(team) on \(platform)",
+            """
+            SELECT (SELECT coalesce(sum(cost), 0) FROM model_calls
+                    WHERE platform = \(platform) AND team = \(team) AND at >= \(from.timeIntervalSince1970) AND at < \(to.timeIntervalSince1970))
+                    ::double precision AS spent,
+                (SELECT coalesce(sum(reserved), 0) FROM inbox WHERE platform = \(platform) AND team = \(team))::double precision AS reserved
+            """
+        ).first
+        return BudgetStanding(spent: try row?.double("spent") ?? 0, reserved: try row?.double("reserved") ?? 0)
     }
 
     /// Leases waiting items in turn order, `FOR UPDATE SKIP LOCKED`: replicas claiming at once

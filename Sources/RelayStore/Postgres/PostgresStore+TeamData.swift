@@ -17,7 +17,7 @@ extension PostgresStore {
         if cached, let settings = cache.settings(key) { return settings }
         let row = try await query(
             "read the settings of \(key)",
-            "SELECT lang, tier, retention, voice, receipts FROM settings WHERE scope_kind = \(key.kind) AND team = \(key.team) AND subject = \(key.subject)"
+            "SELECT lang, tier, retention, voice, receipts, budget FROM settings WHERE scope_kind = \(key.kind) AND team = \(key.team) AND subject = \(key.subject)"
         ).first
         let settings =
             try row.map { row in
@@ -26,7 +26,8 @@ extension PostgresStore {
                     tier: decode(Tier.self, try row.optionalText("tier"), column: "tier", key: key),
                     retention: decode(Retention.self, try row.optionalText("retention"), column: "retention", key: key),
                     voice: decode(VoiceAction.self, try row.optionalText("voice"), column: "voice", key: key),
-                    receipts: decode(ReceiptsColumn.self, try row.optionalText("receipts"), column: "receipts", key: key)?.isOn)
+                    receipts: decode(ReceiptsColumn.self, try row.optionalText("receipts"), column: "receipts", key: key)?.isOn,
+                    budget: try row.optionalDouble("budget"))
             } ?? Settings()
         if cached { cache.setSettings(settings, for: key, readAt: generation) }
         return settings
@@ -108,11 +109,11 @@ extension PostgresStore {
             } else {
                 try await connection.query(
                     """
-                    INSERT INTO settings (scope_kind, team, subject, lang, tier, retention, voice, receipts)
-                    VALUES (\(key.kind), \(text(key.team)), \(text(key.subject)), \(settings.lang.map(text)), \(settings.tier?.rawValue), \(settings.retention?.rawValue), \(settings.voice?.rawValue), \(settings.receipts.map(ReceiptsColumn.init)?.rawValue))
+                    INSERT INTO settings (scope_kind, team, subject, lang, tier, retention, voice, receipts, budget)
+                    VALUES (\(key.kind), \(text(key.team)), \(text(key.subject)), \(settings.lang.map(text)), \(settings.tier?.rawValue), \(settings.retention?.rawValue), \(settings.voice?.rawValue), \(settings.receipts.map(ReceiptsColumn.init)?.rawValue), \(settings.budget))
                     ON CONFLICT (scope_kind, team, subject) DO UPDATE SET
                         lang = excluded.lang, tier = excluded.tier, retention = excluded.retention, voice = excluded.voice,
-                        receipts = excluded.receipts
+                        receipts = excluded.receipts, budget = excluded.budget
                     """)
             }
             found = true

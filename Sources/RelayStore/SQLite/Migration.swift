@@ -287,6 +287,17 @@ extension Migration {
                 "ALTER TABLE settings ADD COLUMN receipts TEXT",
             ]
         ),
+        Migration(
+            version: 12,
+            statements: [
+                // A team's monthly budget (`/admin budget`), in its `team` scope; and what each
+                // inbox item holds of it until its run ends, or that it was over (docs/admin.md).
+                "ALTER TABLE settings ADD COLUMN budget REAL",
+                "ALTER TABLE inbox ADD COLUMN reserved REAL NOT NULL DEFAULT 0",
+                "ALTER TABLE inbox ADD COLUMN over_budget INTEGER NOT NULL DEFAULT 0",
+                "CREATE INDEX model_calls_by_platform_team ON model_calls (platform, team, at)",
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

@@ -8,28 +8,56 @@ extension SQLiteStore {
     /// Claims the dedupe key (when given) and inserts the item, in one operation of the writer:
     /// concurrent admissions share a commit, and the caller returns only once it is committed.
     public func admit(
-        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?
-    ) async throws -> Int64? {
+        _ event: Event, route: ReplyRoute, dedupeKey: String?, expiresAt: Date, now: Date, leaseUntil: Date?, budget: BudgetHold?
+    ) async throws -> Admitted? {
         var event = event
         event.eventKey = nil
         let encoded = try InboxEventCoding.encode(event)
         let team = event.team
-        return try await perform("accept an event from \(route.platform) into the inbox") { db -> Int64? in
+        return try await perform("accept an event from \(route.platform) into the inbox") { db -> Admitted? in
             if let dedupeKey, try !Self.claim(key: dedupeKey, expiresAt: expiresAt, now: now, db) { return nil }
+            // The writer is the file's only one: the look and the hold cannot interleave with another's.
+            var decision = BudgetAdmission.unchecked
+            if let budget {
+                let standing = try Self.standing(platform: budget.platform, team: budget.team, from: budget.month.start, to: budget.month.end, db)
+                let own = try db.query(
+                    "SELECT budget FROM settings WHERE scope_kind = 'team' AND team = ? AND subject = ?", [.text(budget.team), .text(budget.platform)]
+                ).first?.optionalDouble("budget")
+                decision = budget.decision(limit: own ?? budget.defaultLimit, spent: standing.spent, reserved: standing.reserved)
+            }
+            let reserved = decision == .within ? budget?.reserve ?? 0 : 0
             let row = try db.query(
                 """
-                INSERT INTO inbox (team, platform, conversation, address, event, accepted_at, leased_until, turn)
+                INSERT INTO inbox (team, platform, conversation, address, event, accepted_at, leased_until, turn, reserved, over_budget)
                 VALUES (?, ?, ?, ?, ?, ?, ?,
-                    MAX(IFNULL((SELECT MAX(turn) FROM inbox WHERE team = ?), 0) + 1, IFNULL((SELECT MIN(turn) FROM inbox), 0)))
+                    MAX(IFNULL((SELECT MAX(turn) FROM inbox WHERE team = ?), 0) + 1, IFNULL((SELECT MIN(turn) FROM inbox), 0)), ?, ?)
                 RETURNING id
                 """,
                 [
                     .text(team), .text(route.platform), .text(route.conversation), .text(route.address), .text(encoded), .date(now),
-                    leaseUntil.map { .date($0) } ?? .null, .text(team),
+                    leaseUntil.map { .date($0) } ?? .null, .text(team), .float(reserved), .integer(decision == .over ? 1 : 0),
                 ]
             ).first
-            return try row.map { Int64(try $0.int("id")) }
+            return try row.map { Admitted(id: Int64(try $0.int("id")), budget: InboxItem.budget(over: decision == .over, reserved: reserved)) }
         }
+    }
+
+    public func budgetStanding(platform: String, team: String, from: Date, to: Date) async throws -> BudgetStanding {
+        try await perform("read the budget of team \(team) on \(platform)") { db in try Self.standing(platform: platform, team: team, from: from, to: to, db) }
+    }
+
+    /// The month's spend and what the team's items hold, for a look inside the writer.
+    static func standing(platform: String, team: String, from: Date, to: Date, _ db: Database) throws -> BudgetStanding {
+        let spent =
+            try db.query(
+                "SELECT IFNULL(SUM(cost), 0.0) AS spent FROM model_calls WHERE platform = ? AND team = ? AND at >= ? AND at < ?",
+                [.text(platform), .text(team), .date(from), .date(to)]
+            ).first?.double("spent") ?? 0
+        let reserved =
+            try db.query(
+                "SELECT IFNULL(SUM(reserved), 0.0) AS reserved FROM inbox WHERE platform = ? AND team = ?", [.text(platform), .text(team)]
+            ).first?.double("reserved") ?? 0
+        return BudgetStanding(spent: spent, reserved: reserved)
     }
 
     /// Leases waiting items in turn order, in one operation; an item whose event does not decode

@@ -14,7 +14,7 @@ extension SQLiteStore {
             // Cached inside the operation: in the writer's order, so a later write's drop wins.
             let settings =
                 try db.query(
-                    "SELECT lang, tier, retention, voice, receipts FROM settings WHERE scope_kind = ? AND team = ? AND subject = ?",
+                    "SELECT lang, tier, retention, voice, receipts, budget FROM settings WHERE scope_kind = ? AND team = ? AND subject = ?",
                     key.binds
                 ).first.map { row in
                     Settings(
@@ -22,7 +22,8 @@ extension SQLiteStore {
                         tier: Self.decode(Tier.self, row.optionalText("tier"), column: "tier", key: key, logger: logger),
                         retention: Self.decode(Retention.self, row.optionalText("retention"), column: "retention", key: key, logger: logger),
                         voice: Self.decode(VoiceAction.self, row.optionalText("voice"), column: "voice", key: key, logger: logger),
-                        receipts: Self.decode(ReceiptsColumn.self, row.optionalText("receipts"), column: "receipts", key: key, logger: logger)?.isOn)
+                        receipts: Self.decode(ReceiptsColumn.self, row.optionalText("receipts"), column: "receipts", key: key, logger: logger)?.isOn,
+                        budget: row.optionalDouble("budget"))
                 } ?? Settings()
             cache.setSettings(settings, for: key)
             return settings
@@ -46,14 +47,15 @@ extension SQLiteStore {
         }
         _ = try db.query(
             """
-            INSERT INTO settings (scope_kind, team, subject, lang, tier, retention, voice, receipts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO settings (scope_kind, team, subject, lang, tier, retention, voice, receipts, budget) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (scope_kind, team, subject) DO UPDATE SET
                 lang = excluded.lang, tier = excluded.tier, retention = excluded.retention, voice = excluded.voice,
-                receipts = excluded.receipts
+                receipts = excluded.receipts, budget = excluded.budget
             """,
             key.binds + [
                 .text(orNull: settings.lang), .text(orNull: settings.tier?.rawValue), .text(orNull: settings.retention?.rawValue),
                 .text(orNull: settings.voice?.rawValue), .text(orNull: settings.receipts.map(ReceiptsColumn.init)?.rawValue),
+                .float(orNull: settings.budget),
             ])
     }
 

@@ -11,6 +11,8 @@ struct SettingsKey: Hashable, Sendable, CustomStringConvertible {
         switch scope {
         case .user(let team, let user): (kind, self.team, subject) = ("user", team, user)
         case .channel(let team, let channel): (kind, self.team, subject) = ("channel", team, channel)
+        // A team's own settings: the platform in the subject, as a team id means something only there.
+        case .team(let platform, let team): (kind, self.team, subject) = ("team", team, platform)
         }
     }
 

@@ -71,8 +71,10 @@ extension InboxItem {
         } catch {
             throw StoreError.unreadableInboxItem(id: id, reason: OutboxContentCoding.reason(for: error))
         }
+        var admitted = event
+        admitted.budget = InboxItem.budget(over: try row.bool("over_budget"), reserved: try row.double("reserved"))
         self.init(
-            id: id, event: event,
+            id: id, event: admitted,
             route: ReplyRoute(platform: try row.text("platform"), conversation: try row.text("conversation"), address: try row.text("address")),
             acceptedAt: try row.date("accepted_at"))
     }

@@ -123,7 +123,7 @@ extension Council {
                     let messages: [ChatMessage] = [.system(CouncilPrompts.judgeSystem), .user(claim)]
                     do throws(ModelCallError) {
                         let completion = try await self.client.complete(
-                            judge, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(self.timeout(for: judge), callLimit))
+                            judge, messages: messages, temperature: 0.2, maxTokens: AnswerLengths.verdict, timeout: min(self.timeout(for: judge), callLimit))
                         return .answered(judge, completion)
                     } catch {
                         return .failed(judge, error)
@@ -168,7 +168,7 @@ extension Council {
         let messages = CouncilPrompts.chairman(claim: claim, verdict: outcome.verdict, answers: ballots.map { ($0.model, $0.parsed.verdict, $0.parsed.answer) })
         do throws(ModelCallError) {
             let completion = try await client.complete(
-                chairman, messages: messages, temperature: 0.2, maxTokens: 400, timeout: min(timeout(for: chairman), remaining))
+                chairman, messages: messages, temperature: 0.2, maxTokens: AnswerLengths.verdict, timeout: min(timeout(for: chairman), remaining))
             return (completion.text, completion.usage)
         } catch {
             logger.warning("chairman failed; using the most confident plurality answer", metadata: ["model": "\(name)", "reason": "\(error.reason)"])

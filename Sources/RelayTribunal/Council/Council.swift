@@ -52,12 +52,15 @@ public final class Council: Tribunal, Sendable {
             do throws(ModelCallError) {
                 let completion: ChatCompletion
                 if let onText, model.stream {
-                    completion = try await client.stream(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model)) { text in
+                    completion = try await client.stream(
+                        model, messages: messages, temperature: 0.3, maxTokens: AnswerLengths.quick, timeout: timeout(for: model)
+                    ) { text in
                         wrote.set()
                         await onText(text)
                     }
                 } else {
-                    completion = try await client.complete(model, messages: messages, temperature: 0.3, maxTokens: 1024, timeout: timeout(for: model))
+                    completion = try await client.complete(
+                        model, messages: messages, temperature: 0.3, maxTokens: AnswerLengths.quick, timeout: timeout(for: model))
                 }
                 return QuickResult(text: completion.text, model: model.name, elapsed: started.duration(to: .now), usage: [completion.usage])
             } catch {

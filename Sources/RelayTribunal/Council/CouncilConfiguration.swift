@@ -47,7 +47,7 @@ public struct CouncilConfiguration: Sendable, Hashable {
 
     /// The same, as the roster a chain reads.
     public func roster(for tier: Tier) -> TierRoster {
-        let named = { (model: CouncilModel) in TierRoster.Model(name: model.name, endpoint: "\(model.baseURL) \(model.model)") }
+        let named = { (model: CouncilModel) in TierRoster.Model(name: model.name, endpoint: "\(model.baseURL) \(model.model)", price: model.price) }
         return TierRoster(
             hasOwnModels: models.contains { $0.tier == tier }, writers: writers(for: tier).map(named),
             judges: judges(for: tier, k: 10).map(named))

@@ -508,7 +508,7 @@ final class RunRecorder: Sendable {
     }
     private let record = Mutex(Record())
 
-    /// What the run keeps so far, without its model calls (`usage(of:)` adds them).
+    /// What the run keeps so far, without its model calls (`finished` adds them).
     var current: RunRecord { record.withLock { $0.run } }
 
     /// The model calls so far.

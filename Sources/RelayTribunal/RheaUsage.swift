@@ -5,9 +5,6 @@ import RelayCore
 /// prompt's tokens from its length, the answer's from `tokens_used` less those where it is given,
 /// from the answer's length where not; no price (docs/admin.md, "Usage").
 enum RheaUsage {
-    /// The most tokens one call is believed to have used; a larger count is a broken gateway's.
-    static let tokenLimit = 0...10_000_000
-
     static func quick(_ request: QuickRequest, answer: String, model: String?, elapsed: Duration) -> ModelUsage {
         .counted(model: named(model), reportedIn: nil, reportedOut: nil, prompt: [request.text], answer: answer, price: nil, elapsed: elapsed)
     }
@@ -16,7 +13,7 @@ enum RheaUsage {
     static func tribunal(_ responses: [RheaWire.ModelResponse], claim: String) -> [ModelUsage] {
         responses.prefix(ConsensusMapping.Limits.responses).filter { !$0.failed }.map { response in
             let tokensIn = TokenEstimate.prompt([claim])
-            let total = UntrustedNumber.checked(response.tokensUsed, in: tokenLimit, source: "rhea", field: "tokens_used")
+            let total = UntrustedNumber.checked(response.tokensUsed, in: ModelUsage.plausibleTokens, source: "rhea", field: "tokens_used")
             let tokensOut = total.map { max($0 - tokensIn, 0) } ?? TokenEstimate.text(response.text ?? "")
             let latency = UntrustedNumber.seconds(response.latencyS, in: ConsensusMapping.Limits.elapsed, source: "rhea", field: "latency_s")
             return ModelUsage(model: named(response.displayName), tokensIn: tokensIn, tokensOut: tokensOut, estimated: true, elapsed: latency ?? .zero)

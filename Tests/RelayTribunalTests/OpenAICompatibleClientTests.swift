@@ -312,6 +312,21 @@ struct OpenAICompatibleClientWireTests {
         }
     }
 
+    /// A count no call can have (a broken or hostile server's) is read as none and estimated:
+    /// it never enters a sum that could overflow.
+    @Test func anImplausibleTokenCountIsEstimatedInstead() {
+        let body = #"{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":9223372036854775807,"completion_tokens":-4}}"#
+        guard case .text(_, _, let usage) = OpenAIWire.answer(from: Array(body.utf8)) else {
+            Issue.record("expected a text answer")
+            return
+        }
+        #expect(usage?.promptTokens == nil && usage?.completionTokens == nil)
+        let counted = OpenAICompatibleClient.usage(
+            of: CouncilModel(name: "m", baseURL: "http://127.0.0.1:9/v1", model: "m", tier: .cheap), messages: [.user("hi")], answer: "ok",
+            reported: usage, elapsed: .zero)
+        #expect(counted.estimated && counted.tokensIn == TokenEstimate.prompt(["hi"]) && counted.tokensOut == 1)
+    }
+
     @Test func explainsUnreadableAnswers() {
         func reason(_ json: String) -> String? {
             if case .malformed(let reason) = OpenAIWire.answer(from: Array(json.utf8)) { return reason }

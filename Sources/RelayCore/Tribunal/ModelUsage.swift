@@ -27,6 +27,10 @@ public struct ModelUsage: Sendable, Hashable, Codable {
 
     public var tokens: Int { tokensIn + tokensOut }
 
+    /// The most tokens one call is believed to use, in or out: a backend's count past it is a
+    /// broken or hostile server's, read as none (then estimated), so no sum of counts can overflow.
+    public static let plausibleTokens = 0...10_000_000
+
     /// A call's usage from what the backend reported, each count estimated where it reported
     /// none: `prompt` is every text sent, `answer` the text that came back.
     public static func counted(

@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 
 /// The OpenAI chat-completions wire format, as far as the council needs it.
 ///
@@ -43,8 +44,11 @@ enum OpenAIWire {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            promptTokens = container.lenient(Int.self, forKey: .promptTokens).flatMap { $0 >= 0 ? $0 : nil }
-            completionTokens = container.lenient(Int.self, forKey: .completionTokens).flatMap { $0 >= 0 ? $0 : nil }
+            let plausible = ModelUsage.plausibleTokens
+            promptTokens = UntrustedNumber.checked(
+                container.lenient(Int.self, forKey: .promptTokens), in: plausible, source: "council", field: "usage.prompt_tokens")
+            completionTokens = UntrustedNumber.checked(
+                container.lenient(Int.self, forKey: .completionTokens), in: plausible, source: "council", field: "usage.completion_tokens")
         }
 
         enum CodingKeys: String, CodingKey {

@@ -65,6 +65,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         // The transcription request's multipart/form-data body (the audio file and its fields).
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // The console's pages: Mustache templates, rendered on the server.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Events, commands, chains, the runner, replies and the protocols at every edge. No I/O.
@@ -345,13 +347,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The team admins' web console (docs/console.md): sign-in links, sessions, pages and charts.
+        .target(
+            name: "RelayConsole",
+            dependencies: [
+                "RelayCore", "RelayPipeline",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                // Sign-in links and sessions are HS256 JWTs; CSRF tokens are HMACs.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The terminal adapter: plain-text rendering and the `chat` REPL.
         .target(name: "TerminalAdapter", dependencies: ["RelayCore", "RelayPipeline"], swiftSettings: strict),
         // Composition: configuration and building the relay from it.
         .target(
             name: "RelayServer",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayTribunal", "RelayStore", "RheaAPI",
+                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayTribunal", "RelayStore", "RheaAPI", "RelayConsole",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The HTTP/1 server's configuration (idle timeout) and the request read timeout's
@@ -543,6 +559,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "RelayConsoleTests",
+            dependencies: [
+                "RelayConsole", "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "RelayHTTPTests",
             dependencies: [
                 "RelayHTTP",
@@ -674,7 +700,8 @@ let package = Package(
         .testTarget(
             name: "RelayServerTests",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTestTags", "RelayTribunal",
+                "RelayConsole", "RelayCore", "RelayPipeline", "RelayHTTP", "RelayPlatform", "RelayServer", "RelayStore", "RelayTestSupport", "RelayTestTags",
+                "RelayTribunal",
                 "RheaAPI",
                 "SlackAdapter",
                 "DiscordAdapter", "TelegramAdapter", "MatrixAdapter", "MattermostAdapter", "TeamsAdapter", "GoogleChatAdapter", "IRCAdapter", "XMPPAdapter",

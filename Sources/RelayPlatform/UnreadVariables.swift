@@ -29,10 +29,12 @@ public enum UnreadVariables {
     public static let prefixes = [
         "TRIBUNAL_", "COUNCIL_", "STORE_", "HTTP_", "RHEA_API_", "RUNS_", "LOG_", "SHUTDOWN_", "OUTBOX_", "SLACK_", "DISCORD_", "TELEGRAM_",
         "MATRIX_", "MATTERMOST_", "LOCAL_MODEL_", "RELAY_", "CHAINS_", "COMMANDS_", "DELIVERY_",
-        "TRANSCRIPTION_", "BUDGET_",
+        "TRANSCRIPTION_", "BUDGET_", "CONSOLE_",
         // Itself, not `ADMIN_`: that prefix is too common (a homeserver's `ADMIN_TOKEN` in the
         // same environment) for `serve` to stop on every variable that has it.
         "ADMIN_USERS",
+        // The console's public address (a name other software uses too; the relay reads it).
+        "PUBLIC_URL",
     ]
 
     /// Variables with one of the prefixes that other software reads, set in many environments

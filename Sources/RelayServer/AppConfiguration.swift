@@ -1,3 +1,4 @@
+public import RelayConsole
 public import RelayCore
 public import RelayPipeline
 public import RelayPlatform
@@ -63,6 +64,8 @@ public struct AppConfiguration: Sendable {
     public var retentionInterval: Duration
     /// The Rhea Tribunal API served by `serve` (`api.*`, `RHEA_API_*`); off by default.
     public var api: RheaAPISettings
+    /// The team admins' web console (`console.*`, `CONSOLE_*`, `PUBLIC_URL`); off by default.
+    public var console = ConsoleSettings()
     /// How long the leases on connections a platform allows once (gateway, long polling,
     /// Socket Mode) last and how often they are renewed: not configurable, since the defaults
     /// bound a takeover to 10 s; tests shorten them.

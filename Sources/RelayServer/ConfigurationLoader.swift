@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import RelayConsole
 import RelayCore
 import RelayPipeline
 public import RelayPlatform
@@ -89,6 +90,27 @@ public enum ConfigurationLoader {
             )
         }
         return api
+    }
+
+    /// `console.enabled` (`CONSOLE_ENABLED`), `publicURL` (`PUBLIC_URL`), `console.sessionMinutes`.
+    static func consoleSettings(_ values: ConfigValues) throws -> ConsoleSettings {
+        var console = ConsoleSettings(enabled: try values.bool("console.enabled") ?? false)
+        if let url = values.string("publicURL") {
+            if let problem = ConsoleSettings.problem(withPublicURL: url) { throw ConfigurationError(problem) }
+            console.publicURL = ConsoleSettings.withoutTrailingSlash(url)
+            if url.lowercased().hasPrefix("http://"), !console.isLoopback {
+                throw ConfigurationError(
+                    "publicURL (PUBLIC_URL) must be https:// (the console's cookie is sent over HTTPS only); http:// is for this machine alone (localhost, 127.0.0.1), got `\(url)`."
+                )
+            }
+        }
+        if let minutes = try values.int("console.sessionMinutes", in: ConsoleSettings.sessionMinutes) { console.sessionLifetime = .seconds(minutes * 60) }
+        if console.enabled, console.publicURL == nil {
+            throw ConfigurationError(
+                "console.enabled (CONSOLE_ENABLED) needs publicURL (PUBLIC_URL): the relay's address as browsers reach it (https://relay.example.com), under which sign-in links are made."
+            )
+        }
+        return console
     }
 
     static func build(_ values: ConfigValues, platforms: [any ChatPlatform.Type]) throws -> AppConfiguration {
@@ -204,6 +226,7 @@ public enum ConfigurationLoader {
         config.shutdownGrace = try values.seconds("shutdown.grace") ?? config.shutdownGrace
         config.delivery.maxAttempts = try values.int("delivery.maxAttempts", in: 1...100) ?? config.delivery.maxAttempts
         config.api = try apiSettings(values)
+        config.console = try consoleSettings(values)
         config.platforms = try platforms.map { try $0.init(configuration: values) }
         return config
     }

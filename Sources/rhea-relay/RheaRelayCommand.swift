@@ -14,7 +14,7 @@ struct RheaRelayCommand: AsyncParsableCommand {
         version: RelayVersion.current,
         subcommands: [
             ChatCommand.self, RunCommand.self, ChainsCommand.self, LedgerCommand.self, StoreCommand.self, ServeCommand.self, RegisterCommand.self,
-            APIKeyCommand.self, DoctorCommand.self, UsageCommand.self,
+            APIKeyCommand.self, DoctorCommand.self, UsageCommand.self, ConsoleLinkCommand.self,
         ],
         defaultSubcommand: ChatCommand.self)
 }

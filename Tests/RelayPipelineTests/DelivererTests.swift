@@ -97,6 +97,27 @@ struct DelivererTests {
         #expect(platform.calls == ["post channel [e1/0]: one", "post channel [e1/1]: two"])
     }
 
+    /// A secret (a console sign-in link) goes where the asker alone reads it; where it would be
+    /// seen by others it is replaced by the reason, and it never takes the run's public
+    /// placeholder, even as a fallback.
+    @Test func aSecretReachesTheAskerAloneOrIsNotSent() async {
+        var secret = Reply.info("https://relay.example/console/signin?t=SECRET")
+        secret.isSecret = true
+        let platform = FakeDelivery()
+        let deliverer = Deliverer(platform, logger: Logger(label: "test"))
+        let placeholder = Self.entry(.progress(Self.progress), id: "progress:1", ref: "m1")
+        #expect(await deliverer.deliver(Self.entry(.reply(secret), replaces: "progress:1"), earlier: placeholder) == .sent(platformRef: nil))
+        #expect(platform.calls.first == "post asker [e1/0]: https://relay.example/console/signin?t=SECRET")
+        #expect(!platform.calls.contains { $0.hasPrefix("edit m1") && $0.contains("SECRET") })
+
+        var shown = secret
+        shown.isPrivate = false
+        let other = FakeDelivery()
+        _ = await Deliverer(other, logger: Logger(label: "test")).deliver(Self.entry(.reply(shown)), earlier: nil)
+        #expect(!other.calls.contains { $0.contains("SECRET") }, "\(other.calls)")
+        #expect(other.calls.first?.contains("sent only where you alone can read it") == true, "\(other.calls)")
+    }
+
     /// An answer still being written shows as the platform renders the whole answer: escaped,
     /// its first part only, marked as being written.
     @Test func anAnswerBeingWrittenIsRenderedAsTheAnswerIs() async {
@@ -137,6 +158,7 @@ final class FakeDelivery: DeliveryPlatform, Sendable {
     func render(_ progress: RunProgress) -> String { "⏳ " + progress.line }
     func render(note: String) -> String { note }
     func place(of reply: Reply, address: String) -> Place { reply.isPrivate ? .asker : .channel }
+    func reachesAskerAlone(_ reply: Reply, address: String) async -> Bool { reply.isPrivate }
     func placeholder(address: String, earlier: OutboxEntry?) -> Placeholder<Place>? {
         guard edits, let ref = earlier?.platformRef else { return nil }
         return Placeholder(ref: ref, place: .channel)

@@ -3,8 +3,11 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import MattermostAdapter
+import RelayConsole
 import RelayCore
+import RelayPipeline
 import RelayPlatform
+import RelayServer
 import RelayTestSupport
 import Testing
 
@@ -229,6 +232,28 @@ struct MattermostEndToEndTests {
                 #expect(answer["root_id"]?.stringValue == mention)
                 let text = MattermostMarkdown.unescape(answer["message"]?.stringValue ?? "")
                 #expect(text.contains("⚠️"), "\(text)")
+            }
+        }
+    }
+
+    /// A console sign-in link (a secret) where the bot may not post ephemerally: never posted in
+    /// the thread instead, as an error would be; the asker is told there why it did not come.
+    @Test func aConsoleLinkIsNeverPostedInTheThreadWhenTheBotMayNotPostEphemerally() async throws {
+        try await MattermostFakes.with { fakes in
+            var configuration = fakes.configuration(websocket: true)
+            configuration.console = ConsoleSettings(enabled: true, publicURL: "https://relay.example.com")
+            configuration.relay.operatorAdmins = try OperatorAdmins(parsing: "mattermost:*:\(FakeMattermost.alice)", platforms: ["mattermost"])
+            try await fakes.withRelay(configuration) { relay in
+                _ = try #require(await relay.mattermost.nextAuthenticatedSocket())
+                relay.mattermost.allowsEphemeralPosts = false
+                _ = try await relay.mattermost.post("@rhea admin console", channel: Self.channel)
+                let answer = try #require(await relay.mattermost.next("POST /posts"))
+                try await relay.settled()
+                #expect(relay.mattermost.requests("POST /posts/ephemeral").count >= 1, "tried privately first")
+                let posted = relay.mattermost.requests("POST /posts").map { MattermostMarkdown.unescape($0["message"]?.stringValue ?? "") }
+                #expect(!posted.contains { $0.contains("/console/signin") }, "\(posted)")
+                let text = MattermostMarkdown.unescape(answer["message"]?.stringValue ?? "")
+                #expect(text.contains("Ask again in a direct message with the bot"), "\(text)")
             }
         }
     }

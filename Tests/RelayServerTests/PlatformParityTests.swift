@@ -48,6 +48,20 @@ struct PlatformParityTests {
         }
     }
 
+    /// A console sign-in link (a secret) asked for in the team's shared room reaches the asker
+    /// alone, on every platform: never in the room, not even as a fallback (issue 45, point 1).
+    @Test(arguments: PlatformKind.allCases)
+    func anAdminsConsoleLinkReachesThemAlone(kind: PlatformKind) async throws {
+        try await withPlatform(kind, console: true) { platform in
+            let seen = try await platform.send("/rhea admin console")
+            #expect(seen.finals.count == 1, "\(seen.finals)")
+            #expect(seen.text.contains("https://relay.example.com/console/signin?t="), "\(seen.finals)")
+            #expect(seen.isPrivate)
+            #expect(seen.publicMessages == 0)
+            #expect(!seen.notices.contains { $0.contains("signin") }, "\(seen.notices)")
+        }
+    }
+
     /// Matrix's own test has a second person in the room (`MatrixAdminTests`): here the asker made
     /// the room, and so administers it.
     @Test(arguments: PlatformKind.allCases.filter { $0 != .matrix })

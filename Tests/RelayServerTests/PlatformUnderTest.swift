@@ -2,6 +2,7 @@ import DiscordAdapter
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import RelayConsole
 import RelayCore
 import RelayPipeline
 import RelayServer
@@ -130,14 +131,16 @@ extension PlatformKind {
 /// Runs `body` with a fresh relay serving `kind` over its fakes.
 /// `backend`, when given, replaces the fake Rhea Tribunal as the relay's backend. The asker
 /// administers the team (the operator's list names them, `PlatformKind.askerEntry`), as whoever
-/// sets a bot up does, unless `askerIsAdmin` is false.
+/// sets a bot up does, unless `askerIsAdmin` is false. `console`: the web console on, under
+/// `https://relay.example.com`.
 func withPlatform<T: Sendable>(
-    _ kind: PlatformKind, backend: AppConfiguration.Backend? = nil, askerIsAdmin: Bool = true,
+    _ kind: PlatformKind, backend: AppConfiguration.Backend? = nil, askerIsAdmin: Bool = true, console: Bool = false,
     _ body: @escaping @Sendable (any PlatformUnderTest) async throws -> T
 ) async throws -> T {
     func configured(_ configuration: AppConfiguration) throws -> AppConfiguration {
         var configuration = configuration
         if let backend { configuration.backend = backend }
+        if console { configuration.console = ConsoleSettings(enabled: true, publicURL: "https://relay.example.com") }
         if askerIsAdmin, let entry = kind.askerEntry {
             configuration.relay.operatorAdmins = try OperatorAdmins(parsing: entry, platforms: [kind.rawValue])
         }

@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import RelayConsole
 import RelayCore
+import RelayPipeline
+import RelayServer
 import RelayTestSupport
 import TelegramAdapter
 import Testing
@@ -121,6 +124,32 @@ struct TelegramChatTests {
                 #expect(group.count == 1)
                 #expect(group.first?.text.contains("Start") == true, "\(group.map(\.text))")
                 #expect(group.first?.text.contains("secret plans") == false, "the private result stays private")
+            }
+        }
+    }
+
+    /// A console sign-in link (a secret) for an admin who never opened the bot: they are told in
+    /// the group why nothing came, and the link is never posted there.
+    @Test func aConsoleLinkForSomeoneWhoNeverOpenedTheBotIsNeverShownInTheGroup() async throws {
+        try await Fakes.with { fakes in
+            // Every message to the person's own chat is refused, as Telegram refuses them all.
+            fakes.telegram.failNext("sendMessage", times: 2, with: .forbidden("bot can't initiate conversation with a user"))
+            var configuration = fakes.configuration()
+            configuration.console = ConsoleSettings(enabled: true, publicURL: "https://relay.example.com")
+            configuration.relay.operatorAdmins = try OperatorAdmins(parsing: "telegram:*:\(Fakes.alice)", platforms: ["telegram"])
+            try await fakes.withRelay(configuration) { relay in
+                let bot = relay.telegram.botUsername
+                let command = relay.message("/admin@\(bot) console", update: 1610, id: 96, chat: Fakes.group)
+                #expect(try await relay.deliver(command).status == .ok)
+                try await relay.settled()
+                // Sent to the asker's chat (which refused it), never to the group.
+                let toGroup = (relay.telegram.calls("sendMessage") + relay.telegram.calls("editMessageText")).filter {
+                    $0.body["chat_id"]?.intValue.map(Int64.init) == Fakes.group || $0.body["chat_id"]?.stringValue == String(Fakes.group)
+                }
+                #expect(!toGroup.isEmpty)
+                #expect(!toGroup.contains { ($0.body["text"]?.stringValue ?? "").contains("/console/signin") }, "\(toGroup.map(\.body))")
+                let group = relay.telegram.messages(chat: Fakes.group)
+                #expect(group.count == 1 && group.first?.text.contains("Ask again in a direct message with the bot") == true, "\(group.map(\.text))")
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 import RelayPipeline
 import RelayStore
@@ -31,6 +32,36 @@ struct HistoryStoreTests {
             #expect(try await store.history(team: "T1", user: "alice", limit: 0).isEmpty)
             #expect(try await store.history(team: "T1", user: "bob", limit: 10).map(\.command) == ["tribunal"])
             #expect(try await store.history(team: "T2", user: "bob", limit: 10).isEmpty)
+        }
+    }
+
+    @Test("Runs are counted by UTC day, command and success, in one team and window", arguments: StoreKind.allCases)
+    func countedByDay(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let day = 86_400.0
+            let start = instant(0)
+            let midnight = RunCount.day(of: start).addingTimeInterval(day)
+            func run(_ command: String, at date: Date, succeeded: Bool = true, team: String = "T1") -> HistoryEntry {
+                var entry = Self.entry(command, at: 0, team: team)
+                entry.createdAt = date
+                entry.succeeded = succeeded
+                return entry
+            }
+            try await store.recordRun(run("fix", at: midnight.addingTimeInterval(-1)))
+            try await store.recordRun(run("fix", at: midnight))
+            try await store.recordRun(run("fix", at: midnight.addingTimeInterval(10), succeeded: false))
+            try await store.recordRun(run("fix", at: midnight.addingTimeInterval(20)))
+            try await store.recordRun(run("translate", at: midnight.addingTimeInterval(30)))
+            try await store.recordRun(run("fix", at: midnight.addingTimeInterval(40), team: "T2"))
+            try await store.recordRun(run("fix", at: midnight.addingTimeInterval(day)))
+            let counts = try await store.runCounts(team: "T1", from: midnight.addingTimeInterval(-1), to: midnight.addingTimeInterval(day))
+            #expect(
+                Set(counts) == [
+                    RunCount(day: midnight.addingTimeInterval(-day), command: "fix", succeeded: true, count: 1),
+                    RunCount(day: midnight, command: "fix", succeeded: true, count: 2),
+                    RunCount(day: midnight, command: "fix", succeeded: false, count: 1),
+                    RunCount(day: midnight, command: "translate", succeeded: true, count: 1),
+                ])
         }
     }
 

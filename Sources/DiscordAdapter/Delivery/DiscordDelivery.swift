@@ -67,6 +67,9 @@ struct DiscordDelivery: DeliveryPlatform {
 
     func place(of reply: Reply, address: DiscordAddress) -> Place { reply.isPrivate ? .asker : .channel }
 
+    /// A private reply goes as an ephemeral follow-up or a direct message, never to the channel.
+    func reachesAskerAlone(_ reply: Reply, address: DiscordAddress) async -> Bool { reply.isPrivate }
+
     /// The interaction's deferred response while its token works (seen by the asker alone when
     /// it was deferred as ephemeral); else the progress message the bot posted in the channel.
     func placeholder(address: DiscordAddress, earlier: OutboxEntry?) -> Placeholder<Place>? {

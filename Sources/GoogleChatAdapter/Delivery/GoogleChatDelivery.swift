@@ -77,6 +77,9 @@ struct GoogleChatDelivery: DeliveryPlatform {
 
     func place(of reply: Reply, address: GoogleChatAddress) -> Audience { reply.isPrivate && !address.isDirect ? .asker : .channel }
 
+    /// A private message in a space, or any in a direct message.
+    func reachesAskerAlone(_ reply: Reply, address: GoogleChatAddress) async -> Bool { reply.isPrivate || address.isDirect }
+
     /// The public message the earlier entry posted; a private one is never edited into an answer.
     func placeholder(address: GoogleChatAddress, earlier: OutboxEntry?) -> Placeholder<Audience>? {
         guard let ref = earlier?.platformRef.flatMap(GoogleChatMessageRef.decode), !ref.isPrivate else { return nil }

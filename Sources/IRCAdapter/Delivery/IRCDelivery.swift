@@ -122,6 +122,9 @@ struct IRCDelivery: DeliveryPlatform {
 
     func place(of reply: Reply, address: IRCAddress) -> Audience { reply.isPrivate || address.isPrivate ? .asker : .channel }
 
+    /// A private reply is a PRIVMSG to the asker's nick.
+    func reachesAskerAlone(_ reply: Reply, address: IRCAddress) async -> Bool { reply.isPrivate || address.isPrivate }
+
     func placeholder(address: IRCAddress, earlier: OutboxEntry?) -> Placeholder<Audience>? { nil }
 
     func progressRoute(address: IRCAddress) -> Route? { .send }

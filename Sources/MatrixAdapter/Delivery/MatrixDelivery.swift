@@ -61,6 +61,9 @@ struct MatrixDelivery: DeliveryPlatform {
         return try await rooms.room(with: address.user)
     }
 
+    /// A private reply goes to the asker's direct room (`place(of:address:)`).
+    func reachesAskerAlone(_ reply: Reply, address: MatrixAddress) async -> Bool { reply.isPrivate && !address.user.isEmpty }
+
     func placeholder(address: MatrixAddress, earlier: OutboxEntry?) -> Placeholder<String>? {
         guard let reference = earlier?.platformRef, let message = MatrixMessageRef(stored: reference) else { return nil }
         return Placeholder(ref: reference, place: message.room, isPublic: message.room == address.room)

@@ -55,6 +55,9 @@ struct MattermostDelivery: DeliveryPlatform {
 
     func place(of reply: Reply, address: MattermostAddress) -> Place { reply.isPrivate ? .asker : .channel }
 
+    /// A private reply goes as an ephemeral post; one that stays private never falls back to the thread.
+    func reachesAskerAlone(_ reply: Reply, address: MattermostAddress) async -> Bool { reply.isPrivate }
+
     func placeholder(address: MattermostAddress, earlier: OutboxEntry?) -> Placeholder<Place>? {
         guard canPost, let id = earlier?.platformRef else { return nil }
         return Placeholder(ref: id, place: .channel)
@@ -67,7 +70,7 @@ struct MattermostDelivery: DeliveryPlatform {
             address: part.address, part: part.index, canPost: canPost, hasResponseURL: responseURL(part.address) != nil, now: clock.now)
         let routes =
             part.reply.isPrivate
-            ? MattermostRoute.forPrivatePart(situation, isResult: part.reply.kind == .result) : MattermostRoute.forPublicPart(situation)
+            ? MattermostRoute.forPrivatePart(situation, staysPrivate: part.reply.staysPrivate) : MattermostRoute.forPublicPart(situation)
         return routes.map { .post($0) }
     }
 

@@ -36,9 +36,9 @@ enum MattermostRoute: Sendable, Hashable {
     /// ephemeral post by the bot (which needs `create_post_ephemeral`, by default a system
     /// admin's). An error or help that neither takes (a mention's, where the bot lacks the
     /// permission) is posted in the thread instead: it says only what was typed wrong, and is
-    /// better seen than lost. A private *result* never is.
-    static func forPrivatePart(_ situation: Situation, isResult: Bool) -> [MattermostRoute] {
+    /// better seen than lost. A private *result* never is, nor a secret (`Reply.staysPrivate`).
+    static func forPrivatePart(_ situation: Situation, staysPrivate: Bool) -> [MattermostRoute] {
         (situation.responseURLUsable ? [.responseURL(.ephemeral)] : []) + (situation.canPost ? [.ephemeralPost] : [])
-            + (situation.canPost && !isResult ? [.post] : [])
+            + (situation.canPost && !staysPrivate ? [.post] : [])
     }
 }

@@ -95,6 +95,7 @@ extension CommandKind {
         case .ledger(.mark): true
         case .admin(.grant), .admin(.revoke): true
         case .admin(.budget(.set)), .admin(.budget(.reset)): true
+        case .admin(.console): true
         default: false
         }
     }
@@ -266,6 +267,9 @@ public enum AdminSubcommand: Sendable, Hashable, Codable {
     /// The team's monthly budget: shown, set (US dollars, above 0) or back to the operator's
     /// default (nil).
     case budget(BudgetChange)
+    /// A one-time link to the team's web console (docs/console.md), sent where the asker alone
+    /// reads it.
+    case console
 }
 
 /// `/admin budget`, `/admin budget 20`, `/admin budget reset`.
@@ -533,8 +537,8 @@ extension BuiltinCommand {
         case .admin:
             CommandSpec(
                 name: name, summary: "Who administers this team here; admins grant and revoke the role.",
-                usage: "/admin | /admin grant @USER | /admin revoke @USER | /admin budget [DOLLARS|reset]",
-                examples: ["/admin", "/admin grant @ann", "/admin budget 20"], input: nil,
+                usage: "/admin | /admin grant @USER | /admin revoke @USER | /admin budget [DOLLARS|reset] | /admin console",
+                examples: ["/admin", "/admin grant @ann", "/admin budget 20", "/admin console"], input: nil,
                 details: [
                     "Admins change channel settings, save, delete and import the team's chains and custom commands, and mark fact-checks. They are the platform's own (workspace or server admins, room moderators…), the operator's list (`ADMIN_USERS`) and whoever an admin granted the role with `/admin grant`.",
                     "`/admin budget 20`: the team's monthly model budget, in US dollars (`reset`: the operator's default, `BUDGET_MONTHLY_USD`). At 80 % the admins are told once; at 100 % commands that ask models are refused until the month turns (UTC).",

@@ -236,9 +236,12 @@ public struct CommandParser: Sendable {
             return sub.lowercased() == "grant" ? .grant(user: user) : .revoke(user: user)
         case "budget":
             return .budget(try parseBudget(user))
+        case "console":
+            guard user.isEmpty else { throw CommandError("`/admin console` takes nothing after it: it sends you a sign-in link for this team.") }
+            return .console
         default:
             throw CommandError(
-                "Unknown `/admin \(sub)`. Usage: `/admin` (who administers this team), `/admin grant @USER`, `/admin revoke @USER`, `/admin budget [DOLLARS|reset]`."
+                "Unknown `/admin \(sub)`. Usage: `/admin` (who administers this team), `/admin grant @USER`, `/admin revoke @USER`, `/admin budget [DOLLARS|reset]`, `/admin console` (a sign-in link to the team's web console)."
             )
         }
     }

@@ -25,6 +25,9 @@ public struct Reply: Sendable, Hashable, Codable {
     /// footer show as text, kept as data for output read by scripts (`run --json`). Nil in
     /// replies stored before it existed.
     public var models: [String]?
+    /// Only the asker may ever read it (a sign-in link): where the platform cannot show it to them
+    /// alone in this conversation, it is not sent there at all (`Reply.secretRefused`).
+    public var isSecret: Bool = false
 
     public init(
         kind: Kind, title: String? = nil, body: String, footer: AgreementFooter? = nil, notes: [String] = [],
@@ -46,6 +49,48 @@ public struct Reply: Sendable, Hashable, Codable {
 
     public static func info(_ body: String, title: String? = nil) -> Reply {
         Reply(kind: .info, title: title, body: body, isPrivate: true)
+    }
+
+    /// Whether a private reply must never fall back to the conversation when the private way
+    /// fails: a result (the asker chose to keep it to themselves) or a secret. Other private
+    /// replies (errors, help) are shown in the conversation rather than lost.
+    public var staysPrivate: Bool { kind == .result || isSecret }
+
+    /// What the asker is sent instead of a secret reply where it cannot be shown to them alone.
+    public static let secretRefused = Reply.error(
+        "That answer holds a sign-in link, which is sent only where you alone can read it, and it could not reach you alone from here. Ask again in a direct message with the bot."
+    )
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, title, body, footer, notes, isPrivate, actions, models, isSecret
+    }
+
+    // Written by hand for `isSecret` alone: replies stored before it existed have no such key,
+    // and a reply that is not secret is stored without it, as before.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        body = try container.decode(String.self, forKey: .body)
+        footer = try container.decodeIfPresent(AgreementFooter.self, forKey: .footer)
+        notes = try container.decode([String].self, forKey: .notes)
+        isPrivate = try container.decode(Bool.self, forKey: .isPrivate)
+        actions = try container.decode([ReplyAction].self, forKey: .actions)
+        models = try container.decodeIfPresent([String].self, forKey: .models)
+        isSecret = try container.decodeIfPresent(Bool.self, forKey: .isSecret) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encode(body, forKey: .body)
+        try container.encodeIfPresent(footer, forKey: .footer)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(isPrivate, forKey: .isPrivate)
+        try container.encode(actions, forKey: .actions)
+        try container.encodeIfPresent(models, forKey: .models)
+        if isSecret { try container.encode(true, forKey: .isSecret) }
     }
 }
 

@@ -70,6 +70,10 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
                         return .sent(platformRef: nil)
                     }
                 }
+                // A secret goes only where the asker alone reads it; elsewhere they are told why not.
+                if reply.isSecret, await !target.reachesAskerAlone(reply, address: address) {
+                    return try await deliverPart(of: .secretRefused, entry: entry, address: address, earlier: earlier)
+                }
                 return try await deliverPart(of: reply, entry: entry, address: address, earlier: earlier)
             case .parkedRun:
                 // The worker runs parked runs again; one never reaches a platform.
@@ -114,8 +118,16 @@ public struct Deliverer<Platform: DeliveryPlatform>: ReplySender {
         let place = try await target.place(of: reply, address: address)
         let placeholder = target.placeholder(address: address, earlier: earlier)
         let part = PartToSend(reply: reply, index: index, address: address, place: place, placeholder: placeholder, firstPartRef: entry.platformRef)
-        let routes = Self.routes(for: part, platform: target)
+        // Nor does a secret ever take the place of a message others see (the run's placeholder,
+        // as a fallback route).
+        let routes = Self.routes(for: part, platform: target).filter { !(reply.isSecret && $0 == .placeholder && placeholder?.isPublic != false) }
         let sent = await send(messages[index], routes: routes, part: part, entry: entry)
+        // A secret no way to the asker alone took (a direct message the person never opened, an
+        // ephemeral post the bot may not make): they are told why, rather than left waiting.
+        if reply.isSecret, case .rejected(let reason) = sent.outcome {
+            logger.notice("\(platform): a secret reply reached no private way; the asker is told", metadata: ["reason": "\(reason)"])
+            return try await deliverPart(of: .secretRefused, entry: entry, address: address, earlier: earlier)
+        }
         guard case .sent(let ref) = sent.outcome else { return sent.outcome }
         let isLast = index == messages.count - 1
         guard isLast else { return .partDelivered(platformRef: ref) }

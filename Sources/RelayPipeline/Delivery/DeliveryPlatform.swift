@@ -108,6 +108,11 @@ public protocol DeliveryPlatform: DeliveryLimits {
     /// Where `reply` is seen: the channel, or the asker alone (a private reply), or the chat or
     /// room it goes to.
     func place(of reply: Reply, address: Address) async throws(Failure) -> Place
+    /// Whether `reply` would reach the asker alone here — a private reply the platform shows
+    /// only to them (an ephemeral message, a direct message), or any reply in a conversation
+    /// with nobody else — so that a secret reply (`Reply.isSecret`: a sign-in link) may go.
+    /// False when unsure: the asker is then told to ask in a direct message.
+    func reachesAskerAlone(_ reply: Reply, address: Address) async -> Bool
     /// The message the run shows its progress in and its public answer replaces — the message
     /// `earlier` (the entry this one replaces) posted, or one the platform made for the run
     /// itself (Discord's deferred `@original`) — when there is one the bot can edit.

@@ -54,6 +54,20 @@ extension Relay {
             return .info("Took the admin role back from \(name).")
         case .budget(let change):
             return try await budgetCommand(change, request)
+        case .console:
+            guard let console else {
+                throw RelayFailure(
+                    "The web console is off here: the operator turns it on with `CONSOLE_ENABLED=1` and the relay's public address in `PUBLIC_URL` (docs/console.md)."
+                )
+            }
+            let link = try await console.link(
+                for: ConsoleGrant(platform: event.platform, team: event.team, user: event.user, userName: event.userName), now: now())
+            let minutes = Int((link.expiresAt.timeIntervalSince(now()) / 60).rounded())
+            var reply = Reply.info(
+                "Your sign-in link to this team's console, for you alone: \(link.url)\nIt works once, within \(minutes) minutes; `/admin console` makes another.",
+                title: "Console")
+            reply.isSecret = true
+            return reply
         }
     }
 
@@ -93,6 +107,7 @@ extension Relay {
         case .admin(.grant): what = "grant the admin role"
         case .admin(.revoke): what = "revoke the admin role"
         case .admin(.budget): what = "change the team's model budget"
+        case .admin(.console): what = "open the team's web console"
         default: what = "do that"
         }
         return

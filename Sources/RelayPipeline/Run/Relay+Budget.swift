@@ -19,7 +19,7 @@ extension Relay {
     }
 
     /// The team's own budget, else the operator's default; nil: none.
-    func monthlyBudget(platform: String, team: String) async throws -> Double? {
+    public func monthlyBudget(platform: String, team: String) async throws -> Double? {
         try await store.settings(.team(platform: platform, team: team)).budget ?? configuration.monthlyBudget
     }
 

@@ -25,6 +25,8 @@ public struct Relay: Sendable {
     /// The audio voice notes being heard hold at once (`TranscriptionLimits.memoryBudget`),
     /// shared by every copy of this relay.
     let voiceMemory: ByteBudget?
+    /// Makes `/admin console`'s sign-in links; nil while the console is off (docs/console.md).
+    public var console: (any ConsoleLinkMaker)?
 
     /// - Parameter failures: chat platforms get error ids in replies and the details in the log
     ///   (the default logs nowhere: `serve` passes its logger); the terminal asks for `.operator`.

@@ -50,6 +50,9 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     func record(_ run: RunRecord) async throws -> [Int64]
     /// A user's newest runs in a team, newest first.
     func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry]
+    /// A team's runs recorded in `from..<to`, counted by UTC day, command and success (the
+    /// console's overview), in no particular order.
+    func runCounts(team: String, from: Date, to: Date) async throws -> [RunCount]
     /// How many runs a user has in a team's history and how many fact-checks they asked: what
     /// `/history clear` (`TeamChange.forget`) deletes.
     func keptCount(team: String, user: String) async throws -> (history: Int, factChecks: Int)

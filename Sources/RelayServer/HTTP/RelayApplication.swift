@@ -3,6 +3,7 @@ import HummingbirdCore
 public import Logging
 import NIOCore
 public import Prometheus
+import RelayConsole
 public import RelayCore
 public import RelayHTTP
 public import RelayPipeline
@@ -125,9 +126,14 @@ public enum RelayApplication {
             case .council(let council): MeteredTribunal(dependencies.backend, modelLabels: Set(council.models.map(\.name)))
             case .rhea: MeteredTribunal(dependencies.backend, otherModels: "rhea")
             }
-        let relay = Relay(
+        var relay = Relay(
             tribunal: metered, store: dependencies.store, configuration: configuration.relay,
             clock: dependencies.clock, readers: readers, failures: .chat(log: { logger.failure($0) }), transcriber: transcriber)
+        // The console's links and sessions are signed with a key from the relay's lasting secret,
+        // which every replica sharing the store derives alike.
+        let console = configuration.console.isOn ? dependencies.relaySecret.map { ConsoleTokens(relaySecret: $0, settings: configuration.console) } : nil
+        if configuration.console.isOn, console == nil { logger.warning("console: off, as this relay has no lasting secret to sign its links with") }
+        relay.console = console
         let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease)
         let dispatcher = RunDispatcher(
             relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, senders: connected.map(\.connection.sender),
@@ -145,6 +151,9 @@ public enum RelayApplication {
             admin: configuration.http.adminToken.map(AdminToken.init)
         ).add(to: router)
         for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }
+        if let console {
+            ConsoleRoutes(relay: relay, tokens: console, clock: dependencies.clock, logger: logger).add(to: router)
+        }
         if configuration.api.enabled {
             let backendName =
                 switch configuration.backend {

@@ -207,6 +207,22 @@ public final class MemoryStore: Store, Sendable {
         }
     }
 
+    public func runCounts(team: String, from: Date, to: Date) throws -> [RunCount] {
+        try withOpenContents { contents throws(StoreError) in
+            var counts: [RunCount: Int] = [:]
+            for (key, runs) in contents.history where key.first == ExactText(team) {
+                for run in runs where run.createdAt >= from && run.createdAt < to {
+                    counts[RunCount(day: RunCount.day(of: run.createdAt), command: run.command, succeeded: run.succeeded, count: 0), default: 0] += 1
+                }
+            }
+            return counts.map { key, count in
+                var point = key
+                point.count = count
+                return point
+            }
+        }
+    }
+
     /// Deletes all of a user's runs in a team; returns how many there were.
     public func clearHistory(team: String, user: String) throws -> Int {
         try withOpenContents { contents throws(StoreError) in Self.clearHistory(team: team, user: user, in: &contents) }

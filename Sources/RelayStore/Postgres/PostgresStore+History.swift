@@ -14,6 +14,22 @@ extension PostgresStore {
         ).map(HistoryEntry.init(stored:))
     }
 
+    public func runCounts(team: String, from: Date, to: Date) async throws -> [RunCount] {
+        let team = PostgresJSON.withoutNUL(team)
+        return try await query(
+            "count the runs of team \(team)",
+            """
+            SELECT floor(created_at / 86400)::bigint AS day, command, succeeded, count(*) AS runs FROM history
+            WHERE team = \(team) AND created_at >= \(from.timeIntervalSince1970) AND created_at < \(to.timeIntervalSince1970)
+            GROUP BY 1, 2, 3
+            """
+        ).map { row in
+            RunCount(
+                day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), command: try row.text("command"),
+                succeeded: try row.bool("succeeded"), count: try row.int("runs"))
+        }
+    }
+
     public func clearHistory(team: String, user: String) async throws -> Int {
         let (team, user) = (PostgresJSON.withoutNUL(team), PostgresJSON.withoutNUL(user))
         return try await query(

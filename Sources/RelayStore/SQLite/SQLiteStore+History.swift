@@ -22,6 +22,22 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
+    public func runCounts(team: String, from: Date, to: Date) async throws -> [RunCount] {
+        try await perform("count the runs of team \(team)") { db in
+            try db.query(
+                """
+                SELECT CAST(created_at / 86400 AS INTEGER) AS day, command, succeeded, count(*) AS runs FROM history
+                WHERE team = ? AND created_at >= ? AND created_at < ? GROUP BY day, command, succeeded
+                """,
+                [.text(team), .date(from), .date(to)]
+            ).map { row in
+                RunCount(
+                    day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), command: try row.text("command"),
+                    succeeded: try row.bool("succeeded"), count: try row.int("runs"))
+            }
+        }
+    }
+
     /// Deletes all of a user's runs in a team; returns how many there were.
     public func clearHistory(team: String, user: String) async throws -> Int {
         try await perform("clear the history of user \(user) in team \(team)") { db in try Self.clearHistory(team: team, user: user, db) }

@@ -117,6 +117,9 @@ struct SlackDelivery: DeliveryPlatform {
 
     func place(of reply: Reply, address: SlackAddress) -> Place { reply.isPrivate ? .asker : .channel }
 
+    /// A private reply goes only by ephemeral routes (`SlackRoute.forPrivatePart`).
+    func reachesAskerAlone(_ reply: Reply, address: SlackAddress) async -> Bool { reply.isPrivate }
+
     func placeholder(address: SlackAddress, earlier: OutboxEntry?) -> Placeholder<Place>? {
         guard canPost, let ts = earlier?.platformRef else { return nil }
         return Placeholder(ref: ts, place: .channel)

@@ -66,6 +66,9 @@ struct TeamsDelivery: DeliveryPlatform {
 
     func place(of reply: Reply, address: TeamsAddress) -> Audience { reply.isPrivate && !address.isPersonal ? .asker : .channel }
 
+    /// A private reply goes to the asker's personal chat; one that stays private never falls back to the channel.
+    func reachesAskerAlone(_ reply: Reply, address: TeamsAddress) async -> Bool { reply.isPrivate || address.isPersonal }
+
     /// The message the earlier entry left, where it went.
     func placeholder(address: TeamsAddress, earlier: OutboxEntry?) -> Placeholder<Audience>? {
         guard let ref = earlier?.platformRef.flatMap(TeamsMessageRef.decode) else { return nil }
@@ -79,7 +82,7 @@ struct TeamsDelivery: DeliveryPlatform {
     /// to the conversation when that chat cannot be reached (it says only what they typed wrong).
     func routes(for part: PartToSend<TeamsAddress, Audience>) -> [PartRoute<Route>] {
         guard part.place == .asker else { return [.post(.reply)] }
-        return part.reply.kind == .result ? [.post(.personal)] : [.post(.personal), .post(.reply)]
+        return part.reply.staysPrivate ? [.post(.personal)] : [.post(.personal), .post(.reply)]
     }
 
     func post(_ message: TeamsMessage, via route: Route, address: TeamsAddress, key: SendKey) async throws(TeamsAPIError) -> String? {

@@ -86,6 +86,9 @@ struct TelegramDelivery: DeliveryPlatform {
     /// The chat the reply is shown in.
     func place(of reply: Reply, address: TelegramAddress) -> Int64 { address.target(for: reply) }
 
+    /// A private reply goes to the asker's private chat; one that stays private never falls back to the group.
+    func reachesAskerAlone(_ reply: Reply, address: TelegramAddress) async -> Bool { reply.isPrivate || !address.isGroup }
+
     /// The message the earlier entry left, in the chat it went to: progress stays where the
     /// command was; a reply went where `TelegramAddress.target(for:)` sent it.
     func placeholder(address: TelegramAddress, earlier: OutboxEntry?) -> Placeholder<Int64>? {
@@ -105,9 +108,11 @@ struct TelegramDelivery: DeliveryPlatform {
         let replyTo = part.index == 0 ? address.replyTo : nil
         guard part.place != address.chat else { return [.post(.send(chat: part.place, replyTo: replyTo))] }
         let inGroup = part.index == 0 ? part.placeholder.flatMap { $0.place == address.chat ? $0 : nil } : nil
-        let isResult = part.reply.kind == .result
-        let privately: [PartRoute<Route>] = [.post(.privately(chat: part.place, explains: isResult, placeholder: inGroup))]
-        guard !isResult else { return privately }
+        // What stays private (a result, a secret) is never shown in the group instead. For a
+        // result, the group is told why it is missing when the asker never opened a chat with
+        // the bot; a secret's asker is told by the deliverer (`Reply.secretRefused`).
+        let privately: [PartRoute<Route>] = [.post(.privately(chat: part.place, explains: part.reply.kind == .result, placeholder: inGroup))]
+        guard !part.reply.staysPrivate else { return privately }
         return privately + (inGroup != nil ? [.placeholder] : [.post(.send(chat: address.chat, replyTo: replyTo))])
     }
 

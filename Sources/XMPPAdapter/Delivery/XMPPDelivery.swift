@@ -83,6 +83,9 @@ struct XMPPDelivery: DeliveryPlatform {
 
     func place(of reply: Reply, address: XMPPAddress) -> Audience { reply.isPrivate || address.isPrivate ? .asker : .channel }
 
+    /// A private reply goes to the asker alone, not to the room.
+    func reachesAskerAlone(_ reply: Reply, address: XMPPAddress) async -> Bool { reply.isPrivate || address.isPrivate }
+
     func placeholder(address: XMPPAddress, earlier: OutboxEntry?) -> Placeholder<Audience>? {
         guard address.corrections, let id = earlier?.platformRef else { return nil }
         return Placeholder(ref: id, place: address.isPrivate ? .asker : .channel, isPublic: !address.isPrivate)

@@ -1,0 +1,243 @@
+import Foundation
+public import Hummingbird
+import JWTKit
+public import Logging
+public import RelayCore
+public import RelayPipeline
+
+/// The console's pages under `/console/` (docs/console.md), served by `serve` on its own port.
+///
+/// Signing in: `/admin console` (or `rhea-relay console-link`) gives a one-time link to
+/// `/console/signin?t=…`. Opening it shows a button; pressing it (a POST, so a link preview that
+/// fetches the page does not use the link up) claims the link in the store and sets the session
+/// cookie. Every page names its team in its path (`/console/<platform>/<team>`) and is shown only
+/// to a session of that team.
+public struct ConsoleRoutes: Sendable {
+    let relay: Relay
+    let tokens: ConsoleTokens
+    let clock: any RelayClock
+    let logger: Logger
+
+    public init(relay: Relay, tokens: ConsoleTokens, clock: any RelayClock, logger: Logger) {
+        self.relay = relay
+        self.tokens = tokens
+        self.clock = clock
+        self.logger = logger
+    }
+
+    static let cookie = "rhea_console"
+    /// Forms are a few hundred bytes.
+    static let maxForm = 16 * 1024
+
+    var settings: ConsoleSettings { tokens.settings }
+
+    /// The path pages link to: the public address's own path, then `/console/` (a proxy may
+    /// serve the relay under a path of its own).
+    var base: String {
+        let url = settings.consoleURL
+        guard let scheme = url.range(of: "://") else { return "/console/" }
+        let afterHost = url[scheme.upperBound...].drop { $0 != "/" }
+        return afterHost.isEmpty ? "/console/" : String(afterHost)
+    }
+
+    public func add<Context: RequestContext>(to router: Router<Context>) {
+        let console = router.group("console")
+        console.get("console.css") { _, _ in
+            Self.secured(
+                Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: ConsoleStyle.css))))
+        }
+        console.get("signin") { request, _ in await signInPage(request) }
+        console.post("signin") { request, _ in await signIn(request) }
+        console.post("signout") { request, _ in await signOut(request) }
+        console.get("") { request, _ in await home(request) }
+        console.get(":platform/:team") { request, context in
+            await teamPage(request, platform: context.parameters.get("platform") ?? "", team: context.parameters.get("team") ?? "")
+        }
+    }
+
+    // MARK: Signing in and out
+
+    func signInPage(_ request: Request) async -> Response {
+        let token = request.uri.queryParameters["t"].map(String.init) ?? ""
+        switch await tokens.read(token, as: .link, now: clock.now) {
+        case .failure(let refusal): return refused(refusal, session: nil)
+        case .success(let claims):
+            let body = ConsoleTemplates.render(
+                "signin",
+                SignInValues(
+                    userName: claims.name, team: claims.team, platform: claims.platform, base: base, token: token,
+                    minutes: Int(ConsoleTokens.seconds(settings.sessionLifetime) / 60)))
+            return page(.ok, title: "Sign in", body: TrustedHTML(html: body), session: nil)
+        }
+    }
+
+    func signIn(_ request: Request) async -> Response {
+        guard let form = await Self.form(request, as: SignInForm.self) else { return refused(.badLink, session: nil) }
+        let now = clock.now
+        let claims: ConsoleClaims
+        switch await tokens.read(form.t, as: .link, now: now) {
+        case .failure(let refusal): return refused(refusal, session: nil)
+        case .success(let read): claims = read
+        }
+        do {
+            // Once, on whichever replica: the link's id is claimed in the shared store until
+            // after the link has expired anyway.
+            let fresh = try await relay.store.claimEvent(key: "console-link:\(claims.jti.value)", expiresAt: claims.exp.value.addingTimeInterval(60), now: now)
+            guard fresh else { return refused(.usedLink, session: nil) }
+            let session = try await tokens.session(for: claims.grant, now: now)
+            var response = Self.secured(Response(status: .seeOther, headers: [.location: teamPath(claims.grant)]))
+            response.setCookie(
+                Cookie(
+                    name: Self.cookie, value: session.token, maxAge: Int(ConsoleTokens.seconds(settings.sessionLifetime)), path: base,
+                    secure: !settings.isLoopback, httpOnly: true, sameSite: .strict))
+            logger.info(
+                "console: signed in", metadata: ["platform": .string(claims.platform), "team": .string(claims.team), "user": .string(claims.sub)])
+            return response
+        } catch {
+            logger.error("console: sign-in failed", metadata: ["error": .string("\(error)")])
+            return page(
+                .serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; try the link again in a minute."), session: nil)
+        }
+    }
+
+    func signOut(_ request: Request) async -> Response {
+        let session = await self.session(request)
+        guard case .success(let claims) = session else { return refused(.noSession, session: nil) }
+        guard let form = await Self.form(request, as: CSRFForm.self), tokens.checks(csrf: form.csrf, for: claims) else {
+            return refused(.badCSRF, session: claims)
+        }
+        var response = page(
+            .ok, title: "Signed out", body: message("You are signed out. `/admin console` in the team's chat signs you in again."), session: nil)
+        response.setCookie(
+            Cookie(name: Self.cookie, value: "", maxAge: 0, path: base, secure: !settings.isLoopback, httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    // MARK: Pages
+
+    func home(_ request: Request) async -> Response {
+        switch await session(request) {
+        case .failure(let refusal): return refused(refusal, session: nil)
+        case .success(let claims): return Self.secured(Response(status: .seeOther, headers: [.location: teamPath(claims.grant)]))
+        }
+    }
+
+    func teamPage(_ request: Request, platform: String, team: String) async -> Response {
+        let claims: ConsoleClaims
+        switch await session(request) {
+        case .failure(let refusal): return refused(refusal, session: nil)
+        case .success(let read): claims = read
+        }
+        let asked = (platform.removingPercentEncoding ?? platform, team.removingPercentEncoding ?? team)
+        guard asked == (claims.platform, claims.team) else { return refused(.otherTeam(signedInTo: "\(claims.team) on \(claims.platform)"), session: claims) }
+        do {
+            let body = try await OverviewPage(relay: relay, grant: claims.grant, now: clock.now).body()
+            return page(.ok, title: "Overview", body: body, session: claims)
+        } catch {
+            logger.error("console: the overview failed", metadata: ["error": .string("\(error)")])
+            return page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: claims)
+        }
+    }
+
+    // MARK: Helpers
+
+    func session(_ request: Request) async -> Result<ConsoleClaims, ConsoleRefusal> {
+        guard let token = request.cookies[Self.cookie]?.value, !token.isEmpty else { return .failure(.noSession) }
+        return await tokens.read(token, as: .session, now: clock.now)
+    }
+
+    /// `/console/<platform>/<team>` under the public path, each part percent-encoded.
+    func teamPath(_ grant: ConsoleGrant) -> String {
+        base + Self.segment(grant.platform) + "/" + Self.segment(grant.team)
+    }
+
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    func refused(_ refusal: ConsoleRefusal, session: ConsoleClaims?) -> Response {
+        let body = ConsoleTemplates.render("refusal", ["message": refusal.message])
+        return page(HTTPResponse.Status(code: refusal.status), title: refusal.title, body: TrustedHTML(html: body), session: session)
+    }
+
+    func message(_ text: String) -> TrustedHTML {
+        TrustedHTML(html: ConsoleTemplates.render("refusal", ["message": text]))
+    }
+
+    func page(_ status: HTTPResponse.Status, title: String, body: TrustedHTML, session: ConsoleClaims?) -> Response {
+        let values = LayoutValues(
+            title: title, base: base,
+            signedIn: session.map { claims in
+                SignedIn(
+                    team: claims.team, platform: claims.platform, userName: claims.name, csrf: tokens.csrf(for: claims),
+                    nav: [NavLink(href: teamPath(claims.grant), label: "Overview", current: true)])
+            }, body: body)
+        let html = ConsoleTemplates.render("layout", values)
+        return Self.secured(Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html))))
+    }
+
+    /// Every console response: no script or anything from elsewhere, never framed, never cached,
+    /// no referrer (a sign-in link's token is in its URL).
+    static func secured(_ response: Response) -> Response {
+        var response = response
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        response.headers[.cacheControl] = "no-store"
+        response.headers[Self.frameOptions] = "DENY"
+        return response
+    }
+
+    // Hummingbird re-exports `HTTPFields`, whose element names a header without an import of HTTPTypes.
+    static let referrerPolicy = HTTPFields.Element.Name("Referrer-Policy")!
+    static let frameOptions = HTTPFields.Element.Name("X-Frame-Options")!
+
+    /// A form's fields, or nil when the body is not a form of that shape.
+    static func form<Form: Decodable>(_ request: Request, as type: Form.Type) async -> Form? {
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+            let buffer = try? await request.body.collect(upTo: maxForm)
+        else { return nil }
+        return try? URLEncodedFormDecoder().decode(type, from: String(buffer: buffer))
+    }
+}
+
+struct SignInForm: Decodable {
+    var t: String
+}
+
+struct CSRFForm: Decodable {
+    var csrf: String
+}
+
+struct SignInValues {
+    var userName: String
+    var team: String
+    var platform: String
+    var base: String
+    var token: String
+    var minutes: Int
+}
+
+struct LayoutValues {
+    var title: String
+    var base: String
+    var signedIn: SignedIn?
+    var body: TrustedHTML
+}
+
+struct SignedIn {
+    var team: String
+    var platform: String
+    var userName: String
+    var csrf: String
+    var nav: [NavLink]
+}
+
+struct NavLink {
+    var href: String
+    var label: String
+    var current: Bool
+}

@@ -51,7 +51,24 @@ public struct ConsoleRoutes: Sendable {
         console.post("signout") { request, _ in await signOut(request) }
         console.get("") { request, _ in await home(request) }
         console.get(":platform/:team") { request, context in
-            await teamPage(request, platform: context.parameters.get("platform") ?? "", team: context.parameters.get("team") ?? "")
+            await teamPage(request, context.parameters, page: .overview)
+        }
+        console.get(":platform/:team/ledger") { request, context in
+            await teamPage(request, context.parameters, page: .ledger)
+        }
+        console.post(":platform/:team/ledger/mark") { request, context in
+            await markLedger(request, context.parameters)
+        }
+        console.get(":platform/:team/chains") { request, context in
+            await teamPage(request, context.parameters, page: .chains)
+        }
+        console.get(":platform/:team/chains/export") { request, context in
+            await exportChains(request, context.parameters)
+        }
+        for (kind, change) in [("chains", "save"), ("chains", "delete"), ("chains", "import"), ("commands", "add"), ("commands", "remove")] {
+            console.post(RouterPath(":platform/:team/\(kind)/\(change)")) { request, context in
+                await changeChains(request, context.parameters, change: change)
+            }
         }
     }
 
@@ -122,24 +139,141 @@ public struct ConsoleRoutes: Sendable {
         }
     }
 
-    func teamPage(_ request: Request, platform: String, team: String) async -> Response {
+    /// The console's pages, each under its team's path.
+    enum Page: String, CaseIterable {
+        case overview
+        case ledger
+        case chains
+
+        var title: String {
+            switch self {
+            case .overview: "Overview"
+            case .ledger: "Ledger"
+            case .chains: "Chains and commands"
+            }
+        }
+
+        /// Its path under the team's.
+        var suffix: String { self == .overview ? "" : "/" + rawValue }
+    }
+
+    func teamPage(_ request: Request, _ parameters: Parameters, page: Page) async -> Response {
         let claims: ConsoleClaims
-        switch await session(request) {
-        case .failure(let refusal): return refused(refusal, session: nil)
+        switch await session(request, for: parameters) {
+        case .failure(let refused): return refused.response
         case .success(let read): claims = read
         }
-        let asked = (platform.removingPercentEncoding ?? platform, team.removingPercentEncoding ?? team)
-        guard asked == (claims.platform, claims.team) else { return refused(.otherTeam(signedInTo: "\(claims.team) on \(claims.platform)"), session: claims) }
         do {
-            let body = try await OverviewPage(relay: relay, grant: claims.grant, now: clock.now).body()
-            return page(.ok, title: "Overview", body: body, session: claims)
+            let body: TrustedHTML
+            switch page {
+            case .overview: body = try await OverviewPage(relay: relay, grant: claims.grant, now: clock.now).body()
+            case .ledger:
+                let query = request.uri.queryParameters["q"].map(String.init) ?? ""
+                let marked = request.uri.queryParameters["marked"].flatMap { Int64(String($0)) }
+                body = try await LedgerPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body(query: query, marked: marked)
+            case .chains: body = try await ChainsPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body()
+            }
+            return self.page(.ok, title: page.title, body: body, session: claims, current: page)
         } catch {
-            logger.error("console: the overview failed", metadata: ["error": .string("\(error)")])
+            logger.error("console: a page failed", metadata: ["page": .string(page.rawValue), "error": .string("\(error)")])
+            return self.page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: claims)
+        }
+    }
+
+    /// A change to the team's chains or custom commands, made by running the chat command it
+    /// stands for as the signed-in admin; the page then shows the relay's answer (a refusal
+    /// beside what was typed, kept).
+    func changeChains(_ request: Request, _ parameters: Parameters, change: String) async -> Response {
+        let claims: ConsoleClaims
+        switch await session(request, for: parameters) {
+        case .failure(let refused): return refused.response
+        case .success(let read): claims = read
+        }
+        guard let form = await Self.form(request, as: ChangeForm.self), tokens.checks(csrf: form.csrf, for: claims),
+            let line = ChainsPage.commandLine(change, form)
+        else { return refused(.badCSRF, session: claims) }
+        let reply = await relay.handle(
+            Event(platform: claims.platform, team: claims.team, channel: "console", user: claims.sub, userName: claims.name, text: line, isAdmin: true))
+        let refusedChange = reply == nil || reply?.kind == .error
+        var outcome = ChainsPage.Outcome(message: reply?.body ?? "Nothing was changed.", refused: refusedChange)
+        if refusedChange {
+            switch change {
+            case "save": outcome.kept = .init(name: form.name ?? "", source: form.source ?? "")
+            case "import": outcome.kept = .init(importText: form.text ?? "")
+            case "add": outcome.kept = .init(commandName: form.name ?? "", template: form.template ?? "")
+            default: break
+            }
+        }
+        do {
+            let body = try await ChainsPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body(outcome: outcome)
+            return page(refusedChange ? .badRequest : .ok, title: Page.chains.title, body: body, session: claims, current: .chains)
+        } catch {
             return page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: claims)
         }
     }
 
+    /// Every chain of the team as a text file of `NAME = blocks` lines.
+    func exportChains(_ request: Request, _ parameters: Parameters) async -> Response {
+        let claims: ConsoleClaims
+        switch await session(request, for: parameters) {
+        case .failure(let refused): return refused.response
+        case .success(let read): claims = read
+        }
+        do {
+            let text = ChainsPage.export(try await relay.store.chains(team: claims.team))
+            var response = Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+            response.headers[.contentDisposition] = "attachment; filename=\"chains.txt\""
+            return Self.secured(response)
+        } catch {
+            return page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: claims)
+        }
+    }
+
+    /// Marks a fact-check as `/ledger mark` does, by running that command as the signed-in admin
+    /// (the same checks, the same record); then back to the ledger, which shows the mark.
+    func markLedger(_ request: Request, _ parameters: Parameters) async -> Response {
+        let claims: ConsoleClaims
+        switch await session(request, for: parameters) {
+        case .failure(let refused): return refused.response
+        case .success(let read): claims = read
+        }
+        guard let form = await Self.form(request, as: MarkForm.self), tokens.checks(csrf: form.csrf, for: claims) else {
+            return refused(.badCSRF, session: claims)
+        }
+        guard let verdict = Verdict(rawValue: form.verdict), verdict != .unverifiable else {
+            return page(.badRequest, title: "Not marked", body: message("A fact-check is marked true, false or partly."), session: claims)
+        }
+        // Signed in through a link only an admin (or the operator) could get: an admin here.
+        let event = Event(
+            platform: claims.platform, team: claims.team, channel: "console", user: claims.sub, userName: claims.name,
+            text: "/ledger mark \(form.id) \(verdict.rawValue)", isAdmin: true)
+        let reply = await relay.handle(event)
+        let ledger = teamPath(claims.grant) + Page.ledger.suffix
+        guard let reply, reply.kind != .error else {
+            return page(.badRequest, title: "Not marked", body: message(reply?.body ?? "The mark was not recorded."), session: claims)
+        }
+        let query = form.q.map { "&q=" + ($0.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "") } ?? ""
+        return Self.secured(Response(status: .seeOther, headers: [.location: ledger + "?marked=\(form.id)" + query]))
+    }
+
     // MARK: Helpers
+
+    /// The session, when it is for the team the path names; else the page that says why not.
+    func session(_ request: Request, for parameters: Parameters) async -> Result<ConsoleClaims, RefusedPage> {
+        let claims: ConsoleClaims
+        switch await session(request) {
+        case .failure(let refusal): return .failure(RefusedPage(response: refused(refusal, session: nil)))
+        case .success(let read): claims = read
+        }
+        let platform = parameters.get("platform") ?? ""
+        let team = parameters.get("team") ?? ""
+        let asked = (platform.removingPercentEncoding ?? platform, team.removingPercentEncoding ?? team)
+        guard asked == (claims.platform, claims.team) else {
+            return .failure(RefusedPage(response: refused(.otherTeam(signedInTo: "\(claims.team) on \(claims.platform)"), session: claims)))
+        }
+        return .success(claims)
+    }
 
     func session(_ request: Request) async -> Result<ConsoleClaims, ConsoleRefusal> {
         guard let token = request.cookies[Self.cookie]?.value, !token.isEmpty else { return .failure(.noSession) }
@@ -166,13 +300,13 @@ public struct ConsoleRoutes: Sendable {
         TrustedHTML(html: ConsoleTemplates.render("refusal", ["message": text]))
     }
 
-    func page(_ status: HTTPResponse.Status, title: String, body: TrustedHTML, session: ConsoleClaims?) -> Response {
+    func page(_ status: HTTPResponse.Status, title: String, body: TrustedHTML, session: ConsoleClaims?, current: Page? = nil) -> Response {
         let values = LayoutValues(
             title: title, base: base,
             signedIn: session.map { claims in
                 SignedIn(
                     team: claims.team, platform: claims.platform, userName: claims.name, csrf: tokens.csrf(for: claims),
-                    nav: [NavLink(href: teamPath(claims.grant), label: "Overview", current: true)])
+                    nav: Page.allCases.map { NavLink(href: teamPath(claims.grant) + $0.suffix, label: $0.title, current: $0 == current) })
             }, body: body)
         let html = ConsoleTemplates.render("layout", values)
         return Self.secured(Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html))))
@@ -204,12 +338,24 @@ public struct ConsoleRoutes: Sendable {
     }
 }
 
+/// The page a request for a team's page gets instead, and why.
+struct RefusedPage: Error {
+    let response: Response
+}
+
 struct SignInForm: Decodable {
     var t: String
 }
 
 struct CSRFForm: Decodable {
     var csrf: String
+}
+
+struct MarkForm: Decodable {
+    var csrf: String
+    var id: Int64
+    var verdict: String
+    var q: String?
 }
 
 struct SignInValues {

@@ -82,7 +82,92 @@ enum ConsoleTemplates {
         </section>
         """
 
-    static let all: [String: String] = ["layout": layout, "refusal": refusal, "signin": signIn, "overview": overview]
+    /// The ledger: a search box, then each fact-check with its votes, its mark and a form to mark it.
+    static let ledger = """
+        {{% CONTENT_TYPE: SCALAR_HTML}}
+        {{#notice}}<p class="notice" id="notice">{{notice}}</p>{{/notice}}
+        <form method="get" action="{{action}}" class="search" role="search">
+        <label for="q">Claims holding every word</label>
+        <input type="search" id="q" name="q" value="{{query}}" maxlength="700">
+        <button type="submit">Search</button>
+        </form>
+        <p class="small">{{summary}}</p>
+        {{^hasEntries}}<p>No fact-check matches.</p>{{/hasEntries}}
+        {{#entries}}
+        <article class="entry" id="entry-{{id}}" data-id="{{id}}" data-verdict="{{verdict}}">
+        <h2>#{{id}} · {{date}}</h2>
+        <p class="claim">{{claim}}</p>
+        <p><strong>{{verdict}}</strong> · {{score}} · {{models}} models</p>
+        <ul class="votes">{{#votes}}<li>{{model}}: {{said}}</li>{{/votes}}</ul>
+        <p class="mark">{{#mark}}Marked {{.}}.{{/mark}}{{^mark}}Not marked.{{/mark}}</p>
+        <form method="post" action="{{action}}/mark" class="markform">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="id" value="{{id}}">
+        <input type="hidden" name="q" value="{{query}}">
+        <label for="said-{{id}}">It is</label>
+        <select id="said-{{id}}" name="verdict"><option value="true">true</option><option value="false">false</option><option value="partly">partly</option></select>
+        <button type="submit" id="mark-{{id}}">Mark</button>
+        </form>
+        </article>
+        {{/entries}}
+        """
+
+    /// Chains and custom commands: each editable, with the chat's own checks; import and export.
+    static let chains = """
+        {{% CONTENT_TYPE: SCALAR_HTML}}
+        {{#notice}}<p class="notice" id="notice">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="refusal" id="error" role="alert">{{error}}</p>{{/error}}
+        <section aria-labelledby="chains-h">
+        <h2 id="chains-h">Chains</h2>
+        {{^hasChains}}<p>No chains yet.</p>{{/hasChains}}
+        {{#chains}}
+        <form method="post" action="{{action}}/chains/save" class="chain" id="chain-{{name}}">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="name" value="{{name}}">
+        <label for="source-{{name}}"><strong>{{name}}</strong> <span class="small">saved {{updated}} by {{by}}</span></label>
+        <input type="text" id="source-{{name}}" name="source" value="{{source}}" maxlength="4000">
+        <button type="submit">Save</button>
+        </form>
+        <form method="post" action="{{action}}/chains/delete" class="delete">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="name" value="{{name}}">
+        <button type="submit">Delete {{name}}</button>
+        </form>
+        {{/chains}}
+        <h3>New chain</h3>
+        <form method="post" action="{{action}}/chains/save" id="new-chain">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="new-name">Name</label> <input type="text" id="new-name" name="name" value="{{kept.name}}" maxlength="64">
+        <label for="new-source">Blocks</label> <input type="text" id="new-source" name="source" value="{{kept.source}}" maxlength="4000" placeholder="input > grammar > rewrite:formal > output">
+        <button type="submit" id="save-new">Save</button>
+        </form>
+        <h3>Import and export</h3>
+        <p><a href="{{action}}/chains/export" id="export">Export every chain</a> (<code>NAME = blocks</code> lines, as <code>/chain export</code> gives them).</p>
+        <form method="post" action="{{action}}/chains/import" id="import">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="import-text">Lines to import</label>
+        <textarea id="import-text" name="text" rows="4" maxlength="20000">{{kept.importText}}</textarea>
+        <button type="submit">Import</button>
+        </form>
+        </section>
+        <section aria-labelledby="commands-h">
+        <h2 id="commands-h">Custom commands</h2>
+        {{^hasCommands}}<p>No custom commands yet.</p>{{/hasCommands}}
+        {{#hasCommands}}<table id="commands"><thead><tr><th scope="col">Command</th><th scope="col">Template</th><th scope="col"></th></tr></thead><tbody>
+        {{#commands}}<tr><td>/{{name}}</td><td>{{template}}</td><td><form method="post" action="{{action}}/commands/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="name" value="{{name}}"><button type="submit">Remove</button></form></td></tr>
+        {{/commands}}</tbody></table>{{/hasCommands}}
+        <form method="post" action="{{action}}/commands/add" id="new-command">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="command-name">Name</label> <input type="text" id="command-name" name="name" value="{{kept.commandName}}" maxlength="64">
+        <label for="command-template">Template</label> <input type="text" id="command-template" name="template" value="{{kept.template}}" maxlength="2000" placeholder="Summarize for a manager: {input}">
+        <button type="submit">Add</button>
+        </form>
+        </section>
+        """
+
+    static let all: [String: String] = [
+        "layout": layout, "refusal": refusal, "signin": signIn, "overview": overview, "ledger": ledger, "chains": chains,
+    ]
 
     /// The templates, parsed once (after the content type their pragma names is registered).
     static let library: MustacheLibrary = {

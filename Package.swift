@@ -561,7 +561,7 @@ let package = Package(
         .testTarget(
             name: "RelayConsoleTests",
             dependencies: [
-                "RelayConsole", "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport",
+                "RelayConsole", "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport", "RelayTestTags",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -292,12 +292,12 @@ public struct ConsoleRoutes: Sendable {
     static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     func refused(_ refusal: ConsoleRefusal, session: ConsoleClaims?) -> Response {
-        let body = ConsoleTemplates.render("refusal", ["message": refusal.message])
+        let body = ConsoleTemplates.render("refusal", ["message": ConsoleHTML.chatText(refusal.message)])
         return page(HTTPResponse.Status(code: refusal.status), title: refusal.title, body: TrustedHTML(html: body), session: session)
     }
 
     func message(_ text: String) -> TrustedHTML {
-        TrustedHTML(html: ConsoleTemplates.render("refusal", ["message": text]))
+        TrustedHTML(html: ConsoleTemplates.render("refusal", ["message": ConsoleHTML.chatText(text)]))
     }
 
     func page(_ status: HTTPResponse.Status, title: String, body: TrustedHTML, session: ConsoleClaims?, current: Page? = nil) -> Response {

@@ -29,7 +29,7 @@ struct ConsoleChainsTests {
             // A mistake: refused with the chat's own words, what was typed kept in the form.
             let wrong = try await Self.post(client, "chains/save", cookie: cookie, ["csrf": csrf, "name": "polish", "source": "input > gramar > output"])
             #expect(wrong.status == .badRequest)
-            #expect(wrong.text.contains(#"id="error""#) && wrong.text.contains("Chain `polish` not saved."), "\(wrong.text)")
+            #expect(wrong.text.contains(#"id="error""#) && wrong.text.contains("Chain <code>polish</code> not saved."), "\(wrong.text)")
             #expect(wrong.text.contains(#"value="input &gt; gramar &gt; output""#))
             #expect(try await harness.store.chains(team: "T1").isEmpty)
 

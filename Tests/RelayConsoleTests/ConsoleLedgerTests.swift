@@ -36,7 +36,7 @@ struct ConsoleLedgerTests {
             let found = try await client.execute(uri: "/console/test/T1/ledger?q=moon", method: .get, headers: [.cookie: cookie])
             #expect(found.status == .ok)
             let page = found.text
-            #expect(page.contains("1 fact-checks whose claim holds every word searched."), "\(page)")
+            #expect(page.contains("1 fact-check whose claim holds every word searched."), "\(page)")
             #expect(page.contains("The Moon is made of cheese") && !page.contains("Water boils") && !page.contains("no atmosphere"))
             #expect(page.contains(#"id="entry-\#(moon)" data-id="\#(moon)" data-verdict="false""#))
             #expect(page.contains("82 % likely right") && page.contains("2/3 models"))

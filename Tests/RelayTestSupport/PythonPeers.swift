@@ -10,8 +10,9 @@ import Synchronization
 /// The Python programs the tests run as real peers: a Matrix homeserver (Synapse), the
 /// Mattermost reference client (mattermostdriver), Microsoft's Bot Framework SDK (botbuilder-core,
 /// with aiohttp, which its connector imports) and Google's libraries (google-auth, and
-/// google-apps-chat's message types) and the IRC and XMPP clients people use (irc, slixmpp), in
-/// one virtual environment from PyPI.
+/// google-apps-chat's message types), the IRC and XMPP clients people use (irc, slixmpp) and
+/// Selenium (the console's browser test; 4.45: later versions need a newer certifi than the
+/// package index here has), in one virtual environment from PyPI.
 ///
 /// The environment is `RHEA_TEST_PEERS_VENV` when set (`.ci/run` sets it after installing),
 /// else `.peers-venv` at the package's root. When it lacks a package the tests make it
@@ -22,10 +23,10 @@ public enum PythonPeers {
     /// What the tests drive, pinned to the versions these tests were written against.
     public static let packages = [
         "matrix-synapse==1.163.2", "mattermostdriver==7.3.2", "botbuilder-core==4.17.1", "aiohttp==3.14.5", "google-auth==2.62.2",
-        "google-apps-chat==0.10.7", "irc==20.5.0", "slixmpp==1.17.0",
+        "google-apps-chat==0.10.7", "irc==20.5.0", "slixmpp==1.17.0", "selenium==4.45.0",
     ]
     /// The modules that must import for the environment to count as ready.
-    static let modules = ["synapse", "mattermostdriver", "botbuilder.core", "google.auth", "google.apps.chat_v1", "irc.client", "slixmpp"]
+    static let modules = ["synapse", "mattermostdriver", "botbuilder.core", "google.auth", "google.apps.chat_v1", "irc.client", "slixmpp", "selenium"]
 
     private static let ready = SharedStart<String>()
 

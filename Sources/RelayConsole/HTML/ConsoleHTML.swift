@@ -16,6 +16,17 @@ enum ConsoleHTML {
     /// `text` safe in HTML text and in a quoted attribute value.
     static func escape(_ text: some StringProtocol) -> String { escaper.escape(text) }
 
+    /// A chat reply's text as HTML: escaped, its `code` spans (the way replies name commands)
+    /// shown as code. The spans are found after escaping, and a backtick is never escaped, so no
+    /// text can open a tag.
+    static func chatText(_ text: String) -> TrustedHTML {
+        var parts = escape(text).split(separator: "`", omittingEmptySubsequences: false).map(String.init)
+        // A backtick left without its pair stays a backtick.
+        if parts.count % 2 == 0, let last = parts.popLast() { parts[parts.count - 1] += "`" + last }
+        let html = parts.enumerated().map { index, part in index % 2 == 1 ? "<code>\(part)</code>" : part }.joined()
+        return TrustedHTML(html: html)
+    }
+
     /// What every template starts with.
     static let pragma = "{{% CONTENT_TYPE: SCALAR_HTML}}"
 

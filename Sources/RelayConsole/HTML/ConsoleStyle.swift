@@ -20,6 +20,15 @@ enum ConsoleStyle {
         .small { color: var(--muted); font-size: 0.9rem; }
         .refusal { padding: 0.75rem 1rem; border-left: 4px solid #c0392b; }
         button { font: inherit; padding: 0.4rem 0.9rem; }
+        form { margin: 0.5rem 0; }
+        label { display: block; margin-top: 0.4rem; }
+        input[type=text], input[type=search], textarea, select { font: inherit; padding: 0.3rem; width: 100%; max-width: 40rem; display: block; margin: 0.2rem 0 0.4rem; }
+        select { width: auto; }
+        form.delete, form.signout { display: inline-block; margin: 0; }
+        .notice { padding: 0.75rem 1rem; border-left: 4px solid #2e9d6a; }
+        .entry { border-top: 1px solid var(--line); padding: 0.5rem 0; }
+        .votes { margin: 0.2rem 0; }
+        code { font-size: 0.95em; }
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--line); }
         svg.chart, svg.gauge { width: 100%; height: auto; display: block; }

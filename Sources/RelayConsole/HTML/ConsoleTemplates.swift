@@ -34,7 +34,7 @@ enum ConsoleTemplates {
     /// A refusal: what went wrong and what to do.
     static let refusal = """
         {{% CONTENT_TYPE: SCALAR_HTML}}
-        <p class="refusal" id="refusal">{{message}}</p>
+        <p class="refusal" id="refusal">{{{message}}}</p>
         """
 
     /// The page a sign-in link opens: a button that signs in (a POST), so that a link preview
@@ -85,7 +85,7 @@ enum ConsoleTemplates {
     /// The ledger: a search box, then each fact-check with its votes, its mark and a form to mark it.
     static let ledger = """
         {{% CONTENT_TYPE: SCALAR_HTML}}
-        {{#notice}}<p class="notice" id="notice">{{notice}}</p>{{/notice}}
+        {{#notice}}<p class="notice" id="notice">{{{notice}}}</p>{{/notice}}
         <form method="get" action="{{action}}" class="search" role="search">
         <label for="q">Claims holding every word</label>
         <input type="search" id="q" name="q" value="{{query}}" maxlength="700">
@@ -115,8 +115,8 @@ enum ConsoleTemplates {
     /// Chains and custom commands: each editable, with the chat's own checks; import and export.
     static let chains = """
         {{% CONTENT_TYPE: SCALAR_HTML}}
-        {{#notice}}<p class="notice" id="notice">{{notice}}</p>{{/notice}}
-        {{#error}}<p class="refusal" id="error" role="alert">{{error}}</p>{{/error}}
+        {{#notice}}<p class="notice" id="notice">{{{notice}}}</p>{{/notice}}
+        {{#error}}<p class="refusal" id="error" role="alert">{{{error}}}</p>{{/error}}
         <section aria-labelledby="chains-h">
         <h2 id="chains-h">Chains</h2>
         {{^hasChains}}<p>No chains yet.</p>{{/hasChains}}

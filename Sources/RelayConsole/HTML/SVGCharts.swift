@@ -45,7 +45,12 @@ enum SVGCharts {
             }
             // A date under every seventh bar, from the last (today) back.
             if (days.count - 1 - index) % 7 == 0 {
-                svg += "<text class=\"tick\" x=\"\(number(x))\" y=\"\(number(height - 6))\">\(ConsoleHTML.escape(String(day.suffix(5))))</text>\n"
+                // Centred under its bar; the last one ends at the edge, where it would be cut.
+                let isLast = index == days.count - 1
+                let anchor = isLast ? "end" : "middle"
+                let at = isLast ? width : x + barWidth / 2
+                svg +=
+                    "<text class=\"tick\" x=\"\(number(at))\" y=\"\(number(height - 6))\" text-anchor=\"\(anchor)\">\(ConsoleHTML.escape(String(day.suffix(5))))</text>\n"
             }
         }
         svg += "</svg>\n"

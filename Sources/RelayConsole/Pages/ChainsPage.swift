@@ -34,8 +34,8 @@ struct ChainsPage {
         let chains = try await relay.store.chains(team: grant.team)
         let commands = try await relay.store.customCommands(team: grant.team)
         let values = ChainsValues(
-            action: action, csrf: csrf, notice: outcome.flatMap { $0.refused ? nil : $0.message },
-            error: outcome.flatMap { $0.refused ? $0.message : nil }, hasChains: !chains.isEmpty,
+            action: action, csrf: csrf, notice: outcome.flatMap { $0.refused ? nil : ConsoleHTML.chatText($0.message) },
+            error: outcome.flatMap { $0.refused ? ConsoleHTML.chatText($0.message) : nil }, hasChains: !chains.isEmpty,
             chains: chains.map { ChainRow(name: $0.name, source: $0.source, updated: OverviewPage.label($0.updatedAt), by: $0.creator) },
             hasCommands: !commands.isEmpty, commands: commands.map { CommandRow(name: $0.name, template: $0.template) },
             kept: outcome?.kept ?? Kept())
@@ -76,8 +76,8 @@ struct ChangeForm: Decodable {
 struct ChainsValues {
     var action: String
     var csrf: String
-    var notice: String?
-    var error: String?
+    var notice: TrustedHTML?
+    var error: TrustedHTML?
     var hasChains: Bool
     var chains: [ChainRow]
     var hasCommands: Bool

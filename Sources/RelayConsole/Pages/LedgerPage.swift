@@ -25,9 +25,10 @@ struct LedgerPage {
     func body(query: String, marked: Int64?) async throws -> TrustedHTML {
         let words = Self.words(query)
         let entries = try await relay.store.searchLedger(team: grant.team, words: words, limit: Self.limit)
-        var notice: String?
+        var notice: TrustedHTML?
         if let marked, let entry = try await relay.store.ledgerEntry(team: grant.team, id: marked), let mark = entry.mark {
-            notice = "Marked fact-check #\(marked) as \(mark.verdict.rawValue). The council counts people's marks when it learns which models to trust."
+            notice = ConsoleHTML.chatText(
+                "Marked fact-check #\(marked) as \(mark.verdict.rawValue). The council counts people's marks when it learns which models to trust.")
         }
         let rows = entries.map { entry in
             LedgerRow(
@@ -42,9 +43,12 @@ struct LedgerPage {
         let values = LedgerValues(
             base: base, action: base + ConsoleRoutes.segment(grant.platform) + "/" + ConsoleRoutes.segment(grant.team) + "/ledger", query: query,
             notice: notice, csrf: csrf, hasEntries: !rows.isEmpty, entries: rows,
-            summary: words.isEmpty ? "The newest \(rows.count) fact-checks." : "\(rows.count) fact-checks whose claim holds every word searched.")
+            summary: words.isEmpty
+                ? "The newest \(Self.count(rows.count))." : "\(Self.count(rows.count)) whose claim holds every word searched.")
         return TrustedHTML(html: ConsoleTemplates.render("ledger", values))
     }
+
+    static func count(_ n: Int) -> String { n == 1 ? "1 fact-check" : "\(n) fact-checks" }
 
     /// The score as the reply showed it: the probability the verdict is right, or the models'
     /// agreement, or the share that answered.
@@ -62,7 +66,7 @@ struct LedgerValues {
     var base: String
     var action: String
     var query: String
-    var notice: String?
+    var notice: TrustedHTML?
     var csrf: String
     var hasEntries: Bool
     var entries: [LedgerRow]

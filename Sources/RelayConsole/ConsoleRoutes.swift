@@ -59,6 +59,9 @@ public struct ConsoleRoutes: Sendable {
         console.post(":platform/:team/ledger/mark") { request, context in
             await markLedger(request, context.parameters)
         }
+        console.get(":platform/:team/council") { request, context in
+            await teamPage(request, context.parameters, page: .council)
+        }
         console.get(":platform/:team/chains") { request, context in
             await teamPage(request, context.parameters, page: .chains)
         }
@@ -143,12 +146,14 @@ public struct ConsoleRoutes: Sendable {
     enum Page: String, CaseIterable {
         case overview
         case ledger
+        case council
         case chains
 
         var title: String {
             switch self {
             case .overview: "Overview"
             case .ledger: "Ledger"
+            case .council: "Council"
             case .chains: "Chains and commands"
             }
         }
@@ -171,6 +176,7 @@ public struct ConsoleRoutes: Sendable {
                 let query = request.uri.queryParameters["q"].map(String.init) ?? ""
                 let marked = request.uri.queryParameters["marked"].flatMap { Int64(String($0)) }
                 body = try await LedgerPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body(query: query, marked: marked)
+            case .council: body = try await CouncilPage(relay: relay, grant: claims.grant, now: clock.now).body()
             case .chains: body = try await ChainsPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body()
             }
             return self.page(.ok, title: page.title, body: body, session: claims, current: page)

@@ -93,6 +93,12 @@ enum ConsoleBrowserScript {
                                   "listed": driver.find_element(By.ID, "source-polish").get_attribute("value")}
             shot("chains")
 
+            go(driver.find_element(By.LINK_TEXT, "Council"), By.ID, "ece")
+            seen["ece"] = driver.find_element(By.ID, "ece").text
+            seen["bins"] = [{"bin": r.get_attribute("data-bin"), "count": r.get_attribute("data-count")}
+                            for r in driver.find_elements(By.CSS_SELECTOR, "#calibration-chart rect[data-bin]")]
+            shot("council")
+
             driver.get(base + "/console/test/T2")
             seen["otherTeam"] = {"heading": heading(), "text": driver.find_element(By.ID, "refusal").text}
             driver.get(base + link)

@@ -13,8 +13,8 @@ import Testing
 /// Issue 45, point 5: the console in a real browser — headless Chromium (Debian's chromium and
 /// chromium-driver) driven by Selenium (PyPI, in the Python peers' environment): sign in by
 /// link, read the overview's charts (their SVG's data points checked against the store), search
-/// the ledger, mark a claim, save a chain with a mistake and then without, be refused another
-/// team's page and a used link. Screenshots of each page go to `RHEA_CONSOLE_SCREENSHOTS`
+/// the ledger, mark a claim, save a chain with a mistake and then without, read the calibration
+/// the mark makes, be refused another team's page and a used link. Screenshots of each page go to `RHEA_CONSOLE_SCREENSHOTS`
 /// (`scripts/console-screenshots` sets it for docs/console.md), else `.build/console-screenshots`.
 @Suite("Console: in a real browser", .tags(.peers))
 struct ConsoleBrowserTests {
@@ -74,9 +74,13 @@ struct ConsoleBrowserTests {
             #expect(seen["chainSaved"]?["listed"] == "input > grammar > rewrite:formal > output")
             #expect(try await harness.store.chain(team: "T1", name: "polish")?.source == "input > grammar > rewrite:formal > output")
 
+            // The claim marked above, stated 82 % likely right and right: one claim in the 80–90 % bin.
+            #expect(seen["ece"] == "0.180")
+            #expect(seen["bins"] == [["bin": "0.8", "count": "1"]])
+
             #expect(seen["otherTeam"]?["heading"] == "This page is another team's")
             #expect(seen["reusedLink"]?["heading"] == "This sign-in link was used already")
-            for page in ["signin", "overview", "ledger", "chains", "refused"] {
+            for page in ["signin", "overview", "ledger", "chains", "council", "refused"] {
                 #expect(FileManager.default.fileExists(atPath: Self.screenshots + "/console-\(page).png"), "\(page)")
             }
         }

@@ -12,7 +12,9 @@ struct ConsoleTemplatesTests {
         let text = try #require(ConsoleTemplates.all[name])
         #expect(text.hasPrefix(ConsoleHTML.pragma), "\(name) starts with the pragma")
         let unescaped = Set(text.matches(of: /\{\{\{([^}]+)\}\}\}/).map { String($0.1) })
-        #expect(unescaped.isSubset(of: ["body", "budgetGauge", "commandsChart", "costChart", "message", "notice", "error"]), "\(name): \(unescaped)")
+        #expect(
+            unescaped.isSubset(of: ["body", "budgetGauge", "commandsChart", "costChart", "message", "notice", "error", "recordChart", "calibrationChart"]),
+            "\(name): \(unescaped)")
     }
 
     @Test func aValueIsEscapedOneScalarAtATime() {

@@ -29,6 +29,11 @@ enum ConsoleStyle {
         .entry { border-top: 1px solid var(--line); padding: 0.5rem 0; }
         .votes { margin: 0.2rem 0; }
         code { font-size: 0.95em; }
+        svg.calibration { width: 100%; max-width: 22rem; height: auto; display: block; }
+        svg .frame { fill: none; stroke: var(--line); } svg .diagonal { stroke: var(--muted); stroke-dasharray: 4 3; }
+        svg .line { fill: none; stroke-width: 2; }
+        .line.s0 { stroke: #3b6fd8; } .line.s1 { stroke: #e08a1e; } .line.s2 { stroke: #2e9d6a; } .line.s3 { stroke: #c2417a; }
+        .line.s4 { stroke: #7d5bd0; } .line.s5 { stroke: #1e9bb3; } .line.s6 { stroke: #9a7b27; } .line.s7 { stroke: #7a8291; }
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid var(--line); }
         svg.chart, svg.gauge { width: 100%; height: auto; display: block; }

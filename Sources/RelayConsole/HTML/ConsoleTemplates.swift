@@ -165,8 +165,36 @@ enum ConsoleTemplates {
         </section>
         """
 
+    /// The council: its models' learned records, their record over time, the reliability diagram.
+    static let council = """
+        {{% CONTENT_TYPE: SCALAR_HTML}}
+        <section aria-labelledby="judges-h">
+        <h2 id="judges-h">What the council has learned</h2>
+        {{^hasReport}}<p>The backend is the Rhea Tribunal gateway, which picks its own models: this relay keeps no record of them.</p>{{/hasReport}}
+        {{#hasReport}}
+        <table id="judges"><thead><tr><th scope="col">Model</th><th scope="col">Tier</th><th scope="col">Likely right</th><th scope="col">Verdicts</th><th scope="col">Weight</th></tr></thead><tbody>
+        {{#judges}}<tr><td>{{model}}</td><td>{{tier}}</td><td>{{accuracy}} {{spread}}</td><td>{{judged}}</td><td>{{weight}}</td></tr>
+        {{/judges}}</tbody></table>
+        <p class="small">{{learnedFrom}}</p>
+        {{/hasReport}}
+        </section>
+        <section aria-labelledby="record-h">
+        <h2 id="record-h">Each model's record, week by week</h2>
+        <p class="small">The share of each model's verdicts that people's marks confirmed, on this team's {{markedCount}} marked claims, counted to the end of each week (UTC, weeks from Monday).</p>
+        {{{recordChart}}}
+        </section>
+        <section aria-labelledby="calibration-h">
+        <h2 id="calibration-h">Calibration</h2>
+        <p>Stated probability against how often the verdict was right, on {{calibrationCount}} marked claims; expected calibration error (ECE): <strong id="ece">{{ece}}</strong>.</p>
+        {{{calibrationChart}}}
+        <table id="bins"><thead><tr><th scope="col">Stated</th><th scope="col">Claims</th><th scope="col">Mean stated</th><th scope="col">Right</th></tr></thead><tbody>
+        {{#bins}}<tr><td>{{range}}</td><td>{{count}}</td><td>{{stated}}</td><td>{{right}}</td></tr>
+        {{/bins}}</tbody></table>
+        </section>
+        """
+
     static let all: [String: String] = [
-        "layout": layout, "refusal": refusal, "signin": signIn, "overview": overview, "ledger": ledger, "chains": chains,
+        "layout": layout, "refusal": refusal, "signin": signIn, "overview": overview, "ledger": ledger, "chains": chains, "council": council,
     ]
 
     /// The templates, parsed once (after the content type their pragma names is registered).

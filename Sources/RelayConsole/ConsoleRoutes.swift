@@ -17,12 +17,18 @@ public struct ConsoleRoutes: Sendable {
     let tokens: ConsoleTokens
     let clock: any RelayClock
     let logger: Logger
+    /// Each configured platform's state in words (on, off and why, credentials refused), as
+    /// `/readyz`'s detailed report gives it.
+    let platformStates: @Sendable () -> [String: String]
 
-    public init(relay: Relay, tokens: ConsoleTokens, clock: any RelayClock, logger: Logger) {
+    public init(
+        relay: Relay, tokens: ConsoleTokens, clock: any RelayClock, logger: Logger, platformStates: @escaping @Sendable () -> [String: String] = { [:] }
+    ) {
         self.relay = relay
         self.tokens = tokens
         self.clock = clock
         self.logger = logger
+        self.platformStates = platformStates
     }
 
     static let cookie = "rhea_console"
@@ -61,6 +67,9 @@ public struct ConsoleRoutes: Sendable {
         }
         console.get(":platform/:team/council") { request, context in
             await teamPage(request, context.parameters, page: .council)
+        }
+        console.get(":platform/:team/connections") { request, context in
+            await teamPage(request, context.parameters, page: .connections)
         }
         console.get(":platform/:team/chains") { request, context in
             await teamPage(request, context.parameters, page: .chains)
@@ -148,6 +157,7 @@ public struct ConsoleRoutes: Sendable {
         case ledger
         case council
         case chains
+        case connections
 
         var title: String {
             switch self {
@@ -155,6 +165,7 @@ public struct ConsoleRoutes: Sendable {
             case .ledger: "Ledger"
             case .council: "Council"
             case .chains: "Chains and commands"
+            case .connections: "Connections"
             }
         }
 
@@ -177,6 +188,7 @@ public struct ConsoleRoutes: Sendable {
                 let marked = request.uri.queryParameters["marked"].flatMap { Int64(String($0)) }
                 body = try await LedgerPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body(query: query, marked: marked)
             case .council: body = try await CouncilPage(relay: relay, grant: claims.grant, now: clock.now).body()
+            case .connections: body = try await ConnectionsPage(relay: relay, states: platformStates(), now: clock.now).body()
             case .chains: body = try await ChainsPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body()
             }
             return self.page(.ok, title: page.title, body: body, session: claims, current: page)

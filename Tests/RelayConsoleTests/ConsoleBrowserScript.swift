@@ -99,6 +99,10 @@ enum ConsoleBrowserScript {
                             for r in driver.find_elements(By.CSS_SELECTOR, "#calibration-chart rect[data-bin]")]
             shot("council")
 
+            go(driver.find_element(By.LINK_TEXT, "Connections"), By.ID, "depth")
+            seen["depth"] = driver.find_element(By.ID, "depth").text
+            shot("connections")
+
             driver.get(base + "/console/test/T2")
             seen["otherTeam"] = {"heading": heading(), "text": driver.find_element(By.ID, "refusal").text}
             driver.get(base + link)

@@ -65,6 +65,30 @@ struct HistoryStoreTests {
         }
     }
 
+    @Test("The connections report: each platform's newest reply and error, what waits, the leases", arguments: StoreKind.allCases)
+    func connectionsReport(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            var discord = OutboxFixtures.entry("d1", created: 5)
+            discord.platform = "discord"
+            try await store.enqueue(OutboxFixtures.entry("s1", created: 1))
+            try await store.enqueue(OutboxFixtures.entry("s2", created: 2))
+            try await store.enqueue(OutboxFixtures.entry("s3", created: 3))
+            try await store.enqueue(discord)
+            try await store.reschedule(id: "s1", attempts: 1, nextAttemptAt: instant(9), lastError: "HTTP 503")
+            try await store.markFailed(id: "s2", attempts: 3, lastError: "channel_not_found")
+            try await store.markSent(id: "s3", platformRef: "m3", at: instant(4))
+            _ = try await store.acquireLease("slack.delivery", holder: "host/1/a", until: instant(60), now: instant())
+            let report = try await store.connectionsReport()
+            #expect(
+                report.activity == [
+                    ConnectionsReport.Activity(platform: "discord", lastQueued: instant(5), lastError: nil, lastErrorQueued: nil, pending: 1),
+                    ConnectionsReport.Activity(
+                        platform: "slack", lastQueued: instant(3), lastError: "channel_not_found", lastErrorQueued: instant(2), pending: 1),
+                ])
+            #expect(report.leases == [ConnectionsReport.Lease(name: "slack.delivery", holder: "host/1/a", expiresAt: instant(60))])
+        }
+    }
+
     @Test("Clearing deletes one user's runs in one team, and says how many", arguments: StoreKind.allCases)
     func clear(kind: StoreKind) async throws {
         try await withStore(kind) { store in

@@ -193,8 +193,25 @@ enum ConsoleTemplates {
         </section>
         """
 
+    /// The relay's connections: each platform's state, leases, last reply and error; the outbox.
+    static let connections = """
+        {{% CONTENT_TYPE: SCALAR_HTML}}
+        <p>Replies waiting in the outbox: <strong id="depth">{{depth}}</strong>. Every team's admins see this page alike: it is the relay's.</p>
+        {{#rows}}
+        <section class="connection" id="platform-{{platform}}" data-platform="{{platform}}" data-pending="{{pending}}">
+        <h2>{{platform}}</h2>
+        <p class="state">{{state}}</p>
+        {{#hasLeases}}<ul class="leases">{{#leases}}<li data-lease="{{name}}" data-holder="{{holder}}">{{name}}: held by {{holder}}{{#until}} until {{until}}{{/until}}</li>{{/leases}}</ul>{{/hasLeases}}
+        <p>Last reply queued: {{lastQueued}} · waiting: {{pending}}</p>
+        <p class="last-error">Last delivery error: {{lastError}}{{#lastErrorQueued}} (a reply queued {{lastErrorQueued}}){{/lastErrorQueued}}</p>
+        </section>
+        {{/rows}}
+        {{#hasOtherLeases}}<h2>The relay's own leases</h2><ul class="leases">{{#otherLeases}}<li data-lease="{{name}}">{{name}}: held by {{holder}}{{#until}} until {{until}}{{/until}}</li>{{/otherLeases}}</ul>{{/hasOtherLeases}}
+        """
+
     static let all: [String: String] = [
         "layout": layout, "refusal": refusal, "signin": signIn, "overview": overview, "ledger": ledger, "chains": chains, "council": council,
+        "connections": connections,
     ]
 
     /// The templates, parsed once (after the content type their pragma names is registered).

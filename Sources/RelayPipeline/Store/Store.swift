@@ -53,6 +53,9 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     /// A team's runs recorded in `from..<to`, counted by UTC day, command and success (the
     /// console's overview), in no particular order.
     func runCounts(team: String, from: Date, to: Date) async throws -> [RunCount]
+    /// Every platform's reply activity and every lease (the console's connections page),
+    /// ordered by platform and by lease name.
+    func connectionsReport() async throws -> ConnectionsReport
     /// How many runs a user has in a team's history and how many fact-checks they asked: what
     /// `/history clear` (`TeamChange.forget`) deletes.
     func keptCount(team: String, user: String) async throws -> (history: Int, factChecks: Int)

@@ -72,6 +72,16 @@ struct HealthRoutes: Sendable {
 
     /// Ready when the store answers. An unreachable backend is reported but does not make the
     /// relay unready: replies then say what is wrong, and nothing is lost.
+    /// Each platform's state in words: on or off (and why), and each credential it refuses now.
+    static func states(_ platforms: [String: String], refusals: CredentialRefusals) -> [String: String] {
+        var states = platforms
+        for (platform, refused) in refusals.current {
+            let reasons = refused.map { "\($0.credential) refused since \($0.since.formatted(.iso8601)): \($0.reason)" }
+            states[platform] = ([platforms[platform] ?? "on"] + reasons).joined(separator: "; ")
+        }
+        return states
+    }
+
     func readiness(detailed: Bool) async throws -> Readiness {
         var body: [String: JSONValue] = [:]
         var ready = true
@@ -102,12 +112,7 @@ struct HealthRoutes: Sendable {
             // The admin's report: it names the address and the reason.
             body["backend"] = ["status": "unreachable", "detail": .string(error.operatorMessage)]
         }
-        var states = platforms.mapValues { JSONValue.string($0) }
-        for (platform, refusals) in refused {
-            let reasons = refusals.map { "\($0.credential) refused since \($0.since.formatted(.iso8601)): \($0.reason)" }
-            states[platform] = .string(([platforms[platform] ?? "on"] + reasons).joined(separator: "; "))
-        }
-        body["platforms"] = .object(states)
+        body["platforms"] = .object(Self.states(platforms, refusals: refusals).mapValues { JSONValue.string($0) })
         body["runs"] = ["inFlight": .int(inFlight), "status": taking ? "taking runs" : "starting or stopping"]
         body["status"] = .string(ready ? "ready" : "not ready")
         return Readiness(ready: ready, report: body)

@@ -152,7 +152,11 @@ public enum RelayApplication {
         ).add(to: router)
         for item in connected { item.connection.addRoutes(to: router, inbox: inbox) }
         if let console {
-            ConsoleRoutes(relay: relay, tokens: console, clock: dependencies.clock, logger: logger).add(to: router)
+            let platforms = AppConfiguration.status(of: dependencies.platforms)
+            ConsoleRoutes(
+                relay: relay, tokens: console, clock: dependencies.clock, logger: logger,
+                platformStates: { HealthRoutes.states(platforms, refusals: refusals) }
+            ).add(to: router)
         }
         if configuration.api.enabled {
             let backendName =

@@ -223,6 +223,23 @@ public final class MemoryStore: Store, Sendable {
         }
     }
 
+    public func connectionsReport() throws -> ConnectionsReport {
+        try withOpenContents { contents throws(StoreError) in
+            let byPlatform = Dictionary(grouping: contents.outbox.values, by: \.entry.platform)
+            let activity = byPlatform.keys.sorted().map { platform in
+                let records = byPlatform[platform] ?? []
+                let newestError = records.filter { $0.entry.lastError != nil }.max { $0.precedes($1) }
+                return ConnectionsReport.Activity(
+                    platform: platform, lastQueued: records.map(\.entry.createdAt).max(), lastError: newestError?.entry.lastError,
+                    lastErrorQueued: newestError?.entry.createdAt, pending: records.filter { $0.entry.state == .pending }.count)
+            }
+            let leases = contents.leases.keys.sorted().map { name in
+                ConnectionsReport.Lease(name: name.text, holder: contents.leases[name]?.holder, expiresAt: contents.leases[name]?.expiresAt)
+            }
+            return ConnectionsReport(activity: activity, leases: leases)
+        }
+    }
+
     /// Deletes all of a user's runs in a team; returns how many there were.
     public func clearHistory(team: String, user: String) throws -> Int {
         try withOpenContents { contents throws(StoreError) in Self.clearHistory(team: team, user: user, in: &contents) }

@@ -30,6 +30,34 @@ extension PostgresStore {
         }
     }
 
+    public func connectionsReport() async throws -> ConnectionsReport {
+        let errors = try await query(
+            "read the outbox's newest errors",
+            """
+            SELECT DISTINCT ON (platform) platform, last_error, created_at FROM outbox WHERE last_error IS NOT NULL
+            ORDER BY platform, created_at DESC, seq DESC
+            """
+        ).map { (try $0.text("platform"), try $0.text("last_error"), try $0.date("created_at")) }
+        let activity = try await query(
+            "read the outbox's activity",
+            """
+            SELECT platform, max(created_at) AS last, count(*) FILTER (WHERE state = 'pending') AS pending FROM outbox
+            GROUP BY platform ORDER BY platform
+            """
+        ).map { row in
+            let platform = try row.text("platform")
+            let error = errors.first { $0.0 == platform }
+            return ConnectionsReport.Activity(
+                platform: platform, lastQueued: try row.date("last"), lastError: error?.1, lastErrorQueued: error?.2, pending: try row.int("pending"))
+        }
+        let leases = try await query("read the leases", "SELECT name, holder, expires_at FROM leases ORDER BY name").map { row in
+            ConnectionsReport.Lease(
+                name: try row.text("name"), holder: try row.optionalText("holder"),
+                expiresAt: try row.optionalDouble("expires_at").map(Date.init(timeIntervalSince1970:)))
+        }
+        return ConnectionsReport(activity: activity, leases: leases)
+    }
+
     public func clearHistory(team: String, user: String) async throws -> Int {
         let (team, user) = (PostgresJSON.withoutNUL(team), PostgresJSON.withoutNUL(user))
         return try await query(

@@ -38,6 +38,33 @@ extension SQLiteStore {
         }
     }
 
+    public func connectionsReport() async throws -> ConnectionsReport {
+        try await perform("read the connections report") { db in
+            let errors = try db.query(
+                """
+                SELECT platform, last_error, created_at FROM (
+                    SELECT platform, last_error, created_at, row_number() OVER (PARTITION BY platform ORDER BY created_at DESC, seq DESC) AS newest
+                    FROM outbox WHERE last_error IS NOT NULL
+                ) WHERE newest = 1
+                """, []
+            ).map { (try $0.text("platform"), try $0.text("last_error"), try $0.date("created_at")) }
+            let activity = try db.query(
+                "SELECT platform, max(created_at) AS last, sum(state = 'pending') AS pending FROM outbox GROUP BY platform ORDER BY platform", []
+            ).map { row in
+                let platform = try row.text("platform")
+                let error = errors.first { $0.0 == platform }
+                return ConnectionsReport.Activity(
+                    platform: platform, lastQueued: try row.date("last"), lastError: error?.1, lastErrorQueued: error?.2, pending: try row.int("pending"))
+            }
+            let leases = try db.query("SELECT name, holder, expires_at FROM leases ORDER BY name", []).map { row in
+                ConnectionsReport.Lease(
+                    name: try row.text("name"), holder: row.optionalText("holder"),
+                    expiresAt: row.optionalDouble("expires_at").map(Date.init(timeIntervalSince1970:)))
+            }
+            return ConnectionsReport(activity: activity, leases: leases)
+        }
+    }
+
     /// Deletes all of a user's runs in a team; returns how many there were.
     public func clearHistory(team: String, user: String) async throws -> Int {
         try await perform("clear the history of user \(user) in team \(team)") { db in try Self.clearHistory(team: team, user: user, db) }

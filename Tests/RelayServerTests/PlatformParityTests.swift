@@ -62,6 +62,19 @@ struct PlatformParityTests {
         }
     }
 
+    /// Teams: where the asker's personal chat cannot be made (the app is not installed for
+    /// them), the link is not posted in the channel instead; they are told there why it did
+    /// not come (Telegram's and Mattermost's cases: TelegramChatTests, MattermostEndToEndTests).
+    @Test func aConsoleLinkIsNeverPostedInTheTeamsChannelWhenThePersonalChatIsRefused() async throws {
+        try await withPlatform(.teams, console: true) { platform in
+            let teams = try #require(platform as? TeamsUnderTest)
+            teams.relay.framework.refusesPersonalChats = true
+            let seen = try await platform.send("/rhea admin console")
+            #expect(!seen.finals.contains { $0.contains("/console/signin") }, "\(seen.finals)")
+            #expect(seen.finals.contains { $0.contains("Ask again in a direct message with the bot") }, "\(seen.finals)")
+        }
+    }
+
     /// Matrix's own test has a second person in the room (`MatrixAdminTests`): here the asker made
     /// the room, and so administers it.
     @Test(arguments: PlatformKind.allCases.filter { $0 != .matrix })

@@ -144,6 +144,13 @@ public final class FakeBotFramework: Sendable {
         }
     }
 
+    /// Whether making a personal chat is refused (403), as Teams refuses it for someone who has
+    /// not installed the app for themselves.
+    public var refusesPersonalChats: Bool {
+        get { state.withLock { $0.refusesPersonalChats } }
+        set { state.withLock { $0.refusesPersonalChats = newValue } }
+    }
+
     /// The next `times` successful connector calls of `method` (`POST` makes a message, `PUT`
     /// updates one) are taken — the message shows — but their HTTP answers are held `seconds`.
     /// With `when`, only requests it accepts (given their path and body) are held.
@@ -278,6 +285,7 @@ struct FakeBotFrameworkState: Sendable {
     var tokens: Set<String> = []
     var extraKeys: [JSONValue] = []
     var personalChats: [String: String] = [:]
+    var refusesPersonalChats = false
     var metadataFetches = 0
     var keyFetches = 0
     var tokensGranted = 0
@@ -314,6 +322,9 @@ struct FakeBotFrameworkState: Sendable {
         let parts = path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
         // v3 conversations
         if request.method == "POST", parts == ["v3", "conversations"] {
+            if refusesPersonalChats {
+                return FakeBotFramework.json(["error": ["code": "Forbidden", "message": "The bot is not installed for this user."]], status: 403)
+            }
             guard let user = request.body?["members"]?.arrayValue?.first?["id"]?.stringValue else {
                 return FakeBotFramework.json(["error": ["code": "BadArgument", "message": "members"]], status: 400)
             }

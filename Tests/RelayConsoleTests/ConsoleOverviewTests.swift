@@ -20,10 +20,10 @@ struct ConsoleOverviewTests {
         return cookieHeader(try #require(signIn.sessionCookie))
     }
 
-    static func run(_ command: String, team: String = "T1", succeeded: Bool = true, at date: Date) -> HistoryEntry {
+    static func run(_ command: String, team: String = "T1", succeeded: Bool = true, failure: String? = nil, at date: Date) -> HistoryEntry {
         HistoryEntry(
             team: team, user: "bob", channel: "c", command: command, commandLine: "/\(command) x", resultText: "r", succeeded: succeeded, elapsed: 1,
-            createdAt: date)
+            createdAt: date, failure: succeeded ? nil : failure ?? "refused")
     }
 
     static func calls(_ models: [(String, Double?)], team: String = "T1", platform: String = "test", at date: Date) -> RunRecord {
@@ -50,7 +50,7 @@ struct ConsoleOverviewTests {
         let day = 86_400.0
         try await harness.store.recordRun(Self.run("translate", at: now))
         try await harness.store.recordRun(Self.run("translate", at: now.addingTimeInterval(-60)))
-        try await harness.store.recordRun(Self.run("fix", succeeded: false, at: now.addingTimeInterval(-day)))
+        try await harness.store.recordRun(Self.run("fix", succeeded: false, failure: "timed_out", at: now.addingTimeInterval(-day)))
         try await harness.store.recordRun(Self.run("fix", at: now.addingTimeInterval(-29 * day)))
         // Outside the 30 days, and another team's: not shown.
         try await harness.store.recordRun(Self.run("fix", at: now.addingTimeInterval(-31 * day)))
@@ -73,8 +73,8 @@ struct ConsoleOverviewTests {
             // The budget: $0.875 of $2 spent this month.
             #expect(page.contains(#"id="budget-gauge""#) && page.contains(#"data-spent="0.875""#) && page.contains(#"data-limit="2""#))
             #expect(page.contains("$0.875 of $2.00 spent (44 %)"))
-            // Failures: fix failed once of its two runs.
-            #expect(page.contains("<tr><td>fix</td><td>1</td><td>2</td></tr>"))
+            // Failures by why: fix's one failure, the models' time out.
+            #expect(page.contains("<tr><td>the models did not answer in time</td><td>1</td><td>fix</td></tr>"), "\(page)")
         }
     }
 

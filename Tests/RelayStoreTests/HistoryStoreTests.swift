@@ -49,7 +49,9 @@ struct HistoryStoreTests {
             }
             try await store.recordRun(run("fix", at: midnight.addingTimeInterval(-1)))
             try await store.recordRun(run("fix", at: midnight))
-            try await store.recordRun(run("fix", at: midnight.addingTimeInterval(10), succeeded: false))
+            var failed = run("fix", at: midnight.addingTimeInterval(10), succeeded: false)
+            failed.failure = "timed_out"
+            try await store.recordRun(failed)
             try await store.recordRun(run("fix", at: midnight.addingTimeInterval(20)))
             try await store.recordRun(run("translate", at: midnight.addingTimeInterval(30)))
             try await store.recordRun(run("fix", at: midnight.addingTimeInterval(40), team: "T2"))
@@ -59,7 +61,7 @@ struct HistoryStoreTests {
                 Set(counts) == [
                     RunCount(day: midnight.addingTimeInterval(-day), command: "fix", succeeded: true, count: 1),
                     RunCount(day: midnight, command: "fix", succeeded: true, count: 2),
-                    RunCount(day: midnight, command: "fix", succeeded: false, count: 1),
+                    RunCount(day: midnight, command: "fix", succeeded: false, failure: "timed_out", count: 1),
                     RunCount(day: midnight, command: "translate", succeeded: true, count: 1),
                 ])
         }

@@ -72,9 +72,9 @@ enum ConsoleTemplates {
         {{^hasFailures}}<p>No run failed in the last 30 days.</p>{{/hasFailures}}
         {{#hasFailures}}
         <table id="failures">
-        <thead><tr><th scope="col">Command</th><th scope="col">Failed</th><th scope="col">Of</th></tr></thead>
+        <thead><tr><th scope="col">Why</th><th scope="col">Runs</th><th scope="col">Commands</th></tr></thead>
         <tbody>
-        {{#failures}}<tr><td>{{command}}</td><td>{{failed}}</td><td>{{runs}}</td></tr>
+        {{#failures}}<tr><td>{{reason}}</td><td>{{failed}}</td><td>{{commands}}</td></tr>
         {{/failures}}
         </tbody>
         </table>

@@ -27,10 +27,14 @@ struct OverviewPage {
         let counts = try await store.runCounts(team: grant.team, from: from, to: to)
         var runsByDay: [String: [String: Double]] = [:]
         var runsByCommand: [String: Int] = [:]
-        var failedByCommand: [String: Int] = [:]
+        var failedByReason: [String: (runs: Int, commands: Set<String>)] = [:]
         for point in counts {
             runsByCommand[point.command, default: 0] += point.count
-            if !point.succeeded { failedByCommand[point.command, default: 0] += point.count }
+            if !point.succeeded {
+                let reason = Self.reason(point.failure)
+                failedByReason[reason, default: (0, [])].runs += point.count
+                failedByReason[reason, default: (0, [])].commands.insert(point.command)
+            }
         }
         let commands = Self.series(runsByCommand.mapValues(Double.init))
         for point in counts {
@@ -70,8 +74,8 @@ struct OverviewPage {
             budgetText = "\(UsageFormat.dollars(standing.spent)) spent; no budget is set (`/admin budget 20` sets one)."
         }
 
-        let failures = failedByCommand.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map {
-            FailureRow(command: $0.key, failed: $0.value, runs: runsByCommand[$0.key] ?? $0.value)
+        let failures = failedByReason.sorted { $0.value.runs == $1.value.runs ? $0.key < $1.key : $0.value.runs > $1.value.runs }.map {
+            FailureRow(reason: $0.key, failed: $0.value.runs, commands: $0.value.commands.sorted().joined(separator: ", "))
         }
         var notes: [String] = []
         if estimated > 0 { notes.append("\(estimated) of \(calls.count) calls' tokens estimated") }
@@ -85,6 +89,25 @@ struct OverviewPage {
     }
 
     static let other = "other"
+
+    /// Why runs failed, in words, from `HistoryEntry.failure`.
+    static func reason(_ failure: String?) -> String {
+        switch failure {
+        case "refused": "the run stopped itself (a chain's limit or gate)"
+        case "timed_out": "the models did not answer in time"
+        case "unreachable": "the backend could not be reached"
+        case "rate_limited": "the backend's rate limit"
+        case "unauthorized": "the backend refused the relay's credentials"
+        case "payment_required": "the backend's quota or payment"
+        case "rejected": "the backend rejected the request"
+        case "server_error": "the backend failed"
+        case "provider_failed": "a model provider failed"
+        case "malformed": "the backend's answer could not be read"
+        case "not_configured": "the backend is not configured for it"
+        case nil: "not recorded (runs before failures were kept)"
+        case let other?: other
+        }
+    }
 
     /// The names with the largest totals, largest first, at most the palette's size (the last
     /// slot going to "other" when there are more).
@@ -114,7 +137,7 @@ struct OverviewValues {
 }
 
 struct FailureRow {
-    var command: String
+    var reason: String
     var failed: Int
-    var runs: Int
+    var commands: String
 }

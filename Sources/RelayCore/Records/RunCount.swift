@@ -7,12 +7,16 @@ public struct RunCount: Sendable, Hashable {
     public var day: Date
     public var command: String
     public var succeeded: Bool
+    /// Why those runs failed (`HistoryEntry.failure`); nil for runs that succeeded and rows
+    /// written before it was kept.
+    public var failure: String?
     public var count: Int
 
-    public init(day: Date, command: String, succeeded: Bool, count: Int) {
+    public init(day: Date, command: String, succeeded: Bool, failure: String? = nil, count: Int) {
         self.day = day
         self.command = command
         self.succeeded = succeeded
+        self.failure = failure
         self.count = count
     }
 

@@ -164,13 +164,19 @@ public struct HistoryEntry: Sendable, Hashable, Codable {
     public var verdict: Verdict?
     public var scoreMeaning: ScoreMeaning?
     public var agreeing: Int?
+    /// Why a run that did not succeed failed: the backend's failure (`TribunalError.label`:
+    /// `timed_out`, `unreachable`, `rate_limited`…), else `refused` (the run itself refused to go
+    /// on: a chain's limit, a gate). Nil for a run that succeeded, and in rows written before it
+    /// was kept.
+    public var failure: String?
 
     public init(
         team: String, user: String, channel: String, command: String, commandLine: String?,
         resultText: String?, succeeded: Bool, agreement: Double? = nil, modelsAnswered: Int? = nil,
         modelsAsked: Int? = nil, elapsed: Double, createdAt: Date, verdict: Verdict? = nil, scoreMeaning: ScoreMeaning? = nil,
-        agreeing: Int? = nil
+        agreeing: Int? = nil, failure: String? = nil
     ) {
+        self.failure = failure
         self.team = team
         self.user = user
         self.channel = channel

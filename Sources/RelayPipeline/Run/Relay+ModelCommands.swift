@@ -226,6 +226,7 @@ struct ReportingTribunal: Tribunal {
             recorder.keep(result.usage)
             return result
         } catch {
+            recorder.failed(error.label)
             throw reporting.report(error, call: "quick", event: event)
         }
     }
@@ -236,6 +237,7 @@ struct ReportingTribunal: Tribunal {
             recorder.keep(result.usage)
             return result
         } catch {
+            recorder.failed(error.label)
             throw reporting.report(error, call: "quick", event: event)
         }
     }
@@ -261,6 +263,7 @@ struct ReportingTribunal: Tribunal {
             recorder.keep(result.usage)
             return result
         } catch {
+            recorder.failed(error.label)
             throw reporting.report(error, call: "consensus", event: event)
         }
     }

@@ -266,7 +266,8 @@ public struct Relay: Sendable {
             commandLine: keepText ? request.event.text : nil, resultText: keepText ? reply.body : nil,
             succeeded: reply.kind != .error, agreement: consensus?.agreement, modelsAnswered: consensus?.answered,
             modelsAsked: consensus?.asked, elapsed: elapsed.seconds, createdAt: now(), verdict: consensus?.verdict,
-            scoreMeaning: consensus?.scoreMeaning, agreeing: consensus?.agreeing)
+            scoreMeaning: consensus?.scoreMeaning, agreeing: consensus?.agreeing,
+            failure: reply.kind == .error ? request.recorder.failure ?? "refused" : nil)
         request.recorder.keep(entry)
     }
 }
@@ -507,6 +508,7 @@ final class RunRecorder: Sendable {
     private struct Record {
         var run = RunRecord()
         var calls: [ModelUsage] = []
+        var failure: String?
     }
     private let record = Mutex(Record())
 
@@ -515,6 +517,13 @@ final class RunRecorder: Sendable {
 
     /// The model calls so far.
     var calls: [ModelUsage] { record.withLock { $0.calls } }
+
+    /// The backend's last failure in this run (`TribunalError.label`), if any.
+    var failure: String? { record.withLock { $0.failure } }
+
+    func failed(_ label: String) {
+        record.withLock { $0.failure = label }
+    }
 
     /// What the run keeps, its model calls with it, for the run of `command` on `event`.
     func finished(_ event: Event, command: String, at: Date) -> RunRecord {

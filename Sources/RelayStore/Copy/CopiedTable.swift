@@ -42,7 +42,7 @@ struct CopiedTable: Sendable {
                 // SQLite keeps a boolean as 0 or 1.
                 CopiedColumn(name: "succeeded", sqlite: "succeeded", type: "integer", value: "r.succeeded <> 0"),
                 .double("agreement"), .integer("models_answered"), .integer("models_asked"), .double("elapsed"), .double("created_at"),
-                .text("verdict"), .text("score_meaning"), .integer("agreeing"),
+                .text("verdict"), .text("score_meaning"), .integer("agreeing"), .text("failure"),
             ],
             identity: "id"),
         CopiedTable(

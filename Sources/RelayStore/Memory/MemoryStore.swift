@@ -212,7 +212,8 @@ public final class MemoryStore: Store, Sendable {
             var counts: [RunCount: Int] = [:]
             for (key, runs) in contents.history where key.first == ExactText(team) {
                 for run in runs where run.createdAt >= from && run.createdAt < to {
-                    counts[RunCount(day: RunCount.day(of: run.createdAt), command: run.command, succeeded: run.succeeded, count: 0), default: 0] += 1
+                    let key = RunCount(day: RunCount.day(of: run.createdAt), command: run.command, succeeded: run.succeeded, failure: run.failure, count: 0)
+                    counts[key, default: 0] += 1
                 }
             }
             return counts.map { key, count in

@@ -18,6 +18,9 @@ enum PostgresFunctions {
     /// Version 7: the history row keeps a consensus's verdict, score meaning and agreeing count.
     static let finishRunWithScores = finishRunFunction(create: "CREATE OR REPLACE FUNCTION", history: historyColumnsOfVersion7)
 
+    /// Version 11: the history row keeps why a run failed.
+    static let finishRunWithFailures = finishRunFunction(create: "CREATE OR REPLACE FUNCTION", history: historyColumnsOfVersion11)
+
     /// The run's end with its model calls: the calls inserted, then the rest as before, in the
     /// caller's one statement (a fenced-off run raises there and writes none of it).
     static let finishRunWithUsage = """
@@ -105,6 +108,17 @@ enum PostgresFunctions {
                     result_text text, succeeded boolean, agreement double precision, models_answered integer,
                     models_asked integer, elapsed double precision, created_at double precision, verdict text,
                     score_meaning text, agreeing integer);
+        """
+
+    private static let historyColumnsOfVersion11 = """
+                INSERT INTO history (team, user_id, channel, command, command_line, result_text, succeeded, agreement,
+                    models_answered, models_asked, elapsed, created_at, verdict, score_meaning, agreeing, failure)
+                SELECT h.team, h.user_id, h.channel, h.command, h.command_line, h.result_text, h.succeeded, h.agreement,
+                    h.models_answered, h.models_asked, h.elapsed, h.created_at, h.verdict, h.score_meaning, h.agreeing, h.failure
+                FROM jsonb_to_record(p_history) AS h(team text, user_id text, channel text, command text, command_line text,
+                    result_text text, succeeded boolean, agreement double precision, models_answered integer,
+                    models_asked integer, elapsed double precision, created_at double precision, verdict text,
+                    score_meaning text, agreeing integer, failure text);
         """
 
     private static func finishRunFunction(create: String, history: String) -> String {

@@ -84,6 +84,7 @@ enum PostgresJSON {
                 "agreement": number(entry.agreement), "models_answered": int(entry.modelsAnswered), "models_asked": int(entry.modelsAsked),
                 "elapsed": number(entry.elapsed), "created_at": number(entry.createdAt.timeIntervalSince1970),
                 "verdict": text(entry.verdict?.rawValue), "score_meaning": text(entry.scoreMeaning?.rawValue), "agreeing": int(entry.agreeing),
+                "failure": text(entry.failure),
             ])
         }
     }

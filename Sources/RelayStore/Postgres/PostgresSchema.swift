@@ -296,6 +296,15 @@ enum PostgresSchema {
                 PostgresFunctions.admitWithinBudget,
             ]
         ),
+        Migration(
+            version: 11,
+            statements: [
+                // Why a run failed (the console's overview counts failures by it); the
+                // six-argument `relay_finish_run`, which the seven-argument one calls, writes it.
+                "ALTER TABLE history ADD COLUMN failure text",
+                PostgresFunctions.finishRunWithFailures,
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -19,14 +19,14 @@ extension PostgresStore {
         return try await query(
             "count the runs of team \(team)",
             """
-            SELECT floor(created_at / 86400)::bigint AS day, command, succeeded, count(*) AS runs FROM history
+            SELECT floor(created_at / 86400)::bigint AS day, command, succeeded, failure, count(*) AS runs FROM history
             WHERE team = \(team) AND created_at >= \(from.timeIntervalSince1970) AND created_at < \(to.timeIntervalSince1970)
-            GROUP BY 1, 2, 3
+            GROUP BY 1, 2, 3, 4
             """
         ).map { row in
             RunCount(
                 day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), command: try row.text("command"),
-                succeeded: try row.bool("succeeded"), count: try row.int("runs"))
+                succeeded: try row.bool("succeeded"), failure: try row.optionalText("failure"), count: try row.int("runs"))
         }
     }
 

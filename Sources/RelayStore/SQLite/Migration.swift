@@ -298,6 +298,13 @@ extension Migration {
                 "CREATE INDEX model_calls_by_platform_team ON model_calls (platform, team, at)",
             ]
         ),
+        Migration(
+            version: 13,
+            statements: [
+                // Why a run failed (the console's overview counts failures by it).
+                "ALTER TABLE history ADD COLUMN failure TEXT"
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

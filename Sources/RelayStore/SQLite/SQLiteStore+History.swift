@@ -26,14 +26,14 @@ extension SQLiteStore {
         try await perform("count the runs of team \(team)") { db in
             try db.query(
                 """
-                SELECT CAST(created_at / 86400 AS INTEGER) AS day, command, succeeded, count(*) AS runs FROM history
-                WHERE team = ? AND created_at >= ? AND created_at < ? GROUP BY day, command, succeeded
+                SELECT CAST(created_at / 86400 AS INTEGER) AS day, command, succeeded, failure, count(*) AS runs FROM history
+                WHERE team = ? AND created_at >= ? AND created_at < ? GROUP BY day, command, succeeded, failure
                 """,
                 [.text(team), .date(from), .date(to)]
             ).map { row in
                 RunCount(
                     day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), command: try row.text("command"),
-                    succeeded: try row.bool("succeeded"), count: try row.int("runs"))
+                    succeeded: try row.bool("succeeded"), failure: row.optionalText("failure"), count: try row.int("runs"))
             }
         }
     }

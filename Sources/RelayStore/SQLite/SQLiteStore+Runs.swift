@@ -218,8 +218,8 @@ extension SQLiteStore {
         _ = try db.query(
             """
             INSERT INTO history (team, user, channel, command, command_line, result_text, succeeded,
-                agreement, models_answered, models_asked, elapsed, created_at, verdict, score_meaning, agreeing)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                agreement, models_answered, models_asked, elapsed, created_at, verdict, score_meaning, agreeing, failure)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(entry.team), .text(entry.user), .text(entry.channel), .text(entry.command),
@@ -227,7 +227,7 @@ extension SQLiteStore {
                 .integer(entry.succeeded ? 1 : 0), .float(orNull: entry.agreement),
                 .integer(orNull: entry.modelsAnswered), .integer(orNull: entry.modelsAsked),
                 .float(entry.elapsed), .date(entry.createdAt), .text(orNull: entry.verdict?.rawValue),
-                .text(orNull: entry.scoreMeaning?.rawValue), .integer(orNull: entry.agreeing),
+                .text(orNull: entry.scoreMeaning?.rawValue), .integer(orNull: entry.agreeing), .text(orNull: entry.failure),
             ])
     }
 

@@ -89,7 +89,8 @@ extension HistoryEntry {
             agreement: try row.optionalDouble("agreement"), modelsAnswered: try row.optionalInt("models_answered"),
             modelsAsked: try row.optionalInt("models_asked"), elapsed: try row.double("elapsed"),
             createdAt: try row.date("created_at"), verdict: try row.optionalText("verdict").flatMap(Verdict.init(rawValue:)),
-            scoreMeaning: try row.optionalText("score_meaning").flatMap(ScoreMeaning.init(rawValue:)), agreeing: try row.optionalInt("agreeing"))
+            scoreMeaning: try row.optionalText("score_meaning").flatMap(ScoreMeaning.init(rawValue:)), agreeing: try row.optionalInt("agreeing"),
+            failure: try row.optionalText("failure"))
     }
 }
 

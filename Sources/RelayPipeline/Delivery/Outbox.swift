@@ -49,15 +49,47 @@ public final class Outbox: Sendable {
         }
     }
 
-    public init(store: any Store, clock: any RelayClock = SystemClock(), lease: Duration = DeliveryPolicy().lease) {
+    public init(store: any Store, clock: any RelayClock = SystemClock(), lease: Duration = DeliveryPolicy().lease, sealer: SecretSealer? = nil) {
         self.store = store
         self.clock = clock
         self.lease = lease
+        self.sealer = sealer
+    }
+
+    /// Seals a secret reply's text while it waits (`Reply.isSecret`: a sign-in link), so it never
+    /// rests in the store in plain text; nil (tests) keeps it as it is.
+    let sealer: SecretSealer?
+
+    /// What marks a sealed text: the sealed value follows.
+    static let sealedPrefix = "sealed:v1:"
+
+    /// `entry` as it is stored: a secret reply's text sealed.
+    func sealed(_ entry: OutboxEntry) -> OutboxEntry {
+        guard let sealer, case .reply(var reply) = entry.content, reply.isSecret, !reply.body.hasPrefix(Self.sealedPrefix) else { return entry }
+        reply.body = Self.sealedPrefix + sealer.seal(reply.body)
+        var entry = entry
+        entry.content = .reply(reply)
+        return entry
+    }
+
+    /// `entry` as it is delivered: a sealed text opened; one that no longer opens (the relay's
+    /// secret changed) is replaced by the reason the asker gets nothing (`Reply.secretRefused`).
+    func opened(_ entry: OutboxEntry) -> OutboxEntry {
+        guard case .reply(let reply) = entry.content, reply.isSecret, reply.body.hasPrefix(Self.sealedPrefix) else { return entry }
+        var entry = entry
+        if let text = sealer?.open(String(reply.body.dropFirst(Self.sealedPrefix.count))) {
+            var opened = reply
+            opened.body = text
+            entry.content = .reply(opened)
+        } else {
+            entry.content = .reply(.secretRefused)
+        }
+        return entry
     }
 
     /// Writes the entry (durably) and wakes the worker.
     public func enqueue(_ entry: OutboxEntry) async throws {
-        try await store.enqueue(entry)
+        try await store.enqueue(sealed(entry))
         stored(forClaim: [entry])
     }
 
@@ -71,7 +103,7 @@ public final class Outbox: Sendable {
             handoff.open && replies.allSatisfy { handoff.delivers($0.platform, at: now) && !handoff.full.contains($0.platform) }
         }
         let leaseUntil = clock.now + lease
-        let handed = try await store.finishRun(id: id, record: record, replies: replies, leaseUntil: open ? leaseUntil : nil)
+        let handed = try await store.finishRun(id: id, record: record, replies: replies.map(sealed), leaseUntil: open ? leaseUntil : nil)
         guard !replies.isEmpty else { return }
         let handedIDs = Set(handed.map(\.id))
         handoff.withLock { handoff in

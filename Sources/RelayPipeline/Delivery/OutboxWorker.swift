@@ -297,7 +297,8 @@ public final class OutboxWorker: Service, Sendable {
     /// One attempt at one entry, and its outcome written back. Returns whether the entry may
     /// still be pending (a part delivered, a retry to come).
     @discardableResult
-    func deliver(_ entry: OutboxEntry) async -> Bool {
+    func deliver(_ stored: OutboxEntry) async -> Bool {
+        let entry = outbox.opened(stored)
         if case .parkedRun(let event) = entry.content {
             // Handed to the dispatcher, which runs it again and enqueues its reply.
             await finish(entry) { try await store.markSent(id: entry.id, platformRef: nil, at: clock.now) }

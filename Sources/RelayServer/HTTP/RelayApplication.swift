@@ -134,7 +134,12 @@ public enum RelayApplication {
         let console = configuration.console.isOn ? dependencies.relaySecret.map { ConsoleTokens(relaySecret: $0, settings: configuration.console) } : nil
         if configuration.console.isOn, console == nil { logger.warning("console: off, as this relay has no lasting secret to sign its links with") }
         relay.console = console
-        let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease)
+        // Secrets waiting in the outbox (a console link) are sealed with the relay's lasting secret.
+        let sealer = dependencies.relaySecret.map { secret in
+            let box = OutboxSecretBox(secret: secret, purpose: "secret replies")
+            return SecretSealer(seal: box.seal, open: box.open)
+        }
+        let outbox = Outbox(store: dependencies.store, clock: dependencies.clock, lease: configuration.delivery.lease, sealer: sealer)
         let dispatcher = RunDispatcher(
             relay: relay, outbox: outbox, limits: configuration.runs, grace: configuration.shutdownGrace, senders: connected.map(\.connection.sender),
             logger: logger)

@@ -32,8 +32,8 @@ public struct ConsoleRoutes: Sendable {
     }
 
     static let cookie = "rhea_console"
-    /// Forms are a few hundred bytes.
-    static let maxForm = 16 * 1024
+    /// Forms are a few hundred bytes; a chain import, up to its 20 000 characters URL-encoded.
+    static let maxForm = 256 * 1024
 
     var settings: ConsoleSettings { tokens.settings }
 
@@ -101,7 +101,11 @@ public struct ConsoleRoutes: Sendable {
     }
 
     func signIn(_ request: Request) async -> Response {
-        guard let form = await Self.form(request, as: SignInForm.self) else { return refused(.badLink, session: nil) }
+        let form: SignInForm
+        switch await Self.form(request, as: SignInForm.self) {
+        case .failure(let refusal): return refused(refusal, session: nil)
+        case .success(let read): form = read
+        }
         let now = clock.now
         let claims: ConsoleClaims
         switch await tokens.read(form.t, as: .link, now: now) {
@@ -132,8 +136,10 @@ public struct ConsoleRoutes: Sendable {
     func signOut(_ request: Request) async -> Response {
         let session = await self.session(request)
         guard case .success(let claims) = session else { return refused(.noSession, session: nil) }
-        guard let form = await Self.form(request, as: CSRFForm.self), tokens.checks(csrf: form.csrf, for: claims) else {
-            return refused(.badCSRF, session: claims)
+        do throws(ConsoleRefusal) {
+            _ = try await protectedForm(request, as: CSRFForm.self, for: claims)
+        } catch {
+            return refused(error, session: claims)
         }
         var response = page(
             .ok, title: "Signed out", body: message("You are signed out. `/admin console` in the team's chat signs you in again."), session: nil)
@@ -194,7 +200,7 @@ public struct ConsoleRoutes: Sendable {
             return self.page(.ok, title: page.title, body: body, session: claims, current: page)
         } catch {
             logger.error("console: a page failed", metadata: ["page": .string(page.rawValue), "error": .string("\(error)")])
-            return self.page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: claims)
+            return storeDown(session: claims)
         }
     }
 
@@ -207,9 +213,13 @@ public struct ConsoleRoutes: Sendable {
         case .failure(let refused): return refused.response
         case .success(let read): claims = read
         }
-        guard let form = await Self.form(request, as: ChangeForm.self), tokens.checks(csrf: form.csrf, for: claims),
-            let line = ChainsPage.commandLine(change, form)
-        else { return refused(.badCSRF, session: claims) }
+        let form: ChangeForm
+        do throws(ConsoleRefusal) {
+            form = try await protectedForm(request, as: ChangeForm.self, for: claims)
+        } catch {
+            return refused(error, session: claims)
+        }
+        guard let line = ChainsPage.commandLine(change, form) else { return refused(.badForm, session: claims) }
         let reply = await relay.handle(
             Event(platform: claims.platform, team: claims.team, channel: "console", user: claims.sub, userName: claims.name, text: line, isAdmin: true))
         let refusedChange = reply == nil || reply?.kind == .error
@@ -226,7 +236,7 @@ public struct ConsoleRoutes: Sendable {
             let body = try await ChainsPage(relay: relay, grant: claims.grant, csrf: tokens.csrf(for: claims), base: base).body(outcome: outcome)
             return page(refusedChange ? .badRequest : .ok, title: Page.chains.title, body: body, session: claims, current: .chains)
         } catch {
-            return page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: claims)
+            return storeDown(session: claims)
         }
     }
 
@@ -244,7 +254,7 @@ public struct ConsoleRoutes: Sendable {
             response.headers[.contentDisposition] = "attachment; filename=\"chains.txt\""
             return Self.secured(response)
         } catch {
-            return page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: claims)
+            return storeDown(session: claims)
         }
     }
 
@@ -256,8 +266,11 @@ public struct ConsoleRoutes: Sendable {
         case .failure(let refused): return refused.response
         case .success(let read): claims = read
         }
-        guard let form = await Self.form(request, as: MarkForm.self), tokens.checks(csrf: form.csrf, for: claims) else {
-            return refused(.badCSRF, session: claims)
+        let form: MarkForm
+        do throws(ConsoleRefusal) {
+            form = try await protectedForm(request, as: MarkForm.self, for: claims)
+        } catch {
+            return refused(error, session: claims)
         }
         guard let verdict = Verdict(rawValue: form.verdict), verdict != .unverifiable else {
             return page(.badRequest, title: "Not marked", body: message("A fact-check is marked true, false or partly."), session: claims)
@@ -314,6 +327,11 @@ public struct ConsoleRoutes: Sendable {
         return page(HTTPResponse.Status(code: refusal.status), title: refusal.title, body: TrustedHTML(html: body), session: session)
     }
 
+    /// The page when the store did not answer: 503, try again.
+    func storeDown(session: ConsoleClaims?) -> Response {
+        page(.serviceUnavailable, title: "Try again", body: message("The relay's store did not answer; reload in a minute."), session: session)
+    }
+
     func message(_ text: String) -> TrustedHTML {
         TrustedHTML(html: ConsoleTemplates.render("refusal", ["message": ConsoleHTML.chatText(text)]))
     }
@@ -347,12 +365,19 @@ public struct ConsoleRoutes: Sendable {
     static let referrerPolicy = HTTPFields.Element.Name("Referrer-Policy")!
     static let frameOptions = HTTPFields.Element.Name("X-Frame-Options")!
 
-    /// A form's fields, or nil when the body is not a form of that shape.
-    static func form<Form: Decodable>(_ request: Request, as type: Form.Type) async -> Form? {
-        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-            let buffer = try? await request.body.collect(upTo: maxForm)
-        else { return nil }
-        return try? URLEncodedFormDecoder().decode(type, from: String(buffer: buffer))
+    /// A form of the signed-in session's: read, and its CSRF token checked.
+    func protectedForm<Form: ProtectedForm>(_ request: Request, as type: Form.Type, for claims: ConsoleClaims) async throws(ConsoleRefusal) -> Form {
+        let form = try await Self.form(request, as: type).get()
+        guard tokens.checks(csrf: form.csrf, for: claims) else { throw .badCSRF }
+        return form
+    }
+
+    /// A form's fields, or why it cannot be read.
+    static func form<Form: Decodable>(_ request: Request, as type: Form.Type) async -> Result<Form, ConsoleRefusal> {
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else { return .failure(.badForm) }
+        guard let buffer = try? await request.body.collect(upTo: maxForm) else { return .failure(.formTooLarge) }
+        guard let form = try? URLEncodedFormDecoder().decode(type, from: String(buffer: buffer)) else { return .failure(.badForm) }
+        return .success(form)
     }
 }
 
@@ -365,11 +390,16 @@ struct SignInForm: Decodable {
     var t: String
 }
 
-struct CSRFForm: Decodable {
+/// A form that carries the session's CSRF token.
+protocol ProtectedForm: Decodable {
+    var csrf: String { get }
+}
+
+struct CSRFForm: ProtectedForm {
     var csrf: String
 }
 
-struct MarkForm: Decodable {
+struct MarkForm: ProtectedForm {
     var csrf: String
     var id: Int64
     var verdict: String

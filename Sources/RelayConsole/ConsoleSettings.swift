@@ -48,6 +48,10 @@ public struct ConsoleSettings: Sendable, Hashable {
         }
         let host = url.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).first ?? ""
         guard !host.isEmpty else { return "publicURL (PUBLIC_URL) names no host, got `\(url)`." }
+        guard lower.hasPrefix("https://") || ConsoleSettings(publicURL: url).isLoopback else {
+            return
+                "publicURL (PUBLIC_URL) must be https:// (the console's cookie is sent over HTTPS only); http:// is for this machine alone (localhost, 127.0.0.1), got `\(url)`."
+        }
         return nil
     }
 

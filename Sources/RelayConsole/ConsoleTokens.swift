@@ -51,7 +51,8 @@ public struct ConsoleTokens: ConsoleLinkMaker {
 
     /// The claims of a token of `kind`, or why it is refused (words safe to show).
     func read(_ token: String, as kind: ConsoleClaims.Kind, now: Date) async -> Result<ConsoleClaims, ConsoleRefusal> {
-        guard token.utf8.count <= 4_096, let header = try? DefaultJWTParser().parse(Array(token.utf8), as: ConsoleClaims.self).header,
+        // Only the header is read before the signature is checked (its claims are not).
+        guard token.utf8.count <= 4_096, let header = try? DefaultJWTParser().parse(Array(token.utf8), as: Unread.self).header,
             header.alg == "HS256"
         else { return .failure(kind == .link ? .badLink : .noSession) }
         guard let claims = try? await keys.value.verify(token, as: ConsoleClaims.self), claims.kind == kind else {
@@ -70,15 +71,20 @@ public struct ConsoleTokens: ConsoleLinkMaker {
 
     /// Whether `presented` is the session's CSRF token (compared in constant time).
     func checks(csrf presented: String, for claims: ConsoleClaims) -> Bool {
-        let expected = Array(csrf(for: claims).utf8)
-        let given = Array(presented.utf8)
-        guard expected.count == given.count else { return false }
-        return zip(expected, given).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        // Digest to digest: swift-crypto compares digests in constant time, whatever the lengths.
+        SHA256.hash(data: Array(presented.utf8)) == SHA256.hash(data: Array(csrf(for: claims).utf8))
     }
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
+}
+
+/// A payload left unread: the header is read before the signature is checked.
+private struct Unread: JWTPayload {
+    init(from decoder: any Decoder) {}
+    func encode(to encoder: any Encoder) {}
+    func verify(using algorithm: some JWTAlgorithm) {}
 }
 
 /// What a sign-in link or a session says.
@@ -113,10 +119,13 @@ enum ConsoleRefusal: Error, Equatable {
     case expiredSession
     case otherTeam(signedInTo: String)
     case badCSRF
+    case badForm
+    case formTooLarge
 
     var status: Int {
         switch self {
-        case .badLink: 400
+        case .badLink, .badForm: 400
+        case .formTooLarge: 413
         case .expiredLink, .usedLink: 410
         case .noSession, .expiredSession: 401
         case .otherTeam, .badCSRF: 403
@@ -132,6 +141,8 @@ enum ConsoleRefusal: Error, Equatable {
         case .expiredSession: "Your sign-in has ended"
         case .otherTeam: "This page is another team's"
         case .badCSRF: "This form is out of date"
+        case .badForm: "This form could not be read"
+        case .formTooLarge: "This form is too large"
         }
     }
 
@@ -145,6 +156,8 @@ enum ConsoleRefusal: Error, Equatable {
         case .expiredSession: return "Sign-ins last a limited time. \(ask)"
         case .otherTeam(let team): return "You are signed in to \(team) only; each team's console opens with a link from that team's chat."
         case .badCSRF: return "The form did not come from your current sign-in. Reload the page and try again."
+        case .badForm: return "It was not sent as the console's forms are (URL-encoded, with their fields). Reload the page and try again."
+        case .formTooLarge: return "A form may send at most \(ConsoleRoutes.maxForm / 1024) KB; import fewer chains at once."
         }
     }
 }

@@ -98,11 +98,6 @@ public enum ConfigurationLoader {
         if let url = values.string("publicURL") {
             if let problem = ConsoleSettings.problem(withPublicURL: url) { throw ConfigurationError(problem) }
             console.publicURL = ConsoleSettings.withoutTrailingSlash(url)
-            if url.lowercased().hasPrefix("http://"), !console.isLoopback {
-                throw ConfigurationError(
-                    "publicURL (PUBLIC_URL) must be https:// (the console's cookie is sent over HTTPS only); http:// is for this machine alone (localhost, 127.0.0.1), got `\(url)`."
-                )
-            }
         }
         if let minutes = try values.int("console.sessionMinutes", in: ConsoleSettings.sessionMinutes) { console.sessionLifetime = .seconds(minutes * 60) }
         if console.enabled, console.publicURL == nil {

@@ -37,7 +37,7 @@ struct ChainsCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             // Plain lines, so `chains export > file` and `chains import file` round-trip.
-            for chain in chains { writeOut("\(chain.name) = \(chain.source)") }
+            for chain in chains { writeOut(chain.exportLine) }
         }
     }
 

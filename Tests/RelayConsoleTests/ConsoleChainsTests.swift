@@ -54,6 +54,9 @@ struct ConsoleChainsTests {
 
             _ = try await Self.post(client, "chains/delete", cookie: cookie, ["csrf": csrf, "name": "short"])
             #expect(try await harness.store.chains(team: "T1").map(\.name) == ["kind", "polish"])
+            // Past what a form may send: refused, saying so.
+            let huge = try await Self.post(client, "chains/import", cookie: cookie, ["csrf": csrf, "text": String(repeating: "x", count: 300_000)])
+            #expect(huge.status == .contentTooLarge && huge.text.contains("A form may send at most 256 KB"), "\(huge.status)")
             // Without the session's token, nothing changes.
             let forged = try await Self.post(client, "chains/delete", cookie: cookie, ["csrf": "x", "name": "kind"])
             #expect(forged.status == .forbidden)

@@ -45,7 +45,7 @@ struct ChainsPage {
     /// The team's chains as `/chain export` gives them: `NAME = DSL` lines, which `/chain import`
     /// (and the import form) takes back.
     static func export(_ chains: [SavedChain]) -> String {
-        chains.map { "\($0.name) = \($0.source)" }.joined(separator: "\n") + (chains.isEmpty ? "" : "\n")
+        chains.map(\.exportLine).joined(separator: "\n") + (chains.isEmpty ? "" : "\n")
     }
 
     /// The chat command a form stands for, or nil when the form is not one of them.
@@ -65,7 +65,7 @@ struct ChainsPage {
     }
 }
 
-struct ChangeForm: Decodable {
+struct ChangeForm: ProtectedForm {
     var csrf: String
     var name: String?
     var source: String?

@@ -10,6 +10,9 @@ public struct SavedChain: Sendable, Hashable, Codable {
     public var createdAt: Date
     public var updatedAt: Date
 
+    /// Its line as `/chain export` writes it and `/chain import` reads it: `NAME = DSL`.
+    public var exportLine: String { "\(name) = \(source)" }
+
     public init(team: String, name: String, source: String, creator: String, createdAt: Date, updatedAt: Date) {
         self.team = team
         self.name = name

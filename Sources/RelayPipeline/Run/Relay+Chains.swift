@@ -31,7 +31,7 @@ extension Relay {
         case .export(let name):
             let chains = if let name { [try await existingChain(name, team: team)] } else { try await store.chains(team: team) }
             guard !chains.isEmpty else { return .info("No chains to export.") }
-            let lines = chains.map { "\($0.name) = \($0.source)" }.joined(separator: "\n")
+            let lines = chains.map(\.exportLine).joined(separator: "\n")
             return .info(lines + "\n\nImport with `/chain import` followed by these lines.", title: "Export")
         case .importDefinitions(let definitions):
             return try await importChains(definitions, request)

@@ -441,11 +441,26 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // What the benchmarks that start `rhea-relay serve` share: the server's process, a
+        // PostgreSQL of their own, percentiles.
+        .target(
+            name: "BenchSupport",
+            dependencies: [
+                "RelayTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/BenchSupport",
+            swiftSettings: strict
+        ),
+
         // `swift run -c release slack-bench` (after building rhea-relay in release).
         .executableTarget(
             name: "slack-bench",
             dependencies: [
-                "RelayCore", "RelayPipeline", "RelayTestSupport",
+                "RelayCore", "RelayPipeline", "RelayTestSupport", "BenchSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -454,6 +469,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SlackBench",
+            swiftSettings: strict
+        ),
+
+        // `swift run -c release console-bench` (after building rhea-relay in release): the
+        // console's pages over a big ledger and history (docs/benchmarks.md).
+        .executableTarget(
+            name: "console-bench",
+            dependencies: [
+                "RelayCore", "RelayPipeline", "RelayStore", "RelayTestSupport", "BenchSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/ConsoleBench",
             swiftSettings: strict
         ),
 

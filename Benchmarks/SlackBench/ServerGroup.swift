@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchSupport
 import NIOCore
 import RelayTestSupport
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import BenchSupport
 import Foundation
 import Logging
 import NIOCore
@@ -172,7 +173,7 @@ struct SlackBench: AsyncParsableCommand {
         let postgres = store == .postgres ? try await PostgresUnderBench.start(cpus: serverCPUs) : nil
         do {
             if stream {
-                print("slack-bench --stream on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store")
+                print("slack-bench --stream on \(benchMachine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store")
                 let base = launch(backend, sink: sink)
                 try await StreamBench(
                     platform: platform, users: streamUsers, tokensPerSecond: tokensPerSecond, seconds: streamSeconds,
@@ -286,7 +287,7 @@ struct SlackBench: AsyncParsableCommand {
 
     func measure(http: HTTPClient, sink: ReplySink, backend: FakeRheaTribunal, postgres: PostgresUnderBench?, voiceNotes: VoiceNotes?) async throws {
         let storeName = postgres == nil ? "SQLite store" : "PostgreSQL store (fsync on, pinned with the server) shared by \(replicas) replica(s)"
-        print("slack-bench (\(platform.rawValue)) on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, \(storeName)")
+        print("slack-bench (\(platform.rawValue)) on \(benchMachine()); server on CPUs \(serverCPUs ?? "any"), release, \(storeName)")
         func startServers(_ launch: RelayProcess.Launch) async throws -> ServerGroup {
             try await ServerGroup.start(launch, replicas: replicas, postgres: postgres, http: http)
         }
@@ -486,13 +487,6 @@ struct SlackBench: AsyncParsableCommand {
     }
 
     /// The CPU model and core count, for the report.
-    static func machine() -> String {
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model =
-            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?
-            .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-        return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores"
-    }
 }
 
 /// Where the bench's commands come from.
@@ -523,4 +517,3 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     case xmpp
 }
 
-extension BenchStore: ExpressibleByArgument {}

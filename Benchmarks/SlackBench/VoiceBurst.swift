@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchSupport
 import Foundation
 import Logging
 import RelayCore
@@ -15,7 +16,7 @@ extension SlackBench {
         let noteBytes = voiceNotes.clip.count
         let budget = environment["TRANSCRIPTION_MEMORY_BUDGET"].flatMap(Int.init) ?? 64 * 1024 * 1024
         print(
-            "slack-bench --voice-burst on \(Self.machine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store; "
+            "slack-bench --voice-burst on \(benchMachine()); server on CPUs \(serverCPUs ?? "any"), release, SQLite store; "
                 + "\(voiceBurst) voice notes of \(noteBytes / 1024) KB sent at once, transcription.memoryBudget \(budget / 1024 / 1024) MB")
         let peer = try await TelegramSink.start(forwardingTo: sink, enforcing: false, voiceNotes: voiceNotes, logger: quiet)
         peer.api.fileLimit = 2_000 * 1024 * 1024

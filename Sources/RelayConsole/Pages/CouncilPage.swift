@@ -8,7 +8,7 @@ import RelayPipeline
 struct CouncilPage {
     /// Weeks shown in the record over time, this one last.
     static let weeks = 12
-    /// The newest fact-checks read for the records and the calibration.
+    /// The newest marked fact-checks read for the records and the calibration.
     static let ledgerRead = 5_000
 
     let relay: Relay
@@ -17,9 +17,9 @@ struct CouncilPage {
 
     func body() async throws -> TrustedHTML {
         let report = await relay.tribunal.councilReport()
-        // The newest fact-checks, a bounded number: a page holds no more than that in memory
-        // however long the team's ledger grows.
-        let marked = try await relay.store.searchLedger(team: grant.team, words: [], limit: Self.ledgerRead).filter { $0.mark != nil }
+        // The newest marked fact-checks, a bounded number: a page holds no more than that in
+        // memory however long the team's ledger grows.
+        let marked = try await relay.store.markedLedger(team: grant.team, limit: Self.ledgerRead)
 
         // Each model's record on marked claims, cumulative to the end of each week.
         let thisWeek = RunCount.day(of: now).addingTimeInterval(-Double(Self.weekday(now)) * 86_400)

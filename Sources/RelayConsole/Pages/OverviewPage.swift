@@ -45,19 +45,20 @@ struct OverviewPage {
             id: "commands-chart", label: "commands per day", days: labels, series: commands, values: runsByDay, format: { "\(Int($0)) runs" })
 
         // Cost per day by model.
-        let calls = try await store.modelCalls(UsageQuery(platform: grant.platform, team: grant.team, from: from, to: to))
+        let costs = try await store.modelCostDays(platform: grant.platform, team: grant.team, from: from, to: to)
         var costByModel: [String: Double] = [:]
-        for call in calls { costByModel[call.model, default: 0] += call.cost ?? 0 }
+        for point in costs { costByModel[point.model, default: 0] += point.cost }
         let models = Self.series(costByModel)
         var costByDay: [String: [String: Double]] = [:]
-        for call in calls {
-            let name = models.contains(call.model) ? call.model : Self.other
-            costByDay[Self.label(call.at), default: [:]][name, default: 0] += call.cost ?? 0
+        for point in costs {
+            let name = models.contains(point.model) ? point.model : Self.other
+            costByDay[Self.label(point.day), default: [:]][name, default: 0] += point.cost
         }
         let costChart = SVGCharts.stackedBars(
             id: "cost-chart", label: "cost per day by model", days: labels, series: models, values: costByDay, format: UsageFormat.dollars)
-        let unpriced = calls.filter { $0.cost == nil }.count
-        let estimated = calls.filter(\.estimated).count
+        let calls = costs.reduce(0) { $0 + $1.calls }
+        let unpriced = costs.reduce(0) { $0 + $1.unpriced }
+        let estimated = costs.reduce(0) { $0 + $1.estimated }
 
         // The budget of the month under way.
         let month = UsageMonth(containing: now)
@@ -78,7 +79,7 @@ struct OverviewPage {
             FailureRow(reason: $0.key, failed: $0.value.runs, commands: $0.value.commands.sorted().joined(separator: ", "))
         }
         var notes: [String] = []
-        if estimated > 0 { notes.append("\(estimated) of \(calls.count) calls' tokens estimated") }
+        if estimated > 0 { notes.append("\(estimated) of \(calls) calls' tokens estimated") }
         if unpriced > 0 { notes.append("\(unpriced) calls without a price") }
         let values = OverviewValues(
             monthName: month.name, budgetGauge: gauge, budgetText: budgetText, runTotal: counts.reduce(0) { $0 + $1.count },

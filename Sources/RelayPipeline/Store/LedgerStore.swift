@@ -15,6 +15,8 @@ public protocol LedgerStore: Sendable {
     /// A team's entries whose claim holds every one of `words` (full-text, case-insensitive,
     /// a word matches as a prefix), newest first; with no words, the newest. At most `limit`.
     func searchLedger(team: String, words: [String], limit: Int) async throws -> [LedgerEntry]
+    /// A team's newest marked entries, newest first, at most `limit` (the console's council page).
+    func markedLedger(team: String, limit: Int) async throws -> [LedgerEntry]
     /// Every entry of a team, oldest first (`/ledger export`).
     func ledgerEntries(team: String) async throws -> [LedgerEntry]
     /// Sets the entry's mark (a later mark replaces an earlier one); false when the team has no

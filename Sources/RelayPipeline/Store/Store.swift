@@ -50,9 +50,13 @@ public protocol Store: OutboxStore, InboxStore, LedgerStore, LeaseStore {
     func record(_ run: RunRecord) async throws -> [Int64]
     /// A user's newest runs in a team, newest first.
     func history(team: String, user: String, limit: Int) async throws -> [HistoryEntry]
-    /// A team's runs recorded in `from..<to`, counted by UTC day, command and success (the
-    /// console's overview), in no particular order.
+    /// A team's runs on the UTC days `from..<to` touches, each day counted whole, by day,
+    /// command and success (the console's overview), in no particular order. Read from each
+    /// day's totals, not from every run.
     func runCounts(team: String, from: Date, to: Date) async throws -> [RunCount]
+    /// A team's model calls on the UTC days `from..<to` touches, each day counted whole, by day
+    /// and model (the console's cost per day), in no particular order. Read from each day's totals.
+    func modelCostDays(platform: String, team: String, from: Date, to: Date) async throws -> [ModelCostDay]
     /// Every platform's reply activity and every lease (the console's connections page),
     /// ordered by platform and by lease name.
     func connectionsReport() async throws -> ConnectionsReport

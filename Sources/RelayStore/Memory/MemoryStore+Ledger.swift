@@ -38,6 +38,13 @@ extension MemoryStore {
         }
     }
 
+    public func markedLedger(team: String, limit: Int) throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        return try withOpenContents { contents throws(StoreError) in
+            Self.newestFirst(contents.ledger.values.filter { ExactText($0.team) == ExactText(team) && $0.mark != nil }).prefix(limit).map { $0 }
+        }
+    }
+
     public func ledgerEntries(team: String) throws -> [LedgerEntry] {
         try withOpenContents { contents throws(StoreError) in
             Self.newestFirst(contents.ledger.values.filter { ExactText($0.team) == ExactText(team) }).reversed()

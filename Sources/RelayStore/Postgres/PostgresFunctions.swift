@@ -46,8 +46,76 @@ enum PostgresFunctions {
     /// what the team's items hold are summed, and the item is inserted holding `p_reserve`, or
     /// marked over budget and holding nothing. The lock is the transaction's: the insert that
     /// follows is seen by the next one to take it. Nil when the dedupe key was claimed already.
-    static let admitWithinBudget = """
-        CREATE OR REPLACE FUNCTION relay_admit_within_budget(
+    static let admitWithinBudget = admitWithinBudget(create: "CREATE OR REPLACE FUNCTION", spent: """
+        SELECT coalesce(sum(c.cost), 0) INTO spent FROM model_calls c
+                WHERE c.platform = p_platform AND c.team = p_budget_team AND c.at >= p_from AND c.at < p_to;
+        """)
+
+    /// Schema version 12: the month's spend from the days' totals (`relay_spent`).
+    static let admitWithinBudgetByDays = admitWithinBudget(
+        create: "CREATE OR REPLACE FUNCTION", spent: "spent := relay_spent(p_platform, p_budget_team, p_from, p_to);")
+
+    /// What a team's model calls in `p_from..<p_to` cost: the days wholly inside from their
+    /// totals (a month is a few dozen rows however busy the team), the part-days at either end
+    /// call by call.
+    static let spentInMonth = """
+        CREATE FUNCTION relay_spent(p_platform text, p_team text, p_from double precision, p_to double precision)
+        RETURNS double precision LANGUAGE plpgsql STABLE AS $fn$
+        DECLARE
+            first_day bigint := ceil(p_from / 86400);
+            end_day bigint := floor(p_to / 86400);
+        BEGIN
+            IF first_day >= end_day THEN
+                RETURN (SELECT coalesce(sum(c.cost), 0) FROM model_calls c
+                    WHERE c.platform = p_platform AND c.team = p_team AND c.at >= p_from AND c.at < p_to);
+            END IF;
+            RETURN (SELECT coalesce(sum(d.cost), 0) FROM model_call_days d
+                    WHERE d.platform = p_platform AND d.team = p_team AND d.day >= first_day AND d.day < end_day)
+                + (SELECT coalesce(sum(c.cost), 0) FROM model_calls c
+                    WHERE c.platform = p_platform AND c.team = p_team AND c.at >= p_from AND c.at < first_day * 86400.0)
+                + (SELECT coalesce(sum(c.cost), 0) FROM model_calls c
+                    WHERE c.platform = p_platform AND c.team = p_team AND c.at >= end_day * 86400.0 AND c.at < p_to);
+        END
+        $fn$
+        """
+
+    /// A statement's history rows added to (`+`) or taken from (`-`) their days' totals, in key
+    /// order, on the backend's own shard; a total that reaches 0 is removed.
+    static func runDaysChange(name: String, table: String, sign: String) -> String {
+        """
+        CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+            INSERT INTO run_days AS d (team, day, command, succeeded, failure, shard, runs)
+            SELECT r.team, floor(r.created_at / 86400)::bigint, r.command, r.succeeded, coalesce(r.failure, ''), (pg_backend_pid() % 8)::smallint,
+                \(sign)count(*)
+            FROM \(table) r GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+            ON CONFLICT (team, day, command, succeeded, failure, shard) DO UPDATE SET runs = d.runs + excluded.runs;
+            DELETE FROM run_days WHERE runs = 0 AND shard = (pg_backend_pid() % 8)::smallint;
+            RETURN NULL;
+        END
+        $fn$
+        """
+    }
+
+    /// A statement's model calls added to their days' totals, in key order, on the backend's shard.
+    static let modelCallDaysInsert = """
+        CREATE FUNCTION relay_model_call_days_insert() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+            INSERT INTO model_call_days AS d (platform, team, day, model, shard, calls, cost, unpriced, estimated)
+            SELECT a.platform, a.team, floor(a.at / 86400)::bigint, a.model, (pg_backend_pid() % 8)::smallint, count(*), coalesce(sum(a.cost), 0),
+                count(*) FILTER (WHERE a.cost IS NULL), count(*) FILTER (WHERE a.estimated)
+            FROM added a GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            ON CONFLICT (platform, team, day, model, shard) DO UPDATE
+                SET calls = d.calls + excluded.calls, cost = d.cost + excluded.cost, unpriced = d.unpriced + excluded.unpriced,
+                    estimated = d.estimated + excluded.estimated;
+            RETURN NULL;
+        END
+        $fn$
+        """
+
+    private static func admitWithinBudget(create: String, spent: String) -> String {
+        """
+        \(create) relay_admit_within_budget(
             p_expires_at double precision, p_dedupe_key text, p_now double precision, p_team text, p_platform text,
             p_conversation text, p_address text, p_event text, p_lease_until double precision, p_owner text,
             p_budget_team text, p_default_limit double precision, p_reserve double precision, p_from double precision, p_to double precision
@@ -68,8 +136,7 @@ enum PostgresFunctions {
                 END IF;
             END IF;
             PERFORM pg_advisory_xact_lock(hashtextextended('budget:' || p_platform || ':' || p_budget_team, 0));
-            SELECT coalesce(sum(c.cost), 0) INTO spent FROM model_calls c
-                WHERE c.platform = p_platform AND c.team = p_budget_team AND c.at >= p_from AND c.at < p_to;
+            \(spent)
             SELECT coalesce(sum(i.reserved), 0) INTO held FROM inbox i WHERE i.platform = p_platform AND i.team = p_budget_team;
             SELECT s.budget INTO budget_limit FROM settings s WHERE s.scope_kind = 'team' AND s.team = p_budget_team AND s.subject = p_platform;
             budget_limit := coalesce(budget_limit, p_default_limit);
@@ -87,6 +154,7 @@ enum PostgresFunctions {
         END
         $fn$
         """
+    }
 
     /// `relay_finish_run`'s history insert, for the columns of each version.
     private static let historyColumnsOfVersion1 = """

@@ -305,6 +305,67 @@ enum PostgresSchema {
                 PostgresFunctions.finishRunWithFailures,
             ]
         ),
+        Migration(
+            version: 12,
+            statements: [
+                // Each day's totals, kept by triggers as rows come and go, so that the console's
+                // charts and the budget's month read a row per day instead of every run and call
+                // (docs/console.md, "Speed"). Runs finishing at once would queue on one team's row
+                // of the day until each commits: a row per backend (`shard`, its pid mod 8) lets
+                // them pass, and readers sum the shards. Each statement adds its rows in key order,
+                // so two transactions never wait on each other's rows crosswise.
+                """
+                CREATE TABLE run_days (
+                    team text NOT NULL,
+                    day bigint NOT NULL,
+                    command text NOT NULL,
+                    succeeded boolean NOT NULL,
+                    failure text NOT NULL,
+                    shard smallint NOT NULL,
+                    runs bigint NOT NULL,
+                    PRIMARY KEY (team, day, command, succeeded, failure, shard)
+                )
+                """,
+                PostgresFunctions.runDaysChange(name: "relay_run_days_insert", table: "added", sign: "+"),
+                PostgresFunctions.runDaysChange(name: "relay_run_days_delete", table: "removed", sign: "-"),
+                "CREATE TRIGGER run_days_insert AFTER INSERT ON history REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION relay_run_days_insert()",
+                "CREATE TRIGGER run_days_delete AFTER DELETE ON history REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION relay_run_days_delete()",
+                """
+                INSERT INTO run_days
+                SELECT team, floor(created_at / 86400)::bigint, command, succeeded, coalesce(failure, ''), 0, count(*) FROM history GROUP BY 1, 2, 3, 4, 5
+                """,
+                // Model calls are never deleted (docs/admin.md, "Usage"): an insert trigger is all.
+                """
+                CREATE TABLE model_call_days (
+                    platform text NOT NULL,
+                    team text NOT NULL,
+                    day bigint NOT NULL,
+                    model text NOT NULL,
+                    shard smallint NOT NULL,
+                    calls bigint NOT NULL,
+                    cost double precision NOT NULL,
+                    unpriced bigint NOT NULL,
+                    estimated bigint NOT NULL,
+                    PRIMARY KEY (platform, team, day, model, shard)
+                )
+                """,
+                PostgresFunctions.modelCallDaysInsert,
+                """
+                CREATE TRIGGER model_call_days_insert AFTER INSERT ON model_calls REFERENCING NEW TABLE AS added
+                FOR EACH STATEMENT EXECUTE FUNCTION relay_model_call_days_insert()
+                """,
+                """
+                INSERT INTO model_call_days
+                SELECT platform, team, floor(at / 86400)::bigint, model, 0, count(*), coalesce(sum(cost), 0), count(*) FILTER (WHERE cost IS NULL),
+                    count(*) FILTER (WHERE estimated)
+                FROM model_calls GROUP BY 1, 2, 3, 4
+                """,
+                PostgresFunctions.spentInMonth,
+                PostgresFunctions.admitWithinBudgetByDays,
+                // The council page's marked fact-checks, newest first, without reading the others.
+                "CREATE INDEX ledger_marked ON ledger (team, created_at DESC, id DESC) WHERE mark_verdict IS NOT NULL",
+            ]
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

@@ -16,17 +16,19 @@ extension PostgresStore {
 
     public func runCounts(team: String, from: Date, to: Date) async throws -> [RunCount] {
         let team = PostgresJSON.withoutNUL(team)
+        let days = RunCount.days(touching: from, to)
         return try await query(
             "count the runs of team \(team)",
             """
-            SELECT floor(created_at / 86400)::bigint AS day, command, succeeded, failure, count(*) AS runs FROM history
-            WHERE team = \(team) AND created_at >= \(from.timeIntervalSince1970) AND created_at < \(to.timeIntervalSince1970)
-            GROUP BY 1, 2, 3, 4
+            SELECT day, command, succeeded, failure, sum(runs)::bigint AS runs FROM run_days
+            WHERE team = \(team) AND day >= \(days.lowerBound) AND day < \(days.upperBound)
+            GROUP BY 1, 2, 3, 4 HAVING sum(runs) <> 0
             """
         ).map { row in
-            RunCount(
+            let failure = try row.text("failure")
+            return RunCount(
                 day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), command: try row.text("command"),
-                succeeded: try row.bool("succeeded"), failure: try row.optionalText("failure"), count: try row.int("runs"))
+                succeeded: try row.bool("succeeded"), failure: failure.isEmpty ? nil : failure, count: try row.int("runs"))
         }
     }
 

@@ -45,6 +45,17 @@ extension PostgresStore {
         return found
     }
 
+    public func markedLedger(team: String, limit: Int) async throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        return try await query(
+            "read the marked ledger entries of team \(team)",
+            """
+            SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team)) AND mark_verdict IS NOT NULL
+            ORDER BY created_at DESC, id DESC LIMIT \(limit)
+            """
+        ).map(LedgerEntry.init(stored:))
+    }
+
     public func ledgerEntries(team: String) async throws -> [LedgerEntry] {
         try await query(
             "export the ledger of team \(team)", "SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team)) ORDER BY created_at, id"

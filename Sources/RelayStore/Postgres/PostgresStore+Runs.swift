@@ -44,9 +44,7 @@ extension PostgresStore {
         let row = try await query(
             "read the budget of team \(team) on \(platform)",
             """
-            SELECT (SELECT coalesce(sum(cost), 0) FROM model_calls
-                    WHERE platform = \(platform) AND team = \(team) AND at >= \(from.timeIntervalSince1970) AND at < \(to.timeIntervalSince1970))
-                    ::double precision AS spent,
+            SELECT relay_spent(\(platform), \(team), \(from.timeIntervalSince1970), \(to.timeIntervalSince1970)) AS spent,
                 (SELECT coalesce(sum(reserved), 0) FROM inbox WHERE platform = \(platform) AND team = \(team))::double precision AS reserved
             """
         ).first

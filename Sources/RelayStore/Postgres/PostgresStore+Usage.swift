@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PostgresNIO
 public import RelayCore
 
@@ -17,5 +17,24 @@ extension PostgresStore {
             ORDER BY at, id
             """
         ).map(ModelCallRecord.init(stored:))
+    }
+
+    public func modelCostDays(platform: String, team: String, from: Date, to: Date) async throws -> [ModelCostDay] {
+        let days = RunCount.days(touching: from, to)
+        return try await query(
+            "read the model costs of team \(team) by day",
+            """
+            SELECT day, model, sum(calls)::bigint AS calls, sum(cost)::double precision AS cost, sum(unpriced)::bigint AS unpriced,
+                sum(estimated)::bigint AS estimated
+            FROM model_call_days
+            WHERE platform = \(PostgresJSON.withoutNUL(platform)) AND team = \(PostgresJSON.withoutNUL(team))
+                AND day >= \(days.lowerBound) AND day < \(days.upperBound)
+            GROUP BY 1, 2
+            """
+        ).map { row in
+            ModelCostDay(
+                day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), model: try row.text("model"), calls: try row.int("calls"),
+                cost: try row.double("cost"), unpriced: try row.int("unpriced"), estimated: try row.int("estimated"))
+        }
     }
 }

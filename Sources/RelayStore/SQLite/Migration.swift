@@ -305,6 +305,74 @@ extension Migration {
                 "ALTER TABLE history ADD COLUMN failure TEXT"
             ]
         ),
+        Migration(
+            version: 14,
+            statements: [
+                // Each day's totals, kept by triggers as rows come and go, so that the console's
+                // charts and the budget's month read a row per day instead of every run and call
+                // (docs/console.md, "Speed"). A failure of none is kept as '' (a key may not be null).
+                """
+                CREATE TABLE run_days (
+                    team TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    command TEXT NOT NULL,
+                    succeeded INTEGER NOT NULL,
+                    failure TEXT NOT NULL,
+                    runs INTEGER NOT NULL,
+                    PRIMARY KEY (team, day, command, succeeded, failure)
+                ) STRICT, WITHOUT ROWID
+                """,
+                """
+                CREATE TRIGGER run_days_insert AFTER INSERT ON history BEGIN
+                    INSERT INTO run_days VALUES (new.team, CAST(new.created_at / 86400 AS INTEGER), new.command, new.succeeded, IFNULL(new.failure, ''), 1)
+                    ON CONFLICT DO UPDATE SET runs = runs + 1;
+                END
+                """,
+                """
+                CREATE TRIGGER run_days_delete AFTER DELETE ON history BEGIN
+                    UPDATE run_days SET runs = runs - 1
+                    WHERE team = old.team AND day = CAST(old.created_at / 86400 AS INTEGER) AND command = old.command
+                        AND succeeded = old.succeeded AND failure = IFNULL(old.failure, '');
+                    DELETE FROM run_days
+                    WHERE team = old.team AND day = CAST(old.created_at / 86400 AS INTEGER) AND command = old.command
+                        AND succeeded = old.succeeded AND failure = IFNULL(old.failure, '') AND runs <= 0;
+                END
+                """,
+                """
+                INSERT INTO run_days
+                SELECT team, CAST(created_at / 86400 AS INTEGER), command, succeeded, IFNULL(failure, ''), count(*) FROM history GROUP BY 1, 2, 3, 4, 5
+                """,
+                // Model calls are never deleted (docs/admin.md, "Usage"): an insert trigger is all.
+                """
+                CREATE TABLE model_call_days (
+                    platform TEXT NOT NULL,
+                    team TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    model TEXT NOT NULL,
+                    calls INTEGER NOT NULL,
+                    cost REAL NOT NULL,
+                    unpriced INTEGER NOT NULL,
+                    estimated INTEGER NOT NULL,
+                    PRIMARY KEY (platform, team, day, model)
+                ) STRICT, WITHOUT ROWID
+                """,
+                """
+                CREATE TRIGGER model_call_days_insert AFTER INSERT ON model_calls BEGIN
+                    INSERT INTO model_call_days
+                    VALUES (new.platform, new.team, CAST(new.at / 86400 AS INTEGER), new.model, 1, IFNULL(new.cost, 0), new.cost IS NULL, new.estimated)
+                    ON CONFLICT DO UPDATE SET calls = calls + 1, cost = cost + excluded.cost, unpriced = unpriced + excluded.unpriced,
+                        estimated = estimated + excluded.estimated;
+                END
+                """,
+                """
+                INSERT INTO model_call_days
+                SELECT platform, team, CAST(at / 86400 AS INTEGER), model, count(*), IFNULL(sum(cost), 0), sum(cost IS NULL), sum(estimated)
+                FROM model_calls GROUP BY 1, 2, 3, 4
+                """,
+                // The council page's marked fact-checks, newest first, without reading the others.
+                "CREATE INDEX ledger_marked ON ledger (team, created_at DESC, id DESC) WHERE mark_verdict IS NOT NULL",
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

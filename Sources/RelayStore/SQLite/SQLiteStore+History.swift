@@ -23,17 +23,16 @@ extension SQLiteStore {
 
 extension SQLiteStore {
     public func runCounts(team: String, from: Date, to: Date) async throws -> [RunCount] {
-        try await perform("count the runs of team \(team)") { db in
+        let days = RunCount.days(touching: from, to)
+        return try await perform("count the runs of team \(team)") { db in
             try db.query(
-                """
-                SELECT CAST(created_at / 86400 AS INTEGER) AS day, command, succeeded, failure, count(*) AS runs FROM history
-                WHERE team = ? AND created_at >= ? AND created_at < ? GROUP BY day, command, succeeded, failure
-                """,
-                [.text(team), .date(from), .date(to)]
+                "SELECT day, command, succeeded, failure, runs FROM run_days WHERE team = ? AND day >= ? AND day < ?",
+                [.text(team), .integer(days.lowerBound), .integer(days.upperBound)]
             ).map { row in
-                RunCount(
+                let failure = try row.text("failure")
+                return RunCount(
                     day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), command: try row.text("command"),
-                    succeeded: try row.bool("succeeded"), failure: row.optionalText("failure"), count: try row.int("runs"))
+                    succeeded: try row.bool("succeeded"), failure: failure.isEmpty ? nil : failure, count: try row.int("runs"))
             }
         }
     }

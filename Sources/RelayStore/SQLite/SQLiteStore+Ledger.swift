@@ -30,6 +30,16 @@ extension SQLiteStore {
         }
     }
 
+    public func markedLedger(team: String, limit: Int) async throws -> [LedgerEntry] {
+        guard limit > 0 else { return [] }
+        return try await perform("read the marked ledger entries of team \(team)") { db in
+            try db.query(
+                "SELECT * FROM ledger WHERE team = ? AND mark_verdict IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT ?",
+                [.text(team), .integer(limit)]
+            ).map(LedgerEntry.init(stored:))
+        }
+    }
+
     public func ledgerEntries(team: String) async throws -> [LedgerEntry] {
         try await perform("export the ledger of team \(team)") { db in
             try db.query("SELECT * FROM ledger WHERE team = ? ORDER BY created_at, id", [.text(team)]).map(LedgerEntry.init(stored:))

@@ -48,11 +48,25 @@ extension SQLiteStore {
 
     /// The month's spend and what the team's items hold, for a look inside the writer.
     static func standing(platform: String, team: String, from: Date, to: Date, _ db: Database) throws -> BudgetStanding {
-        let spent =
+        // Whole days from their totals (a month is a few dozen rows however busy the team), the
+        // part-days at either end call by call.
+        let days = RunCount.days(within: from, to)
+        let edges: [(Date, Date)] =
+            days.isEmpty
+            ? [(from, to)]
+            : [(from, Date(timeIntervalSince1970: Double(days.lowerBound) * 86_400)), (Date(timeIntervalSince1970: Double(days.upperBound) * 86_400), to)]
+        var spent =
             try db.query(
-                "SELECT IFNULL(SUM(cost), 0.0) AS spent FROM model_calls WHERE platform = ? AND team = ? AND at >= ? AND at < ?",
-                [.text(platform), .text(team), .date(from), .date(to)]
+                "SELECT IFNULL(SUM(cost), 0.0) AS spent FROM model_call_days WHERE platform = ? AND team = ? AND day >= ? AND day < ?",
+                [.text(platform), .text(team), .integer(days.lowerBound), .integer(days.upperBound)]
             ).first?.double("spent") ?? 0
+        for (start, end) in edges where start < end {
+            spent +=
+                try db.query(
+                    "SELECT IFNULL(SUM(cost), 0.0) AS spent FROM model_calls WHERE platform = ? AND team = ? AND at >= ? AND at < ?",
+                    [.text(platform), .text(team), .date(start), .date(end)]
+                ).first?.double("spent") ?? 0
+        }
         let reserved =
             try db.query(
                 "SELECT IFNULL(SUM(reserved), 0.0) AS reserved FROM inbox WHERE platform = ? AND team = ?", [.text(platform), .text(team)]

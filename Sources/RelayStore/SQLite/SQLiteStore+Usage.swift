@@ -1,4 +1,5 @@
 public import RelayCore
+public import struct Foundation.Date
 import SQLiteNIO
 
 // The model calls runs made (`model_calls`), written with each run's end.
@@ -18,6 +19,20 @@ extension SQLiteStore {
         let values = bindings
         return try await perform("read the model calls of team \(query.team)") { db in
             try db.query(select, values).map(ModelCallRecord.init(stored:))
+        }
+    }
+
+    public func modelCostDays(platform: String, team: String, from: Date, to: Date) async throws -> [ModelCostDay] {
+        let days = RunCount.days(touching: from, to)
+        return try await perform("read the model costs of team \(team) by day") { db in
+            try db.query(
+                "SELECT * FROM model_call_days WHERE platform = ? AND team = ? AND day >= ? AND day < ?",
+                [.text(platform), .text(team), .integer(days.lowerBound), .integer(days.upperBound)]
+            ).map { row in
+                ModelCostDay(
+                    day: Date(timeIntervalSince1970: Double(try row.int("day")) * 86_400), model: try row.text("model"), calls: try row.int("calls"),
+                    cost: try row.double("cost"), unpriced: try row.int("unpriced"), estimated: try row.int("estimated"))
+            }
         }
     }
 

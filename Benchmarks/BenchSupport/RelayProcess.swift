@@ -1,5 +1,5 @@
-import AsyncHTTPClient
-import Foundation
+public import AsyncHTTPClient
+public import Foundation
 import Glibc
 import NIOCore
 import NIOHTTP1
@@ -7,11 +7,11 @@ import NIOHTTP1
 /// `rhea-relay serve` in its own process, on embedded defaults plus the bench's environment, so
 /// its memory and CPU time are its own. It can be killed with SIGKILL and started again on the
 /// same store, as a crash would leave it.
-final class RelayProcess: Sendable {
-    let process: Process
-    let storePath: String
+public final class RelayProcess: Sendable {
+    public let process: Process
+    public let storePath: String
     /// From launch to the first answered `/healthz`.
-    let startToReady: Duration
+    public let startToReady: Duration
 
     private init(process: Process, storePath: String, startToReady: Duration) {
         self.process = process
@@ -19,22 +19,35 @@ final class RelayProcess: Sendable {
         self.startToReady = startToReady
     }
 
-    struct Launch: Sendable {
-        var binary: String
-        var port: Int
-        var backendURL: String
+    public struct Launch: Sendable {
+        public var binary: String
+        public var port: Int
+        public var backendURL: String
         /// The Slack signing secret; nil leaves Slack off (a Discord run).
-        var secret: String?
+        public var secret: String?
         /// Pins the server with `taskset -c` (its own cores, away from the load).
-        var cpus: String?
+        public var cpus: String?
         /// Added to the server's environment (`HTTP_READ_TIMEOUT`…; `LOG_LEVEL` is `error` unless given).
-        var environment: [String: String] = [:]
+        public var environment: [String: String] = [:]
         /// Where the server's output goes (appended); nowhere when nil.
-        var log: String?
+        public var log: String?
+
+        public init(
+            binary: String, port: Int, backendURL: String, secret: String? = nil, cpus: String? = nil, environment: [String: String] = [:],
+            log: String? = nil
+        ) {
+            self.binary = binary
+            self.port = port
+            self.backendURL = backendURL
+            self.secret = secret
+            self.cpus = cpus
+            self.environment = environment
+            self.log = log
+        }
     }
 
     /// Starts a server on a new store, or on `storePath` (a restart after a crash).
-    static func start(_ launch: Launch, http: HTTPClient, storePath: String? = nil) async throws -> RelayProcess {
+    public static func start(_ launch: Launch, http: HTTPClient, storePath: String? = nil) async throws -> RelayProcess {
         let storePath = storePath ?? FileManager.default.temporaryDirectory.appendingPathComponent("slack-bench-\(UUID().uuidString).sqlite").path
         let process = Process()
         if let cpus = launch.cpus {
@@ -86,12 +99,12 @@ final class RelayProcess: Sendable {
     }
 
     /// Peak resident memory (VmHWM) in KiB.
-    func peakMemoryKiB() -> Int? { status("VmHWM") }
+    public func peakMemoryKiB() -> Int? { status("VmHWM") }
     /// Resident memory now (VmRSS) in KiB.
-    func memoryKiB() -> Int? { status("VmRSS") }
+    public func memoryKiB() -> Int? { status("VmRSS") }
 
     /// User + system CPU time the server has used so far.
-    func cpuTime() -> Duration {
+    public func cpuTime() -> Duration {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return .zero }
@@ -103,14 +116,14 @@ final class RelayProcess: Sendable {
     }
 
     /// SIGKILL: no graceful shutdown, as a crash or an OOM kill would end it. The store stays.
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// SIGTERM, then the store's files (and the key file the relay keeps beside it) are removed.
-    func stop() {
+    public func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
@@ -119,7 +132,7 @@ final class RelayProcess: Sendable {
     }
 }
 
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct BenchError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,9 +1,10 @@
+public import ArgumentParser
 import Foundation
 import Glibc
-import RelayTestSupport
+public import RelayTestSupport
 
 /// Where the relays under test keep their store.
-enum BenchStore: String, CaseIterable, Sendable {
+public enum BenchStore: String, CaseIterable, Sendable, ExpressibleByArgument {
     /// A SQLite file per server: the embedded default.
     case sqlite
     /// One PostgreSQL database the replicas share (`STORE_URL`), a fresh one per run.
@@ -13,10 +14,10 @@ enum BenchStore: String, CaseIterable, Sendable {
 /// A PostgreSQL server of the bench's own, run as in production (fsync and full page writes on,
 /// `synchronous_commit` on) and pinned to the server's CPUs: the store's work, which SQLite does
 /// inside the relay's process, is done here, so its CPU time counts in the cost of a command.
-struct PostgresUnderBench: Sendable {
-    let server: PostgresTestServer
+public struct PostgresUnderBench: Sendable {
+    public let server: PostgresTestServer
 
-    static func start(cpus: String?) async throws -> PostgresUnderBench {
+    public static func start(cpus: String?) async throws -> PostgresUnderBench {
         let server = try await PostgresTestServer.startPrivate(durable: true)
         let bench = PostgresUnderBench(server: server)
         if let cpus {
@@ -27,12 +28,12 @@ struct PostgresUnderBench: Sendable {
     }
 
     /// A new empty database, and its `STORE_URL`.
-    func newDatabase() async throws -> PostgresTestDatabase {
+    public func newDatabase() async throws -> PostgresTestDatabase {
         try await server.createDatabase()
     }
 
     /// The postmaster and every process it started.
-    func processes() -> [Int32] {
+    public func processes() -> [Int32] {
         guard let postmaster = server.postmasterPID else { return [] }
         let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).filter { pid in
             Self.stat(pid).flatMap { $0.count > 1 ? Int32($0[1]) : nil } == postmaster
@@ -42,7 +43,7 @@ struct PostgresUnderBench: Sendable {
 
     /// CPU time of the server so far: the postmaster's own and that of its children it reaped
     /// (backends whose connection closed), plus each live child's.
-    func cpuTime() -> Duration {
+    public func cpuTime() -> Duration {
         guard let postmaster = server.postmasterPID else { return .zero }
         var ticks = 0
         for pid in processes() {
@@ -54,7 +55,7 @@ struct PostgresUnderBench: Sendable {
         return .seconds(Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
-    func stop() async {
+    public func stop() async {
         try? await server.stop()
     }
 

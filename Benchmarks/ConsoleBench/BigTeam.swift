@@ -78,8 +78,10 @@ struct BigTeam: Sendable {
         var calls: [ModelUsage] = []
         var entries: [LedgerEntry] = []
         if tribunal {
-            let claim = (0..<8).map { _ in random.next(3) == 0 ? Self.commonWords[random.next(Self.commonWords.count)] : Self.rareWords[random.next(Self.rareWords.count)] }
-                .joined(separator: " ")
+            let claim = (0..<8).map { _ in
+                random.next(3) == 0 ? Self.commonWords[random.next(Self.commonWords.count)] : Self.rareWords[random.next(Self.rareWords.count)]
+            }
+            .joined(separator: " ")
             let truth: Verdict = random.next(2) == 0 ? .true : .false
             let judges = Self.models.map { model -> LedgerJudge in
                 let right = random.next(100) < 75
@@ -108,7 +110,9 @@ struct BigTeam: Sendable {
     static func call(_ model: String, _ random: inout SplitMix) -> ModelUsage {
         let tokensIn = 200 + random.next(800)
         let tokensOut = 50 + random.next(300)
-        return ModelUsage(model: model, tokensIn: tokensIn, tokensOut: tokensOut, estimated: random.next(20) == 0, cost: Double(tokensIn + 4 * tokensOut) * 1e-7, elapsed: .milliseconds(800))
+        return ModelUsage(
+            model: model, tokensIn: tokensIn, tokensOut: tokensOut, estimated: random.next(20) == 0, cost: Double(tokensIn + 4 * tokensOut) * 1e-7,
+            elapsed: .milliseconds(800))
     }
 }
 

@@ -59,7 +59,9 @@ struct ConsoleBench: AsyncParsableCommand {
     }
 
     func measure(http: HTTPClient) async throws {
-        print("console-bench on \(benchMachine()); server on CPUs \(serverCPUs ?? "any"), release, \(store == .sqlite ? "SQLite" : "PostgreSQL (fsync on, pinned with the server)") store")
+        print(
+            "console-bench on \(benchMachine()); server on CPUs \(serverCPUs ?? "any"), release, \(store == .sqlite ? "SQLite" : "PostgreSQL (fsync on, pinned with the server)") store"
+        )
 
         let seeded = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("console-bench-\(runs)-\(ledger).sqlite").path
         if !FileManager.default.fileExists(atPath: seeded) {
@@ -98,7 +100,8 @@ struct ConsoleBench: AsyncParsableCommand {
         defer { if let postgres { Task { await postgres.stop() } } }
 
         let server = try await RelayProcess.start(
-            RelayProcess.Launch(binary: relay, port: port, backendURL: "http://127.0.0.1:9", secret: "console-bench", cpus: serverCPUs, environment: environment),
+            RelayProcess.Launch(
+                binary: relay, port: port, backendURL: "http://127.0.0.1:9", secret: "console-bench", cpus: serverCPUs, environment: environment),
             http: http, storePath: working)
         defer { server.stop() }
 

@@ -516,4 +516,3 @@ enum BenchPlatform: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// relay's one session, answered in one message each (`XMPPSink`).
     case xmpp
 }
-

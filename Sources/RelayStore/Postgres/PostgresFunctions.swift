@@ -46,10 +46,12 @@ enum PostgresFunctions {
     /// what the team's items hold are summed, and the item is inserted holding `p_reserve`, or
     /// marked over budget and holding nothing. The lock is the transaction's: the insert that
     /// follows is seen by the next one to take it. Nil when the dedupe key was claimed already.
-    static let admitWithinBudget = admitWithinBudget(create: "CREATE OR REPLACE FUNCTION", spent: """
-        SELECT coalesce(sum(c.cost), 0) INTO spent FROM model_calls c
-                WHERE c.platform = p_platform AND c.team = p_budget_team AND c.at >= p_from AND c.at < p_to;
-        """)
+    static let admitWithinBudget = admitWithinBudget(
+        create: "CREATE OR REPLACE FUNCTION",
+        spent: """
+            SELECT coalesce(sum(c.cost), 0) INTO spent FROM model_calls c
+                    WHERE c.platform = p_platform AND c.team = p_budget_team AND c.at >= p_from AND c.at < p_to;
+            """)
 
     /// Schema version 12: the month's spend from the days' totals (`relay_spent`).
     static let admitWithinBudgetByDays = admitWithinBudget(

@@ -1,6 +1,7 @@
 public import RelayCore
-public import struct Foundation.Date
 import SQLiteNIO
+
+public import struct Foundation.Date
 
 // The model calls runs made (`model_calls`), written with each run's end.
 extension SQLiteStore {

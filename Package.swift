@@ -446,7 +446,7 @@ let package = Package(
         .target(
             name: "BenchSupport",
             dependencies: [
-                "RelayTestSupport",
+                "RelayCore", "RelayTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

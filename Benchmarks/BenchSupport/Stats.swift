@@ -1,7 +1,7 @@
 import Foundation
+import RelayCore
 
 extension Duration {
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
     public var ms: String { String(format: "%.1f ms", seconds * 1000) }
 }
 

@@ -15,8 +15,8 @@ struct ConsoleSession: Sendable {
             let token = components.queryItems?.first(where: { $0.name == "t" })?.value
         else { throw BenchError("console-link printed no link: \(link)") }
         let opened = try await http.execute(HTTPClientRequest(url: link), timeout: .seconds(10))
-        guard opened.status == .ok else { throw BenchError("the sign-in page answered \(opened.status)") }
-        _ = try await opened.body.collect(upTo: 1 << 20)
+        let page = try await opened.body.collect(upTo: 1 << 20)
+        guard opened.status == .ok else { throw BenchError("the sign-in page \(link) answered \(opened.status): \(String(buffer: page).prefix(2000))") }
 
         var form = HTTPClientRequest(url: link.components(separatedBy: "?")[0])
         form.method = .POST

@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import RelayCore
 import Synchronization
 
 /// Hands out command numbers, so every command has its own `response_url`.

@@ -4,6 +4,7 @@ import BenchSupport
 import Foundation
 import Logging
 import NIOCore
+import RelayCore
 import RelayTestSupport
 
 /// Drives signed Slack `/translate ja …` slash commands at `rhea-relay serve` (a separate process,

@@ -39,7 +39,7 @@ struct DayTotalsTests {
         try await withStore(kind) { store in
             for entry in [
                 Self.run("fix", at: -100), Self.run("fix", at: 10), Self.run("fix", at: 20, user: "bob"),
-                Self.run("fix", at: 30, failure: "timed_out"), Self.run("translate", at: day + 5, user: "bob"),
+                Self.run("fix", at: 30, failure: "timed_out"), Self.run("translate", at: Self.day + 5, user: "bob"),
                 Self.run("fix", at: 40, team: "T2"),
             ] { try await store.recordRun(entry) }
             let yesterday = Self.midnight.addingTimeInterval(-Self.day)
@@ -86,7 +86,7 @@ struct DayTotalsTests {
             _ = try await store.record(Self.calls(["alpha", "beta"], at: -50, cost: 0.25))
             _ = try await store.record(Self.calls(["beta", "alpha"], at: 10, cost: 0.5))
             _ = try await store.record(Self.calls(["alpha"], at: 20, cost: nil, estimated: true))
-            _ = try await store.record(Self.calls(["alpha"], at: day + 30, cost: 2))
+            _ = try await store.record(Self.calls(["alpha"], at: Self.day + 30, cost: 2))
             _ = try await store.record(Self.calls(["alpha"], at: 40, cost: 8, team: "T2"))
             let yesterday = Self.midnight.addingTimeInterval(-Self.day)
             let today = Self.midnight

@@ -54,7 +54,7 @@ struct BigTeam: Sendable {
         }
         for index in 0..<20 {
             let at = now.addingTimeInterval(-Double(index) * 86_400)
-            try await store.record(
+            _ = try await store.record(
                 RunRecord(changes: [
                     .saveChain(
                         SavedChain(

@@ -118,9 +118,22 @@ struct OverviewPage {
         return Array(ranked.prefix(SVGCharts.maxSeries - 1)) + [other]
     }
 
+    /// The UTC day of `date` as `YYYY-MM-DD`. Worked out by arithmetic (the proleptic Gregorian
+    /// calendar's, days from 1970-01-01), not by a date formatter: a page labels hundreds of
+    /// points, and a formatter made for each took most of the overview's time.
     static func label(_ date: Date) -> String {
-        let day = RunCount.day(of: date)
-        return String(ISO8601DateFormatter.string(from: day, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate]))
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        // Days to a civil date, from Howard Hinnant's `civil_from_days` (eras of 400 years).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return String(format: "%04d-%02d-%02d", year, month, day)
     }
 }
 

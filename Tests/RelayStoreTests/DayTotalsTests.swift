@@ -127,7 +127,7 @@ struct DayTotalsTests {
                     try await store.recordConsensus(
                         LedgerEntry(
                             team: index == 5 ? "T2" : "T1", user: "alice", channel: "general", origin: .tribunal, claim: "claim \(index)", answer: "yes",
-                            verdict: .true, score: 0.9, answered: 3, asked: 3, judges: [], backend: "council", createdAt: instant(Double(index)))))
+                            verdict: .true, score: 0.9, answered: 3, asked: 3, judges: Self.judges, backend: "council", createdAt: instant(Double(index)))))
             }
             for id in [ids[0], ids[2], ids[3], ids[5]] {
                 _ = try await store.markLedger(team: id == ids[5] ? "T2" : "T1", id: id, mark: LedgerMark(verdict: .false, user: "bob", markedAt: instant(100)))
@@ -136,8 +136,22 @@ struct DayTotalsTests {
             #expect(try await store.markedLedger(team: "T1", limit: 2).map(\.claim) == ["claim 3", "claim 2"])
             #expect(try await store.markedLedger(team: "T1", limit: 0).isEmpty)
             #expect(try await store.markedLedger(team: "T2", limit: 10).map(\.claim) == ["claim 5"])
+            // Each judge's model, verdict, confidence and failure, in order (what the council page reads).
+            let judges = try #require(try await store.markedLedger(team: "T1", limit: 1).first?.judges)
+            #expect(judges.map(\.model) == Self.judges.map(\.model))
+            #expect(judges.map(\.verdict) == [.true, nil, .partly])
+            #expect(judges.map(\.confidence) == [0.8, nil, nil])
+            #expect(judges.map(\.error) == [nil, "timed out", nil])
+            // What the council learns from reads the same of them.
+            let learned = try #require(try await store.recentLedger(limit: 1).first?.judges)
+            #expect(learned.map(\.model) == Self.judges.map(\.model) && learned.map(\.confidence) == [0.8, nil, nil])
         }
     }
+
+    static let judges = [
+        LedgerJudge(model: "alpha", verdict: .true, confidence: 0.8, answer: "It is, \"quoted\".", latency: 1),
+        LedgerJudge(model: "beta", error: "timed out"), LedgerJudge(model: "gamma/é", verdict: .partly),
+    ]
 
     @Test("Replicas finishing runs of one team at once keep exact totals, the calls in any order")
     func replicasAtOnce() async throws {

@@ -15,7 +15,8 @@ public protocol LedgerStore: Sendable {
     /// A team's entries whose claim holds every one of `words` (full-text, case-insensitive,
     /// a word matches as a prefix), newest first; with no words, the newest. At most `limit`.
     func searchLedger(team: String, words: [String], limit: Int) async throws -> [LedgerEntry]
-    /// A team's newest marked entries, newest first, at most `limit` (the console's council page).
+    /// A team's newest marked entries, newest first, at most `limit` (the console's council
+    /// page); each judge's answer may be left out, as in `recentLedger`.
     func markedLedger(team: String, limit: Int) async throws -> [LedgerEntry]
     /// Every entry of a team, oldest first (`/ledger export`).
     func ledgerEntries(team: String) async throws -> [LedgerEntry]
@@ -23,6 +24,7 @@ public protocol LedgerStore: Sendable {
     /// entry with that id.
     func markLedger(team: String, id: Int64, mark: LedgerMark) async throws -> Bool
     /// The newest entries of every team, newest first: what the council learns its judges from.
+    /// Each judge's answer may be left out (its model, verdict, confidence and failure are there).
     func recentLedger(limit: Int) async throws -> [LedgerEntry]
     /// Deletes what one user asked in a team (`/history clear`); returns how many.
     func clearLedger(team: String, user: String) async throws -> Int

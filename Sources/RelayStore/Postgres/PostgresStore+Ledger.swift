@@ -55,10 +55,11 @@ extension PostgresStore {
         return try await query(
             "read the marked ledger entries of team \(team)",
             """
-            SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team)) AND mark_verdict IS NOT NULL
+            SELECT *, \(unescaped: LedgerJudgesCoding.votesPostgres) FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team))
+                AND mark_verdict IS NOT NULL
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """
-        ).map(LedgerEntry.init(stored:))
+        ).map { row in try LedgerEntry(stored: row, judges: LedgerJudgesCoding.votes(try row.optionalText("votes"))) }
     }
 
     public func ledgerEntries(team: String) async throws -> [LedgerEntry] {
@@ -73,8 +74,10 @@ extension PostgresStore {
 
     public func recentLedger(limit: Int) async throws -> [LedgerEntry] {
         guard limit > 0 else { return [] }
-        return try await query("read the newest ledger entries", "SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT \(limit)")
-            .map(LedgerEntry.init(stored:))
+        return try await query(
+            "read the newest ledger entries",
+            "SELECT *, \(unescaped: LedgerJudgesCoding.votesPostgres) FROM ledger ORDER BY created_at DESC, id DESC LIMIT \(limit)"
+        ).map { row in try LedgerEntry(stored: row, judges: LedgerJudgesCoding.votes(try row.optionalText("votes"))) }
     }
 
     public func clearLedger(team: String, user: String) async throws -> Int {

@@ -96,6 +96,11 @@ extension HistoryEntry {
 
 extension LedgerEntry {
     init<Row: StoredRow>(stored row: Row) throws {
+        try self.init(stored: row, judges: LedgerJudgesCoding.decode(try row.text("judges")))
+    }
+
+    /// The entry with `judges` read another way than from its JSON (`LedgerJudgesCoding.votes`).
+    init<Row: StoredRow>(stored row: Row, judges: [LedgerJudge]) throws {
         var mark: LedgerMark?
         if let verdict = try row.optionalText("mark_verdict").flatMap(Verdict.init(rawValue:)), let user = try row.optionalText("marked_by"),
             let at = try row.optionalDate("marked_at")
@@ -107,7 +112,7 @@ extension LedgerEntry {
             origin: LedgerOrigin(rawValue: try row.text("origin")) ?? .tribunal, claim: try row.optionalText("claim"),
             answer: try row.optionalText("answer"), verdict: try row.optionalText("verdict").flatMap(Verdict.init(rawValue:)),
             score: try row.double("score"), scoreMeaning: ScoreMeaning(rawValue: try row.text("score_meaning")) ?? .agreement,
-            answered: try row.int("answered"), asked: try row.int("asked"), judges: try LedgerJudgesCoding.decode(try row.text("judges")),
+            answered: try row.int("answered"), asked: try row.int("asked"), judges: judges,
             backend: try row.text("backend"), promptsVersion: try row.optionalText("prompts_version"), createdAt: try row.date("created_at"),
             mark: mark)
     }

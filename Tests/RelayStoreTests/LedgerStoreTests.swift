@@ -52,6 +52,19 @@ struct LedgerStoreTests {
         }
     }
 
+    @Test("Search finds the oldest of 1 300 entries, and only the newest of many matches", arguments: StoreKind.allCases)
+    func searchAcrossALongLedger(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            // PostgreSQL reads the claims a page at a time (500, then 1 000…): the needle is past both.
+            try await store.recordConsensus(Self.entry("A needle in the hay", at: 0))
+            for index in 1...1_300 { try await store.recordConsensus(Self.entry("Hay number \(index)", at: Double(index))) }
+            #expect(try await store.searchLedger(team: "T1", words: ["needle"], limit: 10).map(\.claim) == ["A needle in the hay"])
+            #expect(
+                try await store.searchLedger(team: "T1", words: ["hay"], limit: 3).map(\.claim) == ["Hay number 1300", "Hay number 1299", "Hay number 1298"])
+            #expect(try await store.searchLedger(team: "T1", words: ["straw"], limit: 10).isEmpty)
+        }
+    }
+
     @Test("Search: every word, as a prefix, ignoring case and accents; newest first; one team", arguments: StoreKind.allCases)
     func search(kind: StoreKind) async throws {
         try await withStore(kind) { store in

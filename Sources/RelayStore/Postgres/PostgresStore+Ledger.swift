@@ -23,12 +23,15 @@ extension PostgresStore {
             ).map(LedgerEntry.init(stored:))
         }
         guard LedgerSearchQuery.fts5(words) != nil else { return [] }
-        // Only the claims are read to match (a page of 5 000 at a time); the whole entries, with
-        // their votes, only for those that match (docs/console.md, "Speed").
+        // Only the claims are read to match, a page at a time: 500 first (a common word is found
+        // there), then twice as many each time up to 20 000 (a rare word reads the ledger in few
+        // round trips); the whole entries, with their votes, only for those that match
+        // (docs/benchmarks.md, "console-bench").
         var matched: [Int64] = []
         var after: (Double, Int64)?
-        let page = 5_000
+        var page = 500
         while matched.count < limit {
+            defer { page = min(page * 2, 20_000) }
             let rows = try await query(
                 "search the ledger of team \(team)",
                 """

@@ -82,21 +82,29 @@ enum PostgresFunctions {
         """
 
     /// A statement's history rows added to (`+`) or taken from (`-`) their days' totals, in key
-    /// order, on the backend's own shard; a total that reaches 0 is removed.
+    /// order, on the backend's own shard (which a removal may take below 0: readers sum the
+    /// shards). After a removal, the rows of the days it touched that are left at 0 go; an
+    /// insert, on every run's end, looks at nothing more.
     static func runDaysChange(name: String, table: String, sign: String) -> String {
-        """
-        CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $fn$
-        BEGIN
-            INSERT INTO run_days AS d (team, day, command, succeeded, failure, shard, runs)
-            SELECT r.team, floor(r.created_at / 86400)::bigint, r.command, r.succeeded, coalesce(r.failure, ''), (pg_backend_pid() % 8)::smallint,
-                \(sign)count(*)
-            FROM \(table) r GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
-            ON CONFLICT (team, day, command, succeeded, failure, shard) DO UPDATE SET runs = d.runs + excluded.runs;
-            DELETE FROM run_days WHERE runs = 0 AND shard = (pg_backend_pid() % 8)::smallint;
-            RETURN NULL;
-        END
-        $fn$
-        """
+        let cleanUp =
+            sign == "-"
+            ? """
+                DELETE FROM run_days d USING (SELECT DISTINCT r.team, floor(r.created_at / 86400)::bigint AS day FROM \(table) r) AS t
+                    WHERE d.team = t.team AND d.day = t.day AND d.runs = 0;
+            """ : ""
+        return """
+            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $fn$
+            BEGIN
+                INSERT INTO run_days AS d (team, day, command, succeeded, failure, shard, runs)
+                SELECT r.team, floor(r.created_at / 86400)::bigint, r.command, r.succeeded, coalesce(r.failure, ''), (pg_backend_pid() % 8)::smallint,
+                    \(sign)count(*)
+                FROM \(table) r GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+                ON CONFLICT (team, day, command, succeeded, failure, shard) DO UPDATE SET runs = d.runs + excluded.runs;
+            \(cleanUp)
+                RETURN NULL;
+            END
+            $fn$
+            """
     }
 
     /// A statement's model calls added to their days' totals, in key order, on the backend's shard.

@@ -36,7 +36,7 @@ struct ChainsPage {
         let values = ChainsValues(
             action: action, csrf: csrf, notice: outcome.flatMap { $0.refused ? nil : ConsoleHTML.chatText($0.message) },
             error: outcome.flatMap { $0.refused ? ConsoleHTML.chatText($0.message) : nil }, hasChains: !chains.isEmpty,
-            chains: chains.map { ChainRow(name: $0.name, source: $0.source, updated: OverviewPage.label($0.updatedAt), by: $0.creator) },
+            chains: chains.map { ChainRow(name: $0.name, source: $0.source, updated: ConsoleDates.day($0.updatedAt), by: $0.creator) },
             hasCommands: !commands.isEmpty, commands: commands.map { CommandRow(name: $0.name, template: $0.template) },
             kept: outcome?.kept ?? Kept())
         return TrustedHTML(html: ConsoleTemplates.render("chains", values))

@@ -21,25 +21,19 @@ struct ConnectionsPage {
                 let held = lease.holder != nil && (lease.expiresAt.map { $0 > now } ?? false)
                 return LeaseRow(
                     name: lease.name, holder: held ? lease.holder ?? "" : "nobody (free)",
-                    until: held ? lease.expiresAt.map(Self.time) ?? "" : "")
+                    until: held ? lease.expiresAt.map(ConsoleDates.time) ?? "" : "")
             }
             return ConnectionRow(
                 platform: platform, state: states[platform] ?? "not configured here", leases: leases, hasLeases: !leases.isEmpty,
-                lastQueued: activity?.lastQueued.map(Self.time) ?? "none kept", lastError: activity?.lastError ?? "none",
-                lastErrorQueued: activity?.lastErrorQueued.map(Self.time), pending: activity?.pending ?? 0)
+                lastQueued: activity?.lastQueued.map(ConsoleDates.time) ?? "none kept", lastError: activity?.lastError ?? "none",
+                lastErrorQueued: activity?.lastErrorQueued.map(ConsoleDates.time), pending: activity?.pending ?? 0)
         }
         let others = report.leases.filter { lease in !platforms.contains { lease.name.hasPrefix($0 + ".") } }.map { lease in
-            LeaseRow(name: lease.name, holder: lease.holder ?? "nobody (free)", until: lease.expiresAt.map(Self.time) ?? "")
+            LeaseRow(name: lease.name, holder: lease.holder ?? "nobody (free)", until: lease.expiresAt.map(ConsoleDates.time) ?? "")
         }
         let values = ConnectionsValues(
             rows: rows, depth: report.activity.reduce(0) { $0 + $1.pending }, otherLeases: others, hasOtherLeases: !others.isEmpty)
         return TrustedHTML(html: ConsoleTemplates.render("connections", values))
-    }
-
-    /// `YYYY-MM-DD HH:MM:SS UTC`.
-    static func time(_ date: Date) -> String {
-        ISO8601DateFormatter.string(from: date, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate, .withFullTime])
-            .replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
     }
 }
 

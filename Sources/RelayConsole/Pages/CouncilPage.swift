@@ -26,7 +26,7 @@ struct CouncilPage {
         // Each model's record on marked claims, cumulative to the end of each week.
         let thisWeek = RunCount.day(of: now).addingTimeInterval(-Double(Self.weekday(now)) * 86_400)
         let starts = (0..<Self.weeks).reversed().map { thisWeek.addingTimeInterval(-Double($0) * 7 * 86_400) }
-        let labels = starts.map(OverviewPage.label)
+        let labels = starts.map(ConsoleDates.day)
         var record: [String: [String: (value: Double, count: Int)]] = [:]
         var models = Set<String>()
         for (index, start) in starts.enumerated() {
@@ -78,8 +78,7 @@ struct CouncilPage {
     /// Days since Monday (UTC) of `date`'s week.
     static func weekday(_ date: Date) -> Int {
         // 1970-01-01 was a Thursday: day 0 is 3 days after a Monday.
-        let day = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        return ((day + 3) % 7 + 7) % 7
+        ((RunCount.dayNumber(of: date) + 3) % 7 + 7) % 7
     }
 }
 

@@ -32,13 +32,13 @@ struct LedgerPage {
         }
         let rows = entries.map { entry in
             LedgerRow(
-                id: String(entry.id), date: OverviewPage.label(entry.createdAt), claim: entry.claim ?? "(text not kept: the team's retention)",
+                id: String(entry.id), date: ConsoleDates.day(entry.createdAt), claim: entry.claim ?? "(text not kept: the team's retention)",
                 verdict: entry.verdict?.rawValue ?? "none", score: Self.score(entry), models: "\(entry.answered)/\(entry.asked)",
                 votes: entry.judges.map { judge in
                     let confidence = judge.confidence.map { " \(Int(($0 * 100).rounded())) %" } ?? ""
                     return LedgerVote(model: judge.model, said: judge.error != nil ? "failed" : (judge.verdict?.rawValue ?? "no verdict") + confidence)
                 },
-                mark: entry.mark.map { "\($0.verdict.rawValue), by \($0.user), \(OverviewPage.label($0.markedAt))" })
+                mark: entry.mark.map { "\($0.verdict.rawValue), by \($0.user), \(ConsoleDates.day($0.markedAt))" })
         }
         let values = LedgerValues(
             base: base, action: base + ConsoleRoutes.segment(grant.platform) + "/" + ConsoleRoutes.segment(grant.team) + "/ledger", query: query,

@@ -14,7 +14,7 @@ struct OverviewPage {
     /// The days shown, oldest first, as `YYYY-MM-DD`, and the first instant of the oldest.
     var window: (labels: [String], from: Date) {
         let today = RunCount.day(of: now)
-        let labels = (0..<Self.days).reversed().map { Self.label(today.addingTimeInterval(-Double($0) * 86_400)) }
+        let labels = (0..<Self.days).reversed().map { ConsoleDates.day(today.addingTimeInterval(-Double($0) * 86_400)) }
         return (labels, today.addingTimeInterval(-Double(Self.days - 1) * 86_400))
     }
 
@@ -39,7 +39,7 @@ struct OverviewPage {
         let commands = Self.series(runsByCommand.mapValues(Double.init))
         for point in counts {
             let name = commands.contains(point.command) ? point.command : Self.other
-            runsByDay[Self.label(point.day), default: [:]][name, default: 0] += Double(point.count)
+            runsByDay[ConsoleDates.day(point.day), default: [:]][name, default: 0] += Double(point.count)
         }
         let commandsChart = SVGCharts.stackedBars(
             id: "commands-chart", label: "commands per day", days: labels, series: commands, values: runsByDay, format: { "\(Int($0)) runs" })
@@ -52,7 +52,7 @@ struct OverviewPage {
         var costByDay: [String: [String: Double]] = [:]
         for point in costs {
             let name = models.contains(point.model) ? point.model : Self.other
-            costByDay[Self.label(point.day), default: [:]][name, default: 0] += point.cost
+            costByDay[ConsoleDates.day(point.day), default: [:]][name, default: 0] += point.cost
         }
         let costChart = SVGCharts.stackedBars(
             id: "cost-chart", label: "cost per day by model", days: labels, series: models, values: costByDay, format: UsageFormat.dollars)
@@ -116,24 +116,6 @@ struct OverviewPage {
         let ranked = totals.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value > $1.value }.map(\.key)
         guard ranked.count > SVGCharts.maxSeries else { return ranked }
         return Array(ranked.prefix(SVGCharts.maxSeries - 1)) + [other]
-    }
-
-    /// The UTC day of `date` as `YYYY-MM-DD`. Worked out by arithmetic (the proleptic Gregorian
-    /// calendar's, days from 1970-01-01), not by a date formatter: a page labels hundreds of
-    /// points, and a formatter made for each took most of the overview's time.
-    static func label(_ date: Date) -> String {
-        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        // Days to a civil date, from Howard Hinnant's `civil_from_days` (eras of 400 years).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return String(format: "%04d-%02d-%02d", year, month, day)
     }
 }
 

@@ -22,13 +22,18 @@ public struct RunCount: Sendable, Hashable {
 
     /// The UTC day `date` falls in, as its first instant (what stores group by).
     public static func day(of date: Date) -> Date {
-        Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
+        Date(timeIntervalSince1970: Double(dayNumber(of: date)) * 86_400)
+    }
+
+    /// The UTC day `date` falls in, numbered from 1970-01-01 (day 0).
+    public static func dayNumber(of date: Date) -> Int {
+        Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
     }
 
     /// The UTC days (numbered from 1970-01-01) that `from..<to` touches: what a store's day
     /// totals answer for it.
     public static func days(touching from: Date, _ to: Date) -> Range<Int> {
-        let first = Int((from.timeIntervalSince1970 / 86_400).rounded(.down))
+        let first = dayNumber(of: from)
         return first..<max(first, Int((to.timeIntervalSince1970 / 86_400).rounded(.up)))
     }
 

@@ -207,15 +207,12 @@ public final class MemoryStore: Store, Sendable {
         }
     }
 
-    /// The UTC day `date` falls in, numbered from 1970-01-01 (as `RunCount.days` numbers them).
-    static func dayNumber(_ date: Date) -> Int { Int((date.timeIntervalSince1970 / 86_400).rounded(.down)) }
-
     public func modelCostDays(platform: String, team: String, from: Date, to: Date) throws -> [ModelCostDay] {
         try withOpenContents { contents throws(StoreError) in
             let days = RunCount.days(touching: from, to)
             var totals: [String: ModelCostDay] = [:]
             for call in contents.modelCalls
-            where ExactText(call.platform) == ExactText(platform) && ExactText(call.team) == ExactText(team) && days.contains(Self.dayNumber(call.at)) {
+            where ExactText(call.platform) == ExactText(platform) && ExactText(call.team) == ExactText(team) && days.contains(RunCount.dayNumber(of: call.at)) {
                 let day = RunCount.day(of: call.at)
                 let key = "\(day.timeIntervalSince1970) \(call.model)"
                 var total = totals[key] ?? ModelCostDay(day: day, model: call.model, calls: 0, cost: 0, unpriced: 0, estimated: 0)
@@ -234,7 +231,7 @@ public final class MemoryStore: Store, Sendable {
             var counts: [RunCount: Int] = [:]
             let days = RunCount.days(touching: from, to)
             for (key, runs) in contents.history where key.first == ExactText(team) {
-                for run in runs where days.contains(Self.dayNumber(run.createdAt)) {
+                for run in runs where days.contains(RunCount.dayNumber(of: run.createdAt)) {
                     let key = RunCount(day: RunCount.day(of: run.createdAt), command: run.command, succeeded: run.succeeded, failure: run.failure, count: 0)
                     counts[key, default: 0] += 1
                 }

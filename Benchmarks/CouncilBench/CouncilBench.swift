@@ -90,7 +90,9 @@ struct CouncilBench: AsyncParsableCommand {
         let history = LedgerHistory(SyntheticLedger.entries(ledger, models: models.map(\.name), firstID: 1))
         let learned = Council(
             configuration: CouncilConfiguration(models: models, deadline: .seconds(10)), client: client, logger: logger,
-            reliability: CouncilReliability(weights: [:], history: { history.newest(CouncilReliability.historyLimit) }))
+            reliability: CouncilReliability(
+                weights: [:], history: { history.newest(CouncilReliability.historyLimit) },
+                stamps: { history.newest(CouncilReliability.historyLimit).map(LedgerStamp.init) }))
         let clock = ContinuousClock()
         let started = clock.now
         _ = try await learned.consensus(claim)

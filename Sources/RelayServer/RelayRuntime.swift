@@ -42,7 +42,8 @@ public final class RelayRuntime: Sendable {
                     configuration: council, client: OpenAICompatibleClient(transport: transport, logger: logger), logger: logger,
                     reliability: CouncilReliability(
                         weights: Dictionary(council.models.map { ($0.name, $0.weight) }, uniquingKeysWith: { first, _ in first }),
-                        history: { [store] in try await store.recentLedger(limit: CouncilReliability.historyLimit) }))
+                        history: { [store] in try await store.recentLedger(limit: CouncilReliability.historyLimit) },
+                        stamps: { [store] in try await store.ledgerStamps(limit: CouncilReliability.historyLimit) }))
             }
         let transcriber = configuration.transcription.map { OpenAITranscriptionClient(configuration: $0, transport: transport, logger: logger) }
         return RelayRuntime(configuration: configuration, store: store, tribunal: tribunal, transport: transport, transcriber: transcriber)

@@ -97,7 +97,8 @@ final class BackendUnderTest: Sendable {
             let council = Council(
                 configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: logger), logger: logger,
                 reliability: CouncilReliability(
-                    weights: [:], history: { try await ledger.store?.recentLedger(limit: CouncilReliability.historyLimit) ?? [] }))
+                    weights: [:], history: { try await ledger.store?.recentLedger(limit: CouncilReliability.historyLimit) ?? [] },
+                    stamps: { try await ledger.store?.ledgerStamps(limit: CouncilReliability.historyLimit) ?? [] }))
             return BackendUnderTest(
                 kind: kind, tribunal: council, rhea: nil, councilServers: servers, councilConfiguration: configuration, httpClient: httpClient,
                 ledger: ledger)

@@ -7,6 +7,7 @@ import RelayPipeline
 import RelayStore
 import RelayTestSupport
 import RelayTribunal
+import Synchronization
 import Testing
 
 /// Issue 14, points 2 and 3, through the council as `serve` builds it: votes weigh by what the
@@ -34,7 +35,9 @@ struct LearnedCouncilTests {
         let council = Council(
             configuration: configuration, client: OpenAICompatibleClient(transport: HTTPTransport(client: httpClient), logger: Logger(label: "test")),
             logger: Logger(label: "test"),
-            reliability: CouncilReliability(weights: [:], history: { try store.recentLedger(limit: CouncilReliability.historyLimit) }))
+            reliability: CouncilReliability(
+                weights: [:], history: { try store.recentLedger(limit: CouncilReliability.historyLimit) },
+                stamps: { try store.ledgerStamps(limit: CouncilReliability.historyLimit) }))
         do {
             try await body(Relay(tribunal: council, store: store), store)
         } catch {
@@ -208,6 +211,38 @@ struct LearnedCouncilTests {
             _ = try await store.recordConsensus(Self.agreeing(1, judges: names, from: 101)[0])
             #expect(await send(relay, "/council").body.contains("Learned from 102 fact-checks"))
         }
+    }
+
+    @Test func aLookThatFindsNothingNewReadsOnlyStampsAndAMarkIsLearnedAtOnce() async throws {
+        let names = ["careful-a", "careful-b", "loud"]
+        let store = MemoryStore()
+        let ids = try Self.agreeing(100, judges: names).map { try store.recordConsensus($0) }
+        let reads = ReadCounter()
+        let reliability = CouncilReliability(
+            weights: [:],
+            history: {
+                reads.add()
+                return try store.recentLedger(limit: CouncilReliability.historyLimit)
+            }, stamps: { try store.ledgerStamps(limit: CouncilReliability.historyLimit) })
+        #expect(await reliability.refreshed().claims == 100 && reads.count == 1)
+        #expect(await reliability.refreshed().claims == 100 && reads.count == 1, "nothing new: the entries are not read")
+        let mark = { (verdict: Verdict) in try store.markLedger(team: "t", id: ids[5], mark: LedgerMark(verdict: verdict, user: "bob", markedAt: .now)) }
+        #expect(try mark(.false))
+        #expect(await reliability.refreshed().marked == 1 && reads.count == 2, "a new mark is learned at once")
+        #expect(try mark(.false))
+        #expect(await reliability.refreshed().marked == 1 && reads.count == 2, "the same mark again changes nothing")
+        #expect(try mark(.true))
+        #expect(await reliability.refreshed().marked == 1 && reads.count == 3, "a changed mark is learned at once")
+        // One written and one not yet written make the two that 2 % of 100 asks for.
+        _ = try store.recordConsensus(Self.agreeing(1, judges: names, from: 100)[0])
+        #expect(await reliability.refreshed().claims == 100 && reads.count == 3)
+        #expect(await reliability.refreshed(unwritten: Self.agreeing(1, judges: names, from: 101)).claims == 102 && reads.count == 4)
+    }
+
+    final class ReadCounter: Sendable {
+        private let reads = Mutex(0)
+        func add() { reads.withLock { $0 += 1 } }
+        var count: Int { reads.withLock { $0 } }
     }
 
     /// The accuracy in a `/council` line: "accuracy 0.82 ± 0.05 over 340 verdicts" → 0.82.

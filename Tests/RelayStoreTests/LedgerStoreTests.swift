@@ -116,6 +116,23 @@ struct LedgerStoreTests {
         }
     }
 
+    @Test("Stamps are the newest entries of every team, in the same order, with their marks", arguments: StoreKind.allCases)
+    func stamps(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let first = try await store.recordConsensus(Self.entry("first", at: 1))
+            var rhea = Self.entry("from the gateway", at: 2, team: "T2")
+            rhea.backend = "rhea"
+            let second = try await store.recordConsensus(rhea)
+            let third = try await store.recordConsensus(Self.entry("third", at: 3))
+            #expect(try await store.markLedger(team: "T1", id: first, mark: LedgerMark(verdict: .false, user: "bob", markedAt: instant(4))))
+            let stamps = try await store.ledgerStamps(limit: 2)
+            #expect(stamps == [LedgerStamp(id: third, backend: "council", mark: nil), LedgerStamp(id: second, backend: "rhea", mark: nil)])
+            #expect(try await store.ledgerStamps(limit: 5) == store.recentLedger(limit: 5).map(LedgerStamp.init))
+            #expect(try await store.ledgerStamps(limit: 5).last == LedgerStamp(id: first, backend: "council", mark: .false))
+            #expect(try await store.ledgerStamps(limit: 0).isEmpty)
+        }
+    }
+
     @Test("Clearing deletes what one user asked in one team", arguments: StoreKind.allCases)
     func clear(kind: StoreKind) async throws {
         try await withStore(kind) { store in

@@ -246,6 +246,25 @@ public struct LedgerMark: Sendable, Hashable, Codable {
     }
 }
 
+/// What the council checks of a ledger entry before learning again (`LedgerStore.ledgerStamps`):
+/// whether it is new, which backend judged it and its mark, without its texts or votes.
+public struct LedgerStamp: Sendable, Hashable {
+    public var id: Int64
+    public var backend: String
+    public var mark: Verdict?
+
+    public init(id: Int64, backend: String, mark: Verdict?) {
+        self.id = id
+        self.backend = backend
+        self.mark = mark
+    }
+
+    /// The stamp of `entry`.
+    public init(_ entry: LedgerEntry) {
+        self.init(id: entry.id, backend: entry.backend, mark: entry.mark?.verdict)
+    }
+}
+
 /// One recorded consensus: the team's fact-check ledger, and what the council learns from.
 public struct LedgerEntry: Sendable, Hashable, Codable {
     /// The store's id, growing and never reused; 0 before it is recorded.

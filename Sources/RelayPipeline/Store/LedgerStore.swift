@@ -26,6 +26,10 @@ public protocol LedgerStore: Sendable {
     /// The newest entries of every team, newest first: what the council learns its judges from.
     /// Each judge's answer may be left out (its model, verdict, confidence and failure are there).
     func recentLedger(limit: Int) async throws -> [LedgerEntry]
+    /// The newest entries of every team in `recentLedger`'s order, only their id, backend and
+    /// mark: what the council reads on every consensus to decide whether to learn again (2 000
+    /// of these cost a fraction of reading the entries).
+    func ledgerStamps(limit: Int) async throws -> [LedgerStamp]
     /// Deletes what one user asked in a team (`/history clear`); returns how many.
     func clearLedger(team: String, user: String) async throws -> Int
     /// Deletes entries recorded before `before` and those whose effective retention is `off`;

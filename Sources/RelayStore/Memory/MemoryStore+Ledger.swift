@@ -70,6 +70,10 @@ extension MemoryStore {
         }
     }
 
+    public func ledgerStamps(limit: Int) throws -> [LedgerStamp] {
+        try recentLedger(limit: limit).map(LedgerStamp.init)
+    }
+
     public func clearLedger(team: String, user: String) throws -> Int {
         try withOpenContents { contents throws(StoreError) in Self.clearLedger(team: team, user: user, in: &contents) }
     }

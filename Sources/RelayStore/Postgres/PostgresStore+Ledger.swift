@@ -83,6 +83,13 @@ extension PostgresStore {
         ).map { row in try LedgerEntry(stored: row, judges: LedgerJudgesCoding.votes(try row.optionalText("votes"))) }
     }
 
+    public func ledgerStamps(limit: Int) async throws -> [LedgerStamp] {
+        guard limit > 0 else { return [] }
+        return try await query(
+            "read the newest ledger entries' stamps", "SELECT id, backend, mark_verdict FROM ledger ORDER BY created_at DESC, id DESC LIMIT \(limit)"
+        ).map(LedgerStamp.init(stored:))
+    }
+
     public func clearLedger(team: String, user: String) async throws -> Int {
         let (team, user) = (PostgresJSON.withoutNUL(team), PostgresJSON.withoutNUL(user))
         return try await query(

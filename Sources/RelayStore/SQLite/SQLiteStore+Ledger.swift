@@ -72,6 +72,14 @@ extension SQLiteStore {
         }
     }
 
+    public func ledgerStamps(limit: Int) async throws -> [LedgerStamp] {
+        guard limit > 0 else { return [] }
+        return try await perform("read the newest ledger entries' stamps") { db in
+            try db.query("SELECT id, backend, mark_verdict FROM ledger ORDER BY created_at DESC, id DESC LIMIT ?", [.integer(limit)]).map(
+                LedgerStamp.init(stored:))
+        }
+    }
+
     public func clearLedger(team: String, user: String) async throws -> Int {
         try await perform("clear the ledger entries of user \(user) in team \(team)") { db in try Self.clearLedger(team: team, user: user, db) }
     }

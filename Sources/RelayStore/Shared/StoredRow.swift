@@ -118,6 +118,13 @@ extension LedgerEntry {
     }
 }
 
+extension LedgerStamp {
+    init(stored row: some StoredRow) throws {
+        self.init(
+            id: try row.int64("id"), backend: try row.text("backend"), mark: try row.optionalText("mark_verdict").flatMap(Verdict.init(rawValue:)))
+    }
+}
+
 extension CustomCommand {
     init(stored row: some StoredRow) throws {
         self.init(

@@ -17,8 +17,9 @@ import Synchronization
 /// was last learned (one claim while it is small, 2 % of it later), or when people's marks changed,
 /// not before every consensus. Learning from 2 000 claims of five models, with the resampled fits,
 /// held-out folds and the check for shared mistakes, takes about 55 ms (council-bench, release),
-/// paid once every 40 fact-checks once the ledger is full: about 1.3 ms per tribunal. A failed read
-/// keeps the last estimate.
+/// paid once every 40 fact-checks once the ledger is full: about 1.3 ms per tribunal. Whether to
+/// learn is decided from the entries' stamps (id, backend, mark: `stamps`), not from the entries
+/// with their votes, which only a relearning reads. A failed read keeps the last estimate.
 public final class CouncilReliability: Sendable {
     /// The newest entries learned from.
     public static let historyLimit = 2000
@@ -35,6 +36,19 @@ public final class CouncilReliability: Sendable {
         /// The newest written entry learned from (ids grow), and the marks seen: what decides whether to learn again.
         var newestID: Int64 = 0
         var marks: Set<MarkKey> = []
+
+        /// Whether the council's entries `window` (newest first) differ enough from what this
+        /// snapshot learned: never learned yet, grown by `relearnStep` claims, or marks changed.
+        func needsLearning(from window: [LedgerStamp]) -> Bool {
+            guard claims > 0 || newestID > 0 else { return true }
+            // Unwritten entries have no id yet: they count as new.
+            let grown = window.count { $0.id == 0 || $0.id > newestID }
+            return grown >= CouncilReliability.relearnStep(after: claims) || Self.marks(window) != marks
+        }
+
+        static func marks(_ window: [LedgerStamp]) -> Set<MarkKey> {
+            Set(window.compactMap { stamp in stamp.mark.map { MarkKey(id: stamp.id, verdict: $0) } })
+        }
     }
 
     /// One mark as the cache compares them: a changed or new mark is a reason to learn again.
@@ -45,15 +59,21 @@ public final class CouncilReliability: Sendable {
 
     let estimator: ReliabilityEstimator
     let history: @Sendable () async throws -> [LedgerEntry]
+    let stamps: @Sendable () async throws -> [LedgerStamp]
     private let state: Mutex<Snapshot>
 
     /// - Parameters:
     ///   - weights: the configured `weight:` of each model, which sets its prior.
     ///   - history: the ledger's newest entries, newest first (`LedgerStore.recentLedger`).
-    public init(weights: [String: Double], history: @escaping @Sendable () async throws -> [LedgerEntry]) {
+    ///   - stamps: the same entries' stamps (`LedgerStore.ledgerStamps`).
+    public init(
+        weights: [String: Double], history: @escaping @Sendable () async throws -> [LedgerEntry],
+        stamps: @escaping @Sendable () async throws -> [LedgerStamp]
+    ) {
         let estimator = ReliabilityEstimator(prior: ReliabilityPrior(weights: weights))
         self.estimator = estimator
         self.history = history
+        self.stamps = stamps
         state = Mutex(Snapshot(estimate: estimator.estimate([]), calibrator: ScoreCalibrator(samples: []), claims: 0, marked: 0))
     }
 
@@ -62,13 +82,15 @@ public final class CouncilReliability: Sendable {
     /// `relearnStep` claims or its marks changed; otherwise the cached one.
     public func refreshed(unwritten: [LedgerEntry] = []) async -> Snapshot {
         let previous = state.withLock { $0 }
+        let unwrittenStamps = unwritten.map(LedgerStamp.init)
+        // The stamps first: most consensus requests find nothing to learn, and reading 2 000
+        // entries with their votes to see that was most of the console's council page.
+        if let stamps = try? await stamps(), !previous.needsLearning(from: Self.window(unwrittenStamps, stamps, backend: \.backend)) { return previous }
         guard let written = try? await history() else { return previous }
-        let entries = (unwritten.isEmpty ? written : Array((unwritten + written).prefix(Self.historyLimit))).filter { $0.backend == "council" }
-        let marks = Set(entries.compactMap { entry in entry.mark.map { MarkKey(id: entry.id, verdict: $0.verdict) } })
-        // Unwritten entries have no id yet: they count as new.
-        let grown = entries.count { $0.id == 0 || $0.id > previous.newestID }
-        let learned = previous.claims > 0 || previous.newestID > 0
-        guard !learned || grown >= Self.relearnStep(after: previous.claims) || marks != previous.marks else { return previous }
+        let entries = Self.window(unwritten, written, backend: \.backend)
+        let stamped = entries.map(LedgerStamp.init)
+        guard previous.needsLearning(from: stamped) else { return previous }
+        let marks = Snapshot.marks(stamped)
         let claims = entries.map(Self.judgedClaim)
         let estimate = estimator.estimate(claims, startingFrom: previous.estimate)
         let snapshot = Snapshot(
@@ -76,6 +98,11 @@ public final class CouncilReliability: Sendable {
             marked: claims.count { $0.mark != nil }, newestID: entries.map(\.id).max() ?? 0, marks: marks)
         state.withLock { $0 = snapshot }
         return snapshot
+    }
+
+    /// The council's entries among the newest `historyLimit` of `unwritten` followed by `written`.
+    static func window<Entry>(_ unwritten: [Entry], _ written: [Entry], backend: KeyPath<Entry, String>) -> [Entry] {
+        (unwritten.isEmpty ? written : Array((unwritten + written).prefix(historyLimit))).filter { $0[keyPath: backend] == "council" }
     }
 
     /// A ledger entry as the estimator reads it: each asked model's verdict and stated

@@ -86,6 +86,13 @@ public enum StoreCopy {
         case .copied(let report):
             // The target's own cache, which its notifications may not reach before its next read.
             target.cache.clear()
+            // A bulk load leaves the planner without statistics and the tables' visibility map
+            // empty until autovacuum gets to them, minutes later on a big store: pages read by
+            // the console planned blind and paid for it (console-bench: the overview's p99 3.7×
+            // its p50). Not inside the transaction: VACUUM cannot be.
+            try await target.query(
+                "vacuum and analyze the copied tables", "VACUUM (ANALYZE) \(unescaped: CopiedTable.names), run_days, model_call_days",
+                within: .seconds(3600))
             return report
         }
     }

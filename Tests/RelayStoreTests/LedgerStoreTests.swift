@@ -89,6 +89,33 @@ struct LedgerStoreTests {
             #expect(try await claims(["NEAR(eiffel", "paris)"]).isEmpty, "a word is its tokens in a row: `near eiffel` is not in any claim")
             #expect(try await claims(["*"]).isEmpty)
             #expect(try await claims(["eiffel-tower"]) == ["The Eiffel Tower is in Paris", "The Eiffel Tower is in Berlin"])
+            #expect(try await claims(["tower-eiffel"]).isEmpty, "both words are there, not in that order")
+        }
+    }
+
+    @Test("Search: quotes and backslashes are words, long words match whole or by their start", arguments: StoreKind.allCases)
+    func searchOddWords(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let long = String(repeating: "ab", count: 150) + "z"  // past PostgreSQL's kept 255 bytes
+            try await store.recordConsensus(Self.entry("Miles O'Brien and a back\\slash", at: 1))
+            try await store.recordConsensus(Self.entry("The word \(long) is long", at: 2))
+            try await store.recordConsensus(Self.entry("Ça coûte \(String(repeating: "é", count: 300))", at: 3))
+
+            func claims(_ words: [String]) async throws -> [String?] {
+                try await store.searchLedger(team: "T1", words: words, limit: 10).map(\.claim)
+            }
+            #expect(try await claims(["o'brien"]) == ["Miles O'Brien and a back\\slash"])
+            #expect(try await claims(["'", "back\\sl"]) == ["Miles O'Brien and a back\\slash"])
+            #expect(try await claims(["o'brian"]).isEmpty)
+            #expect(try await claims([long]) == ["The word \(long) is long"])
+            #expect(try await claims([String(long.prefix(280))]) == ["The word \(long) is long"])
+            #expect(try await claims([String(long.dropLast()) + "y"]).isEmpty, "a difference past the kept bytes still counts")
+            #expect(try await claims(["ca", String(repeating: "E", count: 150)]) == ["Ça coûte \(String(repeating: "é", count: 300))"])
+            // More different words than PostgreSQL keeps for a claim (a third of a megabyte).
+            let many = (0..<40_000).map { "w\($0)x" }.joined(separator: " ")
+            try await store.recordConsensus(Self.entry(many, at: 4))
+            #expect(try await claims(["w39999x"]).map { $0?.count } == [many.count])
+            #expect(try await claims(["w39999y"]).isEmpty)
         }
     }
 

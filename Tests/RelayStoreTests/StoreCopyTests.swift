@@ -226,6 +226,8 @@ struct StoreCopyTests {
         var settings: [Settings]
         var history: [[HistoryEntry]]
         var ledger: [LedgerEntry]
+        /// A search: PostgreSQL finds copied claims by words it made for them as it copied.
+        var found: [LedgerEntry]
         var outbox: [OutboxEntry?]
         var pending: Int
         var inbox: [InboxItem]
@@ -241,6 +243,7 @@ struct StoreCopyTests {
             settings: [try await store.settings(alice), try await store.settings(general)],
             history: [try await store.history(team: "T1", user: "alice", limit: 10), try await store.history(team: "T1", user: "bob", limit: 10)],
             ledger: try await store.ledgerEntries(team: "T1"),
+            found: try await store.searchLedger(team: "T1", words: ["SKY", "blu"], limit: 10),
             outbox: try await ["e1", "e2", "e3", "e4", "e5"].asyncMap { try await store.outboxEntry(id: $0) },
             pending: try await store.pendingOutboxCount(),
             // Claimed to be read (what a replica would run), in id order.

@@ -72,6 +72,8 @@ public enum StoreCopy {
                 let last = max(copied.largestIdentity, handedOut[table.name] ?? 0)
                 if last > 0, let query = table.continueIdentity(past: last) { try await connection.query(query) }
             }
+            // The ledger's words, which SQLite keeps in its own index.
+            try await PostgresLedgerWords.fill(connection.connection, logger: connection.logger)
             // Replicas already running cached these teams' commands and settings while there
             // were none: told at commit, as every write of team data tells them.
             try await connection.query(

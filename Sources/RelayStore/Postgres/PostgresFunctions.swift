@@ -199,7 +199,10 @@ enum PostgresFunctions {
                     score_meaning text, agreeing integer, failure text);
         """
 
-    private static func finishRunFunction(create: String, history: String) -> String {
+    /// Version 13: each fact-check's claim words (``PostgresLedgerWords``) written with it.
+    static let finishRunWithClaimWords = finishRunFunction(create: "CREATE OR REPLACE FUNCTION", history: historyColumnsOfVersion11, claimWords: true)
+
+    private static func finishRunFunction(create: String, history: String, claimWords: Bool = false) -> String {
         """
         \(create) relay_finish_run(
             p_item bigint, p_owner text, p_history jsonb, p_ledger jsonb, p_replies jsonb, p_lease_until double precision
@@ -218,15 +221,15 @@ enum PostgresFunctions {
         \(history)
             END IF;
             INSERT INTO ledger (id, team, user_id, channel, origin, claim, answer, verdict, score, score_meaning, answered,
-                asked, judges, backend, prompts_version, created_at, mark_verdict, marked_by, marked_at)
+                asked, judges, backend, prompts_version, created_at, mark_verdict, marked_by, marked_at\(claimWords ? ", claim_words" : ""))
             SELECT l.id, l.team, l.user_id, l.channel, l.origin, l.claim, l.answer, l.verdict, l.score, l.score_meaning,
                 l.answered, l.asked, l.judges, l.backend, l.prompts_version, l.created_at, l.mark_verdict, l.marked_by,
-                l.marked_at
+                l.marked_at\(claimWords ? ", array_to_tsvector(l.claim_words)" : "")
             FROM jsonb_array_elements(p_ledger) WITH ORDINALITY AS e(item, n),
                 jsonb_to_record(e.item) AS l(id bigint, team text, user_id text, channel text,
                 origin text, claim text, answer text, verdict text, score double precision, score_meaning text,
                 answered integer, asked integer, judges text, backend text, prompts_version text,
-                created_at double precision, mark_verdict text, marked_by text, marked_at double precision)
+                created_at double precision, mark_verdict text, marked_by text, marked_at double precision\(claimWords ? ", claim_words text[]" : ""))
             ORDER BY e.n;
             FOR reply IN
                 SELECT r.* FROM jsonb_array_elements(p_replies) WITH ORDINALITY AS e(item, n),

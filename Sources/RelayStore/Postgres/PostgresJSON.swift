@@ -117,6 +117,7 @@ enum PostgresJSON {
                 "backend": .string(entry.backend), "prompts_version": text(entry.promptsVersion),
                 "created_at": number(entry.createdAt.timeIntervalSince1970), "mark_verdict": text(entry.mark?.verdict.rawValue),
                 "marked_by": text(entry.mark?.user), "marked_at": number(entry.mark?.markedAt.timeIntervalSince1970),
+                "claim_words": entry.claim.map { .array(LedgerSearchQuery.lexemes($0).map(JSONValue.string)) } ?? .null,
             ])
         }
     }

@@ -50,6 +50,7 @@ struct PostgresMigrator {
             for statement in migration.statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
+            try await migration.fill?(connection, logger)
             let now = Date().timeIntervalSince1970
             try await connection.query(
                 "INSERT INTO schema_migrations (version, applied_at) VALUES (\(migration.version), \(now))", logger: logger)

@@ -366,6 +366,18 @@ enum PostgresSchema {
                 "CREATE INDEX ledger_marked ON ledger (team, created_at DESC, id DESC) WHERE mark_verdict IS NOT NULL",
             ]
         ),
+        Migration(
+            version: 13,
+            statements: [
+                // Each claim's words as the relay splits them, for the ledger's search: SQLite's
+                // FTS5 index has them, and PostgreSQL's own text search splits and folds words
+                // otherwise (``PostgresLedgerWords``). Filled for the entries already there.
+                "ALTER TABLE ledger ADD COLUMN claim_words tsvector",
+                "CREATE INDEX ledger_claim_words ON ledger USING gin (claim_words)",
+                PostgresFunctions.finishRunWithClaimWords,
+            ],
+            fill: PostgresLedgerWords.fill
+        ),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

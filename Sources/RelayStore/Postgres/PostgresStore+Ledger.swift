@@ -11,8 +11,9 @@ extension PostgresStore {
     }
 
     /// Matches claims as SQLite's FTS5 index does (``LedgerSearchQuery``): the team's entries
-    /// newest first, a page at a time, until `limit` match. PostgreSQL's own text search splits
-    /// and folds words differently; matching here keeps one answer in every store.
+    /// whose words (``PostgresLedgerWords``, the relay's own tokens) hold the query's, newest
+    /// first, a page at a time, each checked here until `limit` match. PostgreSQL's own text
+    /// search splits and folds words differently; matching here keeps one answer in every store.
     public func searchLedger(team: String, words: [String], limit: Int) async throws -> [LedgerEntry] {
         guard limit > 0 else { return [] }
         let team = PostgresJSON.withoutNUL(team)
@@ -22,11 +23,11 @@ extension PostgresStore {
                 "SELECT * FROM ledger WHERE team = \(team) ORDER BY created_at DESC, id DESC LIMIT \(limit)"
             ).map(LedgerEntry.init(stored:))
         }
-        guard LedgerSearchQuery.fts5(words) != nil else { return [] }
-        // Only the claims are read to match, a page at a time: 500 first (a common word is found
-        // there), then twice as many each time up to 20 000 (a rare word reads the ledger in few
-        // round trips); the whole entries, with their votes, only for those that match
-        // (docs/benchmarks.md, "console-bench").
+        guard let tsquery = LedgerSearchQuery.tsquery(words) else { return [] }
+        // Only the claims the index finds are read to check, a page at a time: 500 first, then
+        // twice as many each time up to 20 000 (all but a word of several tokens, which must be
+        // in a row, match as found); the whole entries, with their votes, only for those that
+        // match (docs/benchmarks.md, "console-bench").
         var matched: [Int64] = []
         var after: (Double, Int64)?
         var page = 500
@@ -36,6 +37,7 @@ extension PostgresStore {
                 "search the ledger of team \(team)",
                 """
                 SELECT id, created_at, claim FROM ledger WHERE team = \(team) AND claim IS NOT NULL
+                    AND claim_words @@ \(tsquery)::tsquery
                     AND (\(after?.0)::double precision IS NULL OR (created_at, id) < (\(after?.0), \(after?.1)))
                 ORDER BY created_at DESC, id DESC LIMIT \(page)
                 """)
@@ -107,7 +109,7 @@ extension PostgresStore {
             // answer go (the judges' JSON is rewritten without its `answer` keys).
             try await connection.query(
                 """
-                UPDATE ledger SET claim = NULL, answer = NULL,
+                UPDATE ledger SET claim = NULL, claim_words = NULL, answer = NULL,
                     judges = COALESCE((SELECT jsonb_agg(value - 'answer' ORDER BY ordinality) FROM jsonb_array_elements(ledger.judges::jsonb) WITH ORDINALITY), '[]'::jsonb)::text
                 WHERE (claim IS NOT NULL OR answer IS NOT NULL OR judges LIKE '%"answer"%') AND \(unescaped: metadata)
                 """)

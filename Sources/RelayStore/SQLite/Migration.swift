@@ -1,3 +1,6 @@
+import Logging
+import PostgresNIO
+
 /// One step of the schema: a version number and the statements that bring the previous version to it.
 ///
 /// Statements run one by one (SQLite prepares one statement at a time) inside a single transaction,
@@ -5,6 +8,9 @@
 struct Migration: Sendable {
     let version: Int
     let statements: [String]
+    /// PostgreSQL's only: a step in Swift after the statements, in their transaction, for what
+    /// SQL cannot compute there (the ledger's words, split by the relay's own tokenizer).
+    var fill: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil
 }
 
 extension Migration {

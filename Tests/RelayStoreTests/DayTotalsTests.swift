@@ -223,9 +223,20 @@ struct DayTotalsTests {
         try await store.recordRun(run("fix", at: 30, failure: "unreachable"))
         _ = try await store.record(calls(["alpha", "beta"], at: 10, cost: 0.75))
         _ = try await store.record(calls(["alpha"], at: -10, cost: nil))
+        // A fact-check, whose votes the upgrade makes from its judges (SQLite 15, PostgreSQL 13).
+        let id = try await store.recordConsensus(
+            LedgerEntry(
+                team: "T1", user: "alice", channel: "general", origin: .tribunal, claim: "claim", answer: "yes", verdict: .true, score: 0.9,
+                answered: 3, asked: 3, judges: judges, backend: "council", createdAt: instant(10)))
+        _ = try await store.markLedger(team: "T1", id: id, mark: LedgerMark(verdict: .false, user: "bob", markedAt: instant(20)))
     }
 
     static func expectEarlierRows(_ store: any Store) async throws {
+        for read in [try await store.markedLedger(team: "T1", limit: 1), try await store.recentLedger(limit: 1)] {
+            let votes = try #require(read.first?.judges)
+            #expect(votes.map(\.model) == judges.map(\.model) && votes.map(\.verdict) == [.true, nil, .partly])
+            #expect(votes.map(\.confidence) == [0.8, nil, nil] && votes.map(\.error) == [nil, "timed out", nil])
+        }
         #expect(
             try await counts(store) == [
                 RunCount(day: midnight, command: "fix", succeeded: true, count: 2),

@@ -60,7 +60,7 @@ extension PostgresStore {
         return try await query(
             "read the marked ledger entries of team \(team)",
             """
-            SELECT *, \(unescaped: LedgerJudgesCoding.votesPostgres) FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team))
+            SELECT * FROM ledger WHERE team = \(PostgresJSON.withoutNUL(team))
                 AND mark_verdict IS NOT NULL
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """
@@ -81,7 +81,7 @@ extension PostgresStore {
         guard limit > 0 else { return [] }
         return try await query(
             "read the newest ledger entries",
-            "SELECT *, \(unescaped: LedgerJudgesCoding.votesPostgres) FROM ledger ORDER BY created_at DESC, id DESC LIMIT \(limit)"
+            "SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT \(limit)"
         ).map { row in try LedgerEntry(stored: row, judges: LedgerJudgesCoding.votes(try row.optionalText("votes"))) }
     }
 

@@ -379,6 +379,22 @@ extension Migration {
                 "CREATE INDEX ledger_marked ON ledger (team, created_at DESC, id DESC) WHERE mark_verdict IS NOT NULL",
             ]
         ),
+        Migration(
+            version: 15,
+            statements: [
+                // Each fact-check's votes as the council and the council page read them
+                // (`LedgerJudgesCoding.votes`), made once as the entry is written instead of from
+                // the judges' JSON at every read. Retention's rewrite of the judges only drops
+                // their answers, which the votes do not hold.
+                "ALTER TABLE ledger ADD COLUMN votes TEXT",
+                "UPDATE ledger SET votes = \(LedgerJudgesCoding.votesSQLite(of: "ledger.judges"))",
+                """
+                CREATE TRIGGER ledger_votes AFTER INSERT ON ledger BEGIN
+                    UPDATE ledger SET votes = \(LedgerJudgesCoding.votesSQLite(of: "new.judges")) WHERE id = new.id;
+                END
+                """,
+            ]
+        ),
     ]
 
     /// The newest version this code knows.

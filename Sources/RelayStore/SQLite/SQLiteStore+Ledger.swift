@@ -38,7 +38,7 @@ extension SQLiteStore {
         return try await perform("read the marked ledger entries of team \(team)") { db in
             try db.query(
                 """
-                SELECT *, \(LedgerJudgesCoding.votesSQLite) FROM ledger WHERE team = ? AND mark_verdict IS NOT NULL
+                SELECT * FROM ledger WHERE team = ? AND mark_verdict IS NOT NULL
                 ORDER BY created_at DESC, id DESC LIMIT ?
                 """,
                 [.text(team), .integer(limit)]
@@ -66,7 +66,7 @@ extension SQLiteStore {
     public func recentLedger(limit: Int) async throws -> [LedgerEntry] {
         guard limit > 0 else { return [] }
         return try await perform("read the newest ledger entries") { db in
-            try db.query("SELECT *, \(LedgerJudgesCoding.votesSQLite) FROM ledger ORDER BY created_at DESC, id DESC LIMIT ?", [.integer(limit)]).map {
+            try db.query("SELECT * FROM ledger ORDER BY created_at DESC, id DESC LIMIT ?", [.integer(limit)]).map {
                 row in try LedgerEntry(stored: row, judges: LedgerJudgesCoding.votes(row.optionalText("votes")))
             }
         }

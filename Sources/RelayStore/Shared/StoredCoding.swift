@@ -62,16 +62,17 @@ enum LedgerJudgesCoding {
         try JSONDecoder().decode([LedgerJudge].self, from: Data(text.utf8))
     }
 
-    /// Separators of the judges' votes as a store's SQL gives them (`votesSQLite`,
-    /// `votesPostgres`): a judge's fields apart, the judges apart. Taken out of what a judge's
+    /// Separators of the judges' votes as a store keeps them (`votesSQLite`, `votesPostgres`):
+    /// a judge's fields apart, the judges apart. Taken out of what a judge's
     /// fields hold, so none can be misread.
     static let field: Character = "\u{1F}"
     static let record: Character = "\u{1E}"
 
     /// Each judge's model, verdict, confidence and failure, without its answer, from
-    /// `model<US>verdict<US>confidence<US>error<RS>…`: what the council learns from (2 000
-    /// fact-checks a look) and the council page reads (1 000). Decoding their JSON whole took
-    /// 18–50 µs a fact-check, most of the council page's time (`console-bench`); this, a tenth.
+    /// `model<US>verdict<US>confidence<US>error<RS>…` (the `votes` column): what the council
+    /// learns from (2 000 fact-checks) and the council page reads (1 000). Decoding their JSON
+    /// whole took 18–50 µs a fact-check (`console-bench`), and making this from the JSON as they
+    /// were read, 16 ms of PostgreSQL's time for the page's 1 000: so each store keeps it.
     static func votes(_ text: String?) -> [LedgerJudge] {
         guard let text, !text.isEmpty else { return [] }
         return text.split(separator: record, omittingEmptySubsequences: false).map { vote in
@@ -82,21 +83,26 @@ enum LedgerJudgesCoding {
         }
     }
 
-    /// The votes column in SQLite (the judges in order, `json_each`).
-    static let votesSQLite = """
+    /// The votes of `judges` (a JSON column) in SQLite's SQL, the judges in order (`json_each`):
+    /// the `votes` column, kept by a trigger as each entry is written (migration 15).
+    static func votesSQLite(of judges: String) -> String {
+        """
         (SELECT group_concat(
                 replace(replace(j.value ->> 'model', char(30), ''), char(31), '') || char(31) || IFNULL(j.value ->> 'verdict', '') || char(31)
                     || IFNULL(j.value ->> 'confidence', '') || char(31) || replace(replace(IFNULL(j.value ->> 'error', ''), char(30), ''), char(31), ''),
                 char(30))
-            FROM json_each(ledger.judges) AS j) AS votes
+            FROM json_each(\(judges)) AS j)
         """
+    }
 
-    /// The votes column in PostgreSQL.
-    static let votesPostgres = """
+    /// The same in PostgreSQL's (schema 13).
+    static func votesPostgres(of judges: String) -> String {
+        """
         (SELECT string_agg(
                 translate(j.value ->> 'model', chr(30) || chr(31), '') || chr(31) || coalesce(j.value ->> 'verdict', '') || chr(31)
                     || coalesce(j.value ->> 'confidence', '') || chr(31) || translate(coalesce(j.value ->> 'error', ''), chr(30) || chr(31), ''),
                 chr(30) ORDER BY j.n)
-            FROM jsonb_array_elements(ledger.judges::jsonb) WITH ORDINALITY AS j(value, n)) AS votes
+            FROM jsonb_array_elements(\(judges)::jsonb) WITH ORDINALITY AS j(value, n))
         """
+    }
 }

@@ -93,6 +93,10 @@ struct ConsoleBench: AsyncParsableCommand {
         var environment = [
             "CONSOLE_ENABLED": "1", "PUBLIC_URL": "http://127.0.0.1:\(port)", "STORE_PATH": working,
             "TRIBUNAL_BACKEND": "council", "COUNCIL_MODELS": BigTeam.models.joined(separator: ","),
+            // Every seeded day kept: with the default 90 the server's first purge deleted the
+            // oldest tenth as the first page was measured, and PostgreSQL analysed the history
+            // after it (a steady team purges a day's worth a day, not ten).
+            "RELAY_HISTORY_DAYS": String(days + 30),
         ]
         for model in BigTeam.models {
             // Never called: the console only reads what the council learned from the ledger.

@@ -268,6 +268,9 @@ public struct Panel: Sendable {
             Panel(
                 name: "three with a liar", judges: judges([0.85, 0.75]) + [SimJudge(name: "liar", accuracy: 0.35, style: .overconfident(confident))],
                 world: world),
+            // Issue 48: one judge far better than the rest (at least 0.25 above the others' median).
+            Panel(name: "stand-out among five", judges: judges([0.90, 0.62, 0.60, 0.58, 0.55]), world: world),
+            Panel(name: "stand-out among three", judges: judges([0.90, 0.62, 0.58]), world: world),
         ]
     }
 }

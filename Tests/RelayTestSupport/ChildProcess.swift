@@ -24,11 +24,14 @@ struct ChildProcessError: Error, CustomStringConvertible, Sendable {
 public func runProcess(_ command: [String], in directory: String, timeout: Duration, step: String) async throws -> (status: Int32, output: String) {
     let outputPath = directory + "/.command-\(UUID().uuidString).out"
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
-    let pid = try spawn(command, in: directory, output: outputPath, step: step)
+    // In a process group of its own, so that a timeout ends what it started too: a script that
+    // timed out left pip compiling llama.cpp for minutes beside the rest of the tests.
+    let pid = try spawn(command, in: directory, output: outputPath, ownGroup: true, step: step)
     let deadline = ContinuousClock.now.advanced(by: timeout)
     var status: Int32 = 0
     while waitpid(pid, &status, WNOHANG) == 0 {
         if ContinuousClock.now >= deadline {
+            kill(-pid, SIGKILL)
             kill(pid, SIGKILL)
             _ = waitpid(pid, &status, 0)
             let output = (FileManager.default.contents(atPath: outputPath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
@@ -49,7 +52,7 @@ public func runProcess(_ command: [String], in directory: String, timeout: Durat
 /// default signal handling; `environment` (nil: this process's) is the child's whole environment.
 func spawn(
     _ command: [String], in directory: String, input: String? = nil, output: String?, errors: String? = nil,
-    environment: [String: String]? = nil, step: String
+    environment: [String: String]? = nil, ownGroup: Bool = false, step: String
 ) throws -> pid_t {
     #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t = nil
@@ -87,7 +90,9 @@ func spawn(
     sigemptyset(&defaults)
     for signal in [SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGCHLD] { sigaddset(&defaults, signal) }
     posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    // `ownGroup`: the child leads a new process group (its id), which `kill(-pid, …)` reaches whole.
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
 
     // The working directory is set by a shell: the user a command runs as must be able to
     // enter it (pg_ctl, run as postgres, resolves its own path from there).

@@ -203,9 +203,7 @@ struct DayTotalsTests {
     @Test("A PostgreSQL store of version 11 gets its days' totals from the rows it holds")
     func postgresTotalsFromEarlierRows() async throws {
         try await PostgresTestServer.shared().withDatabase { database in
-            let old = try await PostgresStore.open(
-                url: try PostgresURL(database.url), migrations: PostgresSchema.migrations.filter { $0.version < 12 }, requestTimeout: .seconds(30),
-                operationTimeout: .seconds(30))
+            let old = try await openTestStore(database.url, before: 12)
             try await Self.writeEarlierRows(old)
             try await old.close()
             let store = try await openTestStore(database.url)

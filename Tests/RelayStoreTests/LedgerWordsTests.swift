@@ -15,9 +15,7 @@ struct LedgerWordsTests {
     @Test("A PostgreSQL store of version 12 gets its claims' words, every page of them")
     func wordsForEarlierEntries() async throws {
         try await PostgresTestServer.shared().withDatabase { database in
-            let old = try await PostgresStore.open(
-                url: try PostgresURL(database.url), migrations: PostgresSchema.migrations.filter { $0.version < 13 }, requestTimeout: .seconds(30),
-                operationTimeout: .seconds(30))
+            let old = try await openTestStore(database.url, before: 13)
             let count = PostgresLedgerWords.page + 10
             try await old.recordConsensus(LedgerStoreTests.entry("The first crème brûlée", at: 0))
             for index in 1..<count { try await old.recordConsensus(LedgerStoreTests.entry("Claim number \(index)", at: Double(index))) }

@@ -85,8 +85,7 @@ struct PostgresOpeningTests {
         let server = try await PostgresTestServer.shared()
         try await server.withDatabase { database in
             let url = try PostgresURL(database.url)
-            let old = try await PostgresStore.open(
-                url: url, migrations: PostgresSchema.migrations.filter { $0.version < 6 }, requestTimeout: .seconds(30), operationTimeout: .seconds(30))
+            let old = try await openTestStore(database.url, before: 6)
             var matrix = OutboxFixtures.entry("m1", conversation: "matrix:!room:example.org")
             matrix.platform = "matrix"
             for entry in [matrix, OutboxFixtures.entry("s1")] { try await old.enqueue(entry) }

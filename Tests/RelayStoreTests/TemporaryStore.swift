@@ -51,8 +51,14 @@ func withPostgresStore(_ body: (PostgresStore) async throws -> Void) async throw
 /// 2 s themselves are checked through `serve` (`PostgresRestartTests`), the 5 s by
 /// `PostgresOpeningTests`.
 func openTestStore(_ url: String) async throws -> PostgresStore {
+    try await openTestStore(url, before: Int.max)
+}
+
+/// The same, migrated only to the versions before `version`: the database an older relay left.
+func openTestStore(_ url: String, before version: Int) async throws -> PostgresStore {
     try await PostgresStore.open(
-        url: try PostgresURL(url), migrations: PostgresSchema.migrations, requestTimeout: .seconds(30), operationTimeout: .seconds(30))
+        url: try PostgresURL(url), migrations: PostgresSchema.migrations.filter { $0.version < version }, requestTimeout: .seconds(30),
+        operationTimeout: .seconds(30))
 }
 
 /// Runs `body` with `store`, then closes it, also when `body` throws.

@@ -9,8 +9,10 @@ import PostgresNIO
 /// claim by retention, and filled here for entries written without them: schema 13's upgrade and
 /// `store copy`.
 enum PostgresLedgerWords {
-    /// Entries read and written per statement while filling.
-    static let page = 2_000
+    /// Entries read and written per statement while filling: their claims and words are in
+    /// memory together, each claim as long as a chat message allows and its words as long again
+    /// (the lexemes, at most `LedgerSearchQuery.lexemesBytes`).
+    static let page = 500
 
     /// Fills the words of every entry that has a claim and no words yet, a page at a time.
     static func fill(_ connection: PostgresConnection, logger: Logger) async throws {

@@ -88,6 +88,12 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "History size for the estimator's timing (0: no timing).")
     var timingClaims = 2000
 
+    @Option(help: "Write each panel's figures on each seed to this CSV file.")
+    var perSeed: String?
+
+    @Option(help: "Compare with an earlier run's --per-seed file, seed by seed: the differences with their paired standard errors.")
+    var against: String?
+
     private var world: World { verdicts == 2 ? .twoVerdicts : World() }
 
     func validate() throws {
@@ -162,6 +168,19 @@ struct TribunalSim: ParsableCommand {
                 print("  \(panel.name)")
                 for line in diagram(scores.flatMap(\.coldScores)) { print("    \(line)") }
             }
+        }
+        let rows = zip(panels, scored).flatMap { panel, scores in
+            zip(UInt64(firstSeed)..., scores).map { SeedRow(panel: panel.name, seed: $0, score: $1) }
+        }
+        do {
+            if let perSeed { try PerSeed.write(rows, to: perSeed) }
+            if let against {
+                print("")
+                print("against \(against), seed by seed (this run − that one; mean ± paired standard error):")
+                for line in PerSeed.compare(rows, against: try PerSeed.read(against)) { print(line) }
+            }
+        } catch {
+            print("tribunal-sim: \(error)")
         }
         if timingClaims > 0 { timeEstimator() }
     }

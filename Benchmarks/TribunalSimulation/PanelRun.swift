@@ -117,7 +117,7 @@ public struct PanelRun: Sendable {
 
         if let debug = ProcessInfo.processInfo.environment["SIM_DEBUG"] {
             let models = estimate.models.map {
-                "\($0.model) \(String(format: "%.2f", $0.accuracy))×\(String(format: "%.2f", estimate.judgeWeights[$0.model] ?? 1))"
+                "\($0.model) \(String(format: "%.2f", $0.accuracy))×\(String(format: "%.2f", estimate.judgeWeights[$0.model] ?? 1)) λ\(String(format: "%.2f", estimate.shrinkage[$0.model] ?? 1))"
             }
             print("\(panel.name) seed \(seed): \(models.joined(separator: ", ")) panel \(String(format: "%.2f", estimate.panelWeight))")
             if debug == "3" {

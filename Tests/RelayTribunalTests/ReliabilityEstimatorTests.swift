@@ -209,6 +209,53 @@ struct ReliabilityUncertaintyTests {
         #expect(marked < unmarked, "with marks \(marked), without \(unmarked)")
     }
 
+    /// `claims` claims of `panel` drawn from `seed`: their votes, and the truth of each.
+    func history(_ panel: Panel, claims: Int, seed: UInt64) -> (claims: [JudgedClaim], truths: [Int]) {
+        var rng = SimulationGenerator(seed: seed)
+        var drawn: [JudgedClaim] = []
+        var truths: [Int] = []
+        for _ in 0..<claims {
+            let claim = panel.drawClaim(using: &rng)
+            drawn.append(JudgedClaim(votes: panel.votes(on: claim, using: &rng)))
+            truths.append(claim.truth)
+        }
+        return (drawn, truths)
+    }
+
+    /// On the disputed claims of a fresh 300, the share on which the council sides with the oracle: the panels' records
+    /// as learned from 300 claims, shared with the panel view as before issue 48, gave 0.81 (five) and 0.75 (three).
+    @Test(
+        "a judge far better than the rest keeps its own record: the council follows it where the oracle does, not the weak judges' majority (issue 48)",
+        arguments: [("stand-out among five", 0.88), ("stand-out among three", 0.80)])
+    func standOutJudge(_ name: String, _ share: Double) async throws {
+        let panel = Panel.all(in: World()).first { $0.name == name }!
+        let (learned, _) = history(panel, claims: 300, seed: 48)
+        let (fresh, truths) = history(panel, claims: 300, seed: 4_800)
+        let estimate = try await offThePool { ReliabilityEstimator().estimate(learned) }
+        #expect((estimate.shrinkage["j1"] ?? 1) < 0.25, "the expert's pull towards the panel: \(estimate.shrinkage)")
+        // Where the weak judges' majority and the expert disagree, the council should side as the oracle (told the true records) does.
+        var disputed = 0
+        var likeOracle = 0
+        var right = (council: 0, majority: 0)
+        for (claim, truth) in zip(fresh, truths) {
+            let votes = claim.votes
+            let majority = Agreement.compute(
+                votes.map { Ballot(model: $0.model, weight: 1, parsed: ParsedVerdict(verdict: $0.verdict, confidence: 1, answer: "")) }
+            ).verdict
+            guard let expert = votes[0].verdict, let majority, expert != majority else { continue }
+            let oracle = panel.oracle(votes)
+            let oracleVerdict = Verdict.allCases[oracle.indices.max { oracle[$0] < oracle[$1] }!]
+            let council = estimate.posterior(votes).verdict
+            disputed += 1
+            if council == oracleVerdict { likeOracle += 1 }
+            if council == Verdict.allCases[truth] { right.council += 1 }
+            if majority == Verdict.allCases[truth] { right.majority += 1 }
+        }
+        #expect(disputed >= 20)
+        #expect(Double(likeOracle) >= share * Double(disputed), "sided with the oracle on \(likeOracle) of \(disputed) disputed claims")
+        #expect(right.council > right.majority + disputed / 4, "right on \(right.council) of \(disputed), the majority on \(right.majority)")
+    }
+
     @Test("an even split between judges with the same record reads near 50 %, and no verdict at all reads none")
     func evenSplitAndNoVerdict() {
         var rng = SplitMix64(seed: 9)

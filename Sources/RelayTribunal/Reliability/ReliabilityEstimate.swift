@@ -28,6 +28,9 @@ public struct ReliabilityEstimate: Sendable {
     let panelDraws: [FittedReliability]
     /// The panel view's share of the mixture, 0…1, from held-out claims.
     public let panelWeight: Double
+    /// Per model: how far the panel view pulls its record towards the panel's one record, 0…1 (1 for a
+    /// model not named): the evidence-based shrinkage of `ReliabilityEstimator+Uncertainty.swift`.
+    public let shrinkage: [String: Double]
     /// The scores of the history's marked claims, each from fits that did not see it; nil when not computed.
     let heldOutSamples: [CalibrationSample]?
     /// When the records may overrule the plain majority; nil: always.
@@ -55,7 +58,7 @@ public struct ReliabilityEstimate: Sendable {
 
     init(
         fitted: FittedReliability, iterations: Int, claimCount: Int, draws: [FittedReliability] = [], panel: FittedReliability? = nil,
-        panelDraws: [FittedReliability] = [], panelWeight: Double = 0, heldOutSamples: [CalibrationSample]? = nil
+        panelDraws: [FittedReliability] = [], panelWeight: Double = 0, shrinkage: [String: Double] = [:], heldOutSamples: [CalibrationSample]? = nil
     ) {
         precondition(panelDraws.isEmpty || panelDraws.count == draws.count, "the panel view's resampled fits pair with the records'")
         self.fitted = fitted
@@ -65,6 +68,7 @@ public struct ReliabilityEstimate: Sendable {
         self.panel = panel
         self.panelDraws = panelDraws
         self.panelWeight = panelWeight
+        self.shrinkage = shrinkage
         self.heldOutSamples = heldOutSamples
     }
 
@@ -118,8 +122,10 @@ public struct ReliabilityEstimate: Sendable {
     /// is the one-coin panel's (see `OneCoinPanel.swift`).
     public func posterior(_ votes: [JudgedClaim.Vote]) -> VerdictPosterior {
         let answered = votes.contains { $0.verdict != nil }
-        let alikePerDraw = panelDraws.map { Self.logJoint(votes, underPanel: $0, repeated: fitted.repeated) }
-        let alike = alikePerDraw.isEmpty ? panel.map { Self.logJoint(votes, underPanel: $0, repeated: fitted.repeated) } : Self.logMeanExp(alikePerDraw)
+        let alikePerDraw = zip(draws, panelDraws).map { Self.logJoint(votes, underPanel: $1, own: $0, shrinkage: shrinkage, repeated: fitted.repeated) }
+        let alike =
+            alikePerDraw.isEmpty
+            ? panel.map { Self.logJoint(votes, underPanel: $0, own: fitted, shrinkage: shrinkage, repeated: fitted.repeated) } : Self.logMeanExp(alikePerDraw)
         let mix = { (own: PerTruth, alike: PerTruth?) in alike.map { panelWeight > 0 ? Self.mix(own, $0, weight: panelWeight) : own } ?? own }
         let mixed = { (own: PerTruth) in mix(own, alike) }
         let perDraw = draws.map { Self.logJoint(votes, under: $0) }
@@ -156,7 +162,7 @@ public struct ReliabilityEstimate: Sendable {
     /// log P(truth, votes) for every truth, each vote weighted by the log-likelihoods its model's record implies,
     /// or, where the fit found judges repeating each other, under the model that sees it (see `RepeatedVerdicts.swift`).
     static func logJoint(_ votes: [JudgedClaim.Vote], under fitted: FittedReliability) -> PerTruth {
-        if let repeated = fitted.repeated { return logJoint(votes, records: fitted, repeated: repeated) { votes[$0].model } }
+        if let repeated = fitted.repeated { return logJoint(votes, records: fitted, repeated: repeated) }
         var logp = logOf(fitted.classFrequencies)
         for vote in votes {
             guard let verdict = vote.verdict else { continue }
@@ -171,24 +177,50 @@ public struct ReliabilityEstimate: Sendable {
         return logp
     }
 
-    /// log P(truth, votes) under the panel view: every vote by the panel's one record, repeating as the judges' own fit found it.
-    static func logJoint(_ votes: [JudgedClaim.Vote], underPanel panel: FittedReliability, repeated: RepeatedVerdicts?) -> PerTruth {
-        let alike = panelView(votes, prior: panel.prior)
-        guard let repeated else { return logJoint(alike, under: panel) }
-        return logJoint(votes, records: panel, repeated: repeated) { alike[$0].model }
+    /// log P(truth, votes) under the panel view: every vote by the panel's one record, pulled back towards its
+    /// judge's own record (`own`) as far as `shrinkage` leaves it (0: all the way), repeating as the judges' own fit found it.
+    static func logJoint(
+        _ votes: [JudgedClaim.Vote], underPanel panel: FittedReliability, own: FittedReliability, shrinkage: [String: Double], repeated: RepeatedVerdicts?
+    ) -> PerTruth {
+        let classes = Verdict.reliabilityClassCount
+        let panelRecord = panel.models.firstIndex(of: ReliabilityEstimator.panelName)
+        var logp = logOf(panel.classFrequencies)
+        var earlier: [(judge: Int, said: Int)] = []
+        for vote in votes {
+            guard let said = vote.verdict?.reliabilityIndex else { continue }
+            // A model whose hand-set weight is 0 is not in the panel: its prior makes its vote say nothing.
+            guard panel.prior.weights[vote.model] != 0, let panelRecord else {
+                logp += logOf(priorProbabilities(of: said, model: vote.model, prior: panel.prior))
+                continue
+            }
+            var record = panel.bandConfusion[(panelRecord * panel.bands.count + panel.bands.band(of: vote.confidence)) * classes + said]
+            // Without the model that sees repeating, a vote counts for its judge weight, as in the fit: the panel's, or
+            // as far as the judge keeps its own record, its own.
+            var weight = panel.judgeWeights[panelRecord]
+            let pull = shrinkage[vote.model] ?? 1
+            if pull < 1, let index = own.models.firstIndex(of: vote.model) {
+                let ownRecord = own.bandConfusion[(index * own.bands.count + own.bands.band(of: vote.confidence)) * classes + said]
+                record = pull * record + (1 - pull) * ownRecord
+                weight = pull * weight + (1 - pull) * own.judgeWeights[index]
+            }
+            guard let repeated, let judge = repeated.models.firstIndex(of: vote.model) else {
+                logp += weight * logOf(record)
+                continue
+            }
+            logp += logOf(repeated.likelihood(record, judge: judge, said: said, after: earlier))
+            earlier.append((judge, said))
+        }
+        return logp
     }
 
-    /// log P(truth, votes) where judges repeat each other as `repeated` has it; `recordName` gives the name of the
-    /// record each vote (by its index) is weighed by: its model's own, or the panel's.
-    private static func logJoint(
-        _ votes: [JudgedClaim.Vote], records fitted: FittedReliability, repeated: RepeatedVerdicts, recordName: (Int) -> String
-    ) -> PerTruth {
+    /// log P(truth, votes) where judges repeat each other as `repeated` has it, each vote by its model's own record.
+    private static func logJoint(_ votes: [JudgedClaim.Vote], records fitted: FittedReliability, repeated: RepeatedVerdicts) -> PerTruth {
         let classes = Verdict.reliabilityClassCount
         var logp = logOf(fitted.classFrequencies)
         var earlier: [(judge: Int, said: Int)] = []
-        for (position, vote) in votes.enumerated() {
+        for vote in votes {
             guard let verdict = vote.verdict?.reliabilityIndex else { continue }
-            guard let record = fitted.models.firstIndex(of: recordName(position)) else {
+            guard let record = fitted.models.firstIndex(of: vote.model) else {
                 logp += logOf(priorProbabilities(of: verdict, model: vote.model, prior: fitted.prior))
                 continue
             }

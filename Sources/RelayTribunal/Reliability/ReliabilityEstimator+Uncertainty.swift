@@ -26,7 +26,14 @@ import RelayCore
 //    against its "true" true (tribunal-sim, always true, 2 verdicts, seed 8: the council 0.785
 //    against a majority of 0.825, ECE 0.29; without them 0.820, ECE 0.08).
 // 2. The panel view. Every judge's vote is counted as one judge's (the council's pooled record,
-//    confidence bands included): it cannot single out a judge, so it cannot single out the wrong one.
+//    confidence bands included), except as far as the evidence singles a judge out (issue 48): each
+//    judge's record there is the panel's pulled back towards its own, by how far its accuracy stands
+//    from the panel's beyond the noise of its resampled fits (`shrinkage`). A judge within the noise
+//    cannot be singled out there, so not the wrong one; an expert among weak judges, or a contrarian,
+//    keeps its own record in both views. Counting every judge alike, the panel view gave an expert's
+//    vote a weak judge's weight in 0.2–0.4 of the mix, and the council stayed near the majority
+//    (tribunal-sim, stand-out among five and three, seeds 101–110: 0.903 and 0.883 against the expert's
+//    0.904 and 0.909).
 //    It is an estimate too, refitted to each resampled history beside the records and averaged the
 //    same way; where the records may overrule the majority, each history's records are mixed with
 //    that history's panel view. With three judges one fit of it can be far off on a rare verdict
@@ -73,10 +80,11 @@ extension ReliabilityEstimator {
             }
         }
         guard let panel else { return ReliabilityEstimate(fitted: estimate.fitted, iterations: estimate.iterations, claimCount: claims.count, draws: draws) }
-        let heldOut = heldOutScores(claims, judgeWeights: table.namedJudgeWeights, panelWeights: Self.panelWeights(table))
+        let shrinkage = Self.shrinkage(fitted: estimate.fitted, panel: panel, draws: draws, panelDraws: panelDraws)
+        let heldOut = heldOutScores(claims, judgeWeights: table.namedJudgeWeights, panelWeights: Self.panelWeights(table), shrinkage: shrinkage)
         return ReliabilityEstimate(
             fitted: estimate.fitted, iterations: estimate.iterations, claimCount: claims.count, draws: draws, panel: panel, panelDraws: panelDraws,
-            panelWeight: heldOut.weight, heldOutSamples: heldOut.samples)
+            panelWeight: heldOut.weight, shrinkage: shrinkage, heldOutSamples: heldOut.samples)
     }
 
     /// The panel view of a claim to learn from: every vote under one name; votes of models whose hand-set weight is 0 are left out.
@@ -85,7 +93,7 @@ extension ReliabilityEstimator {
     }
 
     /// The panel view's weight that best predicts held-out claims, and the marked claims' held-out scores under it.
-    private func heldOutScores(_ claims: [JudgedClaim], judgeWeights: [String: Double], panelWeights: [String: Double]) -> (
+    private func heldOutScores(_ claims: [JudgedClaim], judgeWeights: [String: Double], panelWeights: [String: Double], shrinkage: [String: Double]) -> (
         weight: Double, samples: [CalibrationSample]
     ) {
         let count = min(folds, claims.count)
@@ -103,7 +111,8 @@ extension ReliabilityEstimator {
                 scored.append(
                     (
                         ReliabilityEstimate.logJoint(claim.votes, under: own),
-                        ReliabilityEstimate.logJoint(ReliabilityEstimate.panelView(claim.votes, prior: prior), under: panel), claim.mark?.reliabilityIndex
+                        ReliabilityEstimate.logJoint(claim.votes, underPanel: panel, own: own, shrinkage: shrinkage, repeated: nil),
+                        claim.mark?.reliabilityIndex
                     ))
             }
         }
@@ -126,6 +135,34 @@ extension ReliabilityEstimator {
             return CalibrationSample(score: posterior.score, outcome: verdict.reliabilityIndex == mark ? 1 : 0)
         }
         return (weight, samples)
+    }
+
+    /// Per judge: how far the panel view pulls its record towards the panel's one record (1: all the way).
+    ///
+    /// Measured on each judge's accuracy against the panel's: d, the distance in the estimate, and s²,
+    /// its variance over the resampled fits (each judge against its history's panel view). A judge no
+    /// farther from the panel than its noise (d² ≤ s²) is counted alike; one farther is pulled by
+    /// s² / d² (James–Stein's positive part, one judge at a time), so an expert among weak judges or a
+    /// contrarian standing three noise deviations out keeps 8/9 of its own record. One judge at a time,
+    /// not by the judges' spread around the panel (normal–normal empirical Bayes): there the one judge
+    /// that stands out makes most of the spread itself, and an expert was pulled 0.4–0.8 of the way
+    /// back to the weak judges' record on some histories. On accuracy, not its log-odds, which stretch
+    /// an expert's noise near 1 (on one history of 300 claims that pulled it halfway back).
+    static func shrinkage(fitted: FittedReliability, panel: FittedReliability, draws: [FittedReliability], panelDraws: [FittedReliability]) -> [String: Double]
+    {
+        guard draws.count >= 2, draws.count == panelDraws.count else { return [:] }
+        let accuracy = { (fitted: FittedReliability, model: String) in ReliabilityEstimate.reliability(of: model, under: fitted).accuracy }
+        var pulls: [String: Double] = [:]
+        // A judge found repeating others' verdicts (counted for under 0.9 of a vote) keeps the panel's record: that agreement
+        // inflates its own. Not every judge with a share: the check of all pairs together gives each a small one.
+        for (index, model) in fitted.models.enumerated() where fitted.prior.weights[model] != 0 && fitted.judgeWeights[index] >= 0.9 {
+            let distance = accuracy(fitted, model) - accuracy(panel, panelName)
+            let perDraw = zip(draws, panelDraws).map { accuracy($0, model) - accuracy($1, panelName) }
+            let mean = perDraw.reduce(0, +) / Double(perDraw.count)
+            let noise = perDraw.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(perDraw.count - 1)
+            pulls[model] = distance * distance > noise ? noise / (distance * distance) : 1
+        }
+        return pulls
     }
 
     static func logSumExp(_ values: PerTruth) -> Double {

@@ -87,10 +87,13 @@ struct SharedMistakesTests {
         // outweighed j1 and j2 where the two agreed, and was discounted where j4 disagreed (and so had
         // not repeated): on seed 16 the council was right on 0.850 of the last 200 claims against a plain
         // majority's 0.865 (ECE 0.079). Weighed under the model that sees repeating: 0.870 (ECE 0.022).
+        // Over seeds 14–18 (one seed's ECE over 200 claims moves by ±0.01 with any change): council 0.887
+        // against a majority of 0.874, ECE 0.039 (issue 48; 0.041 before it).
         let panel = Panel.all(in: World()).first { $0.name == "two share mistakes" }!
-        let score = try await offThePool { PanelRun(panel: panel, claims: 400, recent: 200).run(seed: 16) }
-        #expect(score.learned >= score.majority, "council \(score.learned), majority \(score.majority)")
-        #expect(score.learnedECE <= 0.05, "ECE \(score.learnedECE)")
+        let scores = try await offThePool { (14...18).map { PanelRun(panel: panel, claims: 400, recent: 200).run(seed: $0) } }
+        let mean = { (value: KeyPath<PanelScore, Double>) in scores.reduce(0) { $0 + $1[keyPath: value] } / Double(scores.count) }
+        #expect(mean(\.learned) >= mean(\.majority), "council \(mean(\.learned)), majority \(mean(\.majority))")
+        #expect(mean(\.learnedECE) <= 0.045, "ECE \(mean(\.learnedECE))")
     }
 
     @Test("three judges: the panel view is resampled too, so one loose fit of it does not overrule the majority")

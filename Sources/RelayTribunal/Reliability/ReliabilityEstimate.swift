@@ -194,14 +194,14 @@ public struct ReliabilityEstimate: Sendable {
                 continue
             }
             var record = panel.bandConfusion[(panelRecord * panel.bands.count + panel.bands.band(of: vote.confidence)) * classes + said]
-            // Without the model that sees repeating, a vote counts for its judge weight, as in the fit: the panel's, or
-            // as far as the judge keeps its own record, its own.
-            var weight = panel.judgeWeights[panelRecord]
+            // Without the model that sees repeating, a vote counts for the panel's judge weight, as in the panel's fit (a
+            // judge's own weight there, as far as it keeps its own record, let a repeating pair's records through: tribunal-sim,
+            // two share mistakes, true/false claims, seeds 101–110, ECE 0.068 → 0.123).
+            let weight = panel.judgeWeights[panelRecord]
             let pull = shrinkage[vote.model] ?? 1
             if pull < 1, let index = own.models.firstIndex(of: vote.model) {
                 let ownRecord = own.bandConfusion[(index * own.bands.count + own.bands.band(of: vote.confidence)) * classes + said]
                 record = pull * record + (1 - pull) * ownRecord
-                weight = pull * weight + (1 - pull) * own.judgeWeights[index]
             }
             guard let repeated, let judge = repeated.models.firstIndex(of: vote.model) else {
                 logp += weight * logOf(record)

@@ -19,9 +19,12 @@ struct BudgetReplicaTests {
     /// spread over three replicas, against a priced model slow enough that
     /// every run is still under way when the burst ends: admission holds each run's estimate in
     /// the shared store, so the burst is cut where the holds reach the budget, whichever replica
-    /// admits — and what the runs really spent stays within it.
+    /// admits — and what the runs really spent stays within it. The model takes 12 s (under the 20 s
+    /// call timeout): a run that finished before the burst's last command was admitted would free its
+    /// hold for an eighth (a clean-clone CI run, loaded, took over 3 s to deliver the ten and fixed 8
+    /// with a 3-second model).
     @Test func aBurstThatWouldCrossTheTeamsBudgetIsCutWhereItsHoldsReachIt() async throws {
-        try await withFakeOpenAIServer(persona: .slow(seconds: 3, then: .prose("The cat is fine."))) { model in
+        try await withFakeOpenAIServer(persona: .slow(seconds: 12, then: .prose("The cat is fine."))) { model in
             try await Fakes.with { fakes in
                 var configuration = fakes.configuration()
                 // $1 a million tokens: a run's hold is ~1 330 tokens ($0.00133); seven fit in $0.01.

@@ -31,7 +31,7 @@ import RelayCore
 //    from the panel's beyond the noise of its resampled fits (`shrinkage`). A judge within the noise
 //    cannot be singled out there, so not the wrong one; an expert among weak judges, or a contrarian,
 //    keeps its own record in both views. Counting every judge alike, the panel view gave an expert's
-//    vote a weak judge's weight in 0.2–0.4 of the mix, and the council stayed near the majority
+//    vote a weak judge's weight in 0.2–0.6 of the mix, and the council stayed near the majority
 //    (tribunal-sim, stand-out among five and three, seeds 101–110: 0.903 and 0.883 against the expert's
 //    0.904 and 0.909).
 //    It is an estimate too, refitted to each resampled history beside the records and averaged the
@@ -111,6 +111,7 @@ extension ReliabilityEstimator {
                 scored.append(
                     (
                         ReliabilityEstimate.logJoint(claim.votes, under: own),
+                        // The pulls are the whole history's (one number a judge), not refitted per fold.
                         ReliabilityEstimate.logJoint(claim.votes, underPanel: panel, own: own, shrinkage: shrinkage, repeated: nil),
                         claim.mark?.reliabilityIndex
                     ))
@@ -152,12 +153,14 @@ extension ReliabilityEstimator {
     {
         guard draws.count >= 2, draws.count == panelDraws.count else { return [:] }
         let accuracy = { (fitted: FittedReliability, model: String) in ReliabilityEstimate.reliability(of: model, under: fitted).accuracy }
+        let panelAccuracy = accuracy(panel, panelName)
+        let panelAccuracies = panelDraws.map { accuracy($0, panelName) }
         var pulls: [String: Double] = [:]
         // A judge found repeating others' verdicts (counted for under 0.9 of a vote) keeps the panel's record: that agreement
         // inflates its own. Not every judge with a share: the check of all pairs together gives each a small one.
         for (index, model) in fitted.models.enumerated() where fitted.prior.weights[model] != 0 && fitted.judgeWeights[index] >= 0.9 {
-            let distance = accuracy(fitted, model) - accuracy(panel, panelName)
-            let perDraw = zip(draws, panelDraws).map { accuracy($0, model) - accuracy($1, panelName) }
+            let distance = accuracy(fitted, model) - panelAccuracy
+            let perDraw = zip(draws, panelAccuracies).map { accuracy($0, model) - $1 }
             let mean = perDraw.reduce(0, +) / Double(perDraw.count)
             let noise = perDraw.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(perDraw.count - 1)
             pulls[model] = distance * distance > noise ? noise / (distance * distance) : 1

@@ -8,7 +8,7 @@ import TribunalSimulation
 
 /// One panel on one seed, as a CSV row.
 struct SeedRow: Hashable {
-    static let header = "panel,seed,best,majority,learned,oracle,ece,floor,cold_majority,cold_learned,cold_ece"
+    static let header = "panel,seed,best,majority,learned,oracle,ece,floor,cold_majority,cold_learned,cold_ece,hindsight,told"
     var panel: String
     var seed: UInt64
     var values: [Double]
@@ -20,14 +20,16 @@ struct SeedRow: Hashable {
         self.seed = seed
         values = [
             score.bestSingle, score.majority, score.learned, score.oracle, score.learnedECE, score.learnedFloor, score.coldMajority, score.coldLearned,
-            score.coldECE,
+            score.coldECE, score.hindsight, score.told,
         ]
     }
 
     init?(line: Substring) {
         let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == Self.names.count + 2, let seed = UInt64(fields[1]) else { return nil }
-        let values = fields.dropFirst(2).compactMap { Double($0) }
+        // A file from before the hindsight and told columns has two fields fewer.
+        guard (Self.names.count...Self.names.count + 2).contains(fields.count), let seed = UInt64(fields[1]) else { return nil }
+        var values = fields.dropFirst(2).compactMap { Double($0) }
+        while values.count < Self.names.count { values.append(.nan) }
         guard values.count == Self.names.count else { return nil }
         (panel, self.seed, self.values) = (String(fields[0]), seed, values)
     }

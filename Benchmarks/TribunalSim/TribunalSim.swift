@@ -43,11 +43,20 @@ struct TribunalSim: ParsableCommand {
     @Option(help: "Only the panels whose name contains this (several: separated by commas).")
     var panel: String?
 
+    @Option(help: "Share of claims people mark on every panel (0: only the \"+ marks\" panel's own).")
+    var marks = 0.0
+
     @Option(help: "Panels run at once.")
     var jobs = 1
 
     @Option(help: "Resampled fits the estimate averages over (0: the single fit taken as known).")
     var resamples = ReliabilityEstimator().resamples
+
+    @Option(help: "EM stops once no probability moves by more than this in a round.")
+    var tolerance = ReliabilityEstimator().tolerance
+
+    @Option(help: "EM stops after this many rounds even if it has not settled.")
+    var maxIterations = ReliabilityEstimator().maxIterations
 
     @Option(help: "Held-out folds that weigh the panel view in (below 2: no panel view).")
     var folds = ReliabilityEstimator().folds
@@ -97,14 +106,19 @@ struct TribunalSim: ParsableCommand {
     private var world: World { verdicts == 2 ? .twoVerdicts : World() }
 
     func validate() throws {
-        guard claims >= recent, claims >= cold, recent > 0, seeds > 0, firstSeed > 0, every >= 0, jobs > 0, [2, 4].contains(verdicts) else {
-            throw ValidationError("need claims ≥ recent > 0, claims ≥ cold, seeds > 0, firstSeed > 0, every ≥ 0, jobs > 0, verdicts 2 or 4")
+        guard claims >= recent, claims >= cold, recent > 0, seeds > 0, firstSeed > 0, every >= 0, jobs > 0, [2, 4].contains(verdicts), (0...1).contains(marks)
+        else {
+            throw ValidationError("need claims ≥ recent > 0, claims ≥ cold, seeds > 0, firstSeed > 0, every ≥ 0, jobs > 0, verdicts 2 or 4, marks in 0…1")
         }
     }
 
     func run() {
         let wanted = panel?.split(separator: ",").map(String.init)
-        let panels = Panel.all(in: world).filter { candidate in wanted.map { $0.contains { candidate.name.contains($0) } } ?? true }
+        let panels = Panel.all(in: world).filter { candidate in wanted.map { $0.contains { candidate.name.contains($0) } } ?? true }.map { panel in
+            var panel = panel
+            panel.world.markShare = max(panel.world.markShare, marks)
+            return panel
+        }
         print(
             "tribunal-sim: \(verdicts) verdicts, \(claims) claims per panel, scored over the last \(recent) and the first \(cold) (cold start), "
                 + "seeds \(firstSeed)…\(firstSeed + seeds - 1), learning again \(every == 0 ? "as serve does (every 2 % of growth)" : "every \(every) claim(s)"), "
@@ -112,11 +126,14 @@ struct TribunalSim: ParsableCommand {
         print("accuracy of the best single judge (on the claims it gave a verdict on), a plain majority, the learned council, and the")
         print("Bayes-optimal combiner told the true parameters (oracle); ECE (10 bins) of the council's probability and of the oracle's;")
         print("each a mean ± standard deviation over the seeds. pooled: the ECE of all seeds' scored claims together (less noise).")
+        print("hindsight: the council on the same claims with its records learned from the whole run's votes (never the truths);")
+        print("told: with its records learned from every claim's truth, as if people had marked them all.")
         let results = Mutex([Int: [PanelScore]]())
         DispatchQueue.concurrentPerform(iterations: jobs) { worker in
             for index in stride(from: worker, to: panels.count, by: jobs) {
                 var runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
-                runner.estimator = ReliabilityEstimator(prior: prior, resamples: resamples, folds: folds, dependenceRounds: dependenceRounds)
+                runner.estimator = ReliabilityEstimator(
+                    prior: prior, maxIterations: maxIterations, tolerance: tolerance, resamples: resamples, folds: folds, dependenceRounds: dependenceRounds)
                 runner.estimator.pooledDependence = !noPooledDependence
                 runner.estimator.ambiguity = ambiguity
                 runner.estimator.overrule = overruleShare > 1 ? nil : MajorityOverrule(minimumClaims: overruleMinimum, agreeingShare: overruleShare)
@@ -129,11 +146,16 @@ struct TribunalSim: ParsableCommand {
         print("")
         print("last \(recent) claims")
         print(
-            [pad("panel", 20), "best       ", "majority   ", "learned    ", "oracle     ", "ECE        ", "oracle ECE ", "pooled", "ms"].joined(separator: " "))
+            [
+                pad("panel", 20), "best       ", "majority   ", "learned    ", "oracle     ", "hindsight  ", "told       ", "ECE        ", "oracle ECE ",
+                "pooled", "ms",
+            ].joined(
+                separator: " "))
         for (panel, scores) in zip(panels, scored) {
             let cells = [
                 spread(scores, \.bestSingle), spread(scores, \.majority), spread(scores, \.learned), spread(scores, \.oracle),
-                spread(scores, \.learnedECE), spread(scores, \.oracleECE), format(pooled(scores, \.learnedScores)),
+                spread(scores, \.hindsight), spread(scores, \.told), spread(scores, \.learnedECE), spread(scores, \.oracleECE),
+                format(pooled(scores, \.learnedScores)),
                 format(mean(scores, \.estimateMilliseconds), 1),
             ]
             print(([pad(panel.name, 20)] + cells).joined(separator: " "))

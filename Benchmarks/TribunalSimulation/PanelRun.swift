@@ -14,6 +14,12 @@ public struct PanelScore: Sendable {
     public var majority = 0.0
     public var learned = 0.0
     public var oracle = 0.0
+    /// The council's accuracy on the same claims with its records learned in hindsight, from every claim's votes (not the
+    /// truths): what the votes of the whole run allow the council's method, which the council itself, learning as it goes, cannot reach.
+    public var hindsight = 0.0
+    /// The council's accuracy on the same claims with its records learned from every claim's truth (all of them marked): what
+    /// its way of combining votes reaches when the records are as good as 400 labelled claims make them.
+    public var told = 0.0
     /// The learned council's probabilities (calibrated as the council calibrates them) and the oracle's, on the scored claims.
     public var learnedScores: [Scored] = []
     public var oracleScores: [Scored] = []
@@ -67,6 +73,9 @@ public struct PanelRun: Sendable {
         var learnedAt = 0
         var recentTally = Tally(judges: panel.judges.count)
         var coldTally = Tally(judges: panel.judges.count)
+        var wholeTally = Tally(judges: panel.judges.count)
+        var told: [JudgedClaim] = []
+        var scoredClaims: [(votes: [JudgedClaim.Vote], truth: Verdict)] = []
         var score = PanelScore()
         var estimating = Duration.zero
         let clock = ContinuousClock()
@@ -80,6 +89,12 @@ public struct PanelRun: Sendable {
                 calibrator = ScoreCalibrator(samples: estimate.calibrationSamples(history))
                 estimating += started.duration(to: clock.now)
                 score.estimates += 1
+                if ProcessInfo.processInfo.environment["SIM_DEBUG"] == "4" {
+                    // SIM_DEBUG=4: each re-estimate's accuracies (± their spread over the resampled fits), to see a fit move
+                    // from one reading of who is the expert to another as claims come in.
+                    let models = estimate.models.map { "\($0.model) \(String(format: "%.2f±%.2f", $0.accuracy, $0.spread))" }
+                    print("  at \(index): \(models.joined(separator: ", ")) panel \(String(format: "%.2f", estimate.panelWeight))")
+                }
                 learnedAt = index
             }
             let claim = panel.drawClaim(using: &rng)
@@ -105,7 +120,9 @@ public struct PanelRun: Sendable {
             }
             if index >= claims - recent {
                 recentTally.count(votes, truth: truth, majority: majority.verdict == truth, learned: learned, oracle: best)
+                scoredClaims.append((votes, truth))
             }
+            wholeTally.count(votes, truth: truth, majority: majority.verdict == truth, learned: learned, oracle: best)
             if index < cold {
                 coldTally.count(votes, truth: truth, majority: majority.verdict == truth, learned: learned, oracle: best)
             }
@@ -113,6 +130,7 @@ public struct PanelRun: Sendable {
             // A person marks the claim after the council answered; only true, false and partly are marked.
             let marked = marking.unit() < panel.world.markShare && truth != .unverifiable
             history.append(JudgedClaim(votes: votes, mark: marked ? truth : nil))
+            told.append(JudgedClaim(votes: votes, mark: truth))
         }
 
         if let debug = ProcessInfo.processInfo.environment["SIM_DEBUG"] {
@@ -120,6 +138,9 @@ public struct PanelRun: Sendable {
                 "\($0.model) \(String(format: "%.2f", $0.accuracy))×\(String(format: "%.2f", estimate.judgeWeights[$0.model] ?? 1)) λ\(String(format: "%.2f", estimate.shrinkage[$0.model] ?? 1))"
             }
             print("\(panel.name) seed \(seed): \(models.joined(separator: ", ")) panel \(String(format: "%.2f", estimate.panelWeight))")
+            // Beside what was learned, what each judge truly scored over the run.
+            let truly = zip(wholeTally.judgeRight, wholeTally.judgeAnswered).map { String(format: "%.2f", Double($0) / Double(max(1, $1))) }
+            print("  right over the whole run: \(truly.joined(separator: " "))")
             if debug == "3" {
                 // SIM_DEBUG=3: each judge's learned matrix, a row per truth (true, false, partly, unverifiable).
                 for model in estimate.models {
@@ -133,6 +154,12 @@ public struct PanelRun: Sendable {
         (score.learnedScores, score.oracleScores) = (recentTally.learned, recentTally.oracle)
         (score.coldBest, score.coldMajority, score.coldLearned, score.coldOracle) = coldTally.shares
         (score.coldScores, score.coldOracleScores) = (coldTally.learned, coldTally.oracle)
+        // Hindsight: one estimate from every claim's votes (and marks, as the council sees them), judging the scored claims again.
+        let learnedInHindsight = estimator.estimate(history, startingFrom: estimate)
+        score.hindsight = Double(scoredClaims.count { learnedInHindsight.posterior($0.votes).verdict == $0.truth }) / Double(max(1, scoredClaims.count))
+        // Told: the records learned from every claim's truth, as if people had marked them all; judging the scored claims again.
+        let learnedFromTruths = estimator.estimate(told)
+        score.told = Double(scoredClaims.count { learnedFromTruths.posterior($0.votes).verdict == $0.truth }) / Double(max(1, scoredClaims.count))
         score.estimateMilliseconds = score.estimates > 0 ? estimating.milliseconds / Double(score.estimates) : 0
         return score
     }

@@ -78,7 +78,7 @@ public struct World: Sendable {
     var hardDrop = 0.30
     var trapShare = 0.60
     /// Share of claims a person marks, after the council answered.
-    var markShare = 0.0
+    public var markShare = 0.0
 }
 
 /// One claim as drawn: its truth, whether it is hard, and the wrong verdict that tempts on it.

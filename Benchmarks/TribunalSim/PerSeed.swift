@@ -41,7 +41,9 @@ struct SeedRow: Hashable {
 
 enum PerSeed {
     static func write(_ rows: [SeedRow], to path: String) throws {
-        try ([SeedRow.header] + rows.map(\.line)).joined(separator: "\n").appending("\n").write(toFile: path, atomically: true, encoding: .utf8)
+        // Not atomically: that writes a new file and renames it over `path`, which replaced /dev/null itself with a
+        // plain file when it was given to throw the figures away.
+        try ([SeedRow.header] + rows.map(\.line)).joined(separator: "\n").appending("\n").write(toFile: path, atomically: false, encoding: .utf8)
     }
 
     static func read(_ path: String) throws -> [SeedRow] {

@@ -26,11 +26,11 @@ struct SeedRow: Hashable {
 
     init?(line: Substring) {
         let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-        // A file from before the hindsight and told columns has two fields fewer.
-        guard (Self.names.count...Self.names.count + 2).contains(fields.count), let seed = UInt64(fields[1]) else { return nil }
-        var values = fields.dropFirst(2).compactMap { Double($0) }
-        while values.count < Self.names.count { values.append(.nan) }
-        guard values.count == Self.names.count else { return nil }
+        // A file from before the hindsight and told columns has two fields fewer: they read as not measured.
+        guard fields.count == Self.names.count + 2 || fields.count == Self.names.count, let seed = UInt64(fields[1]) else { return nil }
+        let parsed = fields.dropFirst(2).map { Double($0) }
+        guard !parsed.contains(nil) else { return nil }
+        let values = parsed.compactMap { $0 } + [Double](repeating: .nan, count: Self.names.count - parsed.count)
         (panel, self.seed, self.values) = (String(fields[0]), seed, values)
     }
 

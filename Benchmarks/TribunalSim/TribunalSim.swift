@@ -134,6 +134,7 @@ struct TribunalSim: ParsableCommand {
                 var runner = PanelRun(panel: panels[index], claims: claims, recent: recent, cold: cold, every: every)
                 runner.estimator = ReliabilityEstimator(
                     prior: prior, maxIterations: maxIterations, tolerance: tolerance, resamples: resamples, folds: folds, dependenceRounds: dependenceRounds)
+                runner.scoresHindsight = true
                 runner.estimator.pooledDependence = !noPooledDependence
                 runner.estimator.ambiguity = ambiguity
                 runner.estimator.overrule = overruleShare > 1 ? nil : MajorityOverrule(minimumClaims: overruleMinimum, agreeingShare: overruleShare)

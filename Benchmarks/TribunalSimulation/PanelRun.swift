@@ -16,6 +16,7 @@ public struct PanelScore: Sendable {
     public var oracle = 0.0
     /// The council's accuracy on the same claims with its records learned in hindsight, from every claim's votes (not the
     /// truths): what the votes of the whole run allow the council's method, which the council itself, learning as it goes, cannot reach.
+    /// 0 unless `PanelRun.scoresHindsight`, as `told`.
     public var hindsight = 0.0
     /// The council's accuracy on the same claims with its records learned from every claim's truth (all of them marked): what
     /// its way of combining votes reaches when the records are as good as 400 labelled claims make them.
@@ -54,6 +55,8 @@ public struct PanelRun: Sendable {
     /// Learn again after this many claims; 0: when the history has grown as much as the council waits for.
     public var every: Int
     public var estimator = ReliabilityEstimator()
+    /// Whether the run also scores `PanelScore.hindsight` and `.told` (two more estimates; tribunal-sim prints them).
+    public var scoresHindsight = false
 
     public init(panel: Panel, claims: Int, recent: Int, cold: Int = 50, every: Int = 0) {
         self.panel = panel
@@ -120,7 +123,7 @@ public struct PanelRun: Sendable {
             }
             if index >= claims - recent {
                 recentTally.count(votes, truth: truth, majority: majority.verdict == truth, learned: learned, oracle: best)
-                scoredClaims.append((votes, truth))
+                if scoresHindsight { scoredClaims.append((votes, truth)) }
             }
             wholeTally.count(votes, truth: truth, majority: majority.verdict == truth, learned: learned, oracle: best)
             if index < cold {
@@ -130,7 +133,7 @@ public struct PanelRun: Sendable {
             // A person marks the claim after the council answered; only true, false and partly are marked.
             let marked = marking.unit() < panel.world.markShare && truth != .unverifiable
             history.append(JudgedClaim(votes: votes, mark: marked ? truth : nil))
-            told.append(JudgedClaim(votes: votes, mark: truth))
+            if scoresHindsight { told.append(JudgedClaim(votes: votes, mark: truth)) }
         }
 
         if let debug = ProcessInfo.processInfo.environment["SIM_DEBUG"] {
@@ -154,12 +157,14 @@ public struct PanelRun: Sendable {
         (score.learnedScores, score.oracleScores) = (recentTally.learned, recentTally.oracle)
         (score.coldBest, score.coldMajority, score.coldLearned, score.coldOracle) = coldTally.shares
         (score.coldScores, score.coldOracleScores) = (coldTally.learned, coldTally.oracle)
-        // Hindsight: one estimate from every claim's votes (and marks, as the council sees them), judging the scored claims again.
-        let learnedInHindsight = estimator.estimate(history, startingFrom: estimate)
-        score.hindsight = Double(scoredClaims.count { learnedInHindsight.posterior($0.votes).verdict == $0.truth }) / Double(max(1, scoredClaims.count))
-        // Told: the records learned from every claim's truth, as if people had marked them all; judging the scored claims again.
-        let learnedFromTruths = estimator.estimate(told)
-        score.told = Double(scoredClaims.count { learnedFromTruths.posterior($0.votes).verdict == $0.truth }) / Double(max(1, scoredClaims.count))
+        if scoresHindsight {
+            let accuracy = { (records: ReliabilityEstimate) in
+                Double(scoredClaims.count { records.posterior($0.votes).verdict == $0.truth }) / Double(max(1, scoredClaims.count))
+            }
+            // Hindsight: one estimate from every claim's votes (and marks, as the council sees them); told: from every truth.
+            score.hindsight = accuracy(estimator.estimate(history, startingFrom: estimate))
+            score.told = accuracy(estimator.estimate(told))
+        }
         score.estimateMilliseconds = score.estimates > 0 ? estimating.milliseconds / Double(score.estimates) : 0
         return score
     }

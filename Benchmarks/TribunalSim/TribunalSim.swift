@@ -76,6 +76,7 @@ struct TribunalSim: ParsableCommand {
     private var prior: ReliabilityPrior {
         var prior = ReliabilityPrior()
         (prior.rowStrength, prior.bandStrength, prior.strength) = (rowStrength, bandStrength, strength)
+        prior.poolsQuietBands = !noQuietBands
         return prior
     }
 
@@ -90,6 +91,9 @@ struct TribunalSim: ParsableCommand {
 
     @Flag(help: "Check pairs of judges for shared mistakes only one by one, not the rest together.")
     var noPooledDependence = false
+
+    @Flag(help: "Pull a judge's confidence bands together only by --band-strength, even when they differ by no more than noise.")
+    var noQuietBands = false
 
     @Flag(help: "Leave out the reliability diagrams.")
     var noDiagrams = false

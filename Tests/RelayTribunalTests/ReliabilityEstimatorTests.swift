@@ -188,7 +188,9 @@ struct ReliabilityUncertaintyTests {
         let panel = Panel.all(in: .twoVerdicts).first { $0.name.hasPrefix("three .70") }!
         // The estimator as it was before issue 29: one fit taken as known, every vote independent, the old prior.
         let before = {
-            var estimator = ReliabilityEstimator(prior: ReliabilityPrior(rowStrength: 30, bandStrength: 50), resamples: 0, folds: 0, dependenceRounds: 0)
+            var prior = ReliabilityPrior(rowStrength: 30, bandStrength: 50)
+            prior.poolsQuietBands = false
+            var estimator = ReliabilityEstimator(prior: prior, resamples: 0, folds: 0, dependenceRounds: 0)
             estimator.overrule = nil
             return estimator
         }()

@@ -35,6 +35,9 @@ struct FittedReliability: Sendable {
     let overallAccuracy: [Double]
     /// (said): P(a wrong model says it | truth), pooled over models; 0 where said is the truth.
     let mistakes: [PerTruth]
+    /// Per model: votes by which each confidence band's record is pulled towards the model's overall one
+    /// (at least `prior.bandStrength`; more when its bands are no more right or wrong than chance explains).
+    let bandStrengths: [Double]
 
     /// The starting point: the prior, or `previous` for the models it knows.
     init(table: VoteTable, prior: ReliabilityPrior, previous: FittedReliability?) {
@@ -100,6 +103,8 @@ struct FittedReliability: Sendable {
             return (right + prior.strength * prior.accuracy(of: models[model])) / (total + prior.strength)
         }
 
+        let bandStrengths = models.indices.map { Self.bandStrength(of: $0, counts: counts, bands: bands, prior: prior) }
+        self.bandStrengths = bandStrengths
         var confusion = [PerTruth](repeating: PerTruth(), count: pooled.count)
         var bandConfusion = [PerTruth](repeating: PerTruth(), count: counts.votes.count)
         for model in models.indices {
@@ -113,7 +118,7 @@ struct FittedReliability: Sendable {
                 let bandRows = (0..<classes).reduce(PerTruth()) { $0 + counts.votes[first + $1] }
                 for said in 0..<classes {
                     bandConfusion[first + said] =
-                        (counts.votes[first + said] + prior.bandStrength * confusion[model * classes + said]) / (bandRows + prior.bandStrength)
+                        (counts.votes[first + said] + bandStrengths[model] * confusion[model * classes + said]) / (bandRows + bandStrengths[model])
                 }
             }
         }
@@ -125,6 +130,48 @@ struct FittedReliability: Sendable {
             return judgeWeights[cell / perModel] * PerTruth(log(probabilities[0]), log(probabilities[1]), log(probabilities[2]), log(probabilities[3]))
         }
     }
+
+    /// How many votes pull a model's confidence bands towards its overall record: the prior's, or more when
+    /// the bands' accuracies spread no more than their sampling noise.
+    ///
+    /// Each band's record costs parameters the votes must pay for. When a model's stated confidence says
+    /// nothing (its bands are right about as often as each other), those parameters only fit noise, and
+    /// on a small panel of true/false claims that noise is enough to read the wrong judge as the expert.
+    /// So the spread of the bands' accuracies beyond binomial noise, τ² (method of moments, counting only
+    /// what noise would rarely give), sets the pull as a normal–normal prior would: p(1 − p)/τ² votes,
+    /// never fewer than `prior.bandStrength`.
+    static func bandStrength(of model: Int, counts: ExpectedCounts, bands: ConfidenceBands, prior: ReliabilityPrior) -> Double {
+        guard bands.count > 1, prior.poolsQuietBands else { return prior.bandStrength }
+        let classes = Verdict.reliabilityClassCount
+        var right = [Double](repeating: 0, count: bands.count)
+        var total = [Double](repeating: 0, count: bands.count)
+        for band in 0..<bands.count {
+            for said in 0..<classes {
+                let cell = counts.votes[(model * bands.count + band) * classes + said]
+                right[band] += cell[said]
+                total[band] += cell.sum()
+            }
+        }
+        let votes = total.reduce(0, +)
+        let used = total.count { $0 >= 1 }
+        guard used > 1, votes > 0 else { return prior.bandStrength }
+        let accuracy = right.reduce(0, +) / votes
+        let noise = max(accuracy * (1 - accuracy), 1e-6)
+        var spread = 0.0
+        for band in 0..<bands.count where total[band] > 0 {
+            let difference = right[band] / total[band] - accuracy
+            spread += total[band] * difference * difference
+        }
+        // Noise alone gives spread/noise ≈ χ² with used − 1 degrees of freedom; only what lies beyond its mean plus two
+        // standard deviations is counted, or a chance spread (a third of the time for two bands) would unpool the bands.
+        let freedom = Double(used - 1)
+        let between = (spread - (freedom + 2 * (2 * freedom).squareRoot()) * noise) / (votes - total.reduce(0) { $0 + $1 * $1 } / votes)
+        guard between > 0 else { return Self.pooledBandStrength }
+        return min(Self.pooledBandStrength, max(prior.bandStrength, noise / between))
+    }
+
+    /// The pull of bands whose accuracies differ by no more than noise: in effect, one record for the model.
+    static let pooledBandStrength = 1e6
 
     /// What a model's P(says `said` | truth) is pulled towards: its accuracy where said is the truth, the council's way of erring elsewhere.
     static func expected(said: Int, accuracy: Double, mistakes: [PerTruth]) -> PerTruth {

@@ -290,7 +290,8 @@ public struct ReliabilityEstimate: Sendable {
         let overall = (max(0, fitted.pooled[index * classes + said][marked] - 1) + prior.rowStrength * expected) / (max(0, row - 1) + prior.rowStrength)
         let bandRow = (0..<classes).reduce(0) { $0 + fitted.counts.votes[cell(model: index, band: band, said: $1)][marked] }
         let bandSaid = fitted.counts.votes[cell(model: index, band: band, said: said)][marked]
-        probabilities[marked] = (max(0, bandSaid - 1) + prior.bandStrength * overall) / (max(0, bandRow - 1) + prior.bandStrength)
+        let pull = fitted.bandStrengths[index]
+        probabilities[marked] = (max(0, bandSaid - 1) + pull * overall) / (max(0, bandRow - 1) + pull)
         return probabilities
     }
 

@@ -24,8 +24,11 @@ public struct ReliabilityPrior: Sendable, Hashable {
     public var classStrength: Double
     /// Whether a model's stated confidence is learned from: each confidence band gets its own record, pulled towards the model's overall one.
     public var learnsConfidence: Bool
-    /// Votes by which a confidence band's record is pulled towards the model's overall record.
+    /// Votes by which a confidence band's record is pulled towards the model's overall record (at least).
     public var bandStrength: Double
+    /// Whether a model's bands are pulled together further when their accuracies differ by no more than
+    /// noise (see `FittedReliability.bandStrength`); false: always by `bandStrength`, as before issue 48.
+    public var poolsQuietBands = true
 
     public init(
         accuracy: Double = 0.7, strength: Double = 10, rowStrength: Double = 30, weights: [String: Double] = [:],

@@ -23,33 +23,30 @@ struct ConfidenceBandsTests {
         }
     }
 
-    /// The council's reading when m1 says true and m2 says false, at the given confidences; the rest silent.
-    func split(_ estimate: ReliabilityEstimate, first: Double, second: Double) -> (verdict: Verdict?, score: Double) {
-        let votes = [
-            JudgedClaim.Vote(model: "m1", verdict: .true, confidence: first), JudgedClaim.Vote(model: "m2", verdict: .false, confidence: second),
-        ]
-        let posterior = estimate.posterior(votes)
-        return (posterior.verdict, posterior.score)
+    /// The council's reading, learned from `ledger(accuracies, calibrated:)` by a single fit, of m1 saying true and m2
+    /// saying false: `sure` with m1 at 0.95 and m2 at 0.55, `unsure` the other way round; the rest silent.
+    func readings(_ accuracies: [Double], calibrated: Bool) -> (sure: VerdictPosterior, unsure: VerdictPosterior) {
+        var estimator = ReliabilityEstimator(resamples: 0, folds: 0, dependenceRounds: 0)
+        estimator.overrule = nil
+        let estimate = estimator.estimate(ledger(accuracies, calibrated: calibrated, count: 600, seed: 48))
+        let split = { (first: Double, second: Double) in
+            estimate.posterior([
+                JudgedClaim.Vote(model: "m1", verdict: .true, confidence: first), JudgedClaim.Vote(model: "m2", verdict: .false, confidence: second),
+            ])
+        }
+        return (split(0.95, 0.55), split(0.55, 0.95))
     }
 
     @Test("a confidence that says nothing changes nothing: the same two votes read alike whoever states 0.95")
     func quietConfidence() {
-        let claims = ledger([0.85, 0.75, 0.70, 0.65, 0.60], calibrated: false, count: 600, seed: 48)
-        var estimator = ReliabilityEstimator(resamples: 0, folds: 0, dependenceRounds: 0)
-        estimator.overrule = nil
-        let estimate = estimator.estimate(claims)
-        let (sure, unsure) = (split(estimate, first: 0.95, second: 0.55), split(estimate, first: 0.55, second: 0.95))
+        let (sure, unsure) = readings([0.85, 0.75, 0.70, 0.65, 0.60], calibrated: false)
         #expect(sure.verdict == .true && unsure.verdict == .true)
-        #expect(abs(sure.score - unsure.score) < 0.01, "m1 at 0.95 against m2 at 0.55: \(sure); the other way round: \(unsure)")
+        #expect(abs(sure.score - unsure.score) < 0.01, "m1 at 0.95 against m2 at 0.55: \(sure.score); the other way round: \(unsure.score)")
     }
 
     @Test("a confidence its record backs still counts: a calibrated model's 0.95 outweighs its 0.55")
     func calibratedConfidence() {
-        let claims = ledger([0.75, 0.75, 0.75, 0.75, 0.75], calibrated: true, count: 600, seed: 48)
-        var estimator = ReliabilityEstimator(resamples: 0, folds: 0, dependenceRounds: 0)
-        estimator.overrule = nil
-        let estimate = estimator.estimate(claims)
-        let (sure, unsure) = (split(estimate, first: 0.95, second: 0.55), split(estimate, first: 0.55, second: 0.95))
+        let (sure, unsure) = readings([0.75, 0.75, 0.75, 0.75, 0.75], calibrated: true)
         // Each band is still pulled towards the model's overall record by at least 200 votes, so 0.95 and 0.55
         // read about 0.87 and 0.63 after 600 claims: the confident vote decides, short of its full 0.95. With
         // the bands pooled the two models would read alike, and true (the likelier verdict) would win both.

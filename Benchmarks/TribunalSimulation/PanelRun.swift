@@ -121,6 +121,12 @@ public struct PanelRun: Sendable {
                 let bayes = "\(short(Verdict.allCases[oracleVerdict])) \(String(format: "%.2f", oracle[oracleVerdict]))"
                 print("  \(index) truth \(short(truth)) majority \(short(majority.verdict)) council \(council) oracle \(bayes) | \(said)")
             }
+            if ProcessInfo.processInfo.environment["SIM_DEBUG"] == "5" {
+                // SIM_DEBUG=5: every claim's votes (verdict index:confidence, - for silence) and truth, to refit elsewhere.
+                let said = votes.map { vote in vote.verdict.map { "\(Verdict.allCases.firstIndex(of: $0)!):\(vote.confidence ?? -1)" } ?? "-" }
+                let name = panel.name.replacingOccurrences(of: " ", with: "_")
+                print("V \(name) \(seed) \(index) \(claim.truth) \(posterior.verdict == truth ? 1 : 0) \(said.joined(separator: " "))")
+            }
             if index >= claims - recent {
                 recentTally.count(votes, truth: truth, majority: majority.verdict == truth, learned: learned, oracle: best)
                 if scoresHindsight { scoredClaims.append((votes, truth)) }

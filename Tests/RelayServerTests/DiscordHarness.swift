@@ -108,12 +108,12 @@ struct DiscordRelay: Sendable {
     }
 
     /// POSTs `interaction` to `/discord/interactions`, signed as asked.
-    func interact(_ interaction: JSONValue, signing: Signing = .valid) async throws -> TestResponse {
+    func interact(_ interaction: JSONValue, signing: Signing = .valid) async throws -> HarnessResponse {
         try await interact(body: String(decoding: interaction.encoded(), as: UTF8.self), signing: signing)
     }
 
     /// POSTs `body`, bytes as they are (JSON escaped another way, a body past a cap), signed as asked.
-    func interact(body: String, signing: Signing = .valid) async throws -> TestResponse {
+    func interact(body: String, signing: Signing = .valid) async throws -> HarnessResponse {
         let now = Int(clock.now.timeIntervalSince1970)
         var timestamp = String(now)
         var signature: String?
@@ -128,13 +128,13 @@ struct DiscordRelay: Sendable {
         }
         var headers: HTTPFields = [.contentType: "application/json", DiscordHeaders.timestamp: timestamp]
         if let signature { headers[DiscordHeaders.signature] = signature }
-        return try await client.execute(uri: "/discord/interactions", method: .post, headers: headers, body: ByteBuffer(string: body))
+        return try await client.patientExecute(uri: "/discord/interactions", method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
     /// Waits until no run is in flight and the outbox is empty (see `RelayUnderTest.settled`).
     func settled() async throws { try await waitUntilIdle(client, adminToken: DiscordFakes.adminToken) }
 }
 
-extension TestResponse {
+extension HarnessResponse {
     var json: JSONValue? { JSONValue.parse(body.readableBytesView) }
 }

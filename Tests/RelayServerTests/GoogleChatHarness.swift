@@ -77,26 +77,14 @@ struct GoogleChatRelay: Sendable {
     /// POSTs `event` to `/google-chat/events` as Google Chat does, signed, and shows what the
     /// relay answered in the space, as Google Chat would.
     ///
-    /// On a client of its own with a read timeout of 90 s: the relay holds an event's request
-    /// until its reply is ready (10 s at most, `GoogleChatEventAnswers.window`), and on a loaded
-    /// machine — the peers group, a clean clone's CI — a 300 KB answer's request outlasted the
-    /// harness client's fixed 20 s (`.readTimeout`), which Google's own 30 s would not have.
+    /// The relay holds an event's request until its reply is ready (10 s at most,
+    /// `GoogleChatEventAnswers.window`); on a loaded machine a 300 KB answer's request outlasted
+    /// HummingbirdTesting's fixed 20 s, which Google's own 30 s would not have (`patientExecute`).
     @discardableResult
-    func post(_ event: JSONValue) async throws -> TestClient.Response {
+    func post(_ event: JSONValue) async throws -> HarnessResponse {
         let headers: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(google.chatToken())"]
-        let port = try #require(client.port, "a live relay's port")
-        let direct = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(90)))
-        direct.connect()
-        let response: TestClient.Response
-        do {
-            response = try await direct.execute(
-                TestClient.Request("/google-chat/events", method: .post, authority: "localhost", headers: headers, body: ByteBuffer(bytes: event.encoded())))
-        } catch {
-            try? await direct.shutdown()
-            throw error
-        }
-        try? await direct.shutdown()
-        if response.status == .ok, let body = response.body, let answer = JSONValue.parse(body.readableBytesView) { google.answered(answer, to: event) }
+        let response = try await client.patientExecute(uri: "/google-chat/events", method: .post, headers: headers, body: ByteBuffer(bytes: event.encoded()))
+        if response.status == .ok, let answer = JSONValue.parse(response.body.readableBytesView) { google.answered(answer, to: event) }
         return response
     }
 

@@ -82,7 +82,7 @@ struct MattermostRelay: Sendable {
     func slashCommand(
         _ command: String, text: String, channel: String, responseURL: String, triggerID: String = UUID().uuidString,
         token: String? = MattermostFakes.commandToken, header: Bool = true, user: String = FakeMattermost.alice
-    ) async throws -> TestResponse {
+    ) async throws -> HarnessResponse {
         var fields = [
             ("channel_id", channel), ("channel_name", "town-square"), ("command", command), ("response_url", responseURL),
             ("team_domain", FakeMattermost.teamName), ("team_id", FakeMattermost.teamID), ("text", text), ("trigger_id", triggerID),
@@ -93,10 +93,10 @@ struct MattermostRelay: Sendable {
     }
 
     /// POSTs `form` to `/mattermost/commands`, with `Authorization: Token <token>` when given.
-    func post(form: String, token: String?) async throws -> TestResponse {
+    func post(form: String, token: String?) async throws -> HarnessResponse {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
         if let token { headers[.authorization] = "Token \(token)" }
-        return try await client.execute(uri: "/mattermost/commands", method: .post, headers: headers, body: ByteBuffer(string: form))
+        return try await client.patientExecute(uri: "/mattermost/commands", method: .post, headers: headers, body: ByteBuffer(string: form))
     }
 
     /// As Mattermost encodes it: everything but ASCII's unreserved characters as `%XX` of its

@@ -156,7 +156,7 @@ struct RelayUnderTest: Sendable {
     /// POSTs `body` to `path`, signed as asked, with any extra headers (`X-Slack-Retry-Num`…).
     func post(
         _ path: String, body: String, contentType: String, signing: Signing = .valid, extraHeaders: HTTPFields = [:]
-    ) async throws -> TestResponse {
+    ) async throws -> HarnessResponse {
         let now = SlackSigner.now()
         let (timestamp, signature): (Int, String) =
             switch signing {
@@ -169,7 +169,7 @@ struct RelayUnderTest: Sendable {
             .contentType: contentType, SlackHeaders.requestTimestamp: String(timestamp), SlackHeaders.signature: signature,
         ]
         headers.append(contentsOf: extraHeaders)
-        return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
+        return try await client.patientExecute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
     /// A slash command as Slack POSTs it to `/slack/commands` (the recorded one, with these
@@ -177,7 +177,7 @@ struct RelayUnderTest: Sendable {
     func slashCommand(
         _ command: String, text: String, responseURL: String, channel: String = "C0E2E", user: String = "U0HUMAN",
         team: String = SlackFakes.team, triggerID: String = "trigger-\(UUID().uuidString)", signing: Signing = .valid
-    ) async throws -> TestResponse {
+    ) async throws -> HarnessResponse {
         let body = SlackPayloads.slashCommand(
             command: command, text: text, responseURL: responseURL, team: team, channel: channel, user: user,
             triggerID: triggerID)
@@ -188,7 +188,7 @@ struct RelayUnderTest: Sendable {
     /// POSTs it to `/slack/interactive`.
     func click(
         _ actionID: String, value: String, user: String, responseURL: String, channel: String = "C0E2E"
-    ) async throws -> TestResponse {
+    ) async throws -> HarnessResponse {
         let payload = SlackPayloads.blockActions(
             ephemeral: true, actionID: actionID, value: value, user: user, team: SlackFakes.team, channel: channel,
             responseURL: responseURL, triggerID: "trigger-\(UUID().uuidString)")
@@ -198,7 +198,7 @@ struct RelayUnderTest: Sendable {
 
     /// An Events API body as Slack POSTs it to `/slack/events`; `retry` adds the headers of
     /// Slack's redeliveries (`X-Slack-Retry-Num`, `X-Slack-Retry-Reason`).
-    func event(_ body: JSONValue, retry: Int? = nil, signing: Signing = .valid) async throws -> TestResponse {
+    func event(_ body: JSONValue, retry: Int? = nil, signing: Signing = .valid) async throws -> HarnessResponse {
         var extra: HTTPFields = [:]
         if let retry {
             extra[SlackHeaders.retryNumber] = String(retry)

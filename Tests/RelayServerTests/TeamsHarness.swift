@@ -79,9 +79,9 @@ struct TeamsRelay: Sendable {
     }
 
     /// POSTs `activity` to `/teams/messages` with a token for it.
-    func post(_ activity: JSONValue) async throws -> TestResponse {
+    func post(_ activity: JSONValue) async throws -> HarnessResponse {
         let headers: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(framework.activityToken())"]
-        return try await client.execute(uri: "/teams/messages", method: .post, headers: headers, body: ByteBuffer(bytes: activity.encoded()))
+        return try await client.patientExecute(uri: "/teams/messages", method: .post, headers: headers, body: ByteBuffer(bytes: activity.encoded()))
     }
 
     /// Waits until no run is in flight and the outbox is empty.

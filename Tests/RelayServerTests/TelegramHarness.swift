@@ -74,15 +74,15 @@ struct TelegramRelay: Sendable {
 
     /// POSTs `update` to `/telegram/webhook` as Telegram does, with `secret` in the secret-token
     /// header (nil: no header).
-    func deliver(_ update: JSONValue, secret: String? = TelegramFakes.webhookSecret) async throws -> TestResponse {
+    func deliver(_ update: JSONValue, secret: String? = TelegramFakes.webhookSecret) async throws -> HarnessResponse {
         try await deliver(body: String(decoding: update.encoded(), as: UTF8.self), secret: secret)
     }
 
     /// POSTs `body`, bytes as they are (as Telegram escapes JSON, a body past a cap).
-    func deliver(body: String, secret: String? = TelegramFakes.webhookSecret) async throws -> TestResponse {
+    func deliver(body: String, secret: String? = TelegramFakes.webhookSecret) async throws -> HarnessResponse {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let secret { headers[TelegramWebhookRoutes.header] = secret }
-        return try await client.execute(uri: "/telegram/webhook", method: .post, headers: headers, body: ByteBuffer(string: body))
+        return try await client.patientExecute(uri: "/telegram/webhook", method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
     /// A text message from `from` in `chat` (a private chat when `chat` is the person's id).

@@ -19,7 +19,7 @@ extension TestClientProtocol {
     /// have outlasted that: a Google Chat event holding a 300 KB answer, and one of the Teams
     /// case's requests in the parity suite (a clean clone's CI, 2026-12-06). So a platform's
     /// webhook POST waits as long as the loaded machine takes; the platforms' own deadlines are
-    /// held by the tests that measure them (the `.alone` group), not by this client.
+    /// checked by the tests that time the answer, never by this wait.
     func patientExecute(uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: ByteBuffer? = nil) async throws -> HarnessResponse {
         guard let port else { throw HarnessClientError.notLive }
         let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(90)))

@@ -145,7 +145,7 @@ public final class PostgresStore: Store {
         var attempt = 1
         while true {
             do {
-                return try await withinDeadline(timeout) {
+                return try await withinDeadline(timeout, discardingLate: { try? await $0.close() }) {
                     try await PostgresConnection.connect(on: PostgresClient.defaultEventLoopGroup.next(), configuration: configuration, id: 0, logger: logger)
                 }
             } catch  where PostgresFailure.isTimeout(error) && attempt < startupAttempts {
@@ -240,24 +240,33 @@ public final class PostgresStore: Store {
     /// Slack stops waiting, and is retried), and `/readyz` answers 503 rather than nothing.
     static let defaultRequestTimeout: Duration = .seconds(2)
 
+    /// Every store's statements in flight, with their deadlines.
+    static let deadlines = QueryDeadlines(tick: .milliseconds(100))
+
     /// `body`'s result, or ``PostgresFailure/TimedOut`` once `timeout` passed. The caller is
     /// answered at the deadline whatever `body` does: a wait for a pooled connection ends when
     /// `body` is cancelled, but a connection that a server which is not PostgreSQL never answers
     /// does not, so `body` runs in a task of its own and is left to end by itself.
-    /// Every store's statements in flight, with their deadlines.
-    static let deadlines = QueryDeadlines(tick: .milliseconds(100))
-
-    static func withinDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    ///
+    /// A value `body` returns after the caller was answered (the deadline passed, or the caller
+    /// was cancelled) reaches no one: `discardingLate` disposes of it. A connection made just
+    /// after its deadline must be closed there: dropped open, it leaks its socket, and
+    /// PostgresNIO traps on it in a debug build (a clean clone's CI, the peers group, 2026-12-06).
+    static func withinDeadline<T: Sendable>(
+        _ timeout: Duration, discardingLate discard: (@Sendable (T) async -> Void)? = nil, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let answer = Once<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 answer.wait(continuation)
                 let work = Task {
+                    let result: Result<T, any Error>
                     do {
-                        answer.resume(.success(try await body()))
+                        result = .success(try await body())
                     } catch {
-                        answer.resume(.failure(error))
+                        result = .failure(error)
                     }
+                    if !answer.resume(result), case .success(let late) = result { await discard?(late) }
                 }
                 let deadline = deadlines.add(after: timeout) {
                     if answer.resume(.failure(PostgresFailure.TimedOut(after: timeout))) { work.cancel() }

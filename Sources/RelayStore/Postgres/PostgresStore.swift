@@ -106,11 +106,6 @@ public final class PostgresStore: Store {
     /// How many times `open` asks a server that does not answer in time before it gives up.
     static let startupAttempts = 3
 
-    /// The connection `open` migrates on. A server that does not answer within `timeout` — its
-    /// connection not taken, or its login not finished: still starting, or slow under load
-    /// (measured: a loaded 2-core machine's PostgreSQL has taken more than 5 s to finish a SCRAM
-    /// login) — is asked again, up to `startupAttempts` times; anything else (a refused port, a
-    /// wrong password) is told at once.
     /// Connects once and reads the schema's version, changing nothing (`rhea-relay doctor`): nil
     /// for a database no relay has used yet. Throws what connecting met (address, password, TLS).
     public static func schemaVersion(url: PostgresURL, logger: Logger = Logger(label: "rhea-relay.store")) async throws -> Int? {
@@ -135,6 +130,11 @@ public final class PostgresStore: Store {
         }
     }
 
+    /// The connection `open` migrates on. A server that does not answer within `timeout` — its
+    /// connection not taken, or its login not finished: still starting, or slow under load
+    /// (measured: a loaded 2-core machine's PostgreSQL has taken more than 5 s to finish a SCRAM
+    /// login) — is asked again, up to `startupAttempts` times; anything else (a refused port, a
+    /// wrong password) is told at once.
     private static func firstConnection(_ url: PostgresURL, timeout: Duration, logger: Logger) async throws -> PostgresConnection {
         let configuration: PostgresConnection.Configuration
         do {
